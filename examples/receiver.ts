@@ -1,0 +1,44 @@
+/**
+ * A minimal webhook receiver: `PORT=4000 WEBHOOK_SECRET=whsec_… npm run example:receiver`.
+ * Verifies X-Service-Signature over the raw body bytes; 401 on a bad or missing signature,
+ * 200 {"received":true} on a good one. Answer fast, do the work afterwards.
+ */
+import http from 'node:http';
+import { verifyWebhookSignature } from '../src';
+
+export function createReceiver(secret: string, onEvent: (event: unknown) => void = (e) => console.log(JSON.stringify(e))) {
+  return http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks); // verify these exact bytes, never a re-serialised object
+      const reply = (status: number, body: object) => {
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method !== 'POST') return reply(405, { error: 'POST only' });
+      if (!verifyWebhookSignature(raw, req.headers['x-service-signature'] as string | undefined, secret)) {
+        return reply(401, { error: 'invalid signature' });
+      }
+      reply(200, { received: true });
+      // Delivery is at least once: deduplicate on payment_id + event before acting.
+      setImmediate(() => {
+        try {
+          onEvent(JSON.parse(raw.toString('utf8')));
+        } catch {
+          /* a signed body is always JSON; nothing to do otherwise */
+        }
+      });
+    });
+  });
+}
+
+if (require.main === module) {
+  const secret = process.env.WEBHOOK_SECRET;
+  if (!secret) {
+    console.error('set WEBHOOK_SECRET to the secret returned by POST /api/v1/webhooks/configure');
+    process.exit(1);
+  }
+  const port = Number(process.env.PORT ?? 4000);
+  createReceiver(secret).listen(port, () => console.error(`webhook receiver listening on http://127.0.0.1:${port}`));
+}

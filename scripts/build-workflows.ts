@@ -1,0 +1,16 @@
+/** Bundle the workflow code once for production workers (samples-typescript `production` style). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOW_BUNDLE_PATH } from '../src/worker/worker';
+
+export async function buildWorkflowBundle(out = WORKFLOW_BUNDLE_PATH): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../src/workflows') });
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, code);
+  return out;
+}
+
+if (require.main === module) {
+  buildWorkflowBundle().then((out) => console.log(`workflow bundle written to ${out}`));
+}

@@ -1,0 +1,49 @@
+/**
+ * A throw-away local stack for scripts (history recording, benchmarks): a dev server on a free
+ * port, a worker and the API, against DATABASE_URL (default: the test database).
+ */
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { connectClient, startApiServer } from '../../src/bootstrap';
+import { DEFAULT_TEST_DATABASE_URL, loadConfig } from '../../src/config';
+import { createAccount } from '../../src/db/accounts';
+import { createDb, migrate } from '../../src/db/knex';
+import { createLogger } from '../../src/lib/logger';
+import { freePort } from '../../src/lib/net';
+import { startDevServer } from '../../src/lib/temporalDevServer';
+import { installRuntime } from '../../src/worker/runtime';
+import { createWorker } from '../../src/worker/worker';
+
+export async function withLocalStack<T>(
+  env: Record<string, string>,
+  fn: (stack: { apiUrl: string; temporalAddress: string; client: Awaited<ReturnType<typeof connectClient>>; testKey: string }) => Promise<T>,
+): Promise<T> {
+  const logger = createLogger('error');
+  await installRuntime(logger);
+  const server = await startDevServer({ port: await freePort(), headless: true });
+  const config = loadConfig({ ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL, TEMPORAL_ADDRESS: server.address, LOG_LEVEL: 'error', ...env });
+  const db = createDb(config.DATABASE_URL);
+  await migrate(db);
+  const connection = await NativeConnection.connect({ address: server.address });
+  const worker: Worker = await createWorker({ connection, db, config, logger });
+  const client = await connectClient(server.address, config.TEMPORAL_NAMESPACE);
+  const api = await startApiServer({ db, temporal: client, config, logger }, 0);
+  try {
+    const acct = await createAccount(db, `script-${Date.now()}@example.com`, 'script-password');
+    return await worker.runUntil(fn({ apiUrl: api.url, temporalAddress: server.address, client, testKey: acct.test_api_key }));
+  } finally {
+    await api.close();
+    await client.connection.close();
+    await connection.close();
+    await db.destroy();
+    await server.stop();
+  }
+}
+
+/** POST to the API with the test key; throws on a non-2xx answer. */
+export function apiPoster(apiUrl: string, key: string) {
+  return async (path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${apiUrl}/api/v1${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+}

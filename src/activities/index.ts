@@ -1,0 +1,133 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
+import { paymentView } from '../domain/paymentView';
+import { projectPayment } from '../db/payments';
+import { loadDelivery, markDelivery, planDeliveries, recordAttempt } from '../db/webhooks';
+import type { Logger } from '../lib/logger';
+import { paymentTransitions, webhookDeliveries, webhookDuration } from '../lib/metrics';
+import { signWebhookBody } from '../webhooks/signature';
+import { checkResolvedHost, checkWebhookUrl, liveDeliveryAgent } from '../webhooks/urlPolicy';
+import { fetch } from 'undici';
+
+export interface ActivityDeps {
+  db: Knex;
+  config: Config;
+  logger: Logger;
+}
+
+/** Retry settings of webhook delivery, from the worker's WEBHOOK_* configuration. */
+export interface DeliveryRetry {
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+  maximumAttempts: number;
+  timeoutMs: number;
+}
+
+export type DeliveryOutcome = 'succeeded' | 'skipped' | 'refused';
+
+export function deliveryRetry(config: Config): DeliveryRetry {
+  return {
+    initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_INTERVAL,
+    backoffCoefficient: config.WEBHOOK_RETRY_BACKOFF,
+    maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL,
+    maximumAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+    timeoutMs: config.WEBHOOK_TIMEOUT,
+  };
+}
+
+export function createActivities({ db, config, logger }: ActivityDeps) {
+  return {
+    /** Project the payment and one history entry into the read model (idempotent, versioned). */
+    async recordTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<void> {
+      await projectPayment(db, state, entry);
+      if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });
+      logger.info({ request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version }, 'payment transition recorded');
+    },
+
+    /** Record the deliveries an event owes to the account's subscribed configurations. */
+    async planWebhookDeliveries(state: PaymentState, event: PaymentEvent, timestamp: string): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
+      const envelope = { event, payment_id: state.id, timestamp, data: paymentView(state) };
+      const deliveryIds = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+      return { deliveryIds, retry: deliveryRetry(config) };
+    },
+
+    /**
+     * One delivery attempt. Throws on failure so that Temporal's retry policy schedules the next;
+     * returns without sending when the configuration was deleted meanwhile.
+     */
+    async deliverWebhook(deliveryId: string, timeoutMs: number, maximumAttempts: number): Promise<DeliveryOutcome> {
+      const attempt = Context.current().info.attempt;
+      const found = await loadDelivery(db, deliveryId);
+      if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, 'DeliveryNotFound');
+      const { delivery, webhook } = found;
+      const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, attempt });
+      if (!webhook.active || webhook.deleted_at) {
+        await markDelivery(db, deliveryId, 'skipped');
+        webhookDeliveries.inc({ outcome: 'skipped' });
+        log.info('webhook configuration deleted; delivery skipped');
+        return 'skipped';
+      }
+      const started = Date.now();
+      const at = new Date(started);
+      /** A URL the rules forbid: one recorded attempt, no retries. */
+      const refuse = async (reason: string, durationMs: number): Promise<never> => {
+        await recordAttempt(db, deliveryId, { attempt, at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
+        webhookDeliveries.inc({ outcome: 'refused' });
+        throw ApplicationFailure.nonRetryable(reason, 'WebhookUrlRefused');
+      };
+      // The URL rules apply again at delivery time: DNS may have changed since configuration.
+      const check = checkWebhookUrl(webhook.url, webhook.livemode);
+      if (!check.ok) return refuse(check.message, 0);
+      if (webhook.livemode) {
+        const resolved = await checkResolvedHost(check.url);
+        if (!resolved.ok) return refuse(resolved.message, 0);
+      }
+
+      let statusCode: number | null = null;
+      let error: string | null = null;
+      let blockedAtConnect: string | null = null;
+      try {
+        const response = await fetch(webhook.url, {
+          method: 'POST',
+          // Live mode: connect only to an address that passed the check (no DNS rebinding).
+          dispatcher: webhook.livemode ? liveDeliveryAgent : undefined,
+          body: delivery.body,
+          redirect: 'manual', // a redirect is a failed attempt, never followed
+          signal: AbortSignal.timeout(timeoutMs),
+          headers: {
+            'Content-Type': 'application/json',
+            'User-Agent': 'payment-custody-webhooks/1',
+            'X-Service-Signature': signWebhookBody(delivery.body, webhook.secret),
+            'X-Service-Event': delivery.event,
+            'X-Service-Delivery': delivery.id,
+          },
+        });
+        statusCode = response.status;
+        await response.body?.cancel().catch(() => undefined);
+        if (statusCode < 200 || statusCode >= 300) error = `receiver answered HTTP ${statusCode}`;
+      } catch (err) {
+        const e = err as Error & { cause?: { code?: string; message?: string } };
+        if (e.cause?.code === 'EBLOCKEDADDRESS') blockedAtConnect = e.cause.message ?? 'blocked address';
+        error = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+      }
+      const durationMs = Date.now() - started;
+      if (blockedAtConnect) return refuse(blockedAtConnect, durationMs);
+      const outcome = error ? 'failed' : 'succeeded';
+      webhookDeliveries.inc({ outcome });
+      webhookDuration.observe({ outcome }, durationMs / 1000);
+      const finalStatus = error ? (attempt >= maximumAttempts ? 'failed' : 'pending') : 'succeeded';
+      await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error }, finalStatus);
+      if (error) {
+        log.warn({ status_code: statusCode, duration_ms: durationMs, error }, 'webhook delivery attempt failed');
+        throw ApplicationFailure.retryable(error, 'WebhookDeliveryFailed');
+      }
+      log.info({ status_code: statusCode, duration_ms: durationMs }, 'webhook delivered');
+      return 'succeeded';
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { registry, renderMetrics } from '../lib/metrics';
+import { authenticate, login, tokens } from './auth';
+import { type AppDeps, type AppState, withTemporalDeadline } from './context';
+import { ApiError, errorMiddleware, notFound, parse } from './errors';
+import { idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
+import { apiKeyRoutes } from './routes/account';
+import { paymentRoutes } from './routes/payments';
+import { webhookRoutes } from './routes/webhooks';
+import { LoginRequest } from './schemas';
+import { DOCS_INIT_JS, docsPage, openApiDocument } from './openapi';
+
+const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
+
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const { db, temporal, config, logger } = deps;
+  const app = new Koa<AppState>({ proxy: config.TRUST_PROXY });
+  const issuer = tokens(config.SERVICE_JWT_SECRET);
+  const limit = rateLimit(config.RATE_LIMIT_PER_SECOND);
+  const loginLimit = loginRateLimit();
+
+  app.use(requestId(logger));
+  app.use(errorMiddleware(logger));
+
+  const open = new Router<AppState>();
+  open.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  open.get('/readyz', async (ctx) => {
+    // Details go to the log, not to an unauthenticated caller (they can name hosts and users).
+    const down = (what: string) => (err: Error) => {
+      logger.warn({ request_id: ctx.state.requestId, err: err.message }, `readiness: ${what} unavailable`);
+      return 'unavailable';
+    };
+    const checks = await Promise.all([
+      db.raw('select 1').then(() => 'ok', down('postgres')),
+      withTemporalDeadline(temporal, () => temporal.connection.workflowService.getSystemInfo({}), 2000).then(() => 'ok', down('temporal')),
+    ]);
+    const [postgres, temporalStatus] = checks;
+    ctx.status = checks.every((c) => c === 'ok') ? 200 : 503;
+    ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks: { postgres, temporal: temporalStatus } };
+  });
+  open.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await renderMetrics();
+  });
+  open.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = openApiDocument();
+  });
+  open.get('/docs', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = docsPage();
+  });
+  open.get('/docs/assets/:file', (ctx) => {
+    if (ctx.params.file === 'docs-init.js') {
+      ctx.type = 'application/javascript';
+      ctx.body = DOCS_INIT_JS;
+      return;
+    }
+    if (!DOCS_ASSETS.has(ctx.params.file)) throw notFound('asset');
+    ctx.type = path.extname(ctx.params.file);
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = fs.createReadStream(path.join(swaggerUiDir, ctx.params.file));
+  });
+  open.post('/api/v1/auth/login', jsonBody, async (ctx) => {
+    const body = parse(LoginRequest, ctx.state.body);
+    await loginLimit.attempt(ctx.ip, body.email);
+    try {
+      ctx.body = await login(deps, issuer, body.email, body.password);
+    } catch (err) {
+      // Only wrong passwords count against the e-mail, so guessing cannot lock its owner out for long.
+      if (err instanceof ApiError && err.status === 401) await loginLimit.failed(ctx.ip, body.email);
+      throw err;
+    }
+  });
+  app.use(open.routes());
+
+  const api = new Router<AppState>({ prefix: '/api/v1' });
+  api.use(jsonBody, authenticate(deps, issuer, limit), idempotency(deps));
+  for (const routes of apiRouters(deps)) api.use(routes.routes());
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'method not allowed on this path'), notImplemented: () => new ApiError(405, 'method_not_allowed', 'method not allowed') }));
+  return app;
+}
+
+/** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
+export function apiRouters(deps: AppDeps) {
+  return [paymentRoutes(deps), webhookRoutes(deps), apiKeyRoutes(deps)];
+}

@@ -1,0 +1,146 @@
+/**
+ * The OpenAPI 3.1 document, written from the same zod schemas that validate requests, so the
+ * reference cannot drift from the behaviour. `test/openapi.test.ts` checks every route is here.
+ */
+import { z } from 'zod';
+import { CLIENT_ACTIONS, allowedFrom, TRANSITIONS } from '../domain/payment';
+import * as S from './schemas';
+
+type Schema = z.ZodType;
+interface Operation {
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth?: boolean; // default true
+  body?: Schema;
+  query?: z.ZodObject;
+  responses: Record<number, { description: string; schema?: Schema }>;
+}
+
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [c, { description: ERROR_TEXT[c], schema: S.ErrorResponse }]));
+const ERROR_TEXT: Record<number, string> = {
+  400: 'invalid_request: field-level details',
+  401: 'Missing or wrong credentials',
+  403: 'forbidden: a credential may only create keys of its own mode',
+  404: 'not_found (also for resources of another account or mode)',
+  409: 'invalid_transition (names the current status) or idempotency_conflict',
+  413: 'Body larger than 100 KB',
+  415: 'Body is not application/json',
+  429: 'rate_limited, with Retry-After',
+  503: 'Temporal or PostgreSQL unreachable',
+};
+const common = [401, 429, 503];
+
+function transitionOps(): Operation[] {
+  return CLIENT_ACTIONS.map((action) => {
+    const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
+    return {
+      method: 'post' as const,
+      path: `/api/v1/payments/{id}/${action}`,
+      tag: 'Payments',
+      summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
+      description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
+      body: action === 'resolve' ? S.ResolveRequest : S.TransitionRequest,
+      responses: { 200: { description: 'The updated payment', schema: S.Payment }, ...errors(400, 404, 409, ...common) },
+    };
+  });
+}
+
+export const OPERATIONS: Operation[] = [
+  { method: 'post', path: '/api/v1/auth/login', tag: 'Auth', summary: 'Log in; the token lasts one hour', auth: false, body: S.LoginRequest, responses: { 200: { description: 'A bearer token', schema: S.LoginResponse }, ...errors(400, 401, 429) } },
+  { method: 'post', path: '/api/v1/payments', tag: 'Payments', summary: 'Create a payment (starts its workflow)', body: S.CreatePaymentRequest, responses: { 201: { description: 'The payment, status pending_deposit', schema: S.Payment }, ...errors(400, 409, 413, 415, ...common) } },
+  { method: 'get', path: '/api/v1/payments', tag: 'Payments', summary: 'List payments, newest first', query: S.ListPaymentsQuery, responses: { 200: { description: 'A page of payments', schema: S.PaymentList }, ...errors(400, ...common) } },
+  { method: 'get', path: '/api/v1/payments/{id}', tag: 'Payments', summary: 'Read a payment (from its workflow)', responses: { 200: { description: 'The payment', schema: S.Payment }, ...errors(404, ...common) } },
+  { method: 'get', path: '/api/v1/payments/{id}/events', tag: 'Payments', summary: "A payment's history", responses: { 200: { description: 'Every transition, oldest first', schema: S.PaymentHistory }, ...errors(404, ...common) } },
+  ...transitionOps(),
+  { method: 'post', path: '/api/v1/webhooks/configure', tag: 'Webhooks', summary: 'Configure a webhook endpoint', body: S.ConfigureWebhookRequest, responses: { 201: { description: 'The configuration with its secret (shown once)', schema: S.WebhookConfigured }, ...errors(400, ...common) } },
+  { method: 'get', path: '/api/v1/webhooks', tag: 'Webhooks', summary: 'List webhook configurations (secrets never shown)', responses: { 200: { description: 'Configurations', schema: S.WebhookList }, ...errors(...common) } },
+  { method: 'delete', path: '/api/v1/webhooks/{id}', tag: 'Webhooks', summary: 'Delete a configuration; pending retries stop', responses: { 200: { description: 'Deleted', schema: S.DeletedResponse }, ...errors(404, ...common) } },
+  { method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', tag: 'Webhooks', summary: 'Rotate the signing secret', responses: { 200: { description: 'The configuration with its new secret', schema: S.WebhookConfigured }, ...errors(404, ...common) } },
+  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'Webhooks', summary: 'Send a payment.test event', responses: { 202: { description: 'Delivery started', schema: S.WebhookTestSent }, ...errors(404, ...common) } },
+  { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tag: 'Webhooks', summary: 'Delivery log: every attempt with time, status code, duration, error', responses: { 200: { description: 'Deliveries, newest first', schema: S.WebhookDeliveryList }, ...errors(404, ...common) } },
+  { method: 'post', path: '/api/v1/api-keys', tag: 'API keys', summary: "Create an API key of the caller's mode (shown once)", body: S.CreateApiKeyRequest, responses: { 201: { description: 'The key', schema: S.ApiKeyCreated }, ...errors(400, 403, ...common) } },
+  { method: 'get', path: '/api/v1/api-keys', tag: 'API keys', summary: "List the mode's API keys", responses: { 200: { description: 'Keys (last four characters only)', schema: S.ApiKeyList }, ...errors(...common) } },
+  { method: 'delete', path: '/api/v1/api-keys/{id}', tag: 'API keys', summary: 'Revoke an API key', responses: { 200: { description: 'Revoked', schema: S.DeletedResponse }, ...errors(404, ...common) } },
+  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: false, responses: { 200: { description: 'The process is up' } } },
+  { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: PostgreSQL and Temporal reachable', auth: false, responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unreachable' } } },
+  { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', auth: false, responses: { 200: { description: 'Prometheus text format' } } },
+];
+
+const json = (schema: Schema, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+
+let cached: object | undefined;
+
+export function openApiDocument(): object {
+  if (cached) return cached;
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const parameters: unknown[] = [];
+    for (const name of op.path.match(/\{(\w+)\}/g) ?? []) {
+      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } });
+    }
+    if (op.query) {
+      const shape = json(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, schema] of Object.entries(shape.properties ?? {})) {
+        parameters.push({ name, in: 'query', required: shape.required?.includes(name) ?? false, schema });
+      }
+    }
+    if (op.auth !== false && op.method === 'post') {
+      parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'Same key and body replays the first response; a different body is 409 idempotency_conflict' });
+    }
+    if (op.auth !== false) {
+      parameters.push({ name: 'X-Service-Mode', in: 'header', required: false, schema: { type: 'string', enum: ['test', 'live'], default: 'test' }, description: 'Mode of a bearer-token request (API keys carry their mode in their prefix)' });
+    }
+    paths[op.path] ??= {};
+    paths[op.path][op.method] = {
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: [op.tag],
+      operationId: `${op.method}${op.path.replace(/\/api\/v1/, '').replace(/[{}]/g, '').replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      ...(parameters.length ? { parameters } : {}),
+      ...(op.auth === false ? { security: [] } : {}),
+      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body, 'input') } } } } : {}),
+      responses: Object.fromEntries(
+        Object.entries(op.responses).map(([status, r]) => [
+          status,
+          { description: r.description, ...(r.schema ? { content: { 'application/json': { schema: json(r.schema, 'output') } } } : {}) },
+        ]),
+      ),
+    };
+  }
+  cached = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payment Custody Service',
+      version: '1.0.0',
+      description: 'Payments held in custody and released, cancelled or refunded. Every error is `{"error":{code,message,details?},"request_id"}`; every response carries `X-Request-Id`. Amounts are JSON numbers in major units, never more fractional digits than the currency has.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ ApiKey: [] }, { Bearer: [] }],
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'svc_test_… keys act in test mode, svc_live_… in live mode' },
+        Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'From POST /api/v1/auth/login; lasts one hour' },
+      },
+    },
+    paths,
+  };
+  return cached;
+}
+
+/** A reference page rendered by Swagger UI from local assets (no CDN). */
+export function docsPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Payment Custody Service — API reference</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="reference"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/docs-init.js"></script>
+</body></html>`;
+}
+
+/** Kept in a file of its own so a strict Content-Security-Policy needs no inline script. */
+export const DOCS_INIT_JS = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#reference', deepLinking: true });`;

@@ -1,0 +1,200 @@
+import Router from '@koa/router';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ulid } from 'ulid';
+import { CLIENT_ACTIONS, type PaymentState, type PaymentStatus, type Resolution, INITIAL_STATUS, creationEntry, isTerminal } from '../../domain/payment';
+import { paymentView, summary } from '../../domain/paymentView';
+import { AccountIdKey, LivemodeKey, PaymentAmountKey, PaymentCurrencyKey, PaymentStatusKey } from '../../domain/searchAttributes';
+import { isCurrency, toMajor, toMinor } from '../../domain/money';
+import { type Scope, findPayment, listPaymentEvents, listPayments, projectPayment } from '../../db/payments';
+import { INVALID_TRANSITION, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../../workflows';
+import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
+import { ApiError, fieldErrors, invalidRequest, notFound, parse, checkIdParam } from '../errors';
+import { scopeOf } from '../middleware';
+import { CreatePaymentRequest, ListPaymentsQuery, ResolveRequest, TransitionRequest } from '../schemas';
+
+const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
+
+/** 409 naming the current status; `message` when the workflow said more (e.g. a timer was due). */
+const invalidTransition = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) =>
+  new ApiError(409, 'invalid_transition', message, { status });
+
+/**
+ * The create body: the schema, plus what it cannot express alone (currency, amount precision and
+ * maximum, distinct parties). Every problem is reported at once, each naming its field.
+ */
+function parseCreate(input: unknown, maxAmount: number): { body: CreatePaymentRequest; currency: string; amountMinor: bigint } {
+  const result = CreatePaymentRequest.safeParse(input);
+  const details = result.success ? [] : fieldErrors(result.error);
+  const failed = new Set(details.map((d) => d.field));
+  const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
+  let amountMinor = 0n;
+  if (!failed.has('currency') && !isCurrency(currency)) {
+    details.push({ field: 'currency', message: `${String(raw.currency)} is not an ISO 4217 currency code` });
+  } else if (!failed.has('currency') && !failed.has('amount')) {
+    const parsed = toMinor(raw.amount as number, currency);
+    if (!parsed.ok) details.push({ field: 'amount', message: parsed.message });
+    else {
+      const max = toMinor(maxAmount, currency);
+      if (max.ok && parsed.minor > max.minor) details.push({ field: 'amount', message: `amount must not exceed ${maxAmount} ${currency}` });
+      amountMinor = parsed.minor;
+    }
+  }
+  if (!failed.has('payer_email') && !failed.has('recipient_email') && String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()) {
+    details.push({ field: 'recipient_email', message: 'recipient_email must differ from payer_email' });
+  }
+  if (!result.success || details.length) throw invalidRequest(details);
+  return { body: result.data, currency, amountMinor };
+}
+
+export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
+  const router = new Router<AppState>();
+  router.param('id', checkIdParam('payment'));
+
+  router.post('/payments', async (ctx) => {
+    const principal = ctx.state.principal!;
+    const { body, currency, amountMinor } = parseCreate(ctx.state.body, config.PAYMENT_MAX_AMOUNT);
+    const now = new Date();
+    const deadlineSeconds = body.deposit_deadline_seconds ?? DEFAULT_DEPOSIT_DEADLINE_SECONDS;
+    const payment: PaymentState = {
+      id: `pay_${ctx.state.resourceId ?? ulid()}`,
+      accountId: principal.accountId,
+      livemode: principal.livemode,
+      amountMinor: amountMinor.toString(),
+      currency,
+      status: INITIAL_STATUS,
+      payerEmail: body.payer_email.toLowerCase(),
+      recipientEmail: body.recipient_email.toLowerCase(),
+      description: body.description ?? null,
+      metadata: body.metadata ?? {},
+      depositDeadline: new Date(now.getTime() + deadlineSeconds * 1000).toISOString(),
+      autoReleaseAfterSeconds: body.auto_release_after_seconds ?? null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      version: 1,
+    };
+    try {
+      await withTemporalDeadline(temporal, () => temporal.workflow.start(paymentWorkflow, {
+        workflowId: payment.id,
+        // Never a second run under a payment id, even after the first has closed.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [{ payment, actor: principal.actor, requestId: ctx.state.requestId }],
+        typedSearchAttributes: [
+          { key: PaymentStatusKey, value: payment.status },
+          { key: PaymentAmountKey, value: toMajor(payment.amountMinor, currency) },
+          { key: PaymentCurrencyKey, value: currency },
+          { key: AccountIdKey, value: payment.accountId },
+          { key: LivemodeKey, value: payment.livemode },
+        ],
+        staticSummary: `Payment ${summary(payment)}`,
+        staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
+      }));
+    } catch (err) {
+      // A retry (same Idempotency-Key) of a create whose first attempt started the workflow but
+      // failed on our side before answering: answer with that payment, never start a second.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !ctx.state.resourceId) throw err;
+      const existing = await current(scopeOf(principal), payment.id);
+      if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
+      ctx.status = 201;
+      ctx.body = paymentView(existing);
+      return;
+    }
+    // The workflow projects the same first version itself; writing it here as well lists the payment
+    // the moment the client hears 201 (idempotent by version). The workflow exists from here on, so
+    // a failed write is logged, not answered with an error that invites a second create.
+    await projectPayment(db, payment, creationEntry(payment, principal.actor)).catch((err: unknown) =>
+      logger.warn({ request_id: ctx.state.requestId, payment_id: payment.id, err }, 'read model write at create failed; the workflow will project it'),
+    );
+    ctx.status = 201;
+    ctx.body = paymentView(payment);
+  });
+
+  router.get('/payments', async (ctx) => {
+    const q = parse(ListPaymentsQuery, ctx.query, 'query');
+    const result = await listPayments(db, scopeOf(ctx.state.principal!), {
+      limit: q.limit,
+      startingAfter: q.starting_after,
+      status: q.status,
+      createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
+      createdLte: q.created_lte ? new Date(q.created_lte) : undefined,
+    });
+    if ('cursorNotFound' in result) {
+      throw new ApiError(400, 'invalid_request', 'starting_after is not a payment of this account', [{ field: 'starting_after', message: 'unknown payment id' }]);
+    }
+    ctx.body = { object: 'list', data: result.data.map(paymentView), has_more: result.hasMore };
+  });
+
+  /** The workflow's answer; the read model's once the run is gone (past retention). */
+  async function current(scope: Scope, id: string): Promise<PaymentState | undefined> {
+    return withTemporalDeadline(temporal, () => temporal.workflow.getHandle(id).query(getPaymentQuery)).catch(async (err: Error) => {
+      if (err.name !== 'WorkflowNotFoundError') throw err;
+      return findPayment(db, scope, id);
+    });
+  }
+
+  /** The payment, or 404 across accounts and modes (never 403). */
+  async function load(ctx: { state: AppState; params: Record<string, string> }): Promise<PaymentState> {
+    const payment = await findPayment(db, scopeOf(ctx.state.principal!), ctx.params.id);
+    if (!payment) throw notFound('payment');
+    return payment;
+  }
+
+  router.get('/payments/:id', async (ctx) => {
+    const row = await load(ctx);
+    // A terminal status is final, and the read model holds it before the run closes; closed runs
+    // also disappear from Temporal after the namespace's retention period.
+    if (isTerminal(row.status)) {
+      ctx.body = paymentView(row);
+      return;
+    }
+    // Otherwise the workflow is the source of truth; the read model only decided who may see it.
+    ctx.body = paymentView((await current(scopeOf(ctx.state.principal!), row.id)) ?? row);
+  });
+
+  router.get('/payments/:id/events', async (ctx) => {
+    const row = await load(ctx);
+    ctx.body = { object: 'list', data: await listPaymentEvents(db, row.id) };
+  });
+
+  for (const action of CLIENT_ACTIONS) {
+    router.post(`/payments/:id/${action}`, async (ctx) => {
+      const body: { reason?: string | null; resolution?: Resolution } =
+        action === 'resolve' ? parse(ResolveRequest, ctx.state.body) : parse(TransitionRequest, ctx.state.body);
+      const row = await load(ctx);
+      const handle = temporal.workflow.getHandle(row.id);
+      // A retry whose first attempt failed on our side: if that attempt's update was applied, its
+      // result is the answer (even when it made the payment final), never a 409 about itself.
+      if (ctx.state.retry && ctx.state.resourceId) {
+        const first = await withTemporalDeadline(temporal, () => handle.getUpdateHandle<PaymentState>(ctx.state.resourceId!).result()).catch(() => undefined);
+        if (first) {
+          ctx.body = paymentView(first);
+          return;
+        }
+      }
+      if (isTerminal(row.status)) throw invalidTransition(action, row.status);
+      try {
+        const args = [{ action, resolution: body.resolution, reason: body.reason ?? null, actor: ctx.state.principal!.actor, requestId: ctx.state.requestId }] as const;
+        // With an Idempotency-Key the update id is stable across retries: Temporal answers a retry of
+        // an update that was applied (but whose answer was lost) with its first result.
+        const state = await withTemporalDeadline(temporal, () => handle.executeUpdate(transitionUpdate, { args: [...args], updateId: ctx.state.resourceId }));
+        ctx.body = paymentView(state);
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
+          // The workflow's own message: it names the status and, when a timer was due, why.
+          const status = (err.cause.details?.[0] as PaymentStatus) ?? row.status;
+          throw invalidTransition(action, status, err.cause.message);
+        }
+        // The run closed meanwhile (a timer made it terminal): report the status it closed with.
+        if ((err as Error).name === 'WorkflowNotFoundError' || /already completed/i.test((err as Error).message)) {
+          const latest = await findPayment(db, scopeOf(ctx.state.principal!), row.id);
+          throw invalidTransition(action, latest?.status ?? row.status);
+        }
+        throw err;
+      }
+    });
+  }
+
+  return router;
+}

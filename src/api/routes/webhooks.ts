@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import { PAYMENT_EVENTS } from '../../domain/payment';
+import { createSingleDelivery, createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, rotateWebhookSecret, type WebhookRow } from '../../db/webhooks';
+import { deliveryRetry } from '../../activities';
+import { webhookDeliveryWorkflow } from '../../workflows';
+import { checkResolvedHost, checkWebhookUrl } from '../../webhooks/urlPolicy';
+import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
+import { ApiError, notFound, parse, checkIdParam } from '../errors';
+import { scopeOf } from '../middleware';
+import { ConfigureWebhookRequest } from '../schemas';
+
+const publicView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
+
+const badUrl = (message: string) => new ApiError(400, 'invalid_request', `url: ${message}`, [{ field: 'url', message }]);
+
+export function webhookRoutes({ db, temporal, config }: AppDeps) {
+  const router = new Router<AppState>();
+  router.param('id', checkIdParam('webhook'));
+
+  router.post('/webhooks/configure', async (ctx) => {
+    const principal = ctx.state.principal!;
+    const body = parse(ConfigureWebhookRequest, ctx.state.body);
+    const check = checkWebhookUrl(body.url, principal.livemode);
+    if (!check.ok) throw badUrl(check.message);
+    if (principal.livemode) {
+      const resolved = await checkResolvedHost(check.url);
+      if (!resolved.ok) throw badUrl(resolved.message);
+    }
+    const row = await createWebhook(db, scopeOf(principal), check.url.toString(), body.events ?? [...PAYMENT_EVENTS]);
+    ctx.status = 201;
+    ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
+  });
+
+  router.get('/webhooks', async (ctx) => {
+    const rows = await listWebhooks(db, scopeOf(ctx.state.principal!));
+    ctx.body = { object: 'list', data: rows.map((w) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() })) };
+  });
+
+  router.delete('/webhooks/:id', async (ctx) => {
+    if (!(await deleteWebhook(db, scopeOf(ctx.state.principal!), ctx.params.id))) throw notFound('webhook');
+    ctx.body = { id: ctx.params.id, deleted: true };
+  });
+
+  router.post('/webhooks/:id/rotate-secret', async (ctx) => {
+    const row = await rotateWebhookSecret(db, scopeOf(ctx.state.principal!), ctx.params.id);
+    if (!row) throw notFound('webhook');
+    ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
+  });
+
+  router.post('/webhooks/:id/test', async (ctx) => {
+    const principal = ctx.state.principal!;
+    const row = await findWebhook(db, scopeOf(principal), ctx.params.id);
+    if (!row) throw notFound('webhook');
+    const now = new Date().toISOString();
+    // payment.test carries a sample payment whose status is "test", so no receiver mistakes it for a real one.
+    const data = {
+      id: 'pay_test', object: 'payment', amount: 10.5, currency: 'USD', status: 'test',
+      payer_email: 'payer@example.com', recipient_email: 'recipient@example.com', description: 'Sample payment for payment.test',
+      metadata: {}, livemode: principal.livemode, deposit_deadline: now, auto_release_after_seconds: null, created_at: now, updated_at: now,
+    };
+    const deliveryId = await createSingleDelivery(db, row.id, { event: 'payment.test', payment_id: data.id, timestamp: now, data });
+    await withTemporalDeadline(temporal, () => temporal.workflow.start(webhookDeliveryWorkflow, {
+      workflowId: deliveryId,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [{ deliveryId, retry: deliveryRetry(config) }],
+      staticSummary: `payment.test to ${row.url}`,
+    }));
+    ctx.status = 202;
+    ctx.body = { success: true, delivery_id: deliveryId };
+  });
+
+  router.get('/webhooks/:id/deliveries', async (ctx) => {
+    const row = await findWebhook(db, scopeOf(ctx.state.principal!), ctx.params.id);
+    if (!row) throw notFound('webhook');
+    ctx.body = { object: 'list', data: await listDeliveries(db, row.id, 100) };
+  });
+
+  return router;
+}

@@ -1,0 +1,119 @@
+/**
+ * One zod schema per request and response: used to validate, to type the handlers and to write
+ * the OpenAPI document, so the three cannot drift apart.
+ */
+import { z } from 'zod';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES } from '../domain/payment';
+
+/** Text a client sends: no NUL or other C0 control characters but tab and newlines (PostgreSQL refuses NUL). */
+const text = (max: number) => z.string().max(max).regex(/^[^\u0000-\u0008\u000B\u000C\u000E-\u001F]*$/, 'must not contain control characters');
+const email = z.email({ message: 'must be a valid e-mail address' }).max(254);
+const reason = text(500).nullable().optional().describe('Why; recorded in the payment history');
+
+export const CreatePaymentRequest = z
+  .object({
+    amount: z.number({ message: 'amount must be a number in major units, e.g. 10.50' }).describe('Major units; no more fractional digits than the currency has'),
+    currency: z.string().regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code').describe('ISO 4217 code, e.g. USD'),
+    payer_email: email,
+    recipient_email: email,
+    description: text(1000).nullable().optional(),
+    metadata: z
+      .record(text(40).min(1), text(500))
+      .refine((m) => Object.keys(m).length <= 20, 'metadata can have at most 20 keys')
+      .optional()
+      .describe('Up to 20 string values'),
+    deposit_deadline_seconds: z.number().int().min(1).max(365 * 24 * 3600).optional().describe('Default 7 days'),
+    auto_release_after_seconds: z.number().int().min(1).max(365 * 24 * 3600).optional().describe('Release this long after approval, unless disputed or refunded'),
+  })
+  .strict();
+export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
+
+export const TransitionRequest = z.object({ reason }).strict();
+export const ResolveRequest = z
+  .object({ resolution: z.enum(['release', 'refund'], { message: 'resolution must be "release" or "refund"' }), reason })
+  .strict();
+
+export const ListPaymentsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: z.string().regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id').optional(),
+  status: z.enum(PAYMENT_STATUSES).optional(),
+  created_gte: z.iso.datetime({ offset: true }).optional(),
+  created_lte: z.iso.datetime({ offset: true }).optional(),
+});
+
+export const Payment = z.object({
+  id: z.string().describe('pay_ + ULID; also the Temporal workflow ID'),
+  object: z.literal('payment'),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  payer_email: z.string(),
+  recipient_email: z.string(),
+  description: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  livemode: z.boolean(),
+  deposit_deadline: z.string(),
+  auto_release_after_seconds: z.number().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const PaymentList = z.object({ object: z.literal('list'), data: z.array(Payment), has_more: z.boolean() });
+export const PaymentHistoryEntry = z.object({
+  seq: z.number(),
+  action: z.string(),
+  from: z.enum(PAYMENT_STATUSES).nullable(),
+  to: z.enum(PAYMENT_STATUSES),
+  event: z.enum(PAYMENT_EVENTS),
+  actor: z.string(),
+  reason: z.string().nullable(),
+  at: z.string(),
+});
+export const PaymentHistory = z.object({ object: z.literal('list'), data: z.array(PaymentHistoryEntry) });
+
+export const LoginRequest = z.object({ email, password: text(1024).min(1) }).strict();
+export const LoginResponse = z.object({ token: z.string(), expires_at: z.string() });
+
+export const CreateApiKeyRequest = z.object({ mode: z.enum(['test', 'live']) }).strict();
+export const ApiKey = z.object({ id: z.string(), object: z.literal('api_key'), mode: z.enum(['test', 'live']), last4: z.string(), created_at: z.string() });
+export const ApiKeyCreated = ApiKey.extend({ key: z.string().describe('Shown once') });
+export const ApiKeyList = z.object({ object: z.literal('list'), data: z.array(ApiKey) });
+
+export const ConfigureWebhookRequest = z
+  .object({
+    url: z.string().min(1).max(2048),
+    events: z
+      .array(z.enum(PAYMENT_EVENTS, { message: `must be one of ${PAYMENT_EVENTS.join(', ')}` }))
+      .min(1, 'events must not be empty')
+      .refine((e) => new Set(e).size === e.length, 'events must not repeat a name')
+      .optional()
+      .describe('Default: all eight'),
+  })
+  .strict();
+export const Webhook = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(PAYMENT_EVENTS)), active: z.boolean() });
+export const WebhookWithSecret = Webhook.extend({ secret: z.string() });
+export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });
+export const WebhookList = z.object({ object: z.literal('list'), data: z.array(Webhook.extend({ livemode: z.boolean(), created_at: z.string() })) });
+export const WebhookDeliveryList = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({
+      id: z.string(),
+      event: z.string(),
+      payment_id: z.string().nullable(),
+      status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
+      created_at: z.string(),
+      attempts: z.array(z.object({ attempt: z.number(), at: z.string(), status_code: z.number().nullable(), duration_ms: z.number(), error: z.string().nullable() })),
+    }),
+  ),
+});
+export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
+export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });
+
+export const ErrorResponse = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional().or(z.record(z.string(), z.unknown())).optional(),
+  }),
+  request_id: z.string(),
+});

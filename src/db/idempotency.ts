@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import type { Scope } from './payments';
+
+export type Claim =
+  /** Go ahead; `resourceId` is the id to give whatever this request creates, the same on every retry. */
+  | { kind: 'claimed'; resourceId: string; retaken: boolean }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'conflict'; message: string };
+
+/** Longer than any request can run (Temporal calls give up after 10 s). */
+export const STALE_CLAIM_MS = 60_000;
+
+const where = (scope: Scope, key: string) => ({ account_id: scope.accountId, livemode: scope.livemode, key });
+
+/**
+ * Claim an Idempotency-Key for a request, or learn what the first request with it answered.
+ * A key whose request failed on our side is claimable again, with the resource id it had.
+ */
+export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, requestHash: string, newResourceId: () => string): Promise<Claim> {
+  const resourceId = newResourceId();
+  const inserted = await db('idempotency_keys')
+    .insert({ ...where(scope, key), request_hash: requestHash, resource_id: resourceId })
+    .onConflict(['account_id', 'livemode', 'key'])
+    .ignore()
+    .returning('key');
+  if (inserted.length > 0) return { kind: 'claimed', resourceId, retaken: false };
+  const row = await db('idempotency_keys').where(where(scope, key)).first();
+  if (row.request_hash !== requestHash) return { kind: 'conflict', message: 'this Idempotency-Key was used with a different request' };
+  if (row.status_code != null) return { kind: 'replay', status: row.status_code, body: row.response_body };
+  // A failed claim, or one abandoned by a process that died mid-request, is taken over atomically:
+  // of two concurrent retries, one wins.
+  // Staleness by the database's clock, the same clock that stamped the claim.
+  const retaken = await db('idempotency_keys')
+    .where(where(scope, key))
+    .whereNull('status_code')
+    .andWhere((w) => w.whereNotNull('failed_at').orWhereRaw('claimed_at < now() - make_interval(secs => ?)', [STALE_CLAIM_MS / 1000]))
+    .update({ failed_at: null, claimed_at: db.fn.now(), resource_id: db.raw("coalesce(nullif(resource_id, ''), ?)", [resourceId]) })
+    .returning('resource_id');
+  if (retaken.length > 0) return { kind: 'claimed', resourceId: retaken[0].resource_id, retaken: true };
+  return { kind: 'conflict', message: 'a request with this Idempotency-Key is still in progress' };
+}
+
+export async function completeIdempotencyKey(db: Knex, scope: Scope, key: string, status: number, body: unknown): Promise<void> {
+  await db('idempotency_keys').where(where(scope, key)).update({ status_code: status, response_body: JSON.stringify(body ?? null), failed_at: null });
+}
+
+/** The request failed on our side: the same key may be retried, and keeps its resource id. */
+export async function failIdempotencyKey(db: Knex, scope: Scope, key: string): Promise<void> {
+  await db('idempotency_keys').where(where(scope, key)).whereNull('status_code').update({ failed_at: new Date() });
+}

@@ -1,0 +1,147 @@
+import type { Knex } from 'knex';
+import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
+
+interface PaymentRow {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  amount_minor: string;
+  currency: string;
+  status: PaymentStatus;
+  payer_email: string;
+  recipient_email: string;
+  description: string | null;
+  metadata: Record<string, string>;
+  deposit_deadline: Date;
+  auto_release_after_seconds: number | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+}
+
+function toRow(s: PaymentState): PaymentRow {
+  return {
+    id: s.id,
+    account_id: s.accountId,
+    livemode: s.livemode,
+    amount_minor: s.amountMinor,
+    currency: s.currency,
+    status: s.status,
+    payer_email: s.payerEmail,
+    recipient_email: s.recipientEmail,
+    description: s.description,
+    metadata: s.metadata,
+    deposit_deadline: new Date(s.depositDeadline),
+    auto_release_after_seconds: s.autoReleaseAfterSeconds,
+    created_at: new Date(s.createdAt),
+    updated_at: new Date(s.updatedAt),
+    version: s.version,
+  };
+}
+
+function fromRow(r: PaymentRow): PaymentState {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    livemode: r.livemode,
+    amountMinor: String(r.amount_minor),
+    currency: r.currency,
+    status: r.status,
+    payerEmail: r.payer_email,
+    recipientEmail: r.recipient_email,
+    description: r.description,
+    metadata: r.metadata ?? {},
+    depositDeadline: r.deposit_deadline.toISOString(),
+    autoReleaseAfterSeconds: r.auto_release_after_seconds,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+    version: r.version,
+  };
+}
+
+/**
+ * Project a payment and one history entry into the read model. Idempotent and monotonic: the row
+ * only moves to a higher version, so a late or repeated write never moves it backwards.
+ */
+export async function projectPayment(db: Knex, state: PaymentState, entry: HistoryEntry): Promise<void> {
+  const row = { ...toRow(state), metadata: JSON.stringify(state.metadata) };
+  await db.transaction(async (trx) => {
+    await trx('payments')
+      .insert(row)
+      .onConflict('id')
+      .merge(['status', 'updated_at', 'version'])
+      .where('payments.version', '<', state.version);
+    await trx('payment_events')
+      .insert({
+        payment_id: state.id,
+        seq: entry.seq,
+        action: entry.action,
+        from_status: entry.from,
+        to_status: entry.to,
+        event: entry.event,
+        actor: entry.actor,
+        reason: entry.reason,
+        at: new Date(entry.at),
+      })
+      .onConflict(['payment_id', 'seq'])
+      .ignore();
+  });
+}
+
+export interface Scope {
+  accountId: string;
+  livemode: boolean;
+}
+
+export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentState | undefined> {
+  const row = await db<PaymentRow>('payments')
+    .where({ id, account_id: scope.accountId, livemode: scope.livemode })
+    .first();
+  return row ? fromRow(row) : undefined;
+}
+
+export interface ListFilter {
+  limit: number;
+  startingAfter?: string;
+  status?: PaymentStatus;
+  createdGte?: Date;
+  createdLte?: Date;
+}
+
+/** Newest first; the cursor is the id of the last payment of the previous page. */
+export async function listPayments(
+  db: Knex,
+  scope: Scope,
+  filter: ListFilter,
+): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: true }> {
+  const q = db<PaymentRow>('payments').where({ account_id: scope.accountId, livemode: scope.livemode });
+  if (filter.status) q.andWhere('status', filter.status);
+  if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
+  if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
+  if (filter.startingAfter) {
+    const cursor = await db<PaymentRow>('payments')
+      .select('created_at', 'id')
+      .where({ id: filter.startingAfter, account_id: scope.accountId, livemode: scope.livemode })
+      .first();
+    if (!cursor) return { cursorNotFound: true };
+    q.andWhere((w) =>
+      w.where('created_at', '<', cursor.created_at).orWhere((o) => o.where('created_at', cursor.created_at).andWhere('id', '<', cursor.id)),
+    );
+  }
+  const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(filter.limit + 1);
+  return { data: rows.slice(0, filter.limit).map(fromRow), hasMore: rows.length > filter.limit };
+}
+
+export async function listPaymentEvents(db: Knex, paymentId: string): Promise<HistoryEntry[]> {
+  const rows = await db('payment_events').where({ payment_id: paymentId }).orderBy('seq');
+  return rows.map((r) => ({
+    seq: r.seq,
+    action: r.action,
+    from: r.from_status,
+    to: r.to_status,
+    event: r.event,
+    actor: r.actor,
+    reason: r.reason,
+    at: (r.at as Date).toISOString(),
+  }));
+}

@@ -1,0 +1,143 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { PaymentEvent } from '../domain/payment';
+import type { Scope } from './payments';
+
+export interface WebhookRow {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  url: string;
+  secret: string;
+  events: string[];
+  active: boolean;
+  created_at: Date;
+  deleted_at: Date | null;
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+export async function createWebhook(db: Knex, scope: Scope, url: string, events: string[]): Promise<WebhookRow> {
+  const [row] = await db<WebhookRow>('webhooks')
+    .insert({ id: `wh_${ulid()}`, account_id: scope.accountId, livemode: scope.livemode, url, events, secret: newWebhookSecret(), active: true })
+    .returning('*');
+  return row;
+}
+
+const live = (db: Knex, scope: Scope) =>
+  db<WebhookRow>('webhooks').where({ account_id: scope.accountId, livemode: scope.livemode }).whereNull('deleted_at');
+
+export async function listWebhooks(db: Knex, scope: Scope): Promise<WebhookRow[]> {
+  return live(db, scope).orderBy('created_at', 'desc');
+}
+
+export async function findWebhook(db: Knex, scope: Scope, id: string): Promise<WebhookRow | undefined> {
+  return live(db, scope).andWhere({ id }).first();
+}
+
+/** Soft delete: pending deliveries see `deleted_at` and make no further attempts. */
+export async function deleteWebhook(db: Knex, scope: Scope, id: string): Promise<boolean> {
+  const n = await live(db, scope).andWhere({ id }).update({ deleted_at: new Date(), active: false });
+  return n > 0;
+}
+
+export async function rotateWebhookSecret(db: Knex, scope: Scope, id: string): Promise<WebhookRow | undefined> {
+  const [row] = await live(db, scope).andWhere({ id }).update({ secret: newWebhookSecret() }).returning('*');
+  return row;
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  payment_id: string | null;
+  event: string;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+  attempts: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface Envelope {
+  event: PaymentEvent;
+  payment_id: string;
+  timestamp: string;
+  data: object;
+}
+
+/**
+ * Record one delivery per subscribed, active configuration. The id is derived from the payment,
+ * its version and the configuration, so a retried activity never records a delivery twice.
+ */
+export async function planDeliveries(db: Knex, scope: Scope, envelope: Envelope, version: number): Promise<string[]> {
+  const hooks = await live(db, scope).andWhere({ active: true }).andWhere('events', '@>', [envelope.event]);
+  if (hooks.length === 0) return [];
+  const body = JSON.stringify(envelope);
+  const rows = hooks.map((h) => ({
+    id: `dlv_${createHash('sha256').update(`${envelope.payment_id}|${version}|${h.id}`).digest('hex').slice(0, 26)}`,
+    webhook_id: h.id,
+    payment_id: envelope.payment_id,
+    event: envelope.event,
+    body,
+  }));
+  await db('webhook_deliveries').insert(rows).onConflict('id').ignore();
+  return rows.map((r) => r.id);
+}
+
+export async function createSingleDelivery(db: Knex, webhookId: string, envelope: Envelope): Promise<string> {
+  const id = `dlv_${ulid()}`;
+  await db('webhook_deliveries').insert({ id, webhook_id: webhookId, payment_id: envelope.payment_id, event: envelope.event, body: JSON.stringify(envelope) });
+  return id;
+}
+
+export async function loadDelivery(db: Knex, id: string): Promise<{ delivery: DeliveryRow; webhook: WebhookRow } | undefined> {
+  const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
+  if (!delivery) return undefined;
+  const webhook = await db<WebhookRow>('webhooks').where({ id: delivery.webhook_id }).first();
+  return webhook ? { delivery, webhook } : undefined;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('webhook_delivery_attempts')
+      .insert({ delivery_id: deliveryId, attempt: a.attempt, at: a.at, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error })
+      .onConflict(['delivery_id', 'attempt'])
+      .ignore();
+    await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, attempts: a.attempt, updated_at: new Date() });
+  });
+}
+
+export async function markDelivery(db: Knex, deliveryId: string, status: DeliveryRow['status']): Promise<void> {
+  await db('webhook_deliveries').where({ id: deliveryId }).update({ status, updated_at: new Date() });
+}
+
+export async function listDeliveries(db: Knex, webhookId: string, limit: number) {
+  const deliveries = await db<DeliveryRow>('webhook_deliveries')
+    .where({ webhook_id: webhookId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit);
+  const attempts = deliveries.length
+    ? await db('webhook_delivery_attempts').whereIn('delivery_id', deliveries.map((d) => d.id)).orderBy(['delivery_id', 'attempt'])
+    : [];
+  return deliveries.map((d) => ({
+    id: d.id,
+    event: d.event,
+    payment_id: d.payment_id,
+    status: d.status,
+    created_at: d.created_at.toISOString(),
+    attempts: attempts
+      .filter((a) => a.delivery_id === d.id)
+      .map((a) => ({ attempt: a.attempt, at: (a.at as Date).toISOString(), status_code: a.status_code, duration_ms: a.duration_ms, error: a.error })),
+  }));
+}

@@ -1,0 +1,17 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Search attributes kept current on every transition, so operators can find payments in the Temporal UI. */
+export const PaymentStatusKey = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
+export const PaymentAmountKey = defineSearchAttributeKey('PaymentAmount', SearchAttributeType.DOUBLE);
+export const PaymentCurrencyKey = defineSearchAttributeKey('PaymentCurrency', SearchAttributeType.KEYWORD);
+export const AccountIdKey = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
+export const LivemodeKey = defineSearchAttributeKey('Livemode', SearchAttributeType.BOOL);
+
+/** Name → type as `temporal server start-dev --search-attribute` and `operator search-attribute create` spell them. */
+export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {
+  PaymentStatus: 'Keyword',
+  PaymentAmount: 'Double',
+  PaymentCurrency: 'Keyword',
+  AccountId: 'Keyword',
+  Livemode: 'Bool',
+};

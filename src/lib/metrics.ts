@@ -1,0 +1,57 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One registry per process; `/metrics` serves it. */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const httpRequests = new Counter({
+  name: 'http_requests_total',
+  help: 'API requests by method, route and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+export const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'API request latency by method, route and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+export const paymentTransitions = new Counter({
+  name: 'payment_transitions_total',
+  help: 'Payment transitions recorded, by event',
+  labelNames: ['event'] as const,
+  registers: [registry],
+});
+export const webhookDeliveries = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by outcome (succeeded, failed, skipped, refused)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+export const webhookDuration = new Histogram({
+  name: 'webhook_delivery_duration_seconds',
+  help: 'Webhook delivery attempt latency by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+let coreMetricsUrl: string | undefined;
+
+/** Where this process's Temporal Core exports its worker metrics (set when the runtime is installed). */
+export function setCoreMetricsUrl(url: string): void {
+  coreMetricsUrl = url;
+}
+
+/** This process's metrics, plus the Temporal worker's own when a worker runs here. */
+export async function renderMetrics(): Promise<string> {
+  const own = await registry.metrics();
+  if (!coreMetricsUrl) return own;
+  try {
+    const core = await fetch(coreMetricsUrl, { signal: AbortSignal.timeout(2000) });
+    return `${own}\n${await core.text()}`;
+  } catch (err) {
+    return `${own}\n# temporal worker metrics unavailable: ${(err as Error).message}\n`;
+  }
+}

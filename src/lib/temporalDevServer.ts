@@ -1,0 +1,128 @@
+/**
+ * Find the real Temporal CLI and run its dev server (PRODUCT.md part 6). Used by `npm start` and by
+ * the test suite, so both run against the same real server.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_TYPES } from '../domain/searchAttributes';
+
+export const PROJECT_ROOT = path.resolve(__dirname, '../..');
+export const CLI_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'bin');
+export const CLI_VERSION = 'v1.5.1';
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, name);
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The CLI in this order: TEMPORAL_CLI_PATH; `temporal` on PATH; the project's cache folder;
+ * else built with `go install` into the cache where Go exists; else undefined (the caller falls
+ * back to the Temporal SDK's own download).
+ */
+export function findTemporalCli(log: (msg: string) => void = () => undefined): string | undefined {
+  const explicit = process.env.TEMPORAL_CLI_PATH;
+  if (explicit) {
+    if (!fs.existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} does not exist`);
+    return explicit;
+  }
+  const found = onPath('temporal');
+  if (found) return found;
+  const cached = path.join(CLI_CACHE_DIR, 'temporal');
+  if (fs.existsSync(cached)) return cached;
+  const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (!go) return undefined;
+  log(`building the Temporal CLI ${CLI_VERSION} with go install (first run only; takes a few minutes)…`);
+  fs.mkdirSync(CLI_CACHE_DIR, { recursive: true });
+  const result = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@${CLI_VERSION}`], {
+    env: { ...process.env, GOBIN: CLI_CACHE_DIR },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0 || !fs.existsSync(cached)) throw new Error('go install of the Temporal CLI failed');
+  return cached;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  port: number;
+  uiPort?: number;
+  namespace?: string;
+  /** Persist workflows across restarts; in memory when unset. */
+  dbFilename?: string;
+  headless?: boolean;
+  log?: (msg: string) => void;
+}
+
+async function waitForServer(address: string, child: ChildProcess | undefined, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      return;
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`temporal dev server at ${address} did not come up: ${String(lastError)}`);
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const log = opts.log ?? (() => undefined);
+  const namespace = opts.namespace ?? 'default';
+  const cli = findTemporalCli(log);
+  const searchAttributes = Object.entries(SEARCH_ATTRIBUTE_TYPES).map(([k, v]) => `${k}=${v}`);
+  if (!cli) {
+    log('no Temporal CLI and no Go: using the Temporal SDK download of the dev server');
+    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: { ip: '127.0.0.1', port: opts.port, ui: !opts.headless, uiPort: opts.uiPort, namespace, dbFilename: opts.dbFilename, extraArgs: searchAttributes.flatMap((s) => ['--search-attribute', s]) },
+    });
+    return { address: `127.0.0.1:${opts.port}`, uiUrl: opts.headless ? undefined : `http://127.0.0.1:${opts.uiPort}`, stop: () => env.teardown() };
+  }
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', namespace, '--log-level', 'error'];
+  if (opts.headless || !opts.uiPort) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort));
+  if (opts.dbFilename) {
+    fs.mkdirSync(path.dirname(opts.dbFilename), { recursive: true });
+    args.push('--db-filename', opts.dbFilename);
+  }
+  for (const sa of searchAttributes) args.push('--search-attribute', sa);
+  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const address = `127.0.0.1:${opts.port}`;
+  try {
+    await waitForServer(address, child, 60_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}\n${stderr}`);
+  }
+  return {
+    address,
+    uiUrl: opts.headless || !opts.uiPort ? undefined : `http://127.0.0.1:${opts.uiPort}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}

@@ -1,0 +1,2 @@
+export * from './payment';
+export * from './webhookDelivery';

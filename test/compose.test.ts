@@ -1,0 +1,335 @@
+/**
+ * docker-compose.yml and the Dockerfile, checked without a container engine: the file is parsed and
+ * its structure compared with what the production topology needs (docs/deploy.md) and with the code
+ * it runs, so that neither can drift from the other unnoticed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadConfig } from '../src/config';
+import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
+
+const ROOT = path.resolve(__dirname, '..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+type Env = Record<string, string | number | boolean | null>;
+interface Service {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Env | string[];
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  ports?: (string | number | { target: number; published?: string | number })[];
+  volumes?: (string | { type?: string; source?: string; target?: string })[];
+  deploy?: { replicas?: number };
+  restart?: string;
+  container_name?: string;
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+/** Compose resolves YAML merge keys (`<<: *app`); so does this parse. */
+const parseCompose = (text: string) => parse(text, { merge: true }) as Compose;
+const compose = parseCompose(read('docker-compose.yml'));
+const services = compose.services;
+const dockerfile = read('Dockerfile');
+const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+
+const TOPOLOGY = ['postgresql', 'temporal-schema', 'temporal', 'temporal-search-attributes', 'temporal-ui', 'migrate', 'api', 'worker'];
+const APP_SERVICES = ['migrate', 'api', 'worker'];
+const CONDITIONS = ['service_started', 'service_healthy', 'service_completed_successfully'];
+
+/** Compose's variable interpolation: ${X}, ${X:-default}, ${X-default}, ${X:?error}, ${X?error}, $$. */
+function interpolate(value: string, env: Record<string, string | undefined>): string {
+  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g, (match, name: string, op: string | undefined, arg: string) => {
+    if (match === '$$') return '$';
+    const set = env[name];
+    if (op === ':-') return set ? set : arg;
+    if (op === '-') return set ?? arg;
+    if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    return set ?? '';
+  });
+}
+
+function environment(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) return Object.fromEntries(env.map((e) => [e.split('=')[0], e.slice(e.indexOf('=') + 1)]));
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+function dependencies(service: Service): Record<string, string> {
+  const deps = service.depends_on ?? {};
+  if (Array.isArray(deps)) return Object.fromEntries(deps.map((d) => [d, 'service_started']));
+  return Object.fromEntries(Object.entries(deps).map(([k, v]) => [k, v?.condition ?? 'service_started']));
+}
+
+const argv = (cmd: string | string[] | undefined): string[] => (cmd === undefined ? [] : Array.isArray(cmd) ? cmd.map(String) : cmd.split(/\s+/).filter(Boolean));
+
+/** Host paths of bind mounts (`./x:/y[:ro]`), mapped from the path inside the container. */
+function bindMounts(service: Service): Map<string, string> {
+  const mounts = new Map<string, string>();
+  for (const v of service.volumes ?? []) {
+    if (typeof v === 'string') {
+      const [source, target] = v.split(':');
+      if (source.startsWith('.') || source.startsWith('/')) mounts.set(target, source);
+    } else if (v.type === 'bind' && v.source && v.target) mounts.set(v.target, v.source);
+  }
+  return mounts;
+}
+
+/** Everything wrong with the depends_on graph: unknown targets, bad conditions, cycles. */
+function dependencyProblems(all: Record<string, Service>): string[] {
+  const problems: string[] = [];
+  for (const [name, service] of Object.entries(all)) {
+    for (const [target, condition] of Object.entries(dependencies(service))) {
+      const dep = all[target];
+      if (!dep) {
+        problems.push(`${name} depends on unknown service ${target}`);
+        continue;
+      }
+      if (!CONDITIONS.includes(condition)) problems.push(`${name} → ${target}: unknown condition ${condition}`);
+      if (condition === 'service_healthy' && (!dep.healthcheck?.test || dep.healthcheck.disable)) problems.push(`${name} waits for ${target} to be healthy, but ${target} has no healthcheck`);
+      if (condition === 'service_completed_successfully' && dep.restart && dep.restart !== 'no') problems.push(`${name} waits for ${target} to complete, but ${target} restarts (${dep.restart})`);
+    }
+  }
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, trail: string[]) => {
+    if (state.get(name) === 'done' || !all[name]) return;
+    if (state.get(name) === 'visiting') {
+      problems.push(`dependency cycle: ${[...trail, name].join(' → ')}`);
+      return;
+    }
+    state.set(name, 'visiting');
+    for (const target of Object.keys(dependencies(all[name]))) visit(target, [...trail, name]);
+    state.set(name, 'done');
+  };
+  for (const name of Object.keys(all)) visit(name, []);
+  return problems;
+}
+
+/** `--name N --type T` pairs of the registration one-shot's command. */
+function registeredSearchAttributes(service: Service): Record<string, string> {
+  const args = argv(service.command);
+  const names: string[] = [];
+  const types: string[] = [];
+  for (let i = 0; i < args.length; i += 2) {
+    if (args[i] === '--name') names.push(args[i + 1]);
+    else if (args[i] === '--type') types.push(args[i + 1]);
+    else throw new Error(`unexpected argument ${args[i]} in ${args.join(' ')}`);
+  }
+  expect(names.length, 'every --name has a --type').toBe(types.length);
+  return Object.fromEntries(names.map((n, i) => [n, types[i]]));
+}
+
+describe('docker-compose.yml: services', () => {
+  it('defines every service of the production topology', () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(TOPOLOGY));
+  });
+
+  it('uses pinned upstream images: postgres 16, one Temporal version for server and admin-tools, the UI', () => {
+    expect(services.postgresql.image).toMatch(/^postgres:16(\.\d+)?(-[a-z]+)?$/);
+    const server = services.temporal.image!.match(/^temporalio\/server:(\d+\.\d+\.\d+)$/);
+    expect(server, services.temporal.image).not.toBeNull();
+    // The schema tool must come from the same release as the server it prepares the database for.
+    for (const oneShot of ['temporal-schema', 'temporal-search-attributes']) expect(services[oneShot].image).toBe(`temporalio/admin-tools:${server![1]}`);
+    expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+  });
+
+  it('builds migrate, api and worker from the project Dockerfile, as one image', () => {
+    const images = new Set<string | undefined>();
+    for (const name of APP_SERVICES) {
+      const { build, image } = services[name];
+      const context = typeof build === 'string' ? build : build?.context;
+      const file = (typeof build === 'object' && build.dockerfile) || 'Dockerfile';
+      expect(context, `${name} builds`).toBeDefined();
+      expect(path.resolve(ROOT, context!, file), name).toBe(path.join(ROOT, 'Dockerfile'));
+      images.add(image);
+    }
+    expect(images.size).toBe(1);
+  });
+
+  it('mounts only deploy files that exist', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const source of bindMounts(service).values()) expect(fs.existsSync(path.resolve(ROOT, source)), `${name}: ${source}`).toBe(true);
+    }
+  });
+});
+
+describe('docker-compose.yml: Temporal', () => {
+  it('registers exactly the search attributes the code sets, with their types', () => {
+    expect(registeredSearchAttributes(services['temporal-search-attributes'])).toEqual(SEARCH_ATTRIBUTE_TYPES);
+  });
+
+  it('registers them with `temporal operator search-attribute create`, in the namespace the app uses', () => {
+    const service = services['temporal-search-attributes'];
+    const script = argv(service.entrypoint).find((a) => bindMounts(service).has(a));
+    expect(script, 'the entrypoint runs a mounted script').toBeDefined();
+    const text = read(bindMounts(service).get(script!)!);
+    expect(text).toMatch(/temporal operator search-attribute create\b[^\n]*"\$@"/);
+    expect(text).toMatch(/temporal operator namespace create\b/);
+    expect(environment(service).TEMPORAL_NAMESPACE).toBe(environment(services.api).TEMPORAL_NAMESPACE);
+    expect(environment(service).TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('prepares the Temporal schema before the server starts', () => {
+    expect(dependencies(services.temporal)['temporal-schema']).toBe('service_completed_successfully');
+    const service = services['temporal-schema'];
+    const script = argv(service.entrypoint).find((a) => bindMounts(service).has(a));
+    const text = read(bindMounts(service).get(script!)!);
+    for (const step of ['create', 'setup-schema', 'update-schema']) expect(text).toContain(step);
+    expect(environment(services.temporal).DB).toBe('postgres12');
+    expect(environment(services.temporal).POSTGRES_SEEDS).toBe('postgresql');
+  });
+
+  it('serves Temporal on 7233 and the UI on 8080, the UI pointing at the server', () => {
+    expect(services.temporal.ports?.map(String).some((p) => p.endsWith(':7233'))).toBe(true);
+    expect(services['temporal-ui'].ports?.map(String).some((p) => p.endsWith(':8080'))).toBe(true);
+    expect(environment(services['temporal-ui']).TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+});
+
+describe('docker-compose.yml: start order', () => {
+  it('starts the API and the workers only after migration and search-attribute registration', () => {
+    for (const name of ['api', 'worker']) {
+      expect(dependencies(services[name]), name).toMatchObject({ migrate: 'service_completed_successfully', 'temporal-search-attributes': 'service_completed_successfully' });
+    }
+    expect(dependencies(services.migrate)).toMatchObject({ postgresql: 'service_healthy' });
+    expect(dependencies(services['temporal-search-attributes'])).toMatchObject({ temporal: 'service_healthy' });
+  });
+
+  it('has a dependency graph with known targets and conditions, and no cycle', () => {
+    expect(dependencyProblems(services)).toEqual([]);
+  });
+
+  it('(the graph check itself catches an unknown target, a missing healthcheck and a cycle)', () => {
+    const broken: Record<string, Service> = {
+      a: { depends_on: { ghost: { condition: 'service_started' } } },
+      b: { depends_on: { c: { condition: 'service_healthy' } } },
+      c: { depends_on: ['b'] },
+    };
+    const problems = dependencyProblems(broken).join('\n');
+    expect(problems).toContain('a depends on unknown service ghost');
+    expect(problems).toContain('c has no healthcheck');
+    expect(problems).toContain('dependency cycle');
+  });
+
+  it('checks API readiness on /readyz and publishes port 3000', () => {
+    expect(argv(services.api.healthcheck?.test).join(' ')).toContain('/readyz');
+    expect(services.api.ports?.map(String).some((p) => p.endsWith(':3000'))).toBe(true);
+    expect(services.postgresql.healthcheck?.test).toBeDefined();
+    expect(services.temporal.healthcheck?.test).toBeDefined();
+  });
+
+  it('checks worker health on its own listener (WORKER_METRICS_PORT)', () => {
+    expect(argv(services.worker.healthcheck?.test).join(' ')).toContain(`127.0.0.1:${loadConfig({}).WORKER_METRICS_PORT}/healthz`);
+  });
+
+  it('runs two workers, and nothing scaled has a fixed container name', () => {
+    expect(services.worker.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    for (const [name, service] of Object.entries(services)) expect(service.container_name, name).toBeUndefined();
+  });
+});
+
+describe('docker-compose.yml: configuration', () => {
+  /** What compose passes to the app when the operator set only the required variables. */
+  const REQUIRED = {
+    SERVICE_JWT_SECRET: 'x'.repeat(48),
+    POSTGRES_PASSWORD: 'a'.repeat(32),
+    TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
+    PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
+  };
+  const appEnv = (name: string, env: Record<string, string | undefined> = REQUIRED) =>
+    Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, env)]));
+
+  it('takes SERVICE_JWT_SECRET and the database passwords from the environment, never from the file', () => {
+    for (const name of APP_SERVICES) expect(environment(services[name]).SERVICE_JWT_SECRET, name).toMatch(/^\$\{SERVICE_JWT_SECRET:\?[^}]+\}$/);
+    for (const [name, service] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(environment(service))) {
+        if (/SECRET|PASSWORD|PWD/.test(key)) expect(value, `${name}.${key}`).toMatch(/^\$\{[A-Z_]+:\?[^}]+\}$/);
+      }
+    }
+    expect(() => appEnv('api', {})).toThrow(/SERVICE_JWT_SECRET|PASSWORD/);
+  });
+
+  it('gives migrate, api and worker a configuration the app accepts in production', () => {
+    for (const name of APP_SERVICES) {
+      const env = appEnv(name);
+      expect(env.NODE_ENV).toBe('production');
+      const config = loadConfig(env);
+      expect(new URL(config.DATABASE_URL!).hostname).toBe('postgresql');
+      expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    }
+    expect(appEnv('api')).toEqual(appEnv('worker'));
+  });
+
+  it('names only settings the app reads, with the app’s own defaults', () => {
+    const known = Object.keys(loadConfig({ DATABASE_URL: 'postgres://h/db', TEMPORAL_ADDRESS: 'h:7233', SERVICE_JWT_SECRET: 'x'.repeat(32) }));
+    const defaults = loadConfig({}) as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(environment(services.api))) {
+      expect(known, `api sets ${key}`).toContain(key);
+      const fallback = value.match(/^\$\{([A-Z_]+):-([^}]*)\}$/);
+      if (fallback && fallback[1] === key && key in defaults) {
+        const withFallback = loadConfig({ [key]: fallback[2] }) as unknown as Record<string, unknown>;
+        expect(withFallback[key], `default of ${key}`).toEqual(defaults[key]);
+      }
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  /** Command lines of RUN instructions and the exec-form CMD/ENTRYPOINT of the image, plus compose commands. */
+  const commands = (): string[][] => {
+    const lines = dockerfile.replace(/\\\n/g, ' ').split('\n');
+    const out: string[][] = [];
+    for (const line of lines) {
+      const run = line.match(/^RUN\s+(.*)$/);
+      if (run) out.push(...run[1].split(/&&|;/).map((c) => c.trim().split(/\s+/)));
+      const exec = line.match(/^(?:CMD|ENTRYPOINT)\s+(\[.*\])\s*$/);
+      if (exec) out.push(JSON.parse(exec[1]) as string[]);
+    }
+    for (const name of APP_SERVICES) out.push(argv(services[name].command));
+    return out;
+  };
+
+  it('runs only npm scripts that exist, and entry files that exist', () => {
+    const scripts = commands().filter((c) => c[0] === 'npm' && c[1] === 'run').map((c) => c[2]);
+    expect(scripts).toEqual(expect.arrayContaining(['build:workflows', 'migrate']));
+    for (const script of scripts) {
+      expect(pkg.scripts[script], `npm run ${script}`).toBeDefined();
+      const target = pkg.scripts[script].match(/^tsx (\S+\.ts)$/);
+      if (target) expect(fs.existsSync(path.join(ROOT, target[1])), pkg.scripts[script]).toBe(true);
+    }
+    const tsxEntries = commands().filter((c) => c[0] === 'node' && c.includes('tsx')).map((c) => c[c.length - 1]);
+    expect(tsxEntries).toEqual(expect.arrayContaining(['src/api/main.ts', 'src/worker/main.ts']));
+    for (const entry of tsxEntries) expect(fs.existsSync(path.join(ROOT, entry)), entry).toBe(true);
+    // The entry points the compose services run are the ones package.json names.
+    expect(pkg.scripts.api).toBe('tsx src/api/main.ts');
+    expect(pkg.scripts.worker).toBe('tsx src/worker/main.ts');
+  });
+
+  it('starts from node 20 bookworm-slim, installs with npm ci and bundles the workflows at build time', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+    expect(dockerfile).toMatch(/^RUN npm run build:workflows$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+  });
+
+  it('runs as a non-root user, with signals reaching node (tini, exec-form CMD)', () => {
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
+    expect(users.at(-1)).toBeDefined();
+    expect(['root', '0']).not.toContain(users.at(-1));
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "src\/api\/main\.ts"\]$/m);
+  });
+
+  it('.dockerignore keeps local state, git and secrets out of the build context', () => {
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    for (const entry of ['node_modules', '.cache', '.data', 'test-output', '.git', '.env']) expect(ignored, entry).toContain(entry);
+  });
+});

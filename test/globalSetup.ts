@@ -1,0 +1,43 @@
+/**
+ * One real Temporal dev server and a migrated real PostgreSQL database for the whole run; the
+ * workflow code is bundled once and shared by every test file's worker.
+ */
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
+import { createDb, migrate } from '../src/db/knex';
+import { freePort } from '../src/lib/net';
+import { startDevServer, type DevServer } from '../src/lib/temporalDevServer';
+import { buildWorkflowBundle } from '../scripts/build-workflows';
+
+/** Migrate, bundle and start the dev server (with its UI when asked); provide what test files inject. */
+export async function setupSuite(project: TestProject, opts: { ui: boolean; bundleFile: string }): Promise<DevServer> {
+  const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+  const db = createDb(databaseUrl);
+  try {
+    await migrate(db);
+  } finally {
+    await db.destroy();
+  }
+  const [bundlePath, server] = await Promise.all([
+    buildWorkflowBundle(path.resolve(__dirname, '../test-output', opts.bundleFile)),
+    (async () => startDevServer({ port: await freePort(), uiPort: opts.ui ? await freePort() : undefined, headless: !opts.ui }))(),
+  ]);
+  project.provide('temporalAddress', server.address);
+  project.provide('databaseUrl', databaseUrl);
+  project.provide('workflowBundlePath', bundlePath);
+  return server;
+}
+
+export default async function setup(project: TestProject) {
+  const server = await setupSuite(project, { ui: false, bundleFile: 'workflow-bundle.js' });
+  return () => server.stop();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    databaseUrl: string;
+    workflowBundlePath: string;
+  }
+}

@@ -1,0 +1,161 @@
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRouters } from '../src/api/app';
+import { OPERATIONS, openApiDocument } from '../src/api/openapi';
+import { startApiServer } from '../src/bootstrap';
+import { createDb } from '../src/db/knex';
+import { createLogger } from '../src/lib/logger';
+import { httpClient, startStack, validPayment, type Stack } from './helpers/stack';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.stop());
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with both auth schemes and the error shape', async () => {
+    const res = await stack.http.get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['ApiKey', 'Bearer']);
+    const create = res.body.paths['/api/v1/payments'].post;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['amount', 'currency', 'payer_email', 'recipient_email']);
+    expect(create.responses['400'].content['application/json'].schema.properties.error.required).toEqual(['code', 'message']);
+    expect(res.body.paths['/api/v1/auth/login'].post.security).toEqual([]);
+  });
+
+  it('documents every route the API serves, and only those', () => {
+    const served = new Set(
+      apiRouters({} as never).flatMap((router) =>
+        router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} /api/v1${String(layer.path).replace(/:(\w+)/g, '{$1}')}`)),
+      ),
+    );
+    const documented = new Set(OPERATIONS.filter((o) => o.auth !== false).map((o) => `${o.method} ${o.path}`));
+    expect([...served].sort()).toEqual([...documented].sort());
+    const doc = openApiDocument() as { paths: Record<string, object> };
+    for (const op of OPERATIONS) expect(doc.paths[op.path]).toHaveProperty(op.method);
+  });
+
+  it('serves a readable reference page from local assets', async () => {
+    const page = await fetch(`${stack.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'docs-init.js']) {
+      const res = await fetch(`${stack.url}/docs/assets/${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(50);
+    }
+    expect((await fetch(`${stack.url}/docs/assets/..%2Fpackage.json`)).status).toBe(404);
+  });
+});
+
+describe('health, readiness and metrics', () => {
+  it('healthz and readyz answer 200 when PostgreSQL and Temporal are reachable', async () => {
+    expect((await stack.http.get('/healthz')).status).toBe(200);
+    const ready = await stack.http.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ postgres: 'ok', temporal: 'ok' });
+  });
+
+  it('readyz is 503 and API calls are 503 service_unavailable when PostgreSQL is unreachable', async () => {
+    const deadDb = createDb('postgres://root@127.0.0.1:1/nothing');
+    const api = await startApiServer({ db: deadDb, temporal: stack.client, config: stack.config, logger: createLogger('silent') }, 0);
+    try {
+      const http = httpClient(api.url);
+      const ready = await http.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.postgres).toBe('unavailable');
+      expect(ready.body.checks.temporal).toBe('ok');
+      const list = await http.get('/api/v1/payments', { key: 'svc_test_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' });
+      expect(list.status).toBe(503);
+      expect(list.body.error.code).toBe('service_unavailable');
+      expect(JSON.stringify(list.body)).not.toMatch(/at .*\.ts/);
+    } finally {
+      await api.close();
+      await deadDb.destroy();
+    }
+  });
+
+  it('readyz is 503 and a create is 503 when Temporal is unreachable, and nothing is stored', async () => {
+    const connection = await Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
+    const temporal = new Client({ connection });
+    const api = await startApiServer({ db: stack.db, temporal, config: stack.config, logger: createLogger('silent') }, 0);
+    try {
+      const acct = await stack.newAccount();
+      const http = httpClient(api.url);
+      const ready = await http.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.temporal).toBe('unavailable');
+      const created = await http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
+      expect(created.status).toBe(503);
+      expect(created.body.error.code).toBe('service_unavailable');
+      expect(await stack.db('payments').where({ account_id: acct.account_id })).toEqual([]);
+      // A finished payment is still readable (its terminal status is final in the read model,
+      // and its run may be long gone from Temporal); an open one needs Temporal.
+      const open = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
+      const done = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
+      await stack.http.post(`/api/v1/payments/${done.body.id}/cancel`, { key: acct.test_api_key });
+      const readDone = await http.get(`/api/v1/payments/${done.body.id}`, { key: acct.test_api_key });
+      expect(readDone.status).toBe(200);
+      expect(readDone.body.status).toBe('cancelled');
+      expect((await http.get(`/api/v1/payments/${open.body.id}`, { key: acct.test_api_key })).status).toBe(503);
+    } finally {
+      await api.close();
+      await connection.close();
+    }
+  });
+
+  it('a create that failed on our side, retried with its Idempotency-Key, makes exactly one payment', async () => {
+    const acct = await stack.newAccount();
+    const key = `retry-${Date.now()}`;
+    const body = validPayment();
+    // First attempt: Temporal out of reach, so the outcome is a 503 and the key stays claimable.
+    const connection = await Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
+    const down = await startApiServer({ db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') }, 0);
+    try {
+      const first = await httpClient(down.url).post('/api/v1/payments', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe(503);
+    } finally {
+      await down.close();
+      await connection.close();
+    }
+    // The retry goes through, under the id the first attempt had reserved.
+    const { resource_id: reserved } = await stack.db('idempotency_keys').where({ account_id: acct.account_id, key }).first();
+    const second = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+    expect(second.status).toBe(201);
+    expect(second.body.id).toBe(`pay_${reserved}`);
+    // Suppose the second attempt's answer was lost after the workflow started: mark the key failed
+    // again, as the middleware does on a 5xx, and retry. Same payment, no second workflow.
+    await stack.db('idempotency_keys').where({ account_id: acct.account_id, key }).update({ status_code: null, response_body: null, failed_at: new Date() });
+    const third = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+    expect(third.status).toBe(201);
+    expect(third.body.id).toBe(second.body.id);
+    expect(await stack.db('payments').where({ account_id: acct.account_id }).count({ n: '*' })).toEqual([{ n: '1' }]);
+  });
+
+  it('metrics: requests by route and status, transitions by event, deliveries by outcome, Temporal worker metrics', async () => {
+    const acct = await stack.newAccount();
+    const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
+    await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: acct.test_api_key });
+    const res = await fetch(`${stack.url}/metrics`);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/v1\/payments\/:id\/deposit",status="200"\} \d+/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="POST",route="\/api\/v1\/payments",status="201"\}/);
+    expect(text).toMatch(/payment_transitions_total\{event="payment\.deposited"\} \d+/);
+    expect(text).toContain('# TYPE webhook_delivery_attempts_total counter');
+    expect(text).toContain('# TYPE webhook_delivery_duration_seconds histogram');
+    expect(text).toMatch(/^temporal_\w+/m);
+  });
+
+  it('every response carries X-Request-Id, and a sane client one is kept', async () => {
+    const mine = await stack.http.get('/healthz', { headers: { 'X-Request-Id': 'client-req-123' } });
+    expect(mine.headers.get('x-request-id')).toBe('client-req-123');
+    const generated = await stack.http.get('/api/v1/payments');
+    expect(generated.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(generated.body.request_id).toBe(generated.headers.get('x-request-id'));
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * `npm start` on a fresh checkout: the whole stack in one command, on the embedded PGlite
+ * database and a dev server it starts itself; prints the URLs, the demo login and a test key.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/lib/net';
+import { eventually, httpClient, validPayment } from './helpers/stack';
+
+const ROOT = path.resolve(__dirname, '..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'custody-start-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe('npm start', () => {
+  it('brings up dev server, worker and API on PGlite, prints the banner, serves payments, stops on SIGTERM', async () => {
+    const [port, devPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TEMPORAL_DEV_PORT: String(devPort), TEMPORAL_UI_PORT: String(uiPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    delete env.TEMPORAL_ADDRESS;
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const key = await eventually(async () => /Test key\s+(svc_test_\S+)/.exec(out)?.[1], 90_000, `banner; output so far:\n${out}`);
+      expect(out).toContain(`API          http://127.0.0.1:${port}/api/v1`);
+      expect(out).toContain(`Temporal UI  http://127.0.0.1:${uiPort}`);
+      expect(out).toMatch(/Database\s+embedded PGlite/);
+      expect(out).toContain('Demo login   demo@example.com / demo-password');
+
+      const api = httpClient(`http://127.0.0.1:${port}`);
+      const created = await api.post('/api/v1/payments', { key, body: validPayment() });
+      expect(created.status).toBe(201);
+      const deposited = await api.post(`/api/v1/payments/${created.body.id}/deposit`, { key });
+      expect(deposited.body.status).toBe('in_custody');
+      expect((await api.get('/api/v1/payments', { key })).body.data.map((p: any) => p.id)).toEqual([created.body.id]);
+      const login = await api.post('/api/v1/auth/login', { body: { email: 'demo@example.com', password: 'demo-password' } });
+      expect(login.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+      expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 150_000);
+});
