@@ -45,11 +45,12 @@ function start(entry: string, port: number, extra: Record<string, string> = {}):
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout!.on('data', (c) => (out = (out + c).slice(-20_000)));
-  child.stderr!.on('data', (c) => (out = (out + c).slice(-20_000)));
+  // One buffer per stream, so a line from one is never spliced into a line from the other.
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (c) => (out.stdout = (out.stdout + c).slice(-1_000_000)));
+  child.stderr!.on('data', (c) => (out.stderr = (out.stderr + c).slice(-1_000_000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const proc = { child, port, output: () => out, exited };
+  const proc = { child, port, output: () => `${out.stdout}\n${out.stderr}`, exited };
   procs.push(proc);
   return proc;
 }
@@ -104,7 +105,14 @@ describe('two APIs and two workers as separate processes', () => {
       const requestId = `req-trace-${randomUUID()}`;
       const traced = await b.post(`/api/v1/payments/${traceId}/cancel`, { key, headers: { 'X-Request-Id': requestId } });
       expect(traced.status).toBe(200);
-      const logLines = () => procs.flatMap((p) => p.output().split('\n').slice(0, -1)).filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
+      const parse = (line: string) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return []; // a line still being written
+        }
+      };
+      const logLines = () => procs.flatMap((p) => p.output().split('\n')).filter((l) => l.includes(requestId)).flatMap(parse);
       const lines = await eventually(async () => {
         const found = logLines();
         // Each process's output reaches us through its own pipe, in no set order: wait for all three.
