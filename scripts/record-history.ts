@@ -1,39 +1,67 @@
 /**
- * Record the event history of a payment workflow for the replay test (test/replay.test.ts):
- * `npm run record-history`. Drives one payment through create → deposit → dispute → resolve with a
- * webhook configured, against a throw-away dev server and the test database, and writes the
- * history to test/fixtures/payment-history.json. Re-record only for an intended, versioned change.
+ * Record event histories of the payment workflow for the replay test (test/replay.test.ts):
+ * `npm run record-history -- <prefix>`. Against a throw-away dev server and the test database,
+ * with a webhook configured, it drives three payments that together cover every kind of message
+ * and timer: updates (deposit, dispute, resolve), a signal, the auto-release timer and the deposit
+ * deadline. Each history goes to test/fixtures/histories/<prefix>-<scenario>.json. Histories
+ * recorded earlier stay: they are the running payments a change must not break.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
+import { transitionSignal } from '../src/workflows';
 import { apiPoster, withLocalStack } from './lib/localStack';
 
-export const HISTORY_FIXTURE = path.resolve(__dirname, '../test/fixtures/payment-history.json');
+export const HISTORY_DIR = path.resolve(__dirname, '../test/fixtures/histories');
 
 async function main() {
+  const prefix = process.argv[2];
+  if (!prefix || !/^[a-z0-9-]+$/.test(prefix)) throw new Error('usage: npm run record-history -- <prefix, e.g. v3>');
   const receiver = http.createServer((_req, res) => res.end('{"received":true}')).listen(0, '127.0.0.1');
   await new Promise((r) => receiver.once('listening', r));
   try {
     await withLocalStack({}, async ({ apiUrl, temporalAddress, client, testKey }) => {
       const call = apiPoster(apiUrl, testKey);
       await call('/webhooks/configure', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` });
-      const payment = await call('/payments', { amount: 42.5, currency: 'EUR', payer_email: 'payer@example.com', recipient_email: 'recipient@example.com', auto_release_after_seconds: 3600 });
-      await call(`/payments/${payment.id}/deposit`, { reason: 'funds received' });
-      await call(`/payments/${payment.id}/dispute`, { reason: 'item not as described' });
-      await call(`/payments/${payment.id}/resolve`, { resolution: 'refund', reason: 'seller agreed' });
-      await client.workflow.getHandle(payment.id).result();
-      // The CLI's JSON is the canonical history format that historyFromJSON reads back.
-      const json = execFileSync(findTemporalCli()!, ['workflow', 'show', '--workflow-id', payment.id, '--address', temporalAddress, '--output', 'json'], { encoding: 'utf8' });
-      fs.mkdirSync(path.dirname(HISTORY_FIXTURE), { recursive: true });
-      fs.writeFileSync(HISTORY_FIXTURE, json);
-      console.log(`history of ${payment.id} (${JSON.parse(json).events.length} events) written to ${HISTORY_FIXTURE}`);
+      const base = { currency: 'EUR', payer_email: 'payer@example.com', recipient_email: 'recipient@example.com' };
+
+      const disputed = await call('/payments', { ...base, amount: 42.5, auto_release_after_seconds: 3600 });
+      await call(`/payments/${disputed.id}/deposit`, { reason: 'funds received' });
+      await call(`/payments/${disputed.id}/dispute`, { reason: 'item not as described' });
+      await call(`/payments/${disputed.id}/resolve`, { resolution: 'refund', reason: 'seller agreed' });
+
+      const autoReleased = await call('/payments', { ...base, amount: 10, auto_release_after_seconds: 1 });
+      await client.workflow.getHandle(autoReleased.id).signal(transitionSignal, { action: 'deposit', actor: 'recorder', reason: 'by signal' });
+      await waitForStatus(apiUrl, testKey, autoReleased.id, 'in_custody');
+      await call(`/payments/${autoReleased.id}/approve`);
+
+      const expired = await call('/payments', { ...base, amount: 7, deposit_deadline_seconds: 1 });
+
+      const scenarios = { 'dispute-refund': disputed.id, 'signal-auto-release': autoReleased.id, 'deposit-deadline': expired.id };
+      for (const [name, id] of Object.entries(scenarios)) {
+        await client.workflow.getHandle(id).result();
+        // The CLI's JSON is the canonical history format that historyFromJSON reads back.
+        const json = execFileSync(findTemporalCli()!, ['workflow', 'show', '--workflow-id', id, '--address', temporalAddress, '--output', 'json'], { encoding: 'utf8' });
+        const file = path.join(HISTORY_DIR, `${prefix}-${name}.json`);
+        fs.mkdirSync(HISTORY_DIR, { recursive: true });
+        fs.writeFileSync(file, json);
+        console.log(`history of ${id} (${JSON.parse(json).events.length} events) written to ${file}`);
+      }
     });
   } finally {
     receiver.close();
   }
+}
+
+async function waitForStatus(apiUrl: string, key: string, id: string, status: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${apiUrl}/api/v1/payments/${id}`, { headers: { 'X-API-Key': key } });
+    if ((await res.json()).status === status) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${id} never reached ${status}`);
 }
 
 main().catch((err) => {

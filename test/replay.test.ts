@@ -5,15 +5,24 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it, inject } from 'vitest';
 
 /**
- * Replays a recorded production-like history (scripts/record-history.ts) through today's workflow
- * code. A change that would make running payments non-deterministic fails here, before it ships.
+ * Replays recorded histories (scripts/record-history.ts) through today's workflow code: each file
+ * stands for payments running in production when a change ships. A change that would make them
+ * non-deterministic fails here. `v1-*` was recorded before the side-effects-as-activities patch.
  */
+const DIR = path.resolve(__dirname, 'fixtures/histories');
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+
 describe('workflow determinism', () => {
-  it('replays the recorded payment history with the current workflow code', async () => {
-    const history = historyFromJSON(JSON.parse(fs.readFileSync(path.resolve(__dirname, 'fixtures/payment-history.json'), 'utf8')));
-    expect(history.events?.length).toBeGreaterThan(20);
+  it('has histories from before and after the latest patch', () => {
+    expect(files.some((f) => f.startsWith('v1-'))).toBe(true);
+    expect(files.some((f) => f.startsWith('v2-'))).toBe(true);
+  });
+
+  it.each(files)('replays %s with the current workflow code', async (file) => {
+    const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+    expect(history.events?.length).toBeGreaterThan(10);
     const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, [{ workflowId: 'recorded-payment', history }])) {
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, [{ workflowId: file, history }])) {
       results.push(result);
     }
     expect(results).toHaveLength(1);

@@ -161,10 +161,20 @@ describe('Idempotency-Key', () => {
     const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
     expect(res.status).toBe(201);
     expect(res.body.id).toBe(`pay_${reserved}`);
-    // A fresh in-progress claim is still a conflict.
+    // A fresh in-progress claim of a payment create runs again under its reserved id: Temporal
+    // starts that workflow at most once, so the retry learns the true outcome instead of a 409.
     const fresh = `idem-fresh-${Date.now()}`;
-    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key: fresh, request_hash: hash, resource_id: 'x' });
-    const busy = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': fresh } });
+    const freshId = '01JFRESHCLAIM0000000000000';
+    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key: fresh, request_hash: hash, resource_id: freshId });
+    const again = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': fresh } });
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(`pay_${freshId}`);
+    // Any other operation with a fresh in-progress claim is still a conflict.
+    const keyBody = JSON.stringify({ mode: 'test' });
+    const keyHash = createHash('sha256').update('POST /api/v1/api-keys\n').update(keyBody).digest('hex');
+    const busyKey = `idem-busy-${Date.now()}`;
+    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key: busyKey, request_hash: keyHash, resource_id: 'x' });
+    const busy = await stack.http.post('/api/v1/api-keys', { key: acct.test_api_key, raw: keyBody, headers: { 'Idempotency-Key': busyKey } });
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toContain('still in progress');
   });

@@ -2,7 +2,7 @@
  * A throw-away local stack for scripts (history recording, benchmarks): a dev server on a free
  * port, a worker and the API, against DATABASE_URL (default: the test database).
  */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { connectClient, startApiServer } from '../../src/bootstrap';
 import { DEFAULT_TEST_DATABASE_URL, loadConfig } from '../../src/config';
 import { createAccount } from '../../src/db/accounts';
@@ -24,7 +24,7 @@ export async function withLocalStack<T>(
   const db = createDb(config.DATABASE_URL);
   await migrate(db);
   const connection = await NativeConnection.connect({ address: server.address });
-  const worker: Worker = await createWorker({ connection, db, config, logger });
+  const worker = await createWorker({ connection, db, config, logger });
   const client = await connectClient(server.address, config.TEMPORAL_NAMESPACE);
   const api = await startApiServer({ db, temporal: client, config, logger }, 0);
   try {

@@ -4,9 +4,10 @@ import type { Config } from '../config';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
+import { isDataRefusal } from '../db/errors';
 import { loadDelivery, markDelivery, planDeliveries, recordAttempt } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
-import { paymentTransitions, webhookDeliveries, webhookDuration } from '../lib/metrics';
+import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody } from '../webhooks/signature';
 import { checkResolvedHost, checkWebhookUrl, liveDeliveryAgent } from '../webhooks/urlPolicy';
 import { fetch } from 'undici';
@@ -28,6 +29,19 @@ export interface DeliveryRetry {
 
 export type DeliveryOutcome = 'succeeded' | 'skipped' | 'refused';
 
+/** The deliveries a transition owes, and how the workflow runs them. */
+export interface DeliveryPlan {
+  deliveryIds: string[];
+  retry: DeliveryRetry;
+  /** Deliveries have a task queue (and workers) of their own, so they never delay transitions. */
+  taskQueue: string;
+}
+
+/** The task queue of webhook deliveries, beside the payments' own. */
+export function webhookTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): string {
+  return `${config.TEMPORAL_TASK_QUEUE}-webhooks`;
+}
+
 export function deliveryRetry(config: Config): DeliveryRetry {
   return {
     initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_INTERVAL,
@@ -40,7 +54,35 @@ export function deliveryRetry(config: Config): DeliveryRetry {
 
 export function createActivities({ db, config, logger }: ActivityDeps) {
   return {
-    /** Project the payment and one history entry into the read model (idempotent, versioned). */
+    /**
+     * Project the payment and its history entry into the read model and record the webhook
+     * deliveries the entry owes, in one transaction (idempotent, versioned). Data PostgreSQL
+     * refuses can never succeed: not retryable.
+     */
+    async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
+      const envelope = { event: entry.event, payment_id: state.id, timestamp: entry.at, data: paymentView(state) };
+      let deliveryIds: string[];
+      try {
+        deliveryIds = await db.transaction(async (trx) => {
+          await projectPayment(trx, state, entry);
+          return planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+        });
+      } catch (err) {
+        if (isDataRefusal(err)) throw ApplicationFailure.nonRetryable(`PostgreSQL refused the payment: ${(err as Error).message}`, 'ProjectionRefused');
+        throw err;
+      }
+      if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });
+      logger.info({ request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version }, 'payment transition recorded');
+      return { deliveryIds, retry: deliveryRetry(config), taskQueue: webhookTaskQueue(config) };
+    },
+
+    /** A projection that failed for good: the metric operators alert on, and an error log. */
+    async reportProjectionFailure(paymentId: string, version: number, error: string): Promise<void> {
+      projectionFailures.inc();
+      logger.error({ payment_id: paymentId, version, error }, 'read model projection failed for good; the payment continues in Temporal');
+    },
+
+    /** Before side-effects-as-activities: the projection alone, as a local activity. */
     async recordTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<void> {
       await projectPayment(db, state, entry);
       if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });

@@ -29,10 +29,17 @@ export interface AppState {
   resourceId?: string;
   /** The key's earlier attempt failed on our side: what it started may already exist. */
   retry?: boolean;
+  /** When this request must have its answer (ms since epoch): one deadline for all its Temporal calls. */
+  deadline?: number;
 }
 
 /** Calls to Temporal from a request give up after this long (503), instead of gRPC's patient retries. */
 export const TEMPORAL_CALL_TIMEOUT_MS = 10_000;
+
+/** What is left of the request's deadline (all of it when none was set). */
+export function remainingMs(state: Pick<AppState, 'deadline'>): number {
+  return state.deadline === undefined ? TEMPORAL_CALL_TIMEOUT_MS : Math.max(state.deadline - Date.now(), 1);
+}
 
 export function withTemporalDeadline<T>(temporal: Client, fn: () => Promise<T>, ms = TEMPORAL_CALL_TIMEOUT_MS): Promise<T> {
   return temporal.connection.withDeadline(Date.now() + ms, fn);

@@ -6,7 +6,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { claimIdempotencyKey, completeIdempotencyKey, failIdempotencyKey } from '../db/idempotency';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import type { Logger } from '../lib/logger';
-import type { AppDeps, AppState, Principal } from './context';
+import { type AppDeps, type AppState, type Principal, TEMPORAL_CALL_TIMEOUT_MS } from './context';
 import { ApiError } from './errors';
 
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -17,6 +17,7 @@ export function requestId(logger: Logger) {
     const sent = ctx.get('X-Request-Id');
     const id = /^[A-Za-z0-9._:-]{1,128}$/.test(sent) ? sent : `req_${randomUUID().replace(/-/g, '')}`;
     (ctx.state as AppState).requestId = id;
+    (ctx.state as AppState).deadline = Date.now() + TEMPORAL_CALL_TIMEOUT_MS;
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     try {
@@ -108,6 +109,14 @@ function limiter(points: number, durationSeconds: number) {
 }
 
 /**
+ * Payment creates and transitions carry the key's resource id into Temporal (the workflow id, the
+ * update id), and Temporal runs each at most once: a request whose key is still "in progress"
+ * (its first attempt died, or could not record its answer while PostgreSQL was down) may run
+ * again and learns the operation's true outcome, instead of a 409 about itself.
+ */
+const REENTRANT_OPERATION = /^\/api\/v1\/payments(\/[^/]+\/[a-z]+)?$/;
+
+/**
  * Idempotency-Key on POST: the same key and body replays the first response; another body with
  * the same key is a 409. Keys are scoped to the account and mode.
  */
@@ -121,6 +130,9 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
     const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(state.rawBody ?? Buffer.alloc(0)).digest('hex');
     const claim = await claimIdempotencyKey(db, scope, key, hash, () => ulid());
     if (claim.kind === 'conflict') throw new ApiError(409, 'idempotency_conflict', claim.message);
+    if (claim.kind === 'in_progress' && !REENTRANT_OPERATION.test(ctx.path)) {
+      throw new ApiError(409, 'idempotency_conflict', 'a request with this Idempotency-Key is still in progress');
+    }
     if (claim.kind === 'replay') {
       ctx.status = claim.status;
       ctx.body = claim.body;
@@ -128,7 +140,7 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
       return;
     }
     state.resourceId = claim.resourceId;
-    state.retry = claim.retaken;
+    state.retry = claim.kind === 'in_progress' || claim.retaken;
     try {
       await next();
     } catch (err) {

@@ -5,6 +5,8 @@ export type Claim =
   /** Go ahead; `resourceId` is the id to give whatever this request creates, the same on every retry. */
   | { kind: 'claimed'; resourceId: string; retaken: boolean }
   | { kind: 'replay'; status: number; body: unknown }
+  /** Another request with this key has not finished (or its process died before it could say). */
+  | { kind: 'in_progress'; resourceId: string }
   | { kind: 'conflict'; message: string };
 
 /** Longer than any request can run (Temporal calls give up after 10 s). */
@@ -37,7 +39,7 @@ export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, r
     .update({ failed_at: null, claimed_at: db.fn.now(), resource_id: db.raw("coalesce(nullif(resource_id, ''), ?)", [resourceId]) })
     .returning('resource_id');
   if (retaken.length > 0) return { kind: 'claimed', resourceId: retaken[0].resource_id, retaken: true };
-  return { kind: 'conflict', message: 'a request with this Idempotency-Key is still in progress' };
+  return { kind: 'in_progress', resourceId: row.resource_id };
 }
 
 export async function completeIdempotencyKey(db: Knex, scope: Scope, key: string, status: number, body: unknown): Promise<void> {

@@ -63,14 +63,17 @@ function fromRow(r: PaymentRow): PaymentState {
  * Project a payment and one history entry into the read model. Idempotent and monotonic: the row
  * only moves to a higher version, so a late or repeated write never moves it backwards.
  */
-export async function projectPayment(db: Knex, state: PaymentState, entry: HistoryEntry): Promise<void> {
+export async function projectPayment(db: Knex | Knex.Transaction, state: PaymentState, entry: HistoryEntry): Promise<void> {
   const row = { ...toRow(state), metadata: JSON.stringify(state.metadata) };
-  await db.transaction(async (trx) => {
+  const write = async (trx: Knex.Transaction) => {
     await trx('payments')
       .insert(row)
       .onConflict('id')
       .merge(['status', 'updated_at', 'version'])
-      .where('payments.version', '<', state.version);
+      // Only durable states are written (the workflow after its task, the API after Temporal's
+      // answer), so the same version is the same state: rewriting it is harmless, and a row never
+      // keeps a status the workflow did not make durable at that version.
+      .where('payments.version', '<=', state.version);
     await trx('payment_events')
       .insert({
         payment_id: state.id,
@@ -85,7 +88,9 @@ export async function projectPayment(db: Knex, state: PaymentState, entry: Histo
       })
       .onConflict(['payment_id', 'seq'])
       .ignore();
-  });
+  };
+  // Inside the caller's transaction when it has one.
+  await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));
 }
 
 export interface Scope {

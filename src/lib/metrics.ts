@@ -23,6 +23,11 @@ export const paymentTransitions = new Counter({
   labelNames: ['event'] as const,
   registers: [registry],
 });
+export const projectionFailures = new Counter({
+  name: 'payment_projection_failures_total',
+  help: 'Read-model projections that failed for good (the payment goes on in Temporal; alert on any)',
+  registers: [registry],
+});
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, failed, skipped, refused)',

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type State } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import { createActivities } from '../activities';
+import { createActivities, webhookTaskQueue } from '../activities';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
 
@@ -18,15 +18,55 @@ export interface WorkerDeps {
   workflowBundlePath?: string;
 }
 
-/** Wiring only: the workflows, the activities with their dependencies, the task queue. */
-export async function createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath }: WorkerDeps): Promise<Worker> {
+/** The payments worker and the webhook delivery worker of one process, run and stopped as one. */
+export interface PaymentWorkers {
+  run(): Promise<void>;
+  runUntil<R>(fn: Promise<R>): Promise<R>;
+  shutdown(): void;
+  getState(): State;
+}
+
+/**
+ * Wiring only. Payments (workflows and their projection activity) poll the payments task queue;
+ * webhook deliveries poll a queue of their own, so a slow receiver never takes a slot a
+ * transition needs.
+ */
+export async function createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath }: WorkerDeps): Promise<PaymentWorkers> {
   const bundle = workflowBundlePath ?? (fs.existsSync(WORKFLOW_BUNDLE_PATH) ? WORKFLOW_BUNDLE_PATH : undefined);
-  return Worker.create({
+  const activities = createActivities({ db, config, logger });
+  const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
+  const payments = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    taskQueue: queue,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: path.resolve(__dirname, '../workflows') }),
-    activities: createActivities({ db, config, logger }),
+    activities,
+    // A worker that dies holding a payment in its cache costs the next transition this long before
+    // another worker takes over (the SDK's default, 10 s, equals a request's whole deadline).
+    stickyQueueScheduleToStartTimeout: '1 second',
     shutdownGraceTime: '10 seconds',
   });
+  const webhooks = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: queue }),
+    activities: { deliverWebhook: activities.deliverWebhook },
+    shutdownGraceTime: '10 seconds',
+  });
+  const both = [payments, webhooks];
+  const run = () => Promise.all(both.map((w) => w.run())).then(() => undefined);
+  return {
+    run,
+    async runUntil<R>(fn: Promise<R>): Promise<R> {
+      const running = run();
+      try {
+        return await Promise.race([fn, running.then(() => Promise.reject(new Error('the worker stopped before the work was done')))]);
+      } finally {
+        for (const w of both) if (w.getState() === 'RUNNING') w.shutdown();
+        await running;
+      }
+    },
+    shutdown: () => both.forEach((w) => w.getState() === 'RUNNING' && w.shutdown()),
+    getState: () => payments.getState(),
+  };
 }

@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
   allHandlersFinished,
@@ -7,6 +8,8 @@ import {
   defineSignal,
   defineUpdate,
   log,
+  patched,
+  proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -15,7 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { Activities } from '../activities';
+import type { Activities, DeliveryPlan } from '../activities';
 import {
   type ClientAction,
   type HistoryEntry,
@@ -48,8 +51,17 @@ export interface TransitionRequest {
   requestId?: string;
 }
 
+/**
+ * What a transition update answers: the payment and the history entry the transition wrote. Runs
+ * recorded before the `side-effects-as-activities` patch answered the bare payment.
+ */
+export interface TransitionOutcome {
+  payment: PaymentState;
+  entry: HistoryEntry;
+}
+
 /** The validated, synchronous way in: the caller gets the new payment or a refusal. */
-export const transitionUpdate = defineUpdate<PaymentState, [TransitionRequest]>('transition');
+export const transitionUpdate = defineUpdate<TransitionOutcome | PaymentState, [TransitionRequest]>('transition');
 /** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
 export const transitionSignal = defineSignal<[TransitionRequest]>('transition');
 export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
@@ -58,8 +70,23 @@ export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');
 /** Failure type of a refused transition; `details[0]` is the current status. */
 export const INVALID_TRANSITION = 'InvalidTransition';
 
-// Projection to PostgreSQL and delivery planning are short database writes: local activities keep
-// them out of the task queue round trip, so an update answers as soon as the read model agrees.
+/**
+ * Version marker: side effects (read model, webhooks) run as ordinary activities after the
+ * workflow task that made a transition durable, instead of local activities and child workflows
+ * inside it. Runs recorded before it replay the old path (see docs/architecture.md).
+ */
+export const SIDE_EFFECTS_AS_ACTIVITIES = 'side-effects-as-activities';
+
+// Projection and delivery planning in one transaction. An ordinary activity: it is scheduled by
+// the workflow task that made the transition durable, so the read model never runs ahead of the
+// workflow. Database outages are retried for hours; data PostgreSQL refuses is not retryable.
+const { projectTransition } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 500, nonRetryableErrorTypes: ['ProjectionRefused'] },
+});
+// Rare path: make a projection that failed for good visible (metric and error log).
+const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
+// The path before SIDE_EFFECTS_AS_ACTIVITIES, kept so that runs recorded with it replay.
 const { recordTransition, planWebhookDeliveries } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '100 ms', backoffCoefficient: 2, maximumInterval: '5 seconds' },
@@ -70,34 +97,121 @@ function currentDetails(s: PaymentState): string {
   return `**${s.status}** — ${toMajor(s.amountMinor, s.currency)} ${s.currency}`;
 }
 
-export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentState> {
-  let state = input.payment;
-  const history: HistoryEntry[] = [creationEntry(state, input.actor)];
-  const background: Promise<unknown>[] = [];
-  let pendingReleaseSince: number | null = null;
+/** The payment's logic; the workflow function below only wires messages and timers to it. */
+class Payment {
+  state: PaymentState;
+  readonly history: HistoryEntry[];
+  pendingReleaseSince: number | null = null;
+  /** Side effects still running; the run closes only when they are done. */
+  private readonly sideEffects: Promise<unknown>[] = [];
 
-  setHandler(getPaymentQuery, () => state);
-  setHandler(getHistoryQuery, () => history);
+  constructor(private readonly input: PaymentWorkflowInput) {
+    this.state = input.payment;
+    this.history = [creationEntry(input.payment, input.actor)];
+    setCurrentDetails(currentDetails(this.state));
+  }
 
-  /** Change state synchronously (so the next validator sees it); returns what the side effects need. */
-  function apply(transition: Transition, actor: string, reason: string | null) {
-    const { state: next, entry } = applyTransition(state, transition, { actor, reason, at: new Date().toISOString() });
-    state = next;
-    if (next.status === 'pending_release') pendingReleaseSince = Date.parse(entry.at);
-    history.push(entry);
+  /** The transition a client's `action` may take now, or a failure naming the current status. */
+  transitionFor(action: ClientAction, resolution?: Resolution): Transition {
+    const check = checkClientTransition(this.state, action, resolution, Date.now(), this.pendingReleaseSince);
+    if (check.ok) return check.transition;
+    throw ApplicationFailure.create({
+      message: check.message,
+      type: check.reason === 'invalid_transition' ? INVALID_TRANSITION : 'ResolutionRequired',
+      nonRetryable: true,
+      details: [this.state.status],
+    });
+  }
+
+  /** Change state synchronously (so the next validator sees it); side effects come after. */
+  apply(transition: Transition, actor: string, reason: string | null, requestId?: string): TransitionOutcome {
+    const { state: next, entry } = applyTransition(this.state, transition, { actor, reason, at: new Date().toISOString() });
+    this.state = next;
+    if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at);
+    this.history.push(entry);
     upsertSearchAttributes([{ key: PaymentStatusKey, value: next.status }]);
     setCurrentDetails(currentDetails(next));
-    return { snapshot: next, entry };
+    log.info('payment transition', { request_id: requestId, action: entry.action, from: entry.from, to: entry.to, version: next.version });
+    return { payment: next, entry };
   }
 
-  async function publish(snapshot: PaymentState, entry: HistoryEntry, requestId?: string): Promise<void> {
-    log.info('payment transition', { request_id: requestId, action: entry.action, from: entry.from, to: entry.to, version: snapshot.version });
-    await recordTransition(snapshot, entry, requestId);
-    // Webhooks go out in the background: a slow or dead receiver never delays a transition.
-    background.push(dispatchWebhooks(snapshot, entry));
+  /** The creation's side effects, then every later transition's through `publish`. */
+  async start(): Promise<void> {
+    const created = { payment: this.input.payment, entry: this.history[0] };
+    if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(created, this.input.requestId);
+    else await this.publishInline(created, this.input.requestId);
   }
 
-  async function dispatchWebhooks(snapshot: PaymentState, entry: HistoryEntry): Promise<void> {
+  /** A client's transition (update or signal): state first, side effects after, never awaited. */
+  async transition(req: TransitionRequest, transition: Transition): Promise<TransitionOutcome | PaymentState> {
+    const outcome = this.apply(transition, req.actor, req.reason ?? null, req.requestId);
+    if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) {
+      this.publish(outcome, req.requestId);
+      return outcome;
+    }
+    await this.publishInline(outcome, req.requestId);
+    return outcome.payment;
+  }
+
+  /** A timer's transition; re-checked, since a message may have moved the payment meanwhile. */
+  async fire(action: TransitionAction): Promise<void> {
+    const check = checkTransition(this.state.status, action);
+    if (!check.ok) return;
+    const reason = action === 'deadline' ? 'deposit deadline passed' : 'auto-release delay elapsed';
+    const outcome = this.apply(check.transition, 'system', reason);
+    if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(outcome);
+    else await this.publishInline(outcome);
+  }
+
+  /** Read model and webhooks in the background: a slow receiver never delays a transition. */
+  private publish({ payment, entry }: TransitionOutcome, requestId?: string): void {
+    this.sideEffects.push(this.project(payment, entry, requestId));
+  }
+
+  private async project(payment: PaymentState, entry: HistoryEntry, requestId?: string): Promise<void> {
+    let plan: DeliveryPlan;
+    try {
+      plan = await projectTransition(payment, entry, requestId);
+    } catch (err) {
+      // Bounded: the payment's timers and later transitions go on; operators are alerted.
+      const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+      await reportProjectionFailure(payment.id, payment.version, message);
+      return;
+    }
+    await Promise.all(plan.deliveryIds.map((deliveryId) => this.deliver(deliveryId, plan)));
+  }
+
+  /** One delivery on the webhook task queue, under Temporal's retry policy from the plan. */
+  private async deliver(deliveryId: string, { retry, taskQueue }: DeliveryPlan): Promise<void> {
+    const { deliverWebhook } = proxyActivities<Activities>({
+      taskQueue,
+      activityId: deliveryId,
+      summary: deliveryId,
+      // The HTTP call aborts at timeoutMs; the margin covers the database writes around it.
+      startToCloseTimeout: retry.timeoutMs + 10_000,
+      retry: {
+        initialInterval: retry.initialIntervalMs,
+        backoffCoefficient: retry.backoffCoefficient,
+        maximumInterval: retry.maximumIntervalMs,
+        maximumAttempts: retry.maximumAttempts,
+        nonRetryableErrorTypes: ['WebhookUrlRefused', 'DeliveryNotFound'],
+      },
+    });
+    try {
+      await deliverWebhook(deliveryId, retry.timeoutMs, retry.maximumAttempts);
+    } catch (err) {
+      // The delivery log holds every attempt; the payment itself is not affected.
+      log.warn('webhook delivery failed after its retries', { deliveryId, error: String(err) });
+    }
+  }
+
+  /** The path before SIDE_EFFECTS_AS_ACTIVITIES: projection inside the task, deliveries as children. */
+  private async publishInline({ payment, entry }: TransitionOutcome, requestId?: string): Promise<void> {
+    await recordTransition(payment, entry, requestId);
+    this.sideEffects.push(this.dispatchChildren(payment, entry));
+  }
+
+  private async dispatchChildren(snapshot: PaymentState, entry: HistoryEntry): Promise<void> {
     const { deliveryIds, retry } = await planWebhookDeliveries(snapshot, entry.event, entry.at);
     for (const deliveryId of deliveryIds) {
       try {
@@ -108,77 +222,53 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
           staticSummary: `${entry.event} for ${snapshot.id}`,
         });
       } catch (err) {
-        // Delivery ids derive from (payment, version, configuration): "already started" means this
-        // very delivery is under way. Anything else fails the task loudly, to be retried.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         log.warn('webhook delivery already started', { deliveryId });
       }
     }
   }
 
-  /** The transition a client's `action` may take now, or a failure naming the current status. */
-  function allowed(action: ClientAction, resolution?: Resolution): Transition {
-    const check = checkClientTransition(state, action, resolution, Date.now(), pendingReleaseSince);
-    if (check.ok) return check.transition;
-    throw ApplicationFailure.create({
-      message: check.message,
-      type: check.reason === 'invalid_transition' ? INVALID_TRANSITION : 'ResolutionRequired',
-      nonRetryable: true,
-      details: [state.status],
-    });
+  /** Waits through the payment's life: the deposit deadline and auto-release are named timers. */
+  async run(): Promise<PaymentState> {
+    await this.start();
+    while (!isTerminal(this.state.status)) {
+      const current = this.state.status;
+      const moved = () => this.state.status !== current;
+      if (current === 'pending_deposit') {
+        const dueMs = Math.max(Date.parse(this.state.depositDeadline) - Date.now(), 1);
+        if (!(await condition(moved, dueMs, { summary: 'deposit deadline' }))) await this.fire('deadline');
+      } else if (current === 'pending_release' && this.state.autoReleaseAfterSeconds != null && this.pendingReleaseSince != null) {
+        const dueMs = Math.max(this.pendingReleaseSince + this.state.autoReleaseAfterSeconds * 1000 - Date.now(), 1);
+        if (!(await condition(moved, dueMs, { summary: 'auto-release' }))) await this.fire('auto_release');
+      } else {
+        await condition(moved);
+      }
+    }
+    // Let in-flight handlers, the read model and webhook deliveries finish before the run closes.
+    await condition(allHandlersFinished);
+    await Promise.all(this.sideEffects);
+    log.info('payment reached a terminal status', { status: this.state.status, workflowId: workflowInfo().workflowId });
+    return this.state;
   }
+}
 
+export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentState> {
+  const payment = new Payment(input);
+  setHandler(getPaymentQuery, () => payment.state);
+  setHandler(getHistoryQuery, () => payment.history);
   setHandler(
     transitionUpdate,
-    async (req) => {
-      // Validated again: an update accepted earlier in this task may have moved the payment.
-      const { snapshot, entry } = apply(allowed(req.action, req.resolution), req.actor, req.reason ?? null);
-      await publish(snapshot, entry, req.requestId);
-      return snapshot;
-    },
-    { validator: (req) => void allowed(req.action, req.resolution) },
+    // Validated again: an update accepted earlier in this task may have moved the payment.
+    (req) => payment.transition(req, payment.transitionFor(req.action, req.resolution)),
+    { validator: (req) => void payment.transitionFor(req.action, req.resolution) },
   );
-
   setHandler(transitionSignal, async (req) => {
-    const check = checkClientTransition(state, req.action, req.resolution, Date.now(), pendingReleaseSince);
+    const check = checkClientTransition(payment.state, req.action, req.resolution, Date.now(), payment.pendingReleaseSince);
     if (!check.ok) {
-      log.warn('transition signal refused', { action: req.action, status: state.status });
+      log.warn('transition signal refused', { action: req.action, status: payment.state.status });
       return;
     }
-    const { snapshot, entry } = apply(check.transition, req.actor, req.reason ?? null);
-    await publish(snapshot, entry, req.requestId);
+    await payment.transition(req, check.transition);
   });
-
-  /** A timer-driven transition; re-checked, since a message may have moved the payment meanwhile. */
-  async function fire(action: TransitionAction): Promise<void> {
-    const check = checkTransition(state.status, action);
-    if (!check.ok) return;
-    const { snapshot, entry } = apply(check.transition, 'system', action === 'deadline' ? 'deposit deadline passed' : 'auto-release delay elapsed');
-    await publish(snapshot, entry);
-  }
-
-  setCurrentDetails(currentDetails(state));
-  // The created snapshot, not `state`: a buffered signal or an update may already have moved it on.
-  await recordTransition(input.payment, history[0], input.requestId);
-  background.push(dispatchWebhooks(input.payment, history[0]));
-
-  while (!isTerminal(state.status)) {
-    const current = state.status;
-    const moved = () => state.status !== current;
-    if (current === 'pending_deposit') {
-      const deadlineMs = Math.max(Date.parse(state.depositDeadline) - Date.now(), 1);
-      if (!(await condition(moved, deadlineMs))) await fire('deadline');
-    } else if (current === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null) {
-      const dueMs = Math.max(pendingReleaseSince + state.autoReleaseAfterSeconds * 1000 - Date.now(), 1);
-      if (!(await condition(moved, dueMs))) await fire('auto_release');
-    } else {
-      await condition(moved);
-    }
-  }
-
-  // Let in-flight handlers and webhook child starts finish before the run closes.
-  await condition(allHandlersFinished);
-  await Promise.all(background);
-  log.info('payment reached a terminal status', { status: state.status, workflowId: workflowInfo().workflowId });
-  return state;
+  return payment.run();
 }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { inject } from 'vitest';
 import { connectClient, startApiServer, type ApiServer } from '../../src/bootstrap';
@@ -49,7 +49,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const logger = createLogger(config.LOG_LEVEL);
   const db = createDb(config.DATABASE_URL);
   const connection = await NativeConnection.connect({ address });
-  const worker: Worker = await createWorker({ connection, db, config, logger, workflowBundlePath: inject('workflowBundlePath') });
+  const worker = await createWorker({ connection, db, config, logger, workflowBundlePath: inject('workflowBundlePath') });
   const running = worker.run();
   const stopWorker = async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

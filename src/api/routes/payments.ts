@@ -6,14 +6,19 @@ import { CLIENT_ACTIONS, type PaymentState, type PaymentStatus, type Resolution,
 import { paymentView, summary } from '../../domain/paymentView';
 import { AccountIdKey, LivemodeKey, PaymentAmountKey, PaymentCurrencyKey, PaymentStatusKey } from '../../domain/searchAttributes';
 import { isCurrency, toMajor, toMinor } from '../../domain/money';
-import { type Scope, findPayment, listPaymentEvents, listPayments, projectPayment } from '../../db/payments';
-import { INVALID_TRANSITION, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../../workflows';
-import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
+import { findPayment, listPaymentEvents, listPayments, projectPayment } from '../../db/payments';
+import { INVALID_TRANSITION, type TransitionOutcome, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../../workflows';
+import { type AppDeps, type AppState, remainingMs, withTemporalDeadline } from '../context';
 import { ApiError, fieldErrors, invalidRequest, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../middleware';
 import { CreatePaymentRequest, ListPaymentsQuery, ResolveRequest, TransitionRequest } from '../schemas';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
+
+/** Runs recorded before the side-effects-as-activities patch answer the bare payment (already projected). */
+function outcomeOf(result: TransitionOutcome | PaymentState): { payment: PaymentState; entry?: TransitionOutcome['entry'] } {
+  return 'entry' in result ? result : { payment: result };
+}
 
 /** 409 naming the current status; `message` when the workflow said more (e.g. a timer was due). */
 const invalidTransition = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) =>
@@ -76,6 +81,8 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
     };
     try {
       await withTemporalDeadline(temporal, () => temporal.workflow.start(paymentWorkflow, {
+        // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds.
+        workflowTaskTimeout: '2 seconds',
         workflowId: payment.id,
         // Never a second run under a payment id, even after the first has closed.
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -90,12 +97,13 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
         ],
         staticSummary: `Payment ${summary(payment)}`,
         staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
-      }));
+      }), remainingMs(ctx.state));
     } catch (err) {
       // A retry (same Idempotency-Key) of a create whose first attempt started the workflow but
       // failed on our side before answering: answer with that payment, never start a second.
       if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !ctx.state.resourceId) throw err;
-      const existing = await current(scopeOf(principal), payment.id);
+      const existing = await withTemporalDeadline(temporal, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery), remainingMs(ctx.state))
+        .catch(() => findPayment(db, scopeOf(principal), payment.id));
       if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
       ctx.status = 201;
       ctx.body = paymentView(existing);
@@ -126,14 +134,6 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
     ctx.body = { object: 'list', data: result.data.map(paymentView), has_more: result.hasMore };
   });
 
-  /** The workflow's answer; the read model's once the run is gone (past retention). */
-  async function current(scope: Scope, id: string): Promise<PaymentState | undefined> {
-    return withTemporalDeadline(temporal, () => temporal.workflow.getHandle(id).query(getPaymentQuery)).catch(async (err: Error) => {
-      if (err.name !== 'WorkflowNotFoundError') throw err;
-      return findPayment(db, scope, id);
-    });
-  }
-
   /** The payment, or 404 across accounts and modes (never 403). */
   async function load(ctx: { state: AppState; params: Record<string, string> }): Promise<PaymentState> {
     const payment = await findPayment(db, scopeOf(ctx.state.principal!), ctx.params.id);
@@ -141,16 +141,10 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
     return payment;
   }
 
+  // The read model holds only states the workflow made durable, written before each answer; no
+  // workflow query (and no replay on a busy worker) stands between a client and its payment.
   router.get('/payments/:id', async (ctx) => {
-    const row = await load(ctx);
-    // A terminal status is final, and the read model holds it before the run closes; closed runs
-    // also disappear from Temporal after the namespace's retention period.
-    if (isTerminal(row.status)) {
-      ctx.body = paymentView(row);
-      return;
-    }
-    // Otherwise the workflow is the source of truth; the read model only decided who may see it.
-    ctx.body = paymentView((await current(scopeOf(ctx.state.principal!), row.id)) ?? row);
+    ctx.body = paymentView(await load(ctx));
   });
 
   router.get('/payments/:id/events', async (ctx) => {
@@ -163,36 +157,43 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
       const body: { reason?: string | null; resolution?: Resolution } =
         action === 'resolve' ? parse(ResolveRequest, ctx.state.body) : parse(TransitionRequest, ctx.state.body);
       const row = await load(ctx);
+      const { retry, resourceId } = ctx.state;
+      // A retry may be asking about its own first attempt, which may have made the payment final.
+      if (isTerminal(row.status) && !retry) throw invalidTransition(action, row.status);
       const handle = temporal.workflow.getHandle(row.id);
-      // A retry whose first attempt failed on our side: if that attempt's update was applied, its
-      // result is the answer (even when it made the payment final), never a 409 about itself.
-      if (ctx.state.retry && ctx.state.resourceId) {
-        const first = await withTemporalDeadline(temporal, () => handle.getUpdateHandle<PaymentState>(ctx.state.resourceId!).result()).catch(() => undefined);
-        if (first) {
-          ctx.body = paymentView(first);
-          return;
-        }
-      }
-      if (isTerminal(row.status)) throw invalidTransition(action, row.status);
+      const within = <T>(fn: () => Promise<T>) => withTemporalDeadline(temporal, fn, remainingMs(ctx.state));
+      let outcome: ReturnType<typeof outcomeOf>;
       try {
         const args = [{ action, resolution: body.resolution, reason: body.reason ?? null, actor: ctx.state.principal!.actor, requestId: ctx.state.requestId }] as const;
         // With an Idempotency-Key the update id is stable across retries: Temporal answers a retry of
         // an update that was applied (but whose answer was lost) with its first result.
-        const state = await withTemporalDeadline(temporal, () => handle.executeUpdate(transitionUpdate, { args: [...args], updateId: ctx.state.resourceId }));
-        ctx.body = paymentView(state);
+        outcome = outcomeOf(await within(() => handle.executeUpdate(transitionUpdate, { args: [...args], updateId: resourceId })));
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message: it names the status and, when a timer was due, why.
           const status = (err.cause.details?.[0] as PaymentStatus) ?? row.status;
           throw invalidTransition(action, status, err.cause.message);
         }
-        // The run closed meanwhile (a timer made it terminal): report the status it closed with.
+        // The run closed meanwhile (a timer or this very update, in an earlier attempt, made it final).
         if ((err as Error).name === 'WorkflowNotFoundError' || /already completed/i.test((err as Error).message)) {
+          const first = retry && resourceId ? await within(() => handle.getUpdateHandle<PaymentState>(resourceId).result()).catch(() => undefined) : undefined;
+          if (first) {
+            ctx.body = paymentView(outcomeOf(first).payment);
+            return;
+          }
           const latest = await findPayment(db, scopeOf(ctx.state.principal!), row.id);
           throw invalidTransition(action, latest?.status ?? row.status);
         }
         throw err;
       }
+      // Temporal has made this state durable: write it now so that a list or a read right after
+      // this answer shows it. The workflow's own projection follows; both are idempotent by version.
+      if (outcome.entry) {
+        await projectPayment(db, outcome.payment, outcome.entry).catch((err: unknown) =>
+          logger.warn({ request_id: ctx.state.requestId, payment_id: row.id, err }, 'read model write after transition failed; the workflow will project it'),
+        );
+      }
+      ctx.body = paymentView(outcome.payment);
     });
   }
 
