@@ -28,6 +28,8 @@ export interface Stack {
   newAccount(): Promise<TestAccount>;
   /** Stop this stack's worker only (the API stays up), as when every worker is down. */
   stopWorker(): Promise<void>;
+  /** A new worker in place of the stopped one. */
+  startWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,14 +45,15 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   // Once per test process, as in production: JSON logs (errors only here) and Core's worker metrics.
   runtime ??= installRuntime(createLogger(process.env.TEST_LOG_LEVEL ?? 'error'));
   await runtime;
-  const address = inject('temporalAddress');
+  const address = env.TEMPORAL_ADDRESS ?? inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
   const config = loadConfig({ ...process.env, DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'silent', RATE_LIMIT_PER_SECOND: '1000', ...env });
   const logger = createLogger(config.LOG_LEVEL);
   const db = createDb(config.DATABASE_URL);
   const connection = await NativeConnection.connect({ address });
-  const worker = await createWorker({ connection, db, config, logger, workflowBundlePath: inject('workflowBundlePath') });
-  const running = worker.run();
+  const newWorker = () => createWorker({ connection, db, config, logger, workflowBundlePath: inject('workflowBundlePath') });
+  let worker = await newWorker();
+  let running = worker.run();
   const stopWorker = async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
@@ -71,6 +74,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       return { ...created, password };
     },
     stopWorker,
+    async startWorker() {
+      worker = await newWorker();
+      running = worker.run();
+    },
     async stop() {
       await api.close();
       await stopWorker();

@@ -1,0 +1,266 @@
+/**
+ * Faults a custody service must ride out without losing, doubling or misreporting money: a
+ * projection PostgreSQL refuses, a request whose answer was lost with its database, PostgreSQL
+ * crashing mid-transition, the Temporal server SIGKILLed, every worker down, a worker SIGKILLed
+ * holding a payment. Every service here is real; the test owns the ones it breaks.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { creationEntry, type PaymentState } from '../src/domain/payment';
+import { projectPayment } from '../src/db/payments';
+import { createDb, migrate } from '../src/db/knex';
+import { registry } from '../src/lib/metrics';
+import { freePort } from '../src/lib/net';
+import { getHistoryQuery, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../src/workflows';
+import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
+import { startReceiver } from './helpers/receiver';
+import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+
+const EventType = proto.api.enums.v1.EventType;
+const FAST_WEBHOOKS = { WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms', WEBHOOK_RETRY_MAX_INTERVAL: '1s', WEBHOOK_TIMEOUT: '2s', WEBHOOK_MAX_ATTEMPTS: '20' };
+
+function samplePayment(accountId: string, over: Partial<PaymentState> = {}): PaymentState {
+  const now = new Date();
+  return {
+    id: `pay_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`,
+    accountId,
+    livemode: false,
+    amountMinor: '1000',
+    currency: 'USD',
+    status: 'pending_deposit',
+    payerEmail: 'payer@example.com',
+    recipientEmail: 'recipient@example.com',
+    description: null,
+    metadata: {},
+    depositDeadline: new Date(now.getTime() + 3600_000).toISOString(),
+    autoReleaseAfterSeconds: null,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    version: 1,
+    ...over,
+  };
+}
+
+describe('against the shared servers', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack(FAST_WEBHOOKS);
+  });
+  afterAll(async () => stack?.stop());
+
+  it('a projection PostgreSQL refuses fails for good, visibly, and the payment’s deadline still fires', async () => {
+    const acct = await stack.newAccount();
+    const failuresBefore = await projectionFailures();
+    // Bytes that got past the edge (or a future bug): NUL in text is refused by PostgreSQL itself.
+    const payment = samplePayment(acct.account_id, { description: 'cut\u0000here', depositDeadline: new Date(Date.now() + 2000).toISOString() });
+    const handle = await stack.client.workflow.start(paymentWorkflow, {
+      workflowId: payment.id,
+      taskQueue: stack.taskQueue,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [{ payment, actor: 'test' }],
+    });
+    const result = await handle.result();
+    expect(result.status).toBe('cancelled');
+    expect(await projectionFailures()).toBeGreaterThanOrEqual(failuresBefore + 2); // created, then cancelled
+  });
+
+  it('the version guard keeps the durable status, never one written at the same version before it', async () => {
+    const acct = await stack.newAccount();
+    const created = samplePayment(acct.account_id);
+    await projectPayment(stack.db, created, creationEntry(created, 'test'));
+    const at = new Date().toISOString();
+    const ghost = { ...created, status: 'cancelled' as const, version: 2, updatedAt: at };
+    const durable = { ...created, status: 'in_custody' as const, version: 2, updatedAt: at };
+    const entry = { seq: 2, action: 'deposit' as const, from: 'pending_deposit' as const, to: 'in_custody' as const, event: 'payment.deposited' as const, actor: 'test', reason: null, at };
+    await projectPayment(stack.db, ghost, { ...entry, action: 'cancel', to: 'cancelled', event: 'payment.cancelled' });
+    await projectPayment(stack.db, durable, entry);
+    expect((await stack.db('payments').where({ id: created.id }).first()).status).toBe('in_custody');
+  });
+
+  it('projection runs only after the workflow task that made the transition durable', async () => {
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+    await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
+    await stack.http.post(`/api/v1/payments/${p.body.id}/cancel`, { key }); // 409: not from in_custody
+    await stack.http.post(`/api/v1/payments/${p.body.id}/refund`, { key });
+    await stack.client.workflow.getHandle(p.body.id).result();
+    const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
+    // A local activity (a marker other than the patch's) would write the read model inside a task
+    // that may never complete.
+    expect(events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch')).toEqual([]);
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'projectTransition');
+    expect(scheduled).toHaveLength(3); // created, deposited, refunded
+    for (const e of scheduled) {
+      // Scheduled by a completed workflow task: the server accepted that task's every command.
+      const task = events.find((t) => Number(t.eventId) === Number(e.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId));
+      expect(task?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+    }
+  });
+
+  it('a retry whose first attempt was applied but never recorded its answer gets the true outcome, not 409', async () => {
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+    await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
+    // The state a database outage leaves: the claim made, the update applied in Temporal, the
+    // answer never stored (the claim could not be completed or released).
+    const idem = `idem-${randomUUID()}`;
+    const raw = JSON.stringify({ reason: 'buyer asked' });
+    const resourceId = randomUUID().replace(/-/g, '').toUpperCase().slice(0, 26);
+    await stack.db('idempotency_keys').insert({
+      account_id: acct.account_id, livemode: false, key: idem, resource_id: resourceId,
+      request_hash: createHash('sha256').update(`POST /api/v1/payments/${p.body.id}/refund\n`).update(raw).digest('hex'),
+    });
+    await stack.client.workflow.getHandle(p.body.id).executeUpdate(transitionUpdate, { args: [{ action: 'refund', reason: 'buyer asked', actor: 'test' }], updateId: resourceId });
+    const retry = await stack.http.post(`/api/v1/payments/${p.body.id}/refund`, { key, raw, headers: { 'Idempotency-Key': idem } });
+    expect(retry.status).toBe(200);
+    expect(retry.body.status).toBe('refunded');
+    const history = await stack.client.workflow.getHandle(p.body.id).query(getHistoryQuery);
+    expect(history.filter((h) => h.to === 'refunded')).toHaveLength(1);
+  });
+});
+
+describe('a worker SIGKILLed while it holds the payment', () => {
+  const workers: ChildProcess[] = [];
+  afterAll(() => workers.forEach((w) => w.exitCode === null && w.kill('SIGKILL')));
+
+  it('the next transition is answered by another worker, never with a 503', async () => {
+    // The API of this stack; its in-process worker is stopped so the spawned ones do the work.
+    const stack = await startStack(FAST_WEBHOOKS);
+    try {
+      await stack.stopWorker();
+      const spawnWorker = async () => {
+        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/worker/main.ts')], {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: inject('temporalAddress'),
+            DATABASE_URL: inject('databaseUrl'),
+            TEMPORAL_TASK_QUEUE: stack.taskQueue,
+            WORKER_METRICS_PORT: String(await freePort()),
+            SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
+            WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+            LOG_LEVEL: 'info',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        workers.push(child);
+        let out = '';
+        child.stdout!.on('data', (c) => (out += c));
+        child.stderr!.on('data', (c) => (out += c));
+        await eventually(async () => (out.includes('worker running') ? true : undefined), 90_000, 'a worker to start');
+        return child;
+      };
+      const first = await spawnWorker();
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      expect((await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key })).status).toBe(200); // now cached on `first`
+      await spawnWorker();
+      first.kill('SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      const approved = await stack.http.post(`/api/v1/payments/${p.body.id}/approve`, { key });
+      expect(approved.body.error?.code).toBeUndefined();
+      expect(approved.status).toBe(200);
+      expect(approved.body.status).toBe('pending_release');
+    } finally {
+      await stack.stop();
+    }
+  }, 240_000);
+});
+
+describe('with PostgreSQL and the Temporal server the test may break', () => {
+  let pg: OwnPostgres;
+  let temporal: OwnTemporal;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    [pg, temporal] = await Promise.all([startOwnPostgres(), startOwnTemporal()]);
+    const db = createDb(pg.url);
+    await migrate(db);
+    await db.destroy();
+    stack = await startStack({ ...FAST_WEBHOOKS, DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address });
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.stop().catch(() => undefined);
+    await temporal?.destroy();
+    pg?.destroy();
+  });
+
+  it('through a PostgreSQL crash, a Temporal server SIGKILL and every worker down: nothing lost, nothing doubled, every client learns its true outcome', async () => {
+    const receiver = await startReceiver();
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const http = stack.http;
+    try {
+      expect((await http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).status).toBe(201);
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await http.post('/api/v1/payments', { key, body: validPayment({ amount: i + 1 }) })).body.id);
+
+      /** A client that retries with its Idempotency-Key until it hears something other than 5xx. */
+      const client = async (id: string, action: string) => {
+        const idem = `${action}-${id}`;
+        for (let attempt = 0; attempt < 240; attempt++) {
+          const res = await http.post(`/api/v1/payments/${id}/${action}`, { key, headers: { 'Idempotency-Key': idem } }).catch(() => undefined);
+          if (res && res.status < 500) return res;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        throw new Error(`${action} ${id}: never answered`);
+      };
+
+      // PostgreSQL crashes while the deposits are in flight, and comes back.
+      const deposits = Promise.all(ids.map((id) => client(id, 'deposit')));
+      await new Promise((r) => setTimeout(r, 30));
+      pg.stop();
+      await new Promise((r) => setTimeout(r, 1500));
+      pg.start();
+      for (const res of await deposits) expect([res.status, res.body.status]).toEqual([200, 'in_custody']);
+
+      // The Temporal server is SIGKILLed while the approvals are in flight, and restarted on its file.
+      const approvals = Promise.all(ids.map((id) => client(id, 'approve')));
+      await new Promise((r) => setTimeout(r, 30));
+      await temporal.kill();
+      await new Promise((r) => setTimeout(r, 1000));
+      await temporal.start();
+      for (const res of await approvals) expect([res.status, res.body.status]).toEqual([200, 'pending_release']);
+
+      // Every worker is down while the releases arrive; a worker comes back later.
+      await stack.stopWorker();
+      const releases = Promise.all(ids.map((id) => client(id, 'release')));
+      await new Promise((r) => setTimeout(r, 2000));
+      await stack.startWorker();
+      for (const res of await releases) expect([res.status, res.body.status]).toEqual([200, 'released']);
+
+      for (const id of ids) {
+        const handle = stack.client.workflow.getHandle(id);
+        const truth = await handle.query(getPaymentQuery);
+        const history = await handle.query(getHistoryQuery);
+        expect(history.map((h) => h.to)).toEqual(['pending_deposit', 'in_custody', 'pending_release', 'released']);
+        // The read model equals the workflow, once its last projection ran.
+        await eventually(async () => {
+          const row = await stack.db('payments').where({ id }).first();
+          return row.version === truth.version && row.status === truth.status ? true : undefined;
+        }, 30_000, `read model of ${id}`);
+        expect((await stack.db('payment_events').where({ payment_id: id })).map((e) => e.to_status).sort()).toEqual(['in_custody', 'pending_deposit', 'pending_release', 'released'].sort());
+      }
+      const expected = ids.flatMap((id) => ['created', 'deposited', 'approved', 'released'].map((e) => `${id} payment.${e}`)).sort();
+      const seen = await eventually(async () => {
+        const got = [...new Set(receiver.received.map((r) => `${r.body.payment_id} ${r.body.event}`))].sort();
+        return got.length >= expected.length ? got : undefined;
+      }, 90_000, 'every webhook');
+      expect(seen).toEqual(expected);
+    } finally {
+      await receiver.close();
+    }
+  }, 300_000);
+});
+
+async function projectionFailures(): Promise<number> {
+  const metric = await registry.getSingleMetric('payment_projection_failures_total')?.get();
+  return metric?.values[0]?.value ?? 0;
+}
+
