@@ -9,6 +9,7 @@ import { ApiError, errorMiddleware, notFound, parse } from './errors';
 import { idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
 import { apiKeyRoutes } from './routes/account';
 import { paymentRoutes } from './routes/payments';
+import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
 import { LoginRequest } from './schemas';
 import { DOCS_INIT_JS, docsPage, openApiDocument } from './openapi';
@@ -89,5 +90,5 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
 /** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
 export function apiRouters(deps: AppDeps) {
-  return [paymentRoutes(deps), webhookRoutes(deps), apiKeyRoutes(deps)];
+  return [paymentRoutes(deps), webhookRoutes(deps), apiKeyRoutes(deps), testHelperRoutes(deps)];
 }

@@ -33,6 +33,10 @@ export const ResolveRequest = z
   .object({ resolution: z.enum(['release', 'refund'], { message: 'resolution must be "release" or "refund"' }), reason })
   .strict();
 
+export const AdvanceClockRequest = z
+  .object({ seconds: z.number().int().min(1).max(366 * 24 * 3600).describe('How far to move this payment’s clock forward') })
+  .strict();
+
 export const ListPaymentsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   starting_after: z.string().regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id').optional(),

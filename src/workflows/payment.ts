@@ -30,6 +30,7 @@ import {
   checkClientTransition,
   checkTransition,
   creationEntry,
+  dueTimer,
   isTerminal,
 } from '../domain/payment';
 import { toMajor } from '../domain/money';
@@ -64,6 +65,11 @@ export interface TransitionOutcome {
 export const transitionUpdate = defineUpdate<TransitionOutcome | PaymentState, [TransitionRequest]>('transition');
 /** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
 export const transitionSignal = defineSignal<[TransitionRequest]>('transition');
+/**
+ * Test clocks (test mode only): move this payment's clock forward, so that its deposit deadline or
+ * auto-release comes due now, with the normal history entry and webhook. Time elsewhere is untouched.
+ */
+export const advanceClockUpdate = defineUpdate<{ payment: PaymentState; entry?: HistoryEntry }, [{ seconds: number }]>('advanceClock');
 export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
 export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');
 
@@ -102,6 +108,8 @@ class Payment {
   state: PaymentState;
   readonly history: HistoryEntry[];
   pendingReleaseSince: number | null = null;
+  /** How far a test clock moved this payment's time forward (ms); 0 for every live payment. */
+  clockOffsetMs = 0;
   /** Side effects still running; the run closes only when they are done. */
   private readonly sideEffects: Promise<unknown>[] = [];
 
@@ -113,7 +121,7 @@ class Payment {
 
   /** The transition a client's `action` may take now, or a failure naming the current status. */
   transitionFor(action: ClientAction, resolution?: Resolution): Transition {
-    const check = checkClientTransition(this.state, action, resolution, Date.now(), this.pendingReleaseSince);
+    const check = checkClientTransition(this.state, action, resolution, this.now(), this.pendingReleaseSince);
     if (check.ok) return check.transition;
     throw ApplicationFailure.create({
       message: check.message,
@@ -123,11 +131,30 @@ class Payment {
     });
   }
 
+  /** The payment's time: the workflow's clock, moved forward by any test clock. */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  /** Refused for live payments: a live payment's time is the world's. */
+  validateAdvance(seconds: number): void {
+    if (this.state.livemode) throw ApplicationFailure.nonRetryable('test clocks are for test-mode payments only', 'LivePayment');
+    if (!Number.isInteger(seconds) || seconds < 1) throw ApplicationFailure.nonRetryable('seconds must be a positive integer', 'InvalidArgument');
+  }
+
+  /** Move the clock; a timer now due fires at once (the run loop re-arms the others). */
+  async advance(seconds: number): Promise<{ payment: PaymentState; entry?: HistoryEntry }> {
+    this.clockOffsetMs += seconds * 1000;
+    const due = dueTimer(this.state, this.now(), this.pendingReleaseSince);
+    return (due && (await this.fire(due))) || { payment: this.state };
+  }
+
   /** Change state synchronously (so the next validator sees it); side effects come after. */
   apply(transition: Transition, actor: string, reason: string | null, requestId?: string): TransitionOutcome {
     const { state: next, entry } = applyTransition(this.state, transition, { actor, reason, at: new Date().toISOString() });
     this.state = next;
-    if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at);
+    // On the payment's clock, so that a test clock's earlier moves do not count towards auto-release.
+    if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at) + this.clockOffsetMs;
     this.history.push(entry);
     upsertSearchAttributes([{ key: PaymentStatusKey, value: next.status }]);
     setCurrentDetails(currentDetails(next));
@@ -154,13 +181,14 @@ class Payment {
   }
 
   /** A timer's transition; re-checked, since a message may have moved the payment meanwhile. */
-  async fire(action: TransitionAction): Promise<void> {
+  async fire(action: TransitionAction): Promise<TransitionOutcome | undefined> {
     const check = checkTransition(this.state.status, action);
-    if (!check.ok) return;
+    if (!check.ok) return undefined;
     const reason = action === 'deadline' ? 'deposit deadline passed' : 'auto-release delay elapsed';
     const outcome = this.apply(check.transition, 'system', reason);
     if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(outcome);
     else await this.publishInline(outcome);
+    return outcome;
   }
 
   /** Read model and webhooks in the background: a slow receiver never delays a transition. */
@@ -233,12 +261,14 @@ class Payment {
     await this.start();
     while (!isTerminal(this.state.status)) {
       const current = this.state.status;
-      const moved = () => this.state.status !== current;
+      const offset = this.clockOffsetMs;
+      // A test clock's move wakes the loop too, so that the timers are re-armed on the new time.
+      const moved = () => this.state.status !== current || this.clockOffsetMs !== offset;
       if (current === 'pending_deposit') {
-        const dueMs = Math.max(Date.parse(this.state.depositDeadline) - Date.now(), 1);
+        const dueMs = Math.max(Date.parse(this.state.depositDeadline) - this.now(), 1);
         if (!(await condition(moved, dueMs, { summary: 'deposit deadline' }))) await this.fire('deadline');
       } else if (current === 'pending_release' && this.state.autoReleaseAfterSeconds != null && this.pendingReleaseSince != null) {
-        const dueMs = Math.max(this.pendingReleaseSince + this.state.autoReleaseAfterSeconds * 1000 - Date.now(), 1);
+        const dueMs = Math.max(this.pendingReleaseSince + this.state.autoReleaseAfterSeconds * 1000 - this.now(), 1);
         if (!(await condition(moved, dueMs, { summary: 'auto-release' }))) await this.fire('auto_release');
       } else {
         await condition(moved);
@@ -262,8 +292,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     (req) => payment.transition(req, payment.transitionFor(req.action, req.resolution)),
     { validator: (req) => void payment.transitionFor(req.action, req.resolution) },
   );
+  setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), { validator: ({ seconds }) => payment.validateAdvance(seconds) });
   setHandler(transitionSignal, async (req) => {
-    const check = checkClientTransition(payment.state, req.action, req.resolution, Date.now(), payment.pendingReleaseSince);
+    const check = checkClientTransition(payment.state, req.action, req.resolution, payment.now(), payment.pendingReleaseSince);
     if (!check.ok) {
       log.warn('transition signal refused', { action: req.action, status: payment.state.status });
       return;
