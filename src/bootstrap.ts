@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { createApp } from './api/app';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
+import { listenOn } from './lib/net';
 
 export async function connectClient(address: string, namespace: string): Promise<Client> {
   const connection = await Connection.connect({ address });
@@ -23,10 +24,7 @@ export async function startApiServer(deps: { db: Knex; temporal: Client; config:
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
+  await listenOn(server, port, host, 'PORT');
   const { port: actual } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {

@@ -10,7 +10,8 @@ import { loadConfig } from './config';
 import { countAccounts, createAccount } from './db/accounts';
 import { createDb, migrate } from './db/knex';
 import { createLogger } from './lib/logger';
-import { exitOnStartupError } from './lib/startup';
+import { checkPortsFree } from './lib/net';
+import { runMain, type Started } from './lib/startup';
 import { startDevServer } from './lib/temporalDevServer';
 import { installRuntime } from './worker/runtime';
 import { createWorker } from './worker/worker';
@@ -18,33 +19,51 @@ import { createWorker } from './worker/worker';
 const DEMO_EMAIL = 'demo@example.com';
 const DEMO_PASSWORD = 'demo-password';
 
-async function main() {
+async function main(started: Started) {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  // Before anything starts: a taken port would otherwise fail half-way, or attach to a stranger's server.
+  await checkPortsFree([
+    { setting: 'PORT', port: config.PORT, host: config.HOST },
+    ...(config.TEMPORAL_ADDRESS
+      ? []
+      : [
+          { setting: 'TEMPORAL_DEV_PORT', port: config.TEMPORAL_DEV_PORT, host: '127.0.0.1' },
+          { setting: 'TEMPORAL_UI_PORT', port: config.TEMPORAL_UI_PORT, host: '127.0.0.1' },
+        ]),
+  ]);
+  // Opened (and, when embedded, locked) before the dev server, whose state lives in the same DATA_DIR.
+  const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
   await installRuntime(logger);
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
 
   const devServer = config.TEMPORAL_ADDRESS
     ? undefined
-    : await startDevServer({
-        port: config.TEMPORAL_DEV_PORT,
-        uiPort: config.TEMPORAL_UI_PORT,
-        namespace: config.TEMPORAL_NAMESPACE,
-        dbFilename: path.join(config.DATA_DIR, 'temporal.sqlite'),
-        log: say,
-      });
+    : started.add(
+        await startDevServer({
+          port: config.TEMPORAL_DEV_PORT,
+          uiPort: config.TEMPORAL_UI_PORT,
+          namespace: config.TEMPORAL_NAMESPACE,
+          dbFilename: path.join(config.DATA_DIR, 'temporal.sqlite'),
+          log: say,
+        }),
+        (server) => server.stop(),
+      );
   const address = config.TEMPORAL_ADDRESS ?? devServer!.address;
 
-  const db = createDb(config.DATABASE_URL, config.DATA_DIR);
   await migrate(db);
   let demo: Awaited<ReturnType<typeof createAccount>> | undefined;
   if ((await countAccounts(db)) === 0) demo = await createAccount(db, DEMO_EMAIL, DEMO_PASSWORD);
 
-  const connection = await NativeConnection.connect({ address });
+  const connection = started.add(await NativeConnection.connect({ address }), (c) => c.close());
   const worker = await createWorker({ connection, db, config, logger });
   const running = worker.run();
-  const temporal = await connectClient(address, config.TEMPORAL_NAMESPACE);
-  const api = await startApiServer({ db, temporal, config, logger }, config.PORT, config.HOST);
+  started.add(worker, async (w) => {
+    if (w.getState() === 'RUNNING') w.shutdown();
+    await running.catch(() => undefined);
+  });
+  const temporal = started.add(await connectClient(address, config.TEMPORAL_NAMESPACE), (t) => t.connection.close());
+  const api = started.add(await startApiServer({ db, temporal, config, logger }, config.PORT, config.HOST), (a) => a.close());
 
   say('');
   say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)`);
@@ -75,4 +94,4 @@ async function main() {
   await running;
 }
 
-main().catch(exitOnStartupError);
+runMain(main);

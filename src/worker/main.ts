@@ -5,26 +5,28 @@ import { loadConfig } from '../config';
 import { createDb } from '../db/knex';
 import { createLogger } from '../lib/logger';
 import { registry, renderMetrics } from '../lib/metrics';
-import { exitOnStartupError } from '../lib/startup';
+import { listenOn } from '../lib/net';
+import { runMain, type Started } from '../lib/startup';
 import { installRuntime } from './runtime';
 import { createWorker } from './worker';
 
-async function main() {
+async function main(started: Started) {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  await installRuntime(logger);
-  const db = createDb(config.DATABASE_URL, config.DATA_DIR);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
-  const worker = await createWorker({ connection, db, config, logger });
   // Scrape target for this worker: activity metrics (transitions, deliveries) and Temporal's own.
-  const metrics = http
-    .createServer(async (req, res) => {
-      if (req.url === '/metrics') {
-        res.writeHead(200, { 'Content-Type': registry.contentType }).end(await renderMetrics());
-      } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
-    })
-    .listen(config.WORKER_METRICS_PORT);
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, metricsPort: config.WORKER_METRICS_PORT }, 'worker running');
+  // Bound first, so a taken port is a start-up error before this process polls for any task.
+  const metrics = http.createServer(async (req, res) => {
+    if (req.url === '/metrics') {
+      res.writeHead(200, { 'Content-Type': registry.contentType }).end(await renderMetrics());
+    } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+  });
+  const metricsPort = await listenOn(metrics, config.WORKER_METRICS_PORT, undefined, 'WORKER_METRICS_PORT');
+  started.add(metrics, (m) => new Promise((resolve) => m.close(resolve)));
+  await installRuntime(logger);
+  const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
+  const connection = started.add(await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }), (c) => c.close());
+  const worker = await createWorker({ connection, db, config, logger });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, metricsPort }, 'worker running');
   await worker.run(); // the SDK's runtime shuts the worker down on SIGTERM/SIGINT and drains tasks
   metrics.close();
   logger.info('worker drained and stopped');
@@ -32,4 +34,4 @@ async function main() {
   await db.destroy();
 }
 
-main().catch(exitOnStartupError);
+runMain(main);

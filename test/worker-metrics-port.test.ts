@@ -1,0 +1,69 @@
+/**
+ * Two `npm run worker` on one host: the second one's taken metrics port is a clear start-up error
+ * before it polls for anything, and WORKER_METRICS_PORT=0 picks a free port and says which.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../src/lib/net';
+import { eventually } from './helpers/stack';
+
+const ROOT = path.resolve(__dirname, '..');
+const taskQueue = `metrics-port-${randomUUID()}`;
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const c of children) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const gone = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await gone;
+  }
+});
+
+function worker(metricsPort: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: inject('databaseUrl'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (c) => (out.stdout += c));
+  child.stderr!.on('data', (c) => (out.stderr += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  /** The parsed 'worker running' log line, once written. */
+  const running = () =>
+    out.stdout
+      .split('\n')
+      .filter((l) => l.includes('"worker running"'))
+      .map((l) => JSON.parse(l))[0] as { metricsPort: number } | undefined;
+  return { child, out, exited, running };
+}
+
+describe('npm run worker: the metrics port', () => {
+  it('a second worker on the same WORKER_METRICS_PORT stops at start-up, naming the setting, before polling', async () => {
+    const port = await freePort();
+    const first = worker(port);
+    await eventually(async () => first.running(), 60_000, 'the first worker to run');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    const second = worker(port);
+    expect(await second.exited).not.toBe(0);
+    expect(second.out.stderr).toContain(`port ${port} is in use: set WORKER_METRICS_PORT to a free port`);
+    expect(second.out.stderr).not.toMatch(/\n\s+at /);
+    expect(second.running()).toBeUndefined(); // never got as far as polling
+    // The first one is unaffected.
+    expect(first.child.exitCode).toBeNull();
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  it('WORKER_METRICS_PORT=0 serves metrics on a free port and logs which', async () => {
+    const w = worker(0);
+    const line = await eventually(async () => w.running() ?? (w.child.exitCode !== null ? Promise.reject(new Error(w.out.stderr)) : undefined), 60_000, 'the worker to run');
+    expect(line.metricsPort).toBeGreaterThan(0);
+    expect((await fetch(`http://127.0.0.1:${line.metricsPort}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`http://127.0.0.1:${line.metricsPort}/metrics`)).text()).toContain('payment_transitions_total');
+  }, 120_000);
+});
