@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp } from './api/app';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import type { Logger } from './lib/logger';
+import { registry, renderMetrics } from './lib/metrics';
 
 export async function connectClient(address: string, namespace: string): Promise<Client> {
   const connection = await Connection.connect({ address });
@@ -15,27 +16,66 @@ export async function connectClient(address: string, namespace: string): Promise
 export interface ApiServer {
   url: string;
   server: http.Server;
+  /** Where this process serves /metrics (API_METRICS_PORT), never on the public port. */
+  metricsUrl: string;
   /** Stop accepting connections and let requests in flight finish. */
   close(): Promise<void>;
+}
+
+async function listen(server: http.Server, port: number, host: string, setting: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? new ConfigError(`invalid configuration:\n  ${setting}: cannot listen on ${host}:${port} (${err.code}); choose another port (0: any free port)`) : err),
+    );
+    server.listen(port, host, resolve);
+  });
+  const { port: actual } = server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shownHost}:${actual}`;
+}
+
+const closeServer = (server: http.Server) =>
+  new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+
+/**
+ * The scrape target of an API process (and of `npm start`, whose worker shares the registry):
+ * /metrics and /healthz on API_METRICS_PORT, a port kept off the public network.
+ */
+function metricsServer(): http.Server {
+  return http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      renderMetrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+  });
 }
 
 export async function startApiServer(deps: { db: Knex; temporal: Client; config: Config; logger: Logger }, port: number, host = '127.0.0.1'): Promise<ApiServer> {
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
-  const { port: actual } = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const metrics = metricsServer();
+  let url: string;
+  let metricsUrl: string;
+  try {
+    metricsUrl = await listen(metrics, deps.config.API_METRICS_PORT, host, 'API_METRICS_PORT');
+    url = await listen(server, port, host, 'PORT');
+  } catch (err) {
+    await Promise.all([closeServer(metrics), closeServer(server)]);
+    throw err;
+  }
   return {
-    url: `http://${shownHost}:${actual}`,
+    url,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    metricsUrl,
+    close: async () => {
+      await Promise.all([closeServer(server), closeServer(metrics)]);
+    },
   };
 }

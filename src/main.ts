@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { connectClient, startApiServer } from './bootstrap';
-import { loadConfig } from './config';
 import { countAccounts, createAccount } from './db/accounts';
 import { createDb, migrate } from './db/knex';
 import { createLogger } from './lib/logger';
+import { loadConfigWithLocalSecrets } from './lib/localSecrets';
 import { exitOnStartupError } from './lib/startup';
 import { startDevServer } from './lib/temporalDevServer';
 import { installRuntime } from './worker/runtime';
@@ -19,7 +19,8 @@ const DEMO_EMAIL = 'demo@example.com';
 const DEMO_PASSWORD = 'demo-password';
 
 async function main() {
-  const config = loadConfig();
+  // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.
+  const config = loadConfigWithLocalSecrets();
   const logger = createLogger(config.LOG_LEVEL);
   await installRuntime(logger);
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
@@ -48,6 +49,7 @@ async function main() {
 
   say('');
   say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)`);
+  say(`  Metrics      ${api.metricsUrl}/metrics`);
   say(`  Temporal UI  ${devServer?.uiUrl ?? '(external cluster at ' + address + ')'}`);
   say(`  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`);
   if (demo) {

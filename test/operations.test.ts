@@ -140,7 +140,9 @@ describe('health, readiness and metrics', () => {
     const acct = await stack.newAccount();
     const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
     await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: acct.test_api_key });
-    const res = await fetch(`${stack.url}/metrics`);
+    // Served on API_METRICS_PORT, never on the public port.
+    expect((await fetch(`${stack.url}/metrics`)).status).toBe(404);
+    const res = await fetch(`${stack.api.metricsUrl}/metrics`);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
     expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/v1\/payments\/:id\/deposit",status="200"\} \d+/);

@@ -1,7 +1,7 @@
 /** `npm run worker`: a worker process; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
 import http from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { loadConfig, requireSecrets } from '../config';
 import { createDb } from '../db/knex';
 import { createLogger } from '../lib/logger';
 import { registry, renderMetrics } from '../lib/metrics';
@@ -10,7 +10,8 @@ import { installRuntime } from './runtime';
 import { createWorker } from './worker';
 
 async function main() {
-  const config = loadConfig();
+  // Signing deliveries needs the key that opens webhook secrets; the worker never signs tokens.
+  const config = requireSecrets(loadConfig(), ['WEBHOOK_SECRET_KEY'], '`npm run worker`');
   const logger = createLogger(config.LOG_LEVEL);
   await installRuntime(logger);
   const db = createDb(config.DATABASE_URL, config.DATA_DIR);
