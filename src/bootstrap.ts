@@ -1,11 +1,11 @@
 /** Start-up pieces shared by `npm start`, `npm run api`, `npm run worker` and the tests. */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp } from './api/app';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
+import { registry, renderMetrics } from './lib/metrics';
 import { listenOn } from './lib/net';
 
 export async function connectClient(address: string, namespace: string): Promise<Client> {
@@ -16,24 +16,61 @@ export async function connectClient(address: string, namespace: string): Promise
 export interface ApiServer {
   url: string;
   server: http.Server;
+  /** Where this process serves /metrics (API_METRICS_PORT), never on the public port. */
+  metricsUrl: string;
   /** Stop accepting connections and let requests in flight finish. */
   close(): Promise<void>;
+}
+
+/** Listen, naming the setting when the port is taken (a start-up error, not a crash). */
+async function listen(server: http.Server, port: number, host: string, setting: string): Promise<string> {
+  const actual = await listenOn(server, port, host, setting);
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${shownHost}:${actual}`;
+}
+
+const closeServer = (server: http.Server) =>
+  new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+
+/**
+ * The scrape target of an API process (and of `npm start`, whose worker shares the registry):
+ * /metrics and /healthz on API_METRICS_PORT, a port kept off the public network.
+ */
+function metricsServer(): http.Server {
+  return http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      renderMetrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+  });
 }
 
 export async function startApiServer(deps: { db: Knex; temporal: Client; config: Config; logger: Logger }, port: number, host = '127.0.0.1'): Promise<ApiServer> {
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000;
-  await listenOn(server, port, host, 'PORT');
-  const { port: actual } = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const metrics = metricsServer();
+  let url: string;
+  let metricsUrl: string;
+  try {
+    metricsUrl = await listen(metrics, deps.config.API_METRICS_PORT, host, 'API_METRICS_PORT');
+    url = await listen(server, port, host, 'PORT');
+  } catch (err) {
+    await Promise.all([closeServer(metrics), closeServer(server)]);
+    throw err;
+  }
   return {
-    url: `http://${shownHost}:${actual}`,
+    url,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    metricsUrl,
+    close: async () => {
+      await Promise.all([closeServer(server), closeServer(metrics)]);
+    },
   };
 }

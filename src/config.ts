@@ -21,6 +21,22 @@ const duration = (fallback: string) =>
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
+const flag = () => z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true'));
+
+/**
+ * WEBHOOK_SECRET_KEY: 32 random bytes, as 64 hex digits or as base64 (44 characters, e.g. the
+ * output of `openssl rand -base64 32`). It keys AES-256-GCM for webhook secrets at rest.
+ */
+export function parseSecretKey(text: string): Buffer | undefined {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=$/.test(trimmed)) {
+    const key = Buffer.from(trimmed, 'base64');
+    if (key.length === 32) return key;
+  }
+  return undefined;
+}
+
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: port(3000),
@@ -34,7 +50,31 @@ const schema = z.object({
   TEMPORAL_CLI_PATH: z.string().optional(),
   DATA_DIR: z.string().min(1).default(path.resolve(__dirname, '..', '.data')),
   WORKER_METRICS_PORT: port(9464),
-  SERVICE_JWT_SECRET: z.string().min(32, 'SERVICE_JWT_SECRET must be at least 32 characters').optional(),
+  /** The API process serves /metrics here, never on the public PORT (0: an ephemeral port). */
+  API_METRICS_PORT: port(9465),
+  /** Signs bearer tokens. Required by `npm run api`; `npm start` keeps a generated one under DATA_DIR. */
+  SERVICE_JWT_SECRET: z
+    .string()
+    .min(32, 'SERVICE_JWT_SECRET must be at least 32 characters')
+    .refine((v) => v !== 'dev-only-secret-change-me-in-production-0000', 'this value is public; generate one (e.g. `openssl rand -base64 48`)')
+    .optional(),
+  /** Encrypts webhook secrets at rest. Required by `npm run api` and `npm run worker`; `npm start` generates one. */
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === '') return undefined;
+      const key = parseSecretKey(text);
+      if (!key) {
+        ctx.addIssue({ code: 'custom', message: 'must be 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)' });
+        return z.NEVER;
+      }
+      return key;
+    }),
+  /** Test-mode webhooks may target loopback (plain http too). Default: on, off under NODE_ENV=production. */
+  WEBHOOK_ALLOW_LOOPBACK: flag(),
+  /** Failed authentications (bad API key or token) allowed per client address and minute; then 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   /** Behind a reverse proxy: take the client address from X-Forwarded-For (login limits use it). */
@@ -47,7 +87,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT: duration('10s'),
 });
 
-export type Config = z.infer<typeof schema> & { SERVICE_JWT_SECRET: string };
+export type Config = Omit<z.infer<typeof schema>, 'WEBHOOK_ALLOW_LOOPBACK'> & { WEBHOOK_ALLOW_LOOPBACK: boolean };
 
 export class ConfigError extends Error {}
 
@@ -57,13 +97,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  const config = parsed.data;
-  if (!config.SERVICE_JWT_SECRET) {
-    if (config.NODE_ENV === 'production') throw new ConfigError('invalid configuration:\n  SERVICE_JWT_SECRET: required in production');
-    // Development and tests: a fixed, clearly non-secret value keeps tokens valid across restarts.
-    config.SERVICE_JWT_SECRET = 'dev-only-secret-change-me-in-production-0000';
+  const config = {
+    ...parsed.data,
+    // Explicit value wins; otherwise on outside production (npm start, tests), off in production.
+    WEBHOOK_ALLOW_LOOPBACK: parsed.data.WEBHOOK_ALLOW_LOOPBACK ?? parsed.data.NODE_ENV !== 'production',
+  };
+  return Object.freeze(config);
+}
+
+const HOW_TO = {
+  SERVICE_JWT_SECRET: 'at least 32 random characters, e.g. `openssl rand -base64 48`',
+  WEBHOOK_SECRET_KEY: '32 random bytes as base64 or hex, e.g. `openssl rand -base64 32`',
+} as const;
+export type SecretSetting = keyof typeof HOW_TO;
+
+/**
+ * A process that needs secrets refuses to start without them: only `npm start` generates its own
+ * (under DATA_DIR). No process ever falls back to a known value.
+ */
+export function requireSecrets<K extends SecretSetting>(config: Config, names: K[], processName: string): Config & { [P in K]-?: NonNullable<Config[P]> } {
+  const missing = names.filter((n) => config[n] === undefined);
+  if (missing.length > 0) {
+    const lines = missing.map((n) => `  ${n}: required by ${processName}; set it to ${HOW_TO[n]}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return Object.freeze(config) as Config;
+  return config as Config & { [P in K]-?: NonNullable<Config[P]> };
+}
+
+/** The JWT secret, or a clear error naming SERVICE_JWT_SECRET. */
+export function jwtSecret(config: Config): string {
+  return requireSecrets(config, ['SERVICE_JWT_SECRET'], 'this process').SERVICE_JWT_SECRET;
+}
+
+/** The webhook secret key, or a clear error naming WEBHOOK_SECRET_KEY. */
+export function webhookSecretKey(config: Config): Buffer {
+  return requireSecrets(config, ['WEBHOOK_SECRET_KEY'], 'this process').WEBHOOK_SECRET_KEY;
 }
 
 /** The database URL tests and tools use when none is given. */

@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { connectClient, startApiServer } from './bootstrap';
-import { loadConfig } from './config';
 import { countAccounts, createAccount } from './db/accounts';
 import { createDb, migrate } from './db/knex';
 import { createLogger } from './lib/logger';
+import { loadConfigWithLocalSecrets } from './lib/localSecrets';
 import { checkPortsFree } from './lib/net';
 import { runMain, type Started } from './lib/startup';
 import { startDevServer } from './lib/temporalDevServer';
@@ -20,7 +20,8 @@ const DEMO_EMAIL = 'demo@example.com';
 const DEMO_PASSWORD = 'demo-password';
 
 async function main(started: Started) {
-  const config = loadConfig();
+  // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.
+  const config = loadConfigWithLocalSecrets();
   const logger = createLogger(config.LOG_LEVEL);
   // Before anything starts: a taken port would otherwise fail half-way, or attach to a stranger's server.
   await checkPortsFree([
@@ -31,6 +32,7 @@ async function main(started: Started) {
           { setting: 'TEMPORAL_DEV_PORT', port: config.TEMPORAL_DEV_PORT, host: '127.0.0.1' },
           { setting: 'TEMPORAL_UI_PORT', port: config.TEMPORAL_UI_PORT, host: '127.0.0.1' },
         ]),
+    ...(config.API_METRICS_PORT ? [{ setting: 'API_METRICS_PORT', port: config.API_METRICS_PORT, host: config.HOST }] : []),
   ]);
   // Opened (and, when embedded, locked) before the dev server, whose state lives in the same DATA_DIR.
   const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
@@ -67,6 +69,7 @@ async function main(started: Started) {
 
   say('');
   say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)`);
+  say(`  Metrics      ${api.metricsUrl}/metrics`);
   say(`  Temporal UI  ${devServer?.uiUrl ?? '(external cluster at ' + address + ')'}`);
   say(`  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`);
   if (demo) {

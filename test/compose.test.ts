@@ -240,6 +240,7 @@ describe('docker-compose.yml: configuration', () => {
   /** What compose passes to the app when the operator set only the required variables. */
   const REQUIRED = {
     SERVICE_JWT_SECRET: 'x'.repeat(48),
+    WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
     POSTGRES_PASSWORD: 'a'.repeat(32),
     TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
     PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
@@ -269,7 +270,7 @@ describe('docker-compose.yml: configuration', () => {
   });
 
   it('names only settings the app reads, with the app’s own defaults', () => {
-    const known = Object.keys(loadConfig({ DATABASE_URL: 'postgres://h/db', TEMPORAL_ADDRESS: 'h:7233', SERVICE_JWT_SECRET: 'x'.repeat(32) }));
+    const known = Object.keys(loadConfig({ DATABASE_URL: 'postgres://h/db', TEMPORAL_ADDRESS: 'h:7233', SERVICE_JWT_SECRET: 'x'.repeat(32), WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=` }));
     const defaults = loadConfig({}) as unknown as Record<string, unknown>;
     for (const [key, value] of Object.entries(environment(services.api))) {
       expect(known, `api sets ${key}`).toContain(key);

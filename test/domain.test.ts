@@ -55,6 +55,8 @@ describe('state machine table', () => {
 });
 
 describe('webhook URL policy', () => {
+  const LIVE = { livemode: true, allowLoopback: false };
+  const TEST = { livemode: false, allowLoopback: true }; // test mode with WEBHOOK_ALLOW_LOOPBACK on
   it('blocks private, loopback, link-local and metadata addresses', () => {
     for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '::127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::1', 'fec0::1']) {
       expect(isBlockedAddress(a), a).toBe(true);
@@ -63,17 +65,17 @@ describe('webhook URL policy', () => {
   });
 
   it('refuses a name that resolves to loopback (the check run at configure and delivery time)', async () => {
-    expect(await checkResolvedHost(new URL('https://localhost/hook'))).toMatchObject({ ok: false, message: expect.stringContaining('resolves to a private') });
-    expect(await checkResolvedHost(new URL('https://93.184.216.34/hook'))).toMatchObject({ ok: true });
+    expect(await checkResolvedHost(new URL('https://localhost/hook'), LIVE)).toMatchObject({ ok: false, message: expect.stringContaining('resolves to a private') });
+    expect(await checkResolvedHost(new URL('https://93.184.216.34/hook'), LIVE)).toMatchObject({ ok: true });
   });
 
-  it('allows plain http only to loopback in test mode', () => {
-    expect(checkWebhookUrl('http://127.0.0.1:4000/x', false).ok).toBe(true);
-    expect(checkWebhookUrl('http://localhost:4000/x', false).ok).toBe(true);
-    expect(checkWebhookUrl('http://127.0.0.1:4000/x', true).ok).toBe(false);
-    expect(checkWebhookUrl('http://example.com/x', false).ok).toBe(false);
-    expect(checkWebhookUrl('https://example.com/x', true).ok).toBe(true);
-    expect(checkWebhookUrl('https://user:pw@example.com/x', false).ok).toBe(false);
+  it('allows plain http only to loopback in test mode (while WEBHOOK_ALLOW_LOOPBACK is on)', () => {
+    expect(checkWebhookUrl('http://127.0.0.1:4000/x', TEST).ok).toBe(true);
+    expect(checkWebhookUrl('http://localhost:4000/x', TEST).ok).toBe(true);
+    expect(checkWebhookUrl('http://127.0.0.1:4000/x', LIVE).ok).toBe(false);
+    expect(checkWebhookUrl('http://example.com/x', TEST).ok).toBe(false);
+    expect(checkWebhookUrl('https://example.com/x', LIVE).ok).toBe(true);
+    expect(checkWebhookUrl('https://user:pw@example.com/x', TEST).ok).toBe(false);
   });
 });
 

@@ -141,9 +141,11 @@ describe('health, readiness and metrics', () => {
     const acct = await stack.newAccount();
     const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
     await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: acct.test_api_key });
+    // Served on API_METRICS_PORT, never on the public port.
+    expect((await fetch(`${stack.url}/metrics`)).status).toBe(404);
     // Transitions are counted by the projection activity, which runs just after the answer.
     const text = await eventually(async () => {
-      const res = await fetch(`${stack.url}/metrics`);
+      const res = await fetch(`${stack.api.metricsUrl}/metrics`);
       expect(res.headers.get('content-type')).toContain('text/plain');
       const body = await res.text();
       return /payment_transitions_total\{event="payment\.deposited"\}/.test(body) ? body : undefined;

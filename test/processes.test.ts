@@ -4,7 +4,7 @@
  * reaches its final status and every webhook is delivered.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -24,6 +24,7 @@ interface Proc {
 }
 
 const taskQueue = `procs-${randomUUID()}`;
+const SECRETS = { jwt: randomBytes(32).toString('base64'), webhookKey: randomBytes(32).toString('base64') };
 const procs: Proc[] = [];
 
 function start(entry: string, port: number, extra: Record<string, string> = {}): Proc {
@@ -40,6 +41,10 @@ function start(entry: string, port: number, extra: Record<string, string> = {}):
       WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
       WEBHOOK_RETRY_MAX_INTERVAL: '1s',
       WEBHOOK_TIMEOUT: '2s',
+      // Shared by every process here: the APIs sign and check tokens, all open webhook secrets.
+      SERVICE_JWT_SECRET: SECRETS.jwt,
+      WEBHOOK_SECRET_KEY: SECRETS.webhookKey,
+      API_METRICS_PORT: '0',
       ...(entry.includes('worker') ? { WORKER_METRICS_PORT: String(port) } : { PORT: String(port), HOST: '127.0.0.1' }),
       ...extra,
     },

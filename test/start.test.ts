@@ -17,9 +17,11 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 describe('npm start', () => {
   it('brings up dev server, worker and API on PGlite, prints the banner, serves payments, stops on SIGTERM', async () => {
     const [port, devPort, uiPort] = [await freePort(), await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TEMPORAL_DEV_PORT: String(devPort), TEMPORAL_UI_PORT: String(uiPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TEMPORAL_DEV_PORT: String(devPort), TEMPORAL_UI_PORT: String(uiPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', API_METRICS_PORT: '0' };
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
+    delete env.SERVICE_JWT_SECRET;
+    delete env.WEBHOOK_SECRET_KEY;
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
@@ -42,6 +44,8 @@ describe('npm start', () => {
       expect(login.status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
       expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
+      // Its secrets were generated under DATA_DIR, readable by the owner only.
+      expect((fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toString(8)).toBe('600');
     } finally {
       child.kill('SIGTERM');
     }

@@ -49,18 +49,19 @@ const deliveries = async (acct: TestAccount, webhookId: string) =>
 describe('configuration', () => {
   it('answers exactly as the spec shows and never shows the secret again', async () => {
     const acct = await stack.newAccount();
-    const res = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: 'https://hooks.example.com/custody' } });
+    // Test mode checks DNS as live mode does, and this sandbox resolves no public name: a loopback receiver address.
+    const res = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: 'https://127.0.0.1:9/custody' } });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['success', 'webhook']);
     expect(res.body.success).toBe(true);
     expect(Object.keys(res.body.webhook).sort()).toEqual(['active', 'events', 'id', 'secret', 'url']);
-    expect(res.body.webhook).toMatchObject({ url: 'https://hooks.example.com/custody', active: true, events: [...PAYMENT_EVENTS] });
+    expect(res.body.webhook).toMatchObject({ url: 'https://127.0.0.1:9/custody', active: true, events: [...PAYMENT_EVENTS] });
     const list = await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key });
     expect(list.body.data.map((w: any) => w.id)).toEqual([res.body.webhook.id]);
     expect(JSON.stringify(list.body)).not.toContain(res.body.webhook.secret);
     // A bearer token works too.
     const token = (await stack.http.post('/api/v1/auth/login', { body: { email: acct.email, password: acct.password } })).body.token;
-    const viaToken = await stack.http.post('/api/v1/webhooks/configure', { token, body: { url: 'https://hooks.example.com/other', events: ['payment.released'] } });
+    const viaToken = await stack.http.post('/api/v1/webhooks/configure', { token, body: { url: 'https://127.0.0.1:9/other', events: ['payment.released'] } });
     expect(viaToken.status).toBe(201);
     expect(viaToken.body.webhook.events).toEqual(['payment.released']);
     // Rotation returns a new secret once.

@@ -2,6 +2,7 @@
  * A throw-away local stack for scripts (history recording, benchmarks): a dev server on a free
  * port, a worker and the API, against DATABASE_URL (default: the test database).
  */
+import { randomBytes } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { connectClient, startApiServer } from '../../src/bootstrap';
 import { DEFAULT_TEST_DATABASE_URL, loadConfig } from '../../src/config';
@@ -20,7 +21,9 @@ export async function withLocalStack<T>(
   const logger = createLogger('error');
   await installRuntime(logger);
   const server = await startDevServer({ port: await freePort(), headless: true });
-  const config = loadConfig({ ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL, TEMPORAL_ADDRESS: server.address, LOG_LEVEL: 'error', ...env });
+  const config = loadConfig({ ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL, TEMPORAL_ADDRESS: server.address, LOG_LEVEL: 'error',
+    // A throw-away stack: fresh secrets each run, metrics on any free port.
+    SERVICE_JWT_SECRET: randomBytes(32).toString('base64'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'), API_METRICS_PORT: '0', ...env });
   const db = createDb(config.DATABASE_URL);
   await migrate(db);
   const connection = await NativeConnection.connect({ address: server.address });

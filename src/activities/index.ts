@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import type { Config } from '../config';
+import { webhookSecretKey, type Config } from '../config';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
@@ -9,7 +9,7 @@ import { loadDelivery, markDelivery, planDeliveries, recordAttempt } from '../db
 import type { Logger } from '../lib/logger';
 import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody } from '../webhooks/signature';
-import { checkResolvedHost, checkWebhookUrl, liveDeliveryAgent } from '../webhooks/urlPolicy';
+import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
 import { fetch } from 'undici';
 
 export interface ActivityDeps {
@@ -102,7 +102,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
      */
     async deliverWebhook(deliveryId: string, timeoutMs: number, maximumAttempts: number): Promise<DeliveryOutcome> {
       const attempt = Context.current().info.attempt;
-      const found = await loadDelivery(db, deliveryId);
+      const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, 'DeliveryNotFound');
       const { delivery, webhook } = found;
       const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, attempt });
@@ -120,13 +120,12 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
         webhookDeliveries.inc({ outcome: 'refused' });
         throw ApplicationFailure.nonRetryable(reason, 'WebhookUrlRefused');
       };
-      // The URL rules apply again at delivery time: DNS may have changed since configuration.
-      const check = checkWebhookUrl(webhook.url, webhook.livemode);
+      // The URL rules apply again at delivery time, in both modes: DNS may have changed since configuration.
+      const rules = { livemode: webhook.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK };
+      const check = checkWebhookUrl(webhook.url, rules);
       if (!check.ok) return refuse(check.message, 0);
-      if (webhook.livemode) {
-        const resolved = await checkResolvedHost(check.url);
-        if (!resolved.ok) return refuse(resolved.message, 0);
-      }
+      const resolved = await checkResolvedHost(check.url, rules);
+      if (!resolved.ok) return refuse(resolved.message, 0);
 
       let statusCode: number | null = null;
       let error: string | null = null;
@@ -134,8 +133,8 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       try {
         const response = await fetch(webhook.url, {
           method: 'POST',
-          // Live mode: connect only to an address that passed the check (no DNS rebinding).
-          dispatcher: webhook.livemode ? liveDeliveryAgent : undefined,
+          // Connect only to an address that passed the check (no DNS rebinding).
+          dispatcher: deliveryAgent(rules),
           body: delivery.body,
           redirect: 'manual', // a redirect is a failed attempt, never followed
           signal: AbortSignal.timeout(timeoutMs),

@@ -2,16 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { registry, renderMetrics } from '../lib/metrics';
 import { authenticate, login, tokens } from './auth';
 import { type AppDeps, type AppState, withTemporalDeadline } from './context';
 import { ApiError, errorMiddleware, notFound, parse } from './errors';
-import { idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
+import { authFailureLimit, idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
 import { apiKeyRoutes } from './routes/account';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
 import { LoginRequest } from './schemas';
+import { jwtSecret } from '../config';
 import { DOCS_INIT_JS, docsPage, openApiDocument } from './openapi';
 
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -20,8 +20,9 @@ const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { db, temporal, config, logger } = deps;
   const app = new Koa<AppState>({ proxy: config.TRUST_PROXY });
-  const issuer = tokens(config.SERVICE_JWT_SECRET);
+  const issuer = tokens(jwtSecret(config));
   const limit = rateLimit(config.RATE_LIMIT_PER_SECOND);
+  const authFailures = authFailureLimit(config.AUTH_FAILURES_PER_MINUTE);
   const loginLimit = loginRateLimit();
 
   app.use(requestId(logger));
@@ -44,10 +45,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     const [postgres, temporalStatus] = checks;
     ctx.status = checks.every((c) => c === 'ok') ? 200 : 503;
     ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks: { postgres, temporal: temporalStatus } };
-  });
-  open.get('/metrics', async (ctx) => {
-    ctx.type = registry.contentType;
-    ctx.body = await renderMetrics();
   });
   open.get('/api/v1/openapi.json', (ctx) => {
     ctx.body = openApiDocument();
@@ -81,7 +78,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(open.routes());
 
   const api = new Router<AppState>({ prefix: '/api/v1' });
-  api.use(jsonBody, authenticate(deps, issuer, limit), idempotency(deps));
+  api.use(jsonBody, authenticate(deps, issuer, limit, authFailures), idempotency(deps));
   for (const routes of apiRouters(deps)) api.use(routes.routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'method not allowed on this path'), notImplemented: () => new ApiError(405, 'method_not_allowed', 'method not allowed') }));

@@ -24,7 +24,8 @@ export function tokens(secret: string) {
       return { token, expires_at: new Date(expires * 1000).toISOString() };
     },
     async verify(token: string): Promise<{ userId: string; accountId: string }> {
-      const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'] });
+      // exp is required (a token without one would never expire), and checked against the clock.
+      const { payload } = await jwtVerify(token, key, { issuer: ISSUER, algorithms: ['HS256'], requiredClaims: ['exp', 'iat', 'sub'] });
       if (typeof payload.sub !== 'string' || typeof payload.acct !== 'string') throw new Error('malformed token');
       return { userId: payload.sub, accountId: payload.acct };
     },
@@ -39,10 +40,27 @@ export async function login({ db }: Pick<AppDeps, 'db'>, issuer: ReturnType<type
   return issuer.issue(user);
 }
 
-/** `X-API-Key` (mode from the key's prefix) or `Authorization: Bearer` (mode from X-Service-Mode). */
-export function authenticate({ db }: Pick<AppDeps, 'db'>, issuer: ReturnType<typeof tokens>, limit: (key: string) => Promise<void>) {
+/** The budget of failed authentications per client address (see `authFailureLimit` in middleware.ts). */
+export interface FailureLimit {
+  check(address: string): Promise<void>;
+  failed(address: string): Promise<void>;
+}
+
+/**
+ * `X-API-Key` (mode from the key's prefix) or `Authorization: Bearer` (mode from X-Service-Mode).
+ * An address over its budget of failed authentications gets 429 before any credential is looked at,
+ * so the limit answers the same whether the next guess would have been right or wrong.
+ */
+export function authenticate({ db }: Pick<AppDeps, 'db'>, issuer: ReturnType<typeof tokens>, limit: (key: string) => Promise<void>, failures: FailureLimit) {
   return async (ctx: Context, next: Next) => {
-    const principal = await resolvePrincipal(ctx);
+    await failures.check(ctx.ip);
+    let principal: Principal;
+    try {
+      principal = await resolvePrincipal(ctx);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) await failures.failed(ctx.ip);
+      throw err;
+    }
     await limit(principal.credential);
     (ctx.state as AppState).principal = principal;
     await next();

@@ -89,6 +89,24 @@ export function loginRateLimit() {
   };
 }
 
+/**
+ * Failed authentications (bad or unknown API key, bad, forged or expired token, none at all) per
+ * client address (ctx.ip: X-Forwarded-For only under TRUST_PROXY): past `perMinute` failures in a
+ * minute, every authenticated request from that address gets 429 until the minute is over.
+ */
+export function authFailureLimit(perMinute: number) {
+  const failures = new RateLimiterMemory({ points: perMinute, duration: 60 });
+  return {
+    async check(address: string) {
+      const used = await failures.get(address);
+      if (used && used.consumedPoints >= perMinute) throw tooMany(used.msBeforeNext);
+    },
+    async failed(address: string) {
+      await failures.penalty(address);
+    },
+  };
+}
+
 function tooMany(msBeforeNext: number): ApiError {
   const retry = Math.max(1, Math.ceil(msBeforeNext / 1000));
   return new ApiError(429, 'rate_limited', `too many requests; retry in ${retry} s`, undefined, { 'Retry-After': String(retry) });

@@ -68,7 +68,6 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/api/v1/api-keys/{id}', tag: 'API keys', summary: 'Revoke an API key', responses: { 200: { description: 'Revoked', schema: S.DeletedResponse }, ...errors(404, ...common) } },
   { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: false, responses: { 200: { description: 'The process is up' } } },
   { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: PostgreSQL and Temporal reachable', auth: false, responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unreachable' } } },
-  { method: 'get', path: '/metrics', tag: 'Operations', summary: 'Prometheus metrics', auth: false, responses: { 200: { description: 'Prometheus text format' } } },
 ];
 
 const json = (schema: Schema, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });

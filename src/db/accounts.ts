@@ -6,8 +6,10 @@ function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptO
   return new Promise((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-// scrypt parameters (N=2^15, r=8, p=1): OWASP's minimum for scrypt, ~50 ms a hash here.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+// scrypt parameters (N=2^17, r=8, p=1): OWASP's baseline for scrypt. Each hash needs 128·N·r =
+// 128 MiB of memory, hence maxmem. The parameters are stored in each hash, so hashes made with
+// earlier ones (N=2^15) keep verifying.
+const SCRYPT = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

@@ -2,40 +2,67 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { PaymentEvent } from '../domain/payment';
+import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
 import type { Scope } from './payments';
 
+/** A webhook configuration as the service uses it. The secret, where present, is the clear one. */
 export interface WebhookRow {
   id: string;
   account_id: string;
   livemode: boolean;
   url: string;
-  secret: string;
   events: string[];
   active: boolean;
   created_at: Date;
   deleted_at: Date | null;
 }
+export type WebhookWithSecret = WebhookRow & { secret: string };
 
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * The table's row: the secret is stored sealed (AES-256-GCM, src/webhooks/secretBox.ts) in
+ * `secret_sealed`. `secret` holds a clear secret only for rows written before encryption, until
+ * the first read seals them.
+ */
+interface StoredWebhook extends WebhookRow {
+  secret: string | null;
+  secret_sealed: string | null;
 }
 
-export async function createWebhook(db: Knex, scope: Scope, url: string, events: string[]): Promise<WebhookRow> {
-  const [row] = await db<WebhookRow>('webhooks')
-    .insert({ id: `wh_${ulid()}`, account_id: scope.accountId, livemode: scope.livemode, url, events, secret: newWebhookSecret(), active: true })
+const COLUMNS = ['id', 'account_id', 'livemode', 'url', 'events', 'active', 'created_at', 'deleted_at'] as const;
+const withoutSecret = (row: StoredWebhook): WebhookRow => Object.fromEntries(COLUMNS.map((c) => [c, row[c]])) as unknown as WebhookRow;
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks: the part after the prefix is the base64 key). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Decrypt a stored row's secret; a clear secret left from before encryption is sealed now. */
+async function reveal(db: Knex, row: StoredWebhook, key: Buffer): Promise<WebhookWithSecret> {
+  if (row.secret_sealed) return { ...withoutSecret(row), secret: openWebhookSecret(row.secret_sealed, row.id, key) };
+  if (row.secret === null) throw new Error(`webhook ${row.id} has no secret`);
+  await db('webhooks').where({ id: row.id, secret: row.secret }).update({ secret_sealed: sealWebhookSecret(row.secret, row.id, key), secret: null });
+  return { ...withoutSecret(row), secret: row.secret };
+}
+
+export async function createWebhook(db: Knex, key: Buffer, scope: Scope, url: string, events: string[]): Promise<WebhookWithSecret> {
+  const id = `wh_${ulid()}`;
+  const secret = newWebhookSecret();
+  const [row] = await db<StoredWebhook>('webhooks')
+    .insert({ id, account_id: scope.accountId, livemode: scope.livemode, url, events, secret: null, secret_sealed: sealWebhookSecret(secret, id, key), active: true })
     .returning('*');
-  return row;
+  return { ...withoutSecret(row), secret };
 }
 
 const live = (db: Knex, scope: Scope) =>
-  db<WebhookRow>('webhooks').where({ account_id: scope.accountId, livemode: scope.livemode }).whereNull('deleted_at');
+  db<StoredWebhook>('webhooks').where({ account_id: scope.accountId, livemode: scope.livemode }).whereNull('deleted_at');
 
 export async function listWebhooks(db: Knex, scope: Scope): Promise<WebhookRow[]> {
-  return live(db, scope).orderBy('created_at', 'desc');
+  return (await live(db, scope).orderBy('created_at', 'desc')).map(withoutSecret);
 }
 
 export async function findWebhook(db: Knex, scope: Scope, id: string): Promise<WebhookRow | undefined> {
-  return live(db, scope).andWhere({ id }).first();
+  const row = await live(db, scope).andWhere({ id }).first();
+  return row && withoutSecret(row);
 }
 
 /** Soft delete: pending deliveries see `deleted_at` and make no further attempts. */
@@ -44,9 +71,10 @@ export async function deleteWebhook(db: Knex, scope: Scope, id: string): Promise
   return n > 0;
 }
 
-export async function rotateWebhookSecret(db: Knex, scope: Scope, id: string): Promise<WebhookRow | undefined> {
-  const [row] = await live(db, scope).andWhere({ id }).update({ secret: newWebhookSecret() }).returning('*');
-  return row;
+export async function rotateWebhookSecret(db: Knex, key: Buffer, scope: Scope, id: string): Promise<WebhookWithSecret | undefined> {
+  const secret = newWebhookSecret();
+  const [row] = await live(db, scope).andWhere({ id }).update({ secret: null, secret_sealed: sealWebhookSecret(secret, id, key) }).returning('*');
+  return row && { ...withoutSecret(row), secret };
 }
 
 export interface DeliveryRow {
@@ -93,11 +121,12 @@ export async function createSingleDelivery(db: Knex, webhookId: string, envelope
   return id;
 }
 
-export async function loadDelivery(db: Knex, id: string): Promise<{ delivery: DeliveryRow; webhook: WebhookRow } | undefined> {
+/** A delivery and its configuration, with the configuration's secret decrypted for signing. */
+export async function loadDelivery(db: Knex, id: string, key: Buffer): Promise<{ delivery: DeliveryRow; webhook: WebhookWithSecret } | undefined> {
   const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
   if (!delivery) return undefined;
-  const webhook = await db<WebhookRow>('webhooks').where({ id: delivery.webhook_id }).first();
-  return webhook ? { delivery, webhook } : undefined;
+  const webhook = await db<StoredWebhook>('webhooks').where({ id: delivery.webhook_id }).first();
+  return webhook ? { delivery, webhook: await reveal(db, webhook, key) } : undefined;
 }
 
 export interface AttemptRecord {

@@ -3,7 +3,7 @@ import dns from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { Agent } from 'undici';
 
-/** Addresses a live-mode webhook may never reach: private, loopback, link-local, metadata, unspecified. */
+/** Addresses a webhook may never reach: private, loopback, link-local, metadata, unspecified. */
 const blocked = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
@@ -15,28 +15,62 @@ for (const [net, prefix] of [
   ['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16],
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
+/** Cloud metadata names, refused by name whatever they resolve to from here. */
+const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
+
+/** Which destinations a configuration may reach: live mode never loopback; test mode only while WEBHOOK_ALLOW_LOOPBACK is on. */
+export interface UrlRules {
+  livemode: boolean;
+  allowLoopback: boolean;
+}
+
+const loopbackAllowed = (rules: UrlRules) => !rules.livemode && rules.allowLoopback;
+
+function ipv4Of(address: string): string | undefined {
+  if (isIP(address) === 4) return address;
+  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+}
+
+const loopback6 = new BlockList();
+loopback6.addAddress('::1', 'ipv6');
+
+/** 127.0.0.0/8 (also IPv4-mapped) and ::1. */
+export function isLoopbackAddress(address: string): boolean {
+  const v4 = ipv4Of(address);
+  if (v4) return v4.startsWith('127.');
+  return isIP(address) === 6 && loopback6.check(address, 'ipv6');
+}
+
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return blocked.check(mapped[1], 'ipv4');
-    return blocked.check(address, 'ipv6');
-  }
-  return blocked.check(address, 'ipv4');
+  const v4 = ipv4Of(address);
+  if (v4) return blocked.check(v4, 'ipv4');
+  return blocked.check(address, 'ipv6');
+}
+
+/** May a configuration under these rules reach this address? */
+export function isAllowedAddress(address: string, rules: UrlRules): boolean {
+  if (!isBlockedAddress(address)) return true;
+  return loopbackAllowed(rules) && isLoopbackAddress(address);
 }
 
 function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
 }
+
+const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
 
+const PRIVATE = 'url host is a private, loopback, link-local or metadata address';
+
 /**
- * Syntax and scheme rules: absolute https; plain http only to a loopback host in test mode.
- * Live mode also refuses literal private addresses here; names are resolved by `checkResolvedHost`.
+ * Syntax, scheme and literal-address rules, the same in both modes: absolute https, never a
+ * private, link-local or metadata host. The one exception: loopback (plain http too) in test mode
+ * while WEBHOOK_ALLOW_LOOPBACK is on. Names are resolved by `checkResolvedHost`.
  */
-export function checkWebhookUrl(text: string, livemode: boolean): UrlCheck {
+export function checkWebhookUrl(text: string, rules: UrlRules): UrlCheck {
   let url: URL;
   try {
     url = new URL(text);
@@ -45,20 +79,22 @@ export function checkWebhookUrl(text: string, livemode: boolean): UrlCheck {
   }
   if (url.username || url.password) return { ok: false, message: 'url must not carry credentials' };
   const host = bareHost(url);
-  const loopback = host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  const loopback = isLoopbackName(host) || (isIP(host) !== 0 && isLoopbackAddress(host));
+  const loopbackOk = loopback && loopbackAllowed(rules);
   if (url.protocol === 'http:') {
-    if (livemode || !loopback) return { ok: false, message: 'url must use https (plain http is allowed only for loopback hosts in test mode)' };
+    if (!loopbackOk) {
+      return { ok: false, message: loopbackAllowed(rules) ? 'url must use https (plain http is allowed only for loopback hosts in test mode)' : 'url must use https' };
+    }
   } else if (url.protocol !== 'https:') {
     return { ok: false, message: 'url must use https' };
   }
-  if (livemode && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isBlockedAddress(host)))) {
-    return { ok: false, message: 'url host is a private, loopback, link-local or metadata address' };
-  }
+  if (loopbackOk) return { ok: true, url };
+  if (loopback || METADATA_NAMES.has(host) || (isIP(host) !== 0 && isBlockedAddress(host))) return { ok: false, message: PRIVATE };
   return { ok: true, url };
 }
 
-/** Live mode: every address the host resolves to must be public (checked at configure and at delivery). */
-export async function checkResolvedHost(url: URL): Promise<UrlCheck> {
+/** Every address the host resolves to must be allowed (checked at configure and at delivery). */
+export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<UrlCheck> {
   const host = bareHost(url);
   let addresses: string[];
   try {
@@ -66,7 +102,7 @@ export async function checkResolvedHost(url: URL): Promise<UrlCheck> {
   } catch {
     return { ok: false, message: `url host ${host} does not resolve` };
   }
-  if (addresses.length === 0 || addresses.some(isBlockedAddress)) {
+  if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a, rules))) {
     return { ok: false, message: 'url host resolves to a private, loopback, link-local or metadata address' };
   }
   return { ok: true, url };
@@ -75,23 +111,38 @@ export async function checkResolvedHost(url: URL): Promise<UrlCheck> {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | dns.LookupAddress[], family?: number) => void;
 
 /**
- * The resolver live-mode deliveries connect through: every address a name resolves to is checked,
- * and the connection goes to the address that was checked, so DNS cannot change its answer
- * between our check and the connect (DNS rebinding).
+ * The resolver deliveries connect through: every address a name resolves to is checked, and the
+ * connection goes to the address that was checked, so DNS cannot change its answer between our
+ * check and the connect (DNS rebinding).
  */
-export function checkedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err);
-    const bad = addresses.find((a) => isBlockedAddress(a.address));
-    if (bad || addresses.length === 0) {
-      const refusal: NodeJS.ErrnoException = new Error(`${hostname} resolves to a private, loopback, link-local or metadata address`);
-      refusal.code = 'EBLOCKEDADDRESS';
-      return callback(refusal);
-    }
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
+function checkedLookupFor(rules: UrlRules) {
+  return function checkedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err);
+      const bad = addresses.find((a) => !isAllowedAddress(a.address, rules));
+      if (bad || addresses.length === 0) {
+        const refusal: NodeJS.ErrnoException = new Error(`${hostname} resolves to a private, loopback, link-local or metadata address`);
+        refusal.code = 'EBLOCKEDADDRESS';
+        return callback(refusal);
+      }
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 }
+
+/** The live-mode rules' resolver (kept for callers of the earlier API). */
+export const checkedLookup = checkedLookupFor({ livemode: true, allowLoopback: false });
 
 /** HTTP agent for live-mode deliveries: connects only to public addresses. */
 export const liveDeliveryAgent = new Agent({ connect: { lookup: checkedLookup as never } });
+const testAgents = {
+  loopback: new Agent({ connect: { lookup: checkedLookupFor({ livemode: false, allowLoopback: true }) as never } }),
+  strict: new Agent({ connect: { lookup: checkedLookupFor({ livemode: false, allowLoopback: false }) as never } }),
+};
+
+/** The agent a delivery under these rules connects through (every mode is checked at connect time). */
+export function deliveryAgent(rules: UrlRules): Agent {
+  if (rules.livemode) return liveDeliveryAgent;
+  return rules.allowLoopback ? testAgents.loopback : testAgents.strict;
+}

@@ -1,7 +1,7 @@
 /** `npm run worker`: a worker process; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
 import http from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { loadConfig, requireSecrets } from '../config';
 import { createDb } from '../db/knex';
 import { createLogger } from '../lib/logger';
 import { registry, renderMetrics } from '../lib/metrics';
@@ -11,7 +11,8 @@ import { installRuntime } from './runtime';
 import { createWorker } from './worker';
 
 async function main(started: Started) {
-  const config = loadConfig();
+  // Signing deliveries needs the key that opens webhook secrets; the worker never signs tokens.
+  const config = requireSecrets(loadConfig(), ['WEBHOOK_SECRET_KEY'], '`npm run worker`');
   const logger = createLogger(config.LOG_LEVEL);
   // Scrape target for this worker: activity metrics (transitions, deliveries) and Temporal's own.
   // Bound first, so a taken port is a start-up error before this process polls for any task.

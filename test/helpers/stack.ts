@@ -2,7 +2,7 @@
  * A real stack for one test file: a worker on its own task queue and the API on an ephemeral port,
  * against the shared Temporal dev server and PostgreSQL. Nothing here is mocked.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
@@ -47,7 +47,21 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   await runtime;
   const address = env.TEMPORAL_ADDRESS ?? inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
-  const config = loadConfig({ ...process.env, DATABASE_URL: inject('databaseUrl'), TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'silent', RATE_LIMIT_PER_SECOND: '1000', ...env });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: inject('databaseUrl'),
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_SECOND: '1000',
+    // Never a known secret: fresh random ones for every stack.
+    SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    // Tests receive webhooks on loopback; metrics on any free port.
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    API_METRICS_PORT: '0',
+    ...env,
+  });
   const logger = createLogger(config.LOG_LEVEL);
   const db = createDb(config.DATABASE_URL);
   const connection = await NativeConnection.connect({ address });

@@ -4,6 +4,7 @@ import { createSingleDelivery, createWebhook, deleteWebhook, findWebhook, listDe
 import { deliveryRetry } from '../../activities';
 import { webhookDeliveryWorkflow } from '../../workflows';
 import { checkResolvedHost, checkWebhookUrl } from '../../webhooks/urlPolicy';
+import { webhookSecretKey } from '../../config';
 import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
 import { ApiError, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../middleware';
@@ -20,13 +21,12 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   router.post('/webhooks/configure', async (ctx) => {
     const principal = ctx.state.principal!;
     const body = parse(ConfigureWebhookRequest, ctx.state.body);
-    const check = checkWebhookUrl(body.url, principal.livemode);
+    const rules = { livemode: principal.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK };
+    const check = checkWebhookUrl(body.url, rules);
     if (!check.ok) throw badUrl(check.message);
-    if (principal.livemode) {
-      const resolved = await checkResolvedHost(check.url);
-      if (!resolved.ok) throw badUrl(resolved.message);
-    }
-    const row = await createWebhook(db, scopeOf(principal), check.url.toString(), body.events ?? [...PAYMENT_EVENTS]);
+    const resolved = await checkResolvedHost(check.url, rules);
+    if (!resolved.ok) throw badUrl(resolved.message);
+    const row = await createWebhook(db, webhookSecretKey(config), scopeOf(principal), check.url.toString(), body.events ?? [...PAYMENT_EVENTS]);
     ctx.status = 201;
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
   });
@@ -42,7 +42,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   });
 
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {
-    const row = await rotateWebhookSecret(db, scopeOf(ctx.state.principal!), ctx.params.id);
+    const row = await rotateWebhookSecret(db, webhookSecretKey(config), scopeOf(ctx.state.principal!), ctx.params.id);
     if (!row) throw notFound('webhook');
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
   });
