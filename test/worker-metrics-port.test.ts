@@ -3,7 +3,7 @@
  * before it polls for anything, and WORKER_METRICS_PORT=0 picks a free port and says which.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/lib/net';
@@ -25,7 +25,7 @@ afterAll(async () => {
 function worker(metricsPort: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: inject('databaseUrl'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info' },
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: inject('databaseUrl'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info', WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
