@@ -58,7 +58,7 @@ async function main() {
 async function waitForStatus(apiUrl: string, key: string, id: string, status: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const res = await fetch(`${apiUrl}/api/v1/payments/${id}`, { headers: { 'X-API-Key': key } });
-    if ((await res.json()).status === status) return;
+    if (((await res.json()) as { status?: string }).status === status) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${id} never reached ${status}`);
