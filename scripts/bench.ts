@@ -145,6 +145,7 @@ async function runReads(opts: BenchOptions, api: JsonClient, receiver: WebhookRe
   }
   const createS = (performance.now() - started) / 1000;
   progress.log(`${ids.length} open payments created in ${fmt(createS)} s (${fmt(ids.length / createS)}/s), ${createFailed} failed`);
+  for (const [kind, e] of Object.entries(errors)) progress.log(`  ${e.count} × ${kind}: ${e.example}`);
   const missing = await receiver.waitFor([...answered.keys()], Math.max(DELIVERY_WAIT_MS, opts.reads * 50), (n) => progress.update('reads', `waiting for ${n} payment.created deliveries`));
 
   const endpoints: ReadsResult['endpoints'] = {};
@@ -185,6 +186,7 @@ async function historyShape(client: Client, workflowId: string): Promise<History
       workflowTasks: count((e) => e.workflowTaskCompletedEventAttributes),
       activities: count((e) => e.activityTaskScheduledEventAttributes),
       updates: count((e) => e.workflowExecutionUpdateAcceptedEventAttributes),
+      workflowTaskTimeouts: count((e) => e.workflowTaskTimedOutEventAttributes),
     };
   } catch (err) {
     progress.log(`history of ${workflowId} not read: ${(err as Error).message}`);

@@ -14,7 +14,8 @@ export const LIFECYCLE_STEPS = [
 export const STEP_NAMES = ['create', ...LIFECYCLE_STEPS.map(([action]) => action)];
 
 export const createBody = (i: number) => ({
-  amount: 10 + (i % 1000) / 100,
+  // Whole cents, divided once: 10.07, never 10.070000000000002 (the API refuses a third decimal).
+  amount: (1000 + (i % 1000)) / 100,
   currency: 'USD',
   payer_email: 'payer@example.com',
   recipient_email: 'recipient@example.com',

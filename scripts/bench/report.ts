@@ -98,7 +98,7 @@ export function markdownTables(result: BenchResult): string {
     out.push('');
     out.push(
       `Temporal history of one lifecycle: ${shapes
-        .map(([s, h]) => `${s === 'service' ? 'A' : 'B'} ${h!.events} events, ${h!.workflowTasks} workflow tasks, ${h!.activities} activities, ${h!.updates} updates`)
+        .map(([s, h]) => `${s === 'service' ? 'A' : 'B'} ${h!.events} events, ${h!.workflowTasks} workflow tasks (${h!.workflowTaskTimeouts} timed out), ${h!.activities} activities, ${h!.updates} updates`)
         .join('; ')}.`,
     );
   }
@@ -117,6 +117,8 @@ export function markdownTables(result: BenchResult): string {
         Object.entries(reads.endpoints).map(([name, e]) => [name, fmt(e.throughput), ms(e.p50), ms(e.p95), ms(e.p99), e.failed ? `**${e.failed}**` : '0']),
       ),
     );
+    const kinds = Object.entries(reads.errors);
+    if (kinds.length) out.push('', `Read-phase errors: ${kinds.map(([kind, e]) => `${e.count} × ${kind} (${e.example.slice(0, 120)})`).join('; ')}.`);
   }
   return out.join('\n');
 }

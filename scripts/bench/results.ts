@@ -79,6 +79,8 @@ export interface HistoryShape {
   workflowTasks: number;
   activities: number;
   updates: number;
+  /** Workflow tasks the server timed out (the worker answered too late): work done twice. */
+  workflowTaskTimeouts: number;
 }
 
 export interface BenchResult {
