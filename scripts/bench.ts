@@ -277,6 +277,9 @@ async function runAll(opts: BenchOptions, stack: LocalStack, receiver: WebhookRe
   await api.close();
 }
 
+/** A path as the user would type it: relative below the working directory, else absolute. */
+const shown = (file: string) => (path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file));
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
@@ -303,14 +306,14 @@ async function main() {
   console.log(markdownTables(result));
   fs.mkdirSync(path.dirname(opts.svg), { recursive: true });
   fs.writeFileSync(opts.svg, renderSvg(result));
-  console.log(`\nchart: ${path.relative(process.cwd(), opts.svg)}`);
+  console.log(`\nchart: ${shown(opts.svg)}`);
   if (opts.json) {
     fs.writeFileSync(opts.json, JSON.stringify(result, null, 2) + '\n');
-    console.log(`json: ${path.relative(process.cwd(), opts.json)}`);
+    console.log(`json: ${shown(opts.json)}`);
   }
   if (opts.writeDocs) {
     rewriteDocs(opts.docs, docsSection(result, relativeTo(opts.docs, opts.svg)));
-    console.log(`docs: ${path.relative(process.cwd(), opts.docs)} (Latest results)`);
+    console.log(`docs: ${shown(opts.docs)} (Latest results)`);
   }
 }
 
