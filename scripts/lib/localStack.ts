@@ -14,9 +14,19 @@ import { startDevServer } from '../../src/lib/temporalDevServer';
 import { installRuntime } from '../../src/worker/runtime';
 import { createWorker } from '../../src/worker/worker';
 
+export interface LocalStack {
+  apiUrl: string;
+  temporalAddress: string;
+  client: Awaited<ReturnType<typeof connectClient>>;
+  testKey: string;
+  /** The dev server's process id, when it was spawned here (undefined with the SDK's download). */
+  devServerPid?: number;
+  databaseUrl: string;
+}
+
 export async function withLocalStack<T>(
   env: Record<string, string>,
-  fn: (stack: { apiUrl: string; temporalAddress: string; client: Awaited<ReturnType<typeof connectClient>>; testKey: string }) => Promise<T>,
+  fn: (stack: LocalStack) => Promise<T>,
 ): Promise<T> {
   const logger = createLogger('error');
   await installRuntime(logger);
@@ -32,7 +42,7 @@ export async function withLocalStack<T>(
   const api = await startApiServer({ db, temporal: client, config, logger }, 0);
   try {
     const acct = await createAccount(db, `script-${Date.now()}@example.com`, 'script-password');
-    return await worker.runUntil(fn({ apiUrl: api.url, temporalAddress: server.address, client, testKey: acct.test_api_key }));
+    return await worker.runUntil(fn({ apiUrl: api.url, temporalAddress: server.address, client, testKey: acct.test_api_key, devServerPid: server.pid, databaseUrl: config.DATABASE_URL! }));
   } finally {
     await api.close();
     await client.connection.close();

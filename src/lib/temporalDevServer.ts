@@ -50,6 +50,8 @@ export function findTemporalCli(log: (msg: string) => void = () => undefined): s
 export interface DevServer {
   address: string;
   uiUrl?: string;
+  /** The server process's id, when this module spawned it (benchmarks read its memory). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   return {
     address,
     uiUrl: opts.headless || !opts.uiPort ? undefined : `http://127.0.0.1:${opts.uiPort}`,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

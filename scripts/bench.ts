@@ -1,0 +1,327 @@
+/**
+ * `npm run bench`: one run that measures, at each concurrency (closed-loop clients),
+ *  (A) this service: create → deposit → approve → release over HTTP with an API key, per-endpoint
+ *      percentiles, webhook lag at a receiver verifying every signature, errors, memory;
+ *  (B) the engine ceiling: a trivial workflow started and taking three Updates through the
+ *      Temporal client, on its own worker and task queue, on the same dev server;
+ *  (C) a plain node:http + pg server doing the same four transitions as row-locked updates;
+ * then reads with many open payments. Prints tables (stdout), draws an SVG chart, and with
+ * `--write-docs` rewrites the "Latest results" of docs/benchmarks.md. Asserts nothing: speed
+ * lives here, never in the tests. See docs/benchmarks.md.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { Client as PgClient } from 'pg';
+import { findTemporalCli } from '../src/lib/temporalDevServer';
+import { type BenchOptions, parseArgs } from './bench/args';
+import { createEngineWorker, engineLifecycle, ENGINE_STEPS } from './bench/engine';
+import { JsonClient } from './bench/http';
+import { STEP_NAMES, createBody, httpLifecycle } from './bench/httpLifecycle';
+import { closedLoop, errorKind, forEachConcurrently } from './bench/loop';
+import { startPlainServer, withUser } from './bench/plainPg';
+import { findDevServerPid, MemoryWatch } from './bench/proc';
+import { Progress } from './bench/progress';
+import { WebhookReceiver } from './bench/receiver';
+import { docsSection, markdownTables, relativeTo, renderSvg, rewriteDocs } from './bench/report';
+import { type BenchResult, type Failures, type HistoryShape, type LevelResult, type Machine, type ReadsResult, type System, SYSTEM_LABEL } from './bench/results';
+import { fmt, Recorder, summarize } from './bench/stats';
+import { type LocalStack, withLocalStack } from './lib/localStack';
+
+const progress = new Progress();
+/** How long to wait, after a level, for the deliveries it still owes. */
+const DELIVERY_WAIT_MS = 120_000;
+const WARMUP_LIFECYCLES = 5;
+
+type Pids = Record<string, number | 'self' | undefined>;
+
+interface LevelSpec {
+  system: System;
+  concurrency: number;
+  durationMs: number;
+  steps: string[];
+  op: (rec: Recorder) => Promise<unknown>;
+  /** For A: transition answers, and the receiver their deliveries reach. */
+  webhooks?: { answered: Map<string, number>; receiver: WebhookReceiver };
+  pids: Pids;
+}
+
+async function runLevel(spec: LevelSpec): Promise<LevelResult> {
+  const rec = new Recorder();
+  const watch = new MemoryWatch(spec.pids).start();
+  const cpuBefore = watch.cpuMs();
+  const bad = spec.webhooks ? { sig: spec.webhooks.receiver.badSignatures, unreadable: spec.webhooks.receiver.unreadable, dup: spec.webhooks.receiver.duplicates } : undefined;
+  const label = `${spec.system} × ${spec.concurrency}`;
+  const loop = await closedLoop(spec.concurrency, spec.durationMs, () => spec.op(rec), (s) =>
+    progress.update(label, `${(s.elapsedMs / 1000).toFixed(0)}/${spec.durationMs / 1000} s, ${s.completed} lifecycles (${(s.completed / (s.elapsedMs / 1000)).toFixed(1)}/s), ${s.failed} failed`),
+  );
+  const cpuAfter = watch.cpuMs();
+  let webhooks: LevelResult['webhooks'];
+  if (spec.webhooks && bad) {
+    const { answered, receiver } = spec.webhooks;
+    const keys = [...answered.keys()];
+    const missing = await receiver.waitFor(keys, DELIVERY_WAIT_MS, (n) => progress.update(label, `waiting for ${n} of ${keys.length} webhook deliveries`));
+    const lag = keys.filter((k) => receiver.arrivals.has(k)).map((k) => receiver.arrivals.get(k)! - answered.get(k)!);
+    webhooks = {
+      expected: keys.length,
+      delivered: keys.length - missing.length,
+      missing: missing.length,
+      duplicates: receiver.duplicates - bad.dup,
+      badSignatures: receiver.badSignatures - bad.sig,
+      unreadable: receiver.unreadable - bad.unreadable,
+      lag: summarize(lag),
+    };
+  }
+  const rssMb = watch.stop();
+  const perLifecycle = Object.fromEntries(
+    Object.entries(cpuAfter).map(([name, cpu]) => [name, loop.completed ? (cpu - (cpuBefore[name] ?? 0)) / loop.completed : NaN]),
+  );
+  const result: LevelResult = {
+    system: spec.system,
+    concurrency: spec.concurrency,
+    lifecycles: loop.completed,
+    failed: loop.failed,
+    elapsedS: loop.elapsedMs / 1000,
+    throughput: loop.completed / (loop.elapsedMs / 1000),
+    steps: rec.summary(),
+    request: rec.pooled(spec.steps),
+    lifecycle: rec.pooled(['lifecycle']),
+    errors: loop.errors,
+    webhooks,
+    rssMb,
+    cpuMsPerLifecycle: perLifecycle,
+  };
+  const w = webhooks ? `, webhook lag p50 ${fmt(webhooks.lag.p50)} / p99 ${fmt(webhooks.lag.p99)} ms, ${webhooks.delivered}/${webhooks.expected} delivered` : '';
+  progress.log(`${label}: ${fmt(result.throughput)} lifecycles/s, request p99 ${fmt(result.request.p99)} ms, ${loop.failed} failed${w}`);
+  for (const [kind, e] of Object.entries(loop.errors)) progress.log(`  ${e.count} × ${kind}: ${e.example}`);
+  return result;
+}
+
+async function warmUp(name: string, op: (rec: Recorder) => Promise<unknown>): Promise<void> {
+  progress.update(`warming up ${name}`);
+  for (let i = 0; i < WARMUP_LIFECYCLES; i++) await op(new Recorder());
+}
+
+async function levels(system: System, opts: BenchOptions, pids: Pids, op: (rec: Recorder, answered: Map<string, number>) => Promise<unknown>, steps: string[], receiver?: WebhookReceiver): Promise<LevelResult[]> {
+  const out: LevelResult[] = [];
+  for (const concurrency of opts.concurrency) {
+    const answered = new Map<string, number>();
+    out.push(await runLevel({ system, concurrency, durationMs: opts.durationS * 1000, steps, pids, op: (rec) => op(rec, answered), webhooks: receiver && { answered, receiver } }));
+  }
+  return out;
+}
+
+async function runReads(opts: BenchOptions, api: JsonClient, receiver: WebhookReceiver, pids: Pids): Promise<ReadsResult> {
+  const watch = new MemoryWatch(pids).start();
+  const ids: string[] = [];
+  const answered = new Map<string, number>();
+  const errors: Failures = {};
+  const fail = (err: unknown) => {
+    const entry = (errors[errorKind(err)] ??= { count: 0, example: String((err as Error).message).slice(0, 300) });
+    entry.count++;
+  };
+  let createFailed = 0;
+  const started = performance.now();
+  const setup = new Recorder();
+  const ticker = setInterval(() => {
+    const s = (performance.now() - started) / 1000;
+    progress.update('creating open payments', `${ids.length}/${opts.reads} (${(ids.length / s).toFixed(1)}/s), ${createFailed} failed`);
+  }, 250);
+  try {
+    await forEachConcurrently(opts.reads, 32, async (i) => {
+      try {
+        const p = await api.call<{ id: string }>(setup, 'create', 'POST', '/api/v1/payments', createBody(i));
+        ids.push(p.id);
+        answered.set(`${p.id} payment.created`, performance.now());
+      } catch (err) {
+        createFailed++;
+        fail(err);
+      }
+    });
+  } finally {
+    clearInterval(ticker);
+  }
+  const createS = (performance.now() - started) / 1000;
+  progress.log(`${ids.length} open payments created in ${fmt(createS)} s (${fmt(ids.length / createS)}/s), ${createFailed} failed`);
+  for (const [kind, e] of Object.entries(errors)) progress.log(`  ${e.count} × ${kind}: ${e.example}`);
+  const missing = await receiver.waitFor([...answered.keys()], Math.max(DELIVERY_WAIT_MS, opts.reads * 50), (n) => progress.update('reads', `waiting for ${n} payment.created deliveries`));
+
+  const endpoints: ReadsResult['endpoints'] = {};
+  const read = async (name: string, op: (rec: Recorder) => Promise<void>) => {
+    const rec = new Recorder();
+    const loop = await closedLoop(opts.readConcurrency, opts.durationS * 1000, () => op(rec), (s) =>
+      progress.update(`reads: ${name}`, `${(s.elapsedMs / 1000).toFixed(0)}/${opts.durationS} s, ${s.completed} requests, ${s.failed} failed`),
+    );
+    for (const [kind, e] of Object.entries(loop.errors)) (errors[kind] ??= { count: 0, example: e.example }).count += e.count;
+    endpoints[name] = { ...rec.pooled([name]), throughput: loop.completed / (loop.elapsedMs / 1000), failed: loop.failed };
+    progress.log(`reads: ${name}: p50 ${fmt(endpoints[name].p50)} ms, p99 ${fmt(endpoints[name].p99)} ms, ${loop.failed} failed`);
+  };
+  if (ids.length) {
+    await read('GET /payments/:id', async (rec) => {
+      const id = ids[Math.floor(Math.random() * ids.length)];
+      const p = await api.call<{ id: string; status: string }>(rec, 'GET /payments/:id', 'GET', `/api/v1/payments/${id}`);
+      if (p.id !== id || p.status !== 'pending_deposit') throw new Error(`GET ${id} answered ${p.id} in status ${p.status}`);
+    });
+  }
+  await read('GET /payments?limit=20', async (rec) => {
+    const list = await api.call<{ data: unknown[] }>(rec, 'GET /payments?limit=20', 'GET', '/api/v1/payments?limit=20');
+    if (list.data.length !== 20) throw new Error(`the listing answered ${list.data.length} payments, not 20`);
+  });
+  return { openPayments: ids.length, createS, createFailed, webhooksMissing: missing.length, concurrency: opts.readConcurrency, endpoints, errors, rssMb: watch.stop() };
+}
+
+/** Events, workflow tasks, activities and updates of one lifecycle's run, once it has closed. */
+async function historyShape(client: Client, workflowId: string): Promise<HistoryShape | undefined> {
+  if (!workflowId) return undefined;
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    await Promise.race([handle.result(), new Promise((r) => setTimeout(r, 30_000))]);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const count = (has: (e: (typeof events)[number]) => unknown) => events.filter((e) => has(e)).length;
+    return {
+      workflowId,
+      events: events.length,
+      workflowTasks: count((e) => e.workflowTaskCompletedEventAttributes),
+      activities: count((e) => e.activityTaskScheduledEventAttributes),
+      updates: count((e) => e.workflowExecutionUpdateAcceptedEventAttributes),
+      workflowTaskTimeouts: count((e) => e.workflowTaskTimedOutEventAttributes),
+    };
+  } catch (err) {
+    progress.log(`history of ${workflowId} not read: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+async function machine(databaseUrl: string): Promise<Machine> {
+  const m: Machine = {
+    cpus: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model.trim() ?? '?',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+  };
+  const pg = new PgClient({ connectionString: withUser(databaseUrl) });
+  try {
+    await pg.connect();
+    const { rows } = await pg.query<{ server_version: string }>('SHOW server_version');
+    m.postgres = `PostgreSQL ${rows[0].server_version.split(' ')[0]}`;
+  } catch {
+    // reported as unknown
+  } finally {
+    await pg.end().catch(() => undefined);
+  }
+  try {
+    const cli = findTemporalCli();
+    if (cli) m.temporalCli = execFileSync(cli, ['--version'], { encoding: 'utf8' }).trim().replace(/^temporal version /, '');
+  } catch {
+    // reported as unknown
+  }
+  return m;
+}
+
+function commit(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    return dirty ? `${sha}+changes` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function runAll(opts: BenchOptions, stack: LocalStack, receiver: WebhookReceiver, result: BenchResult): Promise<void> {
+  const pids: Pids = { bench: 'self', devServer: findDevServerPid(stack.devServerPid) };
+  if (!pids.devServer) progress.log('the dev server process was not found: its memory and CPU are not reported');
+  const api = new JsonClient(stack.apiUrl, { 'x-api-key': stack.testKey });
+  const configured = await api.call<{ webhook: { secret: string } }>(new Recorder(), 'configure', 'POST', '/api/v1/webhooks/configure', { url: receiver.url });
+  receiver.secret = configured.webhook.secret;
+
+  // (A) the service
+  const warm = new Map<string, number>();
+  await warmUp(SYSTEM_LABEL.service, (rec) => httpLifecycle(api, '/api/v1', rec, warm));
+  await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
+  let last = '';
+  const serviceOp = async (rec: Recorder, answered: Map<string, number>) => void (last = await httpLifecycle(api, '/api/v1', rec, answered));
+  result.levels.push(...(await levels('service', opts, pids, serviceOp, STEP_NAMES, receiver)));
+  result.histories = { service: await historyShape(stack.client, last) };
+
+  // (B) the engine ceiling, on a worker and task queue of its own
+  progress.update('bundling the engine benchmark workflow');
+  const taskQueue = `bench-engine-${process.pid}`;
+  const engine = await createEngineWorker(stack.temporalAddress, stack.client.options.namespace, taskQueue);
+  try {
+    await engine.worker.runUntil(async () => {
+      await warmUp(SYSTEM_LABEL.engine, (rec) => engineLifecycle(stack.client, taskQueue, rec));
+      const engineOp = async (rec: Recorder) => void (last = await engineLifecycle(stack.client, taskQueue, rec));
+      result.levels.push(...(await levels('engine', opts, pids, engineOp, ENGINE_STEPS)));
+      result.histories!.engine = await historyShape(stack.client, last);
+    });
+  } finally {
+    await engine.connection.close();
+  }
+
+  // (C) plain node:http + pg, driven by the same client loop
+  const plain = await startPlainServer(stack.databaseUrl);
+  const plainApi = new JsonClient(plain.url);
+  try {
+    await warmUp(SYSTEM_LABEL.plain, (rec) => httpLifecycle(plainApi, '', rec));
+    result.levels.push(...(await levels('plain', opts, pids, (rec) => httpLifecycle(plainApi, '', rec), STEP_NAMES)));
+  } finally {
+    await plainApi.close();
+    await plain.close();
+  }
+
+  if (opts.reads > 0) result.reads = await runReads(opts, api, receiver, pids);
+  await api.close();
+}
+
+/** A path as the user would type it: relative below the working directory, else absolute. */
+const shown = (file: string) => (path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file));
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const databaseUrl = process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
+  const result: BenchResult = {
+    startedAt: new Date().toISOString(),
+    commit: commit(),
+    machine: await machine(databaseUrl),
+    options: { durationS: opts.durationS, concurrency: opts.concurrency, reads: opts.reads, readConcurrency: opts.readConcurrency },
+    levels: [],
+  };
+  const m = result.machine;
+  progress.log(`bench: ${m.cpus} CPUs, ${m.memoryGb} GB, Node ${m.node}, ${m.postgres ?? 'PostgreSQL ?'}, commit ${result.commit}; ${opts.durationS} s per level at ${opts.concurrency.join(', ')} clients`);
+  const receiver = new WebhookReceiver();
+  await receiver.start();
+  progress.update('starting the stack (dev server, worker, API)');
+  try {
+    // The bench is one credential; the API's per-credential rate limit would measure itself.
+    await withLocalStack({ DATABASE_URL: databaseUrl, RATE_LIMIT_PER_SECOND: '1000000' }, (stack) => runAll(opts, stack, receiver, result));
+  } finally {
+    progress.done();
+    await receiver.close();
+  }
+
+  console.log(markdownTables(result));
+  fs.mkdirSync(path.dirname(opts.svg), { recursive: true });
+  fs.writeFileSync(opts.svg, renderSvg(result));
+  console.log(`\nchart: ${shown(opts.svg)}`);
+  if (opts.json) {
+    fs.writeFileSync(opts.json, JSON.stringify(result, null, 2) + '\n');
+    console.log(`json: ${shown(opts.json)}`);
+  }
+  if (opts.writeDocs) {
+    rewriteDocs(opts.docs, docsSection(result, relativeTo(opts.docs, opts.svg)));
+    console.log(`docs: ${shown(opts.docs)} (Latest results)`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    progress.done();
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,69 @@
+/** Command-line flags of `npm run bench`. */
+import path from 'node:path';
+
+export interface BenchOptions {
+  /** Seconds per concurrency level (and per read endpoint). */
+  durationS: number;
+  concurrency: number[];
+  /** Open payments created before the read phase; 0 skips it. */
+  reads: number;
+  /** Clients of the read phase. */
+  readConcurrency: number;
+  json?: string;
+  svg: string;
+  /** Rewrite the results between the markers of docs/benchmarks.md. */
+  writeDocs: boolean;
+  docs: string;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export const USAGE = `usage: npm run bench -- [options]
+  --duration <s>          seconds per concurrency level (default 20)
+  --concurrency <n>       closed-loop clients; repeatable (default 1, 8, 32)
+  --reads <n>             open payments before the read phase (default 5000; 0 skips it)
+  --read-concurrency <n>  clients of the read phase (default 8)
+  --json <file>           write every number measured as JSON
+  --svg <file>            the chart (default docs/benchmarks.svg)
+  --write-docs            replace the "Latest results" section of docs/benchmarks.md
+  --docs <file>           the page --write-docs rewrites (default docs/benchmarks.md)`;
+
+export function parseArgs(argv: string[]): BenchOptions {
+  const opts: BenchOptions = {
+    durationS: 20,
+    concurrency: [],
+    reads: 5000,
+    readConcurrency: 8,
+    svg: path.join(ROOT, 'docs/benchmarks.svg'),
+    writeDocs: false,
+    docs: path.join(ROOT, 'docs/benchmarks.md'),
+  };
+  const positive = (flag: string, text: string | undefined, min = 1): number => {
+    const n = Number(text);
+    if (text === undefined || !Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer ≥ ${min}\n${USAGE}`);
+    return n;
+  };
+  const value = (flag: string, text: string | undefined): string => {
+    if (!text) throw new Error(`${flag} needs a value\n${USAGE}`);
+    return text;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const next = () => (inline !== undefined ? inline : argv[++i]);
+    switch (flag) {
+      case '--duration': opts.durationS = positive(flag, next()); break;
+      case '--concurrency': opts.concurrency.push(positive(flag, next())); break;
+      case '--reads': opts.reads = positive(flag, next(), 0); break;
+      case '--read-concurrency': opts.readConcurrency = positive(flag, next()); break;
+      case '--json': opts.json = path.resolve(value(flag, next())); break;
+      case '--svg': opts.svg = path.resolve(value(flag, next())); break;
+      case '--write-docs': opts.writeDocs = true; break;
+      case '--docs': opts.docs = path.resolve(value(flag, next())); break;
+      case '-h': case '--help': console.log(USAGE); process.exit(0);
+      default: throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
+    }
+  }
+  if (opts.concurrency.length === 0) opts.concurrency = [1, 8, 32];
+  opts.concurrency = [...new Set(opts.concurrency)].sort((a, b) => a - b);
+  return opts;
+}

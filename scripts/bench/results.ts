@@ -1,0 +1,99 @@
+/** The shape of one run's numbers (also what `--json` writes). */
+import type { Percentiles } from './stats';
+
+export type System = 'service' | 'engine' | 'plain';
+
+export const SYSTEMS: System[] = ['service', 'engine', 'plain'];
+
+export const SYSTEM_LABEL: Record<System, string> = {
+  service: 'A: this service (HTTP API)',
+  engine: 'B: bare Temporal (start + 3 Updates)',
+  plain: 'C: plain node:http + pg',
+};
+
+export interface Failures {
+  [kind: string]: { count: number; example: string };
+}
+
+export interface WebhookResult {
+  expected: number;
+  delivered: number;
+  missing: number;
+  duplicates: number;
+  badSignatures: number;
+  unreadable: number;
+  /** From the transition's HTTP answer to its delivery's arrival, ms. */
+  lag: Percentiles;
+}
+
+export interface LevelResult {
+  system: System;
+  concurrency: number;
+  lifecycles: number;
+  failed: number;
+  elapsedS: number;
+  throughput: number;
+  /** Per step ("create" / "start", "deposit", "approve", "release"), ms. */
+  steps: Record<string, Percentiles>;
+  /** All four steps' requests together, ms. */
+  request: Percentiles;
+  lifecycle: Percentiles;
+  errors: Failures;
+  webhooks?: WebhookResult;
+  /** Peak resident memory during the level, MB, by process. */
+  rssMb: Record<string, number>;
+  /** CPU time per completed lifecycle, ms, by process (this process holds API, worker and clients). */
+  cpuMsPerLifecycle: Record<string, number>;
+}
+
+export interface ReadEndpointResult extends Percentiles {
+  throughput: number;
+  failed: number;
+}
+
+export interface ReadsResult {
+  openPayments: number;
+  createS: number;
+  createFailed: number;
+  webhooksMissing: number;
+  concurrency: number;
+  endpoints: Record<string, ReadEndpointResult>;
+  errors: Failures;
+  rssMb: Record<string, number>;
+}
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryGb: number;
+  node: string;
+  os: string;
+  postgres?: string;
+  temporalCli?: string;
+}
+
+/** The Temporal history of one completed lifecycle: what the engine did for it. */
+export interface HistoryShape {
+  workflowId: string;
+  events: number;
+  workflowTasks: number;
+  activities: number;
+  updates: number;
+  /** Workflow tasks the server timed out (the worker answered too late): work done twice. */
+  workflowTaskTimeouts: number;
+}
+
+export interface BenchResult {
+  startedAt: string;
+  commit: string;
+  machine: Machine;
+  options: { durationS: number; concurrency: number[]; reads: number; readConcurrency: number };
+  levels: LevelResult[];
+  reads?: ReadsResult;
+  histories?: Partial<Record<System, HistoryShape>>;
+}
+
+/** Every failure of a level: non-2xx and thrown calls, bad signatures, deliveries that never came. */
+export function errorCount(level: LevelResult): number {
+  return level.failed + (level.webhooks ? level.webhooks.missing + level.webhooks.badSignatures + level.webhooks.unreadable : 0);
+}
