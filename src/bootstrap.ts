@@ -3,6 +3,7 @@ import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp } from './api/app';
+import { purgeExpiredIdempotencyKeys } from './db/idempotency';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
 import { registry, renderMetrics } from './lib/metrics';
@@ -65,11 +66,16 @@ export async function startApiServer(deps: { db: Knex; temporal: Client; config:
     await Promise.all([closeServer(metrics), closeServer(server)]);
     throw err;
   }
+  // Idempotency keys live 24 hours: forget expired ones hourly (each is also ignored when reused).
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(deps.db).catch((err: unknown) => deps.logger.warn({ err }, 'purging expired idempotency keys failed'));
+  }, 3600_000).unref();
   return {
     url,
     server,
     metricsUrl,
     close: async () => {
+      clearInterval(purge);
       await Promise.all([closeServer(server), closeServer(metrics)]);
     },
   };

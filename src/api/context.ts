@@ -29,6 +29,8 @@ export interface AppState {
   resourceId?: string;
   /** The key's earlier attempt failed on our side: what it started may already exist. */
   retry?: boolean;
+  /** The answer holds a secret (a new API key, a webhook secret): never stored for replay. */
+  responseHoldsSecret?: boolean;
   /** When this request must have its answer (ms since epoch): one deadline for all its Temporal calls. */
   deadline?: number;
 }

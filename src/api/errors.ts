@@ -39,7 +39,8 @@ export interface FieldError {
 
 export function fieldErrors(error: z.ZodError, where: 'body' | 'query' = 'body'): FieldError[] {
   return error.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.join('.') : where,
+    // A field name can itself be a client's malformed key: shown with U+FFFD for its lone surrogates.
+    field: issue.path.length ? issue.path.map((p) => String(p).toWellFormed()).join('.') : where,
     message: issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
   }));
 }

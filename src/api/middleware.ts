@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { ulid } from 'ulid';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { claimIdempotencyKey, completeIdempotencyKey, failIdempotencyKey } from '../db/idempotency';
+import { SECRET_WITHHELD, claimIdempotencyKey, completeIdempotencyKey, failIdempotencyKey } from '../db/idempotency';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import type { Logger } from '../lib/logger';
 import { type AppDeps, type AppState, type Principal, TEMPORAL_CALL_TIMEOUT_MS } from './context';
@@ -152,6 +152,9 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
       throw new ApiError(409, 'idempotency_conflict', 'a request with this Idempotency-Key is still in progress');
     }
     if (claim.kind === 'replay') {
+      if (isWithheld(claim.body)) {
+        throw new ApiError(409, 'idempotency_conflict', 'the first request with this Idempotency-Key created a secret, which is shown only once; it cannot be shown again (list the resource to see it without its secret, or send a new key to create another)');
+      }
       ctx.status = claim.status;
       ctx.body = claim.body;
       ctx.set('Idempotent-Replayed', 'true');
@@ -168,8 +171,12 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
       throw err;
     }
     if (ctx.status >= 500) await failIdempotencyKey(db, scope, key);
-    else await completeIdempotencyKey(db, scope, key, ctx.status, ctx.body);
+    else await completeIdempotencyKey(db, scope, key, ctx.status, state.responseHoldsSecret ? SECRET_WITHHELD : ctx.body);
   };
+}
+
+function isWithheld(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as Record<string, unknown>).secret_withheld === true;
 }
 
 export function scopeOf(p: Principal) {

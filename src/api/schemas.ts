@@ -5,8 +5,17 @@
 import { z } from 'zod';
 import { PAYMENT_EVENTS, PAYMENT_STATUSES } from '../domain/payment';
 
-/** Text a client sends: no NUL or other C0 control characters but tab and newlines (PostgreSQL refuses NUL). */
-const text = (max: number) => z.string().max(max).regex(/^[^\u0000-\u0008\u000B\u000C\u000E-\u001F]*$/, 'must not contain control characters');
+/**
+ * Text a client sends, as PostgreSQL can store and every client can read back: well-formed Unicode
+ * (no lone surrogate, which `.slice()` leaves of a cut emoji and PostgreSQL refuses), and no NUL or
+ * other control characters (C0 but tab and newlines, DEL, C1).
+ */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => s.isWellFormed(), 'must be well-formed Unicode (it contains a lone surrogate)')
+    .regex(/^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/, 'must not contain control characters');
 const email = z.email({ message: 'must be a valid e-mail address' }).max(254);
 const reason = text(500).nullable().optional().describe('Why; recorded in the payment history');
 

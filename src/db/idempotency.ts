@@ -11,6 +11,14 @@ export type Claim =
 
 /** Longer than any request can run (Temporal calls give up after 10 s). */
 export const STALE_CLAIM_MS = 60_000;
+/** Keys live 24 hours (PRODUCT.md part 5): an older key is a new key. */
+export const KEY_TTL_HOURS = 24;
+
+/**
+ * What is stored in place of an answer that holds a secret (a new API key, a webhook secret):
+ * secrets are shown once and never kept for replay.
+ */
+export const SECRET_WITHHELD = { secret_withheld: true } as const;
 
 const where = (scope: Scope, key: string) => ({ account_id: scope.accountId, livemode: scope.livemode, key });
 
@@ -20,6 +28,8 @@ const where = (scope: Scope, key: string) => ({ account_id: scope.accountId, liv
  */
 export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, requestHash: string, newResourceId: () => string): Promise<Claim> {
   const resourceId = newResourceId();
+  // Expired keys are forgotten: this one now, the others in passing.
+  await db('idempotency_keys').where(where(scope, key)).andWhereRaw(`created_at < now() - interval '${KEY_TTL_HOURS} hours'`).delete();
   const inserted = await db('idempotency_keys')
     .insert({ ...where(scope, key), request_hash: requestHash, resource_id: resourceId })
     .onConflict(['account_id', 'livemode', 'key'])
@@ -28,7 +38,7 @@ export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, r
   if (inserted.length > 0) return { kind: 'claimed', resourceId, retaken: false };
   const row = await db('idempotency_keys').where(where(scope, key)).first();
   if (row.request_hash !== requestHash) return { kind: 'conflict', message: 'this Idempotency-Key was used with a different request' };
-  if (row.status_code != null) return { kind: 'replay', status: row.status_code, body: row.response_body };
+  if (row.status_code != null) return { kind: 'replay', status: row.status_code, body: row.response_body == null ? null : JSON.parse(row.response_body) };
   // A failed claim, or one abandoned by a process that died mid-request, is taken over atomically:
   // of two concurrent retries, one wins.
   // Staleness by the database's clock, the same clock that stamped the claim.
@@ -42,8 +52,14 @@ export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, r
   return { kind: 'in_progress', resourceId: row.resource_id };
 }
 
+/** Record the answer to replay; JSON text, so any bytes a client sent can be stored. */
 export async function completeIdempotencyKey(db: Knex, scope: Scope, key: string, status: number, body: unknown): Promise<void> {
   await db('idempotency_keys').where(where(scope, key)).update({ status_code: status, response_body: JSON.stringify(body ?? null), failed_at: null });
+}
+
+/** Forget keys past their lifetime (run in passing by the API; cheap with the created_at index). */
+export async function purgeExpiredIdempotencyKeys(db: Knex): Promise<number> {
+  return db('idempotency_keys').whereRaw(`created_at < now() - interval '${KEY_TTL_HOURS} hours'`).delete();
 }
 
 /** The request failed on our side: the same key may be retried, and keeps its resource id. */

@@ -22,6 +22,7 @@ export function apiKeyRoutes({ db }: AppDeps) {
       throw new ApiError(403, 'forbidden', `a ${p.livemode ? 'live' : 'test'}-mode credential can only create ${p.livemode ? 'live' : 'test'} keys`);
     }
     const { record, key } = await createApiKey(db, p.accountId, p.livemode);
+    ctx.state.responseHoldsSecret = true;
     ctx.status = 201;
     ctx.body = { ...keyView(record), key };
   });

@@ -46,6 +46,10 @@ function parseCreate(input: unknown, maxAmount: number): { body: CreatePaymentRe
       amountMinor = parsed.minor;
     }
   }
+  // JSON.parse keeps a "__proto__" key, but an object built from it would drop it without a word.
+  if (typeof raw.metadata === 'object' && raw.metadata !== null && Object.hasOwn(raw.metadata, '__proto__')) {
+    details.push({ field: 'metadata.__proto__', message: '"__proto__" cannot be a metadata key' });
+  }
   if (!failed.has('payer_email') && !failed.has('recipient_email') && String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()) {
     details.push({ field: 'recipient_email', message: 'recipient_email must differ from payer_email' });
   }

@@ -27,6 +27,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
     const resolved = await checkResolvedHost(check.url, rules);
     if (!resolved.ok) throw badUrl(resolved.message);
     const row = await createWebhook(db, webhookSecretKey(config), scopeOf(principal), check.url.toString(), body.events ?? [...PAYMENT_EVENTS]);
+    ctx.state.responseHoldsSecret = true;
     ctx.status = 201;
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
   });
@@ -44,6 +45,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {
     const row = await rotateWebhookSecret(db, webhookSecretKey(config), scopeOf(ctx.state.principal!), ctx.params.id);
     if (!row) throw notFound('webhook');
+    ctx.state.responseHoldsSecret = true;
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
   });
 

@@ -1,0 +1,95 @@
+/**
+ * Client bytes PostgreSQL cannot store are refused at the edge, naming the field; stored answers
+ * never fail on client bytes; secrets are never kept for replay; keys live 24 hours.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+
+describe('input PostgreSQL could not store', () => {
+  let stack: Stack;
+  let acct: TestAccount;
+  beforeAll(async () => {
+    stack = await startStack();
+    acct = await stack.newAccount();
+  });
+  afterAll(async () => stack?.stop());
+  const payments = async () => (await stack.db('payments').where({ account_id: acct.account_id }).count<{ count: string }[]>('* as count'))[0].count;
+
+  it.each([
+    ['description', { description: 'a cut emoji \ud83d' }, 'description'],
+    ['a metadata value', { metadata: { order: 'x\ud83d' } }, 'metadata.order'],
+    ['a metadata key', { metadata: { ['k\udc00']: 'v' } }, 'metadata.k\ufffd'],
+    ['DEL in the description', { description: 'bell\u007f' }, 'description'],
+    ['a C1 control in a metadata value', { metadata: { order: 'a\u0085b' } }, 'metadata.order'],
+    ['a __proto__ metadata key', { metadata: JSON.parse('{"__proto__": "x", "order": "1"}') }, 'metadata.__proto__'],
+  ])('%s is a 400 naming the field, and no payment is made', async (_what, over, field) => {
+    const before = await payments();
+    // JSON.stringify writes lone surrogates as \\uXXXX escapes (what a client would send) and keeps
+    // an own "__proto__" key.
+    const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw: JSON.stringify(validPayment(over)) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect(await payments()).toBe(before);
+  });
+
+  it('a lone surrogate in a transition reason is a 400 and changes nothing', async () => {
+    const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
+    const res = await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: acct.test_api_key, body: { reason: '\ud83d' } });
+    expect([res.status, res.body.error.details[0].field]).toEqual([400, 'reason']);
+    expect((await stack.http.get(`/api/v1/payments/${p.body.id}`, { key: acct.test_api_key })).body.status).toBe('pending_deposit');
+  });
+
+  it('an answer echoing NUL and a lone surrogate is stored and replayed, never a 500 or a stuck key', async () => {
+    const key = `idem-echo-${Date.now()}`;
+    // A 400 that names an unknown field echoes the client's own key.
+    const raw = JSON.stringify(validPayment({ ['x\u0000\ud83d']: 1 }));
+    const first = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(400);
+    const again = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
+    expect(again.status).toBe(400);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+});
+
+describe('secrets and idempotency', () => {
+  let stack: Stack;
+  let acct: TestAccount;
+  beforeAll(async () => {
+    stack = await startStack();
+    acct = await stack.newAccount();
+  });
+  afterAll(async () => stack?.stop());
+
+  it('replaying a request that created an API key never shows the key again, and the stored answer holds no secret', async () => {
+    const key = `idem-key-${Date.now()}`;
+    const created = await stack.http.post('/api/v1/api-keys', { key: acct.test_api_key, body: { mode: 'test' }, headers: { 'Idempotency-Key': key } });
+    expect(created.status).toBe(201);
+    const replay = await stack.http.post('/api/v1/api-keys', { key: acct.test_api_key, body: { mode: 'test' }, headers: { 'Idempotency-Key': key } });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe('idempotency_conflict');
+    expect(JSON.stringify(replay.body)).not.toContain(created.body.key);
+    const stored = await stack.db('idempotency_keys').where({ account_id: acct.account_id, key }).first();
+    expect(String(stored.response_body)).not.toContain(created.body.key);
+  });
+
+  it('replaying a webhook configuration never shows its secret again', async () => {
+    const key = `idem-wh-${Date.now()}`;
+    const body = { url: 'http://127.0.0.1:9/hook' };
+    const created = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+    expect(created.status).toBe(201);
+    const replay = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+    expect(replay.status).toBe(409);
+    expect(JSON.stringify(replay.body)).not.toContain(created.body.webhook.secret);
+  });
+
+  it('a key older than 24 hours is a new key', async () => {
+    const key = `idem-old-${Date.now()}`;
+    const first = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } });
+    await stack.db('idempotency_keys').where({ account_id: acct.account_id, key }).update({ created_at: new Date(Date.now() - 25 * 3600_000) });
+    const second = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } });
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+});
