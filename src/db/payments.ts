@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { storedExponent } from '../domain/money';
 import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
 
 interface PaymentRow {
@@ -6,6 +7,7 @@ interface PaymentRow {
   account_id: string;
   livemode: boolean;
   amount_minor: string;
+  amount_exponent: number;
   currency: string;
   status: PaymentStatus;
   payer_email: string;
@@ -25,6 +27,7 @@ function toRow(s: PaymentState): PaymentRow {
     account_id: s.accountId,
     livemode: s.livemode,
     amount_minor: s.amountMinor,
+    amount_exponent: storedExponent(s),
     currency: s.currency,
     status: s.status,
     payer_email: s.payerEmail,
@@ -45,6 +48,7 @@ function fromRow(r: PaymentRow): PaymentState {
     accountId: r.account_id,
     livemode: r.livemode,
     amountMinor: String(r.amount_minor),
+    amountExponent: r.amount_exponent,
     currency: r.currency,
     status: r.status,
     payerEmail: r.payer_email,

@@ -142,6 +142,11 @@ export interface PaymentState {
   accountId: string;
   livemode: boolean;
   amountMinor: string; // bigint as decimal string: survives JSON and the workflow sandbox
+  /**
+   * The currency's minor units when the amount was taken, kept with it so that an update of the
+   * ISO table never rescales a stored amount. Absent in payments created before it was kept.
+   */
+  amountExponent?: number;
   currency: string;
   status: PaymentStatus;
   payerEmail: string;

@@ -1,4 +1,4 @@
-import { toMajor } from './money';
+import { storedExponent, toMajor } from './money';
 import type { PaymentState } from './payment';
 
 /** The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units. */
@@ -23,7 +23,7 @@ export function paymentView(s: PaymentState): PaymentView {
   return {
     id: s.id,
     object: 'payment',
-    amount: toMajor(s.amountMinor, s.currency),
+    amount: toMajor(s.amountMinor, s.currency, storedExponent(s)),
     currency: s.currency,
     status: s.status,
     payer_email: s.payerEmail,
@@ -40,5 +40,5 @@ export function paymentView(s: PaymentState): PaymentView {
 
 /** Exact minor units as a decimal string, for search attributes and summaries. */
 export function summary(s: PaymentState): string {
-  return `${toMajor(s.amountMinor, s.currency)} ${s.currency} from ${s.payerEmail} to ${s.recipientEmail}`;
+  return `${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency} from ${s.payerEmail} to ${s.recipientEmail}`;
 }

@@ -33,7 +33,7 @@ import {
   dueTimer,
   isTerminal,
 } from '../domain/payment';
-import { toMajor } from '../domain/money';
+import { storedExponent, toMajor } from '../domain/money';
 import { PaymentStatusKey } from '../domain/searchAttributes';
 import { webhookDeliveryWorkflow } from './webhookDelivery';
 
@@ -100,7 +100,7 @@ const { recordTransition, planWebhookDeliveries } = proxyLocalActivities<Activit
 
 /** What the Temporal UI shows as the payment's current details. */
 function currentDetails(s: PaymentState): string {
-  return `**${s.status}** — ${toMajor(s.amountMinor, s.currency)} ${s.currency}`;
+  return `**${s.status}** — ${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency}`;
 }
 
 /** The payment's logic; the workflow function below only wires messages and timers to it. */

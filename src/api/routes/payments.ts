@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import { CLIENT_ACTIONS, type PaymentState, type PaymentStatus, type Resolution, INITIAL_STATUS, creationEntry, isTerminal } from '../../domain/payment';
 import { paymentView, summary } from '../../domain/paymentView';
 import { AccountIdKey, LivemodeKey, PaymentAmountKey, PaymentCurrencyKey, PaymentStatusKey } from '../../domain/searchAttributes';
-import { isCurrency, toMajor, toMinor } from '../../domain/money';
+import { isCurrency, minorUnits, toMajor, toMinor } from '../../domain/money';
 import { findPayment, listPaymentEvents, listPayments, projectPayment } from '../../db/payments';
 import { INVALID_TRANSITION, type TransitionOutcome, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../../workflows';
 import { type AppDeps, type AppState, remainingMs, withTemporalDeadline } from '../context';
@@ -71,6 +71,7 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
       accountId: principal.accountId,
       livemode: principal.livemode,
       amountMinor: amountMinor.toString(),
+      amountExponent: minorUnits(currency),
       currency,
       status: INITIAL_STATUS,
       payerEmail: body.payer_email.toLowerCase(),
@@ -94,7 +95,7 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
         args: [{ payment, actor: principal.actor, requestId: ctx.state.requestId }],
         typedSearchAttributes: [
           { key: PaymentStatusKey, value: payment.status },
-          { key: PaymentAmountKey, value: toMajor(payment.amountMinor, currency) },
+          { key: PaymentAmountKey, value: toMajor(payment.amountMinor, currency, payment.amountExponent) },
           { key: PaymentCurrencyKey, value: currency },
           { key: AccountIdKey, value: payment.accountId },
           { key: LivemodeKey, value: payment.livemode },
