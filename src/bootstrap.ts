@@ -1,5 +1,7 @@
 /** Start-up pieces shared by `npm start`, `npm run api`, `npm run worker` and the tests. */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp } from './api/app';
@@ -21,6 +23,23 @@ export interface ApiServer {
   metricsUrl: string;
   /** Stop accepting connections and let requests in flight finish. */
   close(): Promise<void>;
+}
+
+/**
+ * Requests Node refuses before Koa sees them (headers over 16 KB, malformed HTTP) still get the
+ * API's error format, not a bare status line.
+ */
+function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const [status, reason, code, message] = tooLarge
+    ? [431, 'Request Header Fields Too Large', 'request_header_fields_too_large', 'request headers are limited to 16 KB']
+    : [400, 'Bad Request', 'invalid_request', 'the request is not valid HTTP'];
+  const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({ error: { code, message }, request_id: requestId });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Listen, naming the setting when the port is taken (a start-up error, not a crash). */
@@ -56,6 +75,7 @@ export async function startApiServer(deps: { db: Knex; temporal: Client; config:
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000;
+  server.on('clientError', answerMalformedRequest);
   const metrics = metricsServer();
   let url: string;
   let metricsUrl: string;

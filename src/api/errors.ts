@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'idempotency_conflict'
   | 'conflict'
   | 'payload_too_large'
+  | 'request_header_fields_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'service_unavailable'
@@ -41,7 +42,7 @@ export function fieldErrors(error: z.ZodError, where: 'body' | 'query' = 'body')
   return error.issues.map((issue) => ({
     // A field name can itself be a client's malformed key: shown with U+FFFD for its lone surrogates.
     field: issue.path.length ? issue.path.map((p) => String(p).toWellFormed()).join('.') : where,
-    message: issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+    message: issue.code === 'unrecognized_keys' ? `unknown ${where === 'query' ? 'parameter' : 'field'}(s): ${issue.keys.join(', ')}` : issue.message,
   }));
 }
 

@@ -46,7 +46,10 @@ export const AdvanceClockRequest = z
   .object({ seconds: z.number().int().min(1).max(366 * 24 * 3600).describe('How far to move this payment’s clock forward') })
   .strict();
 
-export const ListPaymentsQuery = z.object({
+/** Endpoints that take no query parameters: any is a 400, as an unknown body field is. */
+export const NoQuery = z.object({}).strict();
+
+export const ListPaymentsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   starting_after: z.string().regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id').optional(),
   status: z.enum(PAYMENT_STATUSES).optional(),

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyRecord } from '../../db/accounts';
 import type { AppDeps, AppState } from '../context';
 import { ApiError, checkIdParam, notFound, parse } from '../errors';
-import { CreateApiKeyRequest } from '../schemas';
+import { CreateApiKeyRequest, NoQuery } from '../schemas';
 
 const keyView = (k: ApiKeyRecord) => ({ id: k.id, object: 'api_key' as const, mode: k.livemode ? 'live' : 'test', last4: k.last4, created_at: k.created_at.toISOString() });
 
@@ -27,6 +27,7 @@ export function apiKeyRoutes({ db }: AppDeps) {
     ctx.body = { ...keyView(record), key };
   });
   router.get('/api-keys', async (ctx) => {
+    parse(NoQuery, ctx.query, 'query');
     const p = ctx.state.principal!;
     ctx.body = { object: 'list', data: (await listApiKeys(db, p.accountId, p.livemode)).map(keyView) };
   });

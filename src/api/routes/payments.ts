@@ -11,7 +11,7 @@ import { INVALID_TRANSITION, type TransitionOutcome, getPaymentQuery, paymentWor
 import { type AppDeps, type AppState, remainingMs, withTemporalDeadline } from '../context';
 import { ApiError, fieldErrors, invalidRequest, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../middleware';
-import { CreatePaymentRequest, ListPaymentsQuery, ResolveRequest, TransitionRequest } from '../schemas';
+import { CreatePaymentRequest, ListPaymentsQuery, NoQuery, ResolveRequest, TransitionRequest } from '../schemas';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
 
@@ -149,10 +149,12 @@ export function paymentRoutes({ db, temporal, config, logger }: AppDeps) {
   // The read model holds only states the workflow made durable, written before each answer; no
   // workflow query (and no replay on a busy worker) stands between a client and its payment.
   router.get('/payments/:id', async (ctx) => {
+    parse(NoQuery, ctx.query, 'query');
     ctx.body = paymentView(await load(ctx));
   });
 
   router.get('/payments/:id/events', async (ctx) => {
+    parse(NoQuery, ctx.query, 'query');
     const row = await load(ctx);
     ctx.body = { object: 'list', data: await listPaymentEvents(db, row.id) };
   });

@@ -8,7 +8,7 @@ import { webhookSecretKey } from '../../config';
 import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
 import { ApiError, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../middleware';
-import { ConfigureWebhookRequest } from '../schemas';
+import { ConfigureWebhookRequest, NoQuery } from '../schemas';
 
 const publicView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
 
@@ -33,6 +33,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   });
 
   router.get('/webhooks', async (ctx) => {
+    parse(NoQuery, ctx.query, 'query');
     const rows = await listWebhooks(db, scopeOf(ctx.state.principal!));
     ctx.body = { object: 'list', data: rows.map((w) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() })) };
   });
@@ -50,6 +51,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   });
 
   router.post('/webhooks/:id/test', async (ctx) => {
+    parse(NoQuery, ctx.state.body);
     const principal = ctx.state.principal!;
     const row = await findWebhook(db, scopeOf(principal), ctx.params.id);
     if (!row) throw notFound('webhook');
@@ -72,6 +74,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   });
 
   router.get('/webhooks/:id/deliveries', async (ctx) => {
+    parse(NoQuery, ctx.query, 'query');
     const row = await findWebhook(db, scopeOf(ctx.state.principal!), ctx.params.id);
     if (!row) throw notFound('webhook');
     ctx.body = { object: 'list', data: await listDeliveries(db, row.id, 100) };
