@@ -7,6 +7,7 @@ import { type AppDeps, type AppState, withTemporalDeadline } from './context';
 import { ApiError, errorMiddleware, notFound, parse } from './errors';
 import { authFailureLimit, idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
 import { apiKeyRoutes } from './routes/account';
+import { paymentsService } from '../services/payments';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -87,5 +88,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
 /** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
 export function apiRouters(deps: AppDeps) {
-  return [paymentRoutes(deps), webhookRoutes(deps), apiKeyRoutes(deps), testHelperRoutes(deps)];
+  const payments = paymentsService(deps);
+  return [paymentRoutes(payments, { maxAmount: deps.config.PAYMENT_MAX_AMOUNT }), webhookRoutes(deps), apiKeyRoutes(deps), testHelperRoutes(payments)];
 }

@@ -1,23 +1,17 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
+import type { Principal } from '../domain/tenancy';
 import type { Logger } from '../lib/logger';
+import { type Call, TEMPORAL_CALL_TIMEOUT_MS } from '../services/payments';
+
+export type { Principal };
 
 export interface AppDeps {
   db: Knex;
   temporal: Client;
   config: Config;
   logger: Logger;
-}
-
-/** Who is calling, in which mode: set by the auth middleware. */
-export interface Principal {
-  accountId: string;
-  livemode: boolean;
-  /** API key id or user id: recorded as the actor of transitions. */
-  actor: string;
-  /** The credential rate limits count against. */
-  credential: string;
 }
 
 export interface AppState {
@@ -35,12 +29,12 @@ export interface AppState {
   deadline?: number;
 }
 
-/** Calls to Temporal from a request give up after this long (503), instead of gRPC's patient retries. */
-export const TEMPORAL_CALL_TIMEOUT_MS = 10_000;
+export { TEMPORAL_CALL_TIMEOUT_MS };
 
-/** What is left of the request's deadline (all of it when none was set). */
-export function remainingMs(state: Pick<AppState, 'deadline'>): number {
-  return state.deadline === undefined ? TEMPORAL_CALL_TIMEOUT_MS : Math.max(state.deadline - Date.now(), 1);
+/** What a use case needs of the request: who, which request, its idempotency and its deadline. */
+export function callOf(state: AppState): Call {
+  if (!state.principal) throw new Error('callOf before authentication');
+  return { principal: state.principal, requestId: state.requestId, resourceId: state.resourceId, retry: state.retry, deadline: state.deadline };
 }
 
 export function withTemporalDeadline<T>(temporal: Client, fn: () => Promise<T>, ms = TEMPORAL_CALL_TIMEOUT_MS): Promise<T> {

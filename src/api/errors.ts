@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { z } from 'zod';
 import type { Logger } from '../lib/logger';
+import { InvalidInput, InvalidTransition, NotFound, isUnavailable } from '../services/errors';
 
 export type ErrorCode =
   | 'invalid_request'
@@ -60,18 +61,14 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, where: 'bo
   return result.data;
 }
 
-/** Errors that mean a dependency (Temporal, PostgreSQL) is out of reach, not that the request is bad. */
-export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
-  if (!e) return false;
-  if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return true;
-  if (e.name === 'ServiceError' || e.name === 'TransportError') {
-    const cause = e.cause as { code?: number } | undefined;
-    if (cause?.code === 14 || cause?.code === 4 || /UNAVAILABLE|DEADLINE_EXCEEDED|connect/i.test(String(e.message))) return true;
-  }
-  if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001'].includes(e.code)) return true;
-  if (typeof e.message === 'string' && /Knex: Timeout acquiring a connection|Connection terminated/.test(e.message)) return true;
-  return e.cause !== undefined && e.cause !== err && isUnavailable(e.cause);
+/** The one place a failure becomes an HTTP answer: errors by meaning below the API, mapped here. */
+export function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof NotFound) return new ApiError(404, 'not_found', err.message);
+  if (err instanceof InvalidTransition) return new ApiError(409, 'invalid_transition', err.message, { status: err.status });
+  if (err instanceof InvalidInput) return invalidRequest(err.details);
+  if (isUnavailable(err)) return new ApiError(503, 'service_unavailable', 'a service this request needs is unavailable; retry later', undefined, { 'Retry-After': '1' });
+  return undefined;
 }
 
 /** Every failure becomes `{"error":{code,message,details?},"request_id"}`; never a stack trace. */
@@ -81,12 +78,9 @@ export function errorMiddleware(logger: Logger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
-      let apiError: ApiError;
-      if (err instanceof ApiError) apiError = err;
-      else if (isUnavailable(err)) {
-        logger.warn({ request_id: ctx.state.requestId, err }, 'dependency unavailable');
-        apiError = new ApiError(503, 'service_unavailable', 'a service this request needs is unavailable; retry later', undefined, { 'Retry-After': '1' });
-      } else {
+      let apiError = toApiError(err);
+      if (apiError?.status === 503) logger.warn({ request_id: ctx.state.requestId, err }, 'dependency unavailable');
+      if (!apiError) {
         logger.error({ request_id: ctx.state.requestId, err }, 'unhandled error');
         apiError = new ApiError(500, 'internal_error', 'something went wrong on our side');
       }

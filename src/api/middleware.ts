@@ -6,8 +6,9 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { SECRET_WITHHELD, claimIdempotencyKey, completeIdempotencyKey, failIdempotencyKey } from '../db/idempotency';
 import { httpDuration, httpRequests } from '../lib/metrics';
 import type { Logger } from '../lib/logger';
-import { type AppDeps, type AppState, type Principal, TEMPORAL_CALL_TIMEOUT_MS } from './context';
-import { ApiError } from './errors';
+import { scopeOf } from '../domain/tenancy';
+import { type AppDeps, type AppState, TEMPORAL_CALL_TIMEOUT_MS } from './context';
+import { ApiError, toApiError } from './errors';
 
 export const MAX_BODY_BYTES = 100 * 1024;
 
@@ -165,8 +166,10 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
     try {
       await next();
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) {
-        await completeIdempotencyKey(db, scope, key, err.status, { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) }, request_id: state.requestId });
+      // A refusal (4xx) is the answer to replay; a failure on our side leaves the key retryable.
+      const answer = toApiError(err);
+      if (answer && answer.status < 500) {
+        await completeIdempotencyKey(db, scope, key, answer.status, { error: { code: answer.code, message: answer.message, ...(answer.details !== undefined ? { details: answer.details } : {}) }, request_id: state.requestId });
       } else await failIdempotencyKey(db, scope, key);
       throw err;
     }
@@ -179,6 +182,3 @@ function isWithheld(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as Record<string, unknown>).secret_withheld === true;
 }
 
-export function scopeOf(p: Principal) {
-  return { accountId: p.accountId, livemode: p.livemode };
-}

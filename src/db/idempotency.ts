@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Scope } from './payments';
+import type { Scope } from '../domain/tenancy';
 
 export type Claim =
   /** Go ahead; `resourceId` is the id to give whatever this request creates, the same on every retry. */

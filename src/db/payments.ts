@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
 import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
+import type { Scope } from '../domain/tenancy';
 
 interface PaymentRow {
   id: string;
@@ -97,10 +98,6 @@ export async function projectPayment(db: Knex | Knex.Transaction, state: Payment
   await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));
 }
 
-export interface Scope {
-  accountId: string;
-  livemode: boolean;
-}
 
 export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentState | undefined> {
   const row = await db<PaymentRow>('payments')

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { PaymentEvent } from '../domain/payment';
 import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
-import type { Scope } from './payments';
+import type { Scope } from '../domain/tenancy';
 
 /** A webhook configuration as the service uses it. The secret, where present, is the clear one. */
 export interface WebhookRow {

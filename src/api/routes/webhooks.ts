@@ -7,7 +7,7 @@ import { checkResolvedHost, checkWebhookUrl } from '../../webhooks/urlPolicy';
 import { webhookSecretKey } from '../../config';
 import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
 import { ApiError, notFound, parse, checkIdParam } from '../errors';
-import { scopeOf } from '../middleware';
+import { scopeOf } from '../../domain/tenancy';
 import { ConfigureWebhookRequest, NoQuery } from '../schemas';
 
 const publicView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });

@@ -1,0 +1,67 @@
+/**
+ * Errors by meaning, thrown by the use cases; `src/api/errors.ts` maps them to HTTP in one place.
+ */
+import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ServiceError } from '@temporalio/client';
+import type { PaymentStatus } from '../domain/payment';
+
+export class DomainError extends Error {}
+
+/** No such resource for this account and mode (also: another account's). */
+export class NotFound extends DomainError {
+  constructor(readonly what: string) {
+    super(`no such ${what}`);
+  }
+}
+
+/** The action is not allowed from the payment's current status. */
+export class InvalidTransition extends DomainError {
+  constructor(
+    readonly status: PaymentStatus,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** Input the rules refuse, field by field. */
+export class InvalidInput extends DomainError {
+  constructor(readonly details: FieldProblem[]) {
+    super(details.map((d) => `${d.field}: ${d.message}`).join('; '));
+  }
+}
+
+/** Temporal or PostgreSQL could not be reached in time: the request may be retried. */
+export class DependencyUnavailable extends DomainError {
+  constructor(readonly cause: unknown) {
+    super('a service this request needs is unavailable; retry later');
+  }
+}
+
+/** A workflow run that is gone or closed: a timer (or an earlier attempt) made it final. */
+export function isClosedRun(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /already completed/i.test(err.message));
+}
+
+const UNAVAILABLE_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001'];
+
+/** Errors that mean a dependency (Temporal, PostgreSQL) is out of reach, not that the request is bad. */
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof DependencyUnavailable || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+  const e = err as { code?: unknown; name?: string; message?: string; cause?: unknown } | undefined;
+  if (!e) return false;
+  if (err instanceof ServiceError) {
+    const cause = e.cause as { code?: number } | undefined;
+    // gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4).
+    if (cause?.code === 14 || cause?.code === 4 || /UNAVAILABLE|DEADLINE_EXCEEDED|connect/i.test(String(e.message))) return true;
+  }
+  if (e.name === 'TransportError') return true;
+  if (typeof e.code === 'string' && UNAVAILABLE_CODES.includes(e.code)) return true;
+  if (typeof e.message === 'string' && /Knex: Timeout acquiring a connection|Connection terminated/.test(e.message)) return true;
+  return e.cause !== undefined && e.cause !== err && isUnavailable(e.cause);
+}

@@ -1,0 +1,201 @@
+/**
+ * The payment use cases: the only code that starts payment workflows, sends them updates and
+ * reads the payment repository. Routes parse, call one of these and respond.
+ */
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Config } from '../config';
+import { minorUnits, toMajor } from '../domain/money';
+import { type ClientAction, type HistoryEntry, type PaymentState, type PaymentStatus, type Resolution, INITIAL_STATUS, creationEntry, isTerminal } from '../domain/payment';
+import { summary } from '../domain/paymentView';
+import { AccountIdKey, LivemodeKey, PaymentAmountKey, PaymentCurrencyKey, PaymentStatusKey } from '../domain/searchAttributes';
+import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
+import { type ListFilter, findPayment, listPaymentEvents, listPayments, projectPayment } from '../db/payments';
+import type { Logger } from '../lib/logger';
+import { INVALID_TRANSITION, type TransitionOutcome, advanceClockUpdate, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../workflows';
+import { InvalidInput, InvalidTransition, NotFound, isClosedRun } from './errors';
+
+const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
+/** Calls to Temporal from a request give up after this long (503), instead of gRPC's patient retries. */
+export const TEMPORAL_CALL_TIMEOUT_MS = 10_000;
+
+export interface PaymentsDeps {
+  db: Knex;
+  temporal: Client;
+  config: Config;
+  logger: Logger;
+}
+
+/** One request's identity, idempotency and deadline, as the use cases need them. */
+export interface Call {
+  principal: Principal;
+  requestId: string;
+  /** With an Idempotency-Key: the id for what this request creates or sends, the same on every retry. */
+  resourceId?: string;
+  /** The key's earlier attempt may have done the work already. */
+  retry?: boolean;
+  /** When the answer is due (ms since epoch): one deadline for every Temporal call of the request. */
+  deadline?: number;
+}
+
+export interface NewPayment {
+  amountMinor: bigint;
+  currency: string;
+  payerEmail: string;
+  recipientEmail: string;
+  description?: string | null;
+  metadata?: Record<string, string>;
+  depositDeadlineSeconds?: number;
+  autoReleaseAfterSeconds?: number;
+}
+
+export interface TransitionCommand {
+  action: ClientAction;
+  resolution?: Resolution;
+  reason?: string | null;
+}
+
+/** Runs recorded before the side-effects-as-activities patch answer the bare payment (already projected). */
+function outcomeOf(result: TransitionOutcome | PaymentState): { payment: PaymentState; entry?: HistoryEntry } {
+  return 'entry' in result ? result : { payment: result };
+}
+
+const refusal = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) => new InvalidTransition(status, message);
+
+export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) {
+  const within = <T>(call: Call, fn: () => Promise<T>) =>
+    temporal.connection.withDeadline(call.deadline ?? Date.now() + TEMPORAL_CALL_TIMEOUT_MS, fn);
+
+  /** The payment, or NotFound across accounts and modes. */
+  async function load(scope: Scope, id: string): Promise<PaymentState> {
+    const payment = await findPayment(db, scope, id);
+    if (!payment) throw new NotFound('payment');
+    return payment;
+  }
+
+  /**
+   * Temporal has made this state durable: write it now, so that a read or a list right after the
+   * answer shows it. The workflow's own projection follows; both are idempotent by version.
+   */
+  async function showDurable(call: Call, payment: PaymentState, entry: HistoryEntry | undefined): Promise<void> {
+    if (!entry) return;
+    await projectPayment(db, payment, entry).catch((err: unknown) =>
+      logger.warn({ request_id: call.requestId, payment_id: payment.id, err }, 'read model write failed; the workflow will project it'),
+    );
+  }
+
+  return {
+    /** Start the payment's workflow; its id is the payment id, never reused. */
+    async create(call: Call, input: NewPayment): Promise<PaymentState> {
+      const { principal } = call;
+      const now = new Date();
+      const payment: PaymentState = {
+        id: `pay_${call.resourceId ?? ulid()}`,
+        accountId: principal.accountId,
+        livemode: principal.livemode,
+        amountMinor: input.amountMinor.toString(),
+        amountExponent: minorUnits(input.currency),
+        currency: input.currency,
+        status: INITIAL_STATUS,
+        payerEmail: input.payerEmail.toLowerCase(),
+        recipientEmail: input.recipientEmail.toLowerCase(),
+        description: input.description ?? null,
+        metadata: input.metadata ?? {},
+        depositDeadline: new Date(now.getTime() + (input.depositDeadlineSeconds ?? DEFAULT_DEPOSIT_DEADLINE_SECONDS) * 1000).toISOString(),
+        autoReleaseAfterSeconds: input.autoReleaseAfterSeconds ?? null,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+        version: 1,
+      };
+      try {
+        await within(call, () =>
+          temporal.workflow.start(paymentWorkflow, {
+            workflowId: payment.id,
+            // Never a second run under a payment id, even after the first has closed.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds.
+            workflowTaskTimeout: '2 seconds',
+            args: [{ payment, actor: principal.actor, requestId: call.requestId }],
+            typedSearchAttributes: [
+              { key: PaymentStatusKey, value: payment.status },
+              { key: PaymentAmountKey, value: toMajor(payment.amountMinor, payment.currency, payment.amountExponent) },
+              { key: PaymentCurrencyKey, value: payment.currency },
+              { key: AccountIdKey, value: payment.accountId },
+              { key: LivemodeKey, value: payment.livemode },
+            ],
+            staticSummary: `Payment ${summary(payment)}`,
+            staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
+          }),
+        );
+      } catch (err) {
+        // A retry (same Idempotency-Key) of a create whose first attempt started the workflow but
+        // failed on our side before answering: answer with that payment, never start a second.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !call.resourceId) throw err;
+        const existing = await within(call, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery)).catch(() => findPayment(db, scopeOf(principal), payment.id));
+        if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
+        return existing;
+      }
+      // Lists the payment the moment the client hears 201. The workflow exists from here on, so a
+      // failed write is logged, not answered with an error that invites a second create.
+      await showDurable(call, payment, creationEntry(payment, principal.actor));
+      return payment;
+    },
+
+    /** From the read model: it holds only states the workflows made durable, no replay needed. */
+    get: (scope: Scope, id: string) => load(scope, id),
+
+    async list(scope: Scope, filter: ListFilter) {
+      const result = await listPayments(db, scope, filter);
+      if ('cursorNotFound' in result) throw new InvalidInput([{ field: 'starting_after', message: 'unknown payment id' }]);
+      return result;
+    },
+
+    async history(scope: Scope, id: string): Promise<HistoryEntry[]> {
+      await load(scope, id);
+      return listPaymentEvents(db, id);
+    },
+
+    /** A client's transition, as a Workflow Update whose id is stable across the request's retries. */
+    async transition(call: Call, id: string, command: TransitionCommand): Promise<PaymentState> {
+      const row = await load(scopeOf(call.principal), id);
+      const { action } = command;
+      // A retry may be asking about its own first attempt, which may have made the payment final.
+      if (isTerminal(row.status) && !call.retry) throw refusal(action, row.status);
+      const handle = temporal.workflow.getHandle(row.id);
+      let outcome: ReturnType<typeof outcomeOf>;
+      try {
+        const request = { ...command, reason: command.reason ?? null, actor: call.principal.actor, requestId: call.requestId };
+        // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
+        outcome = outcomeOf(await within(call, () => handle.executeUpdate(transitionUpdate, { args: [request], updateId: call.resourceId })));
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
+          // The workflow's own message: it names the status and, when a timer was due, why.
+          throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? row.status, err.cause.message);
+        }
+        if (!isClosedRun(err)) throw err;
+        // The run closed meanwhile: a timer, or this very update in an earlier attempt, made it final.
+        const first = call.retry && call.resourceId ? await within(call, () => handle.getUpdateHandle<PaymentState>(call.resourceId!).result()).catch(() => undefined) : undefined;
+        if (first) return outcomeOf(first).payment;
+        const latest = await findPayment(db, scopeOf(call.principal), row.id);
+        throw refusal(action, latest?.status ?? row.status);
+      }
+      await showDurable(call, outcome.payment, outcome.entry);
+      return outcome.payment;
+    },
+
+    /** Test clocks: a test-mode payment's clock moves forward; due timers fire. Live: not found. */
+    async advanceClock(call: Call, id: string, seconds: number): Promise<PaymentState> {
+      if (call.principal.livemode) throw new NotFound('test-mode payment');
+      const row = await load(scopeOf(call.principal), id);
+      if (isTerminal(row.status)) return row;
+      const { payment, entry } = await within(call, () => temporal.workflow.getHandle(row.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }));
+      await showDurable(call, payment, entry);
+      return payment;
+    },
+  };
+}
+
+export type PaymentsService = ReturnType<typeof paymentsService>;
