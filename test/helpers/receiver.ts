@@ -5,6 +5,8 @@ export interface Received {
   headers: http.IncomingHttpHeaders;
   raw: Buffer;
   body: any;
+  /** The sender's port on loopback (which process sent it can be told from it). */
+  remotePort?: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function startReceiver(respond: (n: number, req: Received) => numbe
       } catch {
         body = undefined;
       }
-      const entry = { headers: req.headers, raw, body };
+      const entry = { headers: req.headers, raw, body, remotePort: req.socket.remotePort };
       received.push(entry);
       const answer = respond(received.length, entry);
       if (answer === 'hang') {
