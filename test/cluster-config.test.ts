@@ -29,7 +29,7 @@ const one = (p: Plan, service: string): Step => {
 };
 
 /** Compose's value of each variable, for an operator who set only the required ones. */
-const REQUIRED = { SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET, POSTGRES_PASSWORD: 'p', TEMPORAL_DB_PASSWORD: 't', PAYMENTS_DB_PASSWORD: 'a' };
+const REQUIRED = { SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET, WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY, POSTGRES_PASSWORD: 'p', TEMPORAL_DB_PASSWORD: 't', PAYMENTS_DB_PASSWORD: 'a' };
 const composeValues = (service: string) => Object.fromEntries(Object.entries(composeEnvironment(services[service])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
 
 describe('stack:cluster and docker-compose.yml: versions', () => {

@@ -244,7 +244,7 @@ export function planCluster(opts: { settings: Settings; ports: InternalPorts; se
   const databases = { app: appDb, temporal: `${appDb}_temporal`, visibility: `${appDb}_temporal_visibility` };
   const temporalAddress = `127.0.0.1:${settings.TEMPORAL_PORT}`;
   // Placeholders for compose's required variables: every value they reach is replaced below.
-  const required = { SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET, POSTGRES_PASSWORD: '-', TEMPORAL_DB_PASSWORD: pg.password || '-', PAYMENTS_DB_PASSWORD: '-' };
+  const required = { SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET, WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY, POSTGRES_PASSWORD: '-', TEMPORAL_DB_PASSWORD: pg.password || '-', PAYMENTS_DB_PASSWORD: '-' };
   const base = { PATH: [bin.server, bin.cliDir, process.env.PATH ?? ''].join(path.delimiter), HOME: process.env.HOME ?? root };
   const shell = (service: string) => ({ command: '/bin/sh', args: [path.relative(root, mountedScript(services[service])), ...argv(services[service].command)] });
 
