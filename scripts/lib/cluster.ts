@@ -204,6 +204,7 @@ export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {
     TEMPORAL_ADDRESS: '127.0.0.1:TEMPORAL_PORT instead of the compose service name',
   },
   app: {
+    API_METRICS_PORT: 'one free port per process: two APIs share this machine, where compose gives each container its own',
     DATABASE_URL: 'DATABASE_URL itself, not the compose postgresql service',
     TEMPORAL_ADDRESS: '127.0.0.1:TEMPORAL_PORT instead of the compose service name',
   },
