@@ -120,7 +120,7 @@ describe('delivery', () => {
         expect(verifyWebhookSignature(r.raw, r.headers['x-service-signature'] as string, hook.secret)).toBe(true);
         expect(r.headers['x-service-event']).toBe(r.body.event);
         expect(r.headers['x-service-delivery']).toMatch(/^dlv_/);
-        expect(Object.keys(r.body).sort()).toEqual(['data', 'event', 'payment_id', 'timestamp']);
+        expect(Object.keys(r.body).sort()).toEqual(['data', 'event', 'payment_id', 'sequence', 'timestamp']);
         expect(r.raw.toString('utf8')).toBe(JSON.stringify(r.body)); // compact JSON, the exact bytes signed
         expect(r.body.payment_id).toBe(id);
         expect(r.body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

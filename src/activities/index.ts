@@ -8,7 +8,7 @@ import { isDataRefusal } from '../db/errors';
 import { loadDelivery, markDelivery, planDeliveries, recordAttempt } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
 import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
-import { signWebhookBody } from '../webhooks/signature';
+import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
 import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
 import { fetch } from 'undici';
 
@@ -60,7 +60,8 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
      * refuses can never succeed: not retryable.
      */
     async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
-      const envelope = { event: entry.event, payment_id: state.id, timestamp: entry.at, data: paymentView(state) };
+      // `sequence`: the payment's version, so receivers can ignore an event older than one applied.
+      const envelope = { event: entry.event, payment_id: state.id, timestamp: entry.at, sequence: state.version, data: paymentView(state) };
       let deliveryIds: string[];
       try {
         deliveryIds = await db.transaction(async (trx) => {
@@ -91,7 +92,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
 
     /** Record the deliveries an event owes to the account's subscribed configurations. */
     async planWebhookDeliveries(state: PaymentState, event: PaymentEvent, timestamp: string): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
-      const envelope = { event, payment_id: state.id, timestamp, data: paymentView(state) };
+      const envelope = { event, payment_id: state.id, timestamp, sequence: state.version, data: paymentView(state) };
       const deliveryIds = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
       return { deliveryIds, retry: deliveryRetry(config) };
     },
@@ -144,6 +145,9 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
             'X-Service-Signature': signWebhookBody(delivery.body, webhook.secret),
             'X-Service-Event': delivery.event,
             'X-Service-Delivery': delivery.id,
+            // Standard Webhooks: the id, this attempt's time and the body signed together, so a
+            // captured delivery cannot be replayed later; both secrets during a rotation's overlap.
+            ...standardWebhookHeaders(delivery.id, delivery.body, webhook.previousSecret ? [webhook.secret, webhook.previousSecret] : [webhook.secret], started),
           },
         });
         statusCode = response.status;

@@ -105,6 +105,18 @@ export const ConfigureWebhookRequest = z
       .describe('Default: all eight'),
   })
   .strict();
+export const RotateSecretRequest = z
+  .object({
+    expire_previous_in_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3600)
+      .default(24 * 3600)
+      .describe('How long the previous secret keeps signing beside the new one (default 24 h; 0: stops at once)'),
+  })
+  .strict();
+
 export const Webhook = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(PAYMENT_EVENTS)), active: z.boolean() });
 export const WebhookWithSecret = Webhook.extend({ secret: z.string() });
 export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });

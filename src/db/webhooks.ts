@@ -16,7 +16,11 @@ export interface WebhookRow {
   created_at: Date;
   deleted_at: Date | null;
 }
-export type WebhookWithSecret = WebhookRow & { secret: string };
+export type WebhookWithSecret = WebhookRow & {
+  secret: string;
+  /** During a rotation's overlap: the previous secret, which still signs beside the new one. */
+  previousSecret?: string;
+};
 
 /**
  * The table's row: the secret is stored sealed (AES-256-GCM, src/webhooks/secretBox.ts) in
@@ -26,6 +30,8 @@ export type WebhookWithSecret = WebhookRow & { secret: string };
 interface StoredWebhook extends WebhookRow {
   secret: string | null;
   secret_sealed: string | null;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
 const COLUMNS = ['id', 'account_id', 'livemode', 'url', 'events', 'active', 'created_at', 'deleted_at'] as const;
@@ -71,9 +77,25 @@ export async function deleteWebhook(db: Knex, scope: Scope, id: string): Promise
   return n > 0;
 }
 
-export async function rotateWebhookSecret(db: Knex, key: Buffer, scope: Scope, id: string): Promise<WebhookWithSecret | undefined> {
+/**
+ * A new secret; the previous one keeps signing beside it for `expirePreviousInSeconds` (0: it
+ * stops at once), so that receivers can move to the new one without rejecting a delivery.
+ */
+export async function rotateWebhookSecret(db: Knex, key: Buffer, scope: Scope, id: string, expirePreviousInSeconds: number): Promise<WebhookWithSecret | undefined> {
+  const stored = await live(db, scope).andWhere({ id }).first();
+  if (!stored) return undefined;
+  const { secret: previous } = await reveal(db, stored as StoredWebhook, key);
   const secret = newWebhookSecret();
-  const [row] = await live(db, scope).andWhere({ id }).update({ secret: null, secret_sealed: sealWebhookSecret(secret, id, key) }).returning('*');
+  const overlap = expirePreviousInSeconds > 0;
+  const [row] = await live(db, scope)
+    .andWhere({ id })
+    .update({
+      secret: null,
+      secret_sealed: sealWebhookSecret(secret, id, key),
+      previous_secret_sealed: overlap ? sealWebhookSecret(previous, id, key) : null,
+      previous_secret_expires_at: overlap ? new Date(Date.now() + expirePreviousInSeconds * 1000) : null,
+    })
+    .returning('*');
   return row && { ...withoutSecret(row), secret };
 }
 
@@ -93,6 +115,8 @@ export interface Envelope {
   event: PaymentEvent;
   payment_id: string;
   timestamp: string;
+  /** The payment's version (1 for payment.created); 0 for payment.test, which belongs to no payment. */
+  sequence: number;
   data: object;
 }
 
@@ -126,7 +150,10 @@ export async function loadDelivery(db: Knex, id: string, key: Buffer): Promise<{
   const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
   if (!delivery) return undefined;
   const webhook = await db<StoredWebhook>('webhooks').where({ id: delivery.webhook_id }).first();
-  return webhook ? { delivery, webhook: await reveal(db, webhook, key) } : undefined;
+  if (!webhook) return undefined;
+  const revealed = await reveal(db, webhook, key);
+  const overlapping = webhook.previous_secret_sealed && webhook.previous_secret_expires_at && webhook.previous_secret_expires_at.getTime() > Date.now();
+  return { delivery, webhook: overlapping ? { ...revealed, previousSecret: openWebhookSecret(webhook.previous_secret_sealed!, webhook.id, key) } : revealed };
 }
 
 export interface AttemptRecord {

@@ -8,7 +8,7 @@ import { webhookSecretKey } from '../../config';
 import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
 import { ApiError, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../../domain/tenancy';
-import { ConfigureWebhookRequest, NoQuery } from '../schemas';
+import { ConfigureWebhookRequest, NoQuery, RotateSecretRequest } from '../schemas';
 
 const publicView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
 
@@ -44,7 +44,8 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   });
 
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {
-    const row = await rotateWebhookSecret(db, webhookSecretKey(config), scopeOf(ctx.state.principal!), ctx.params.id);
+    const { expire_previous_in_seconds } = parse(RotateSecretRequest, ctx.state.body);
+    const row = await rotateWebhookSecret(db, webhookSecretKey(config), scopeOf(ctx.state.principal!), ctx.params.id, expire_previous_in_seconds);
     if (!row) throw notFound('webhook');
     ctx.state.responseHoldsSecret = true;
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
@@ -62,7 +63,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
       payer_email: 'payer@example.com', recipient_email: 'recipient@example.com', description: 'Sample payment for payment.test',
       metadata: {}, livemode: principal.livemode, deposit_deadline: now, auto_release_after_seconds: null, created_at: now, updated_at: now,
     };
-    const deliveryId = await createSingleDelivery(db, row.id, { event: 'payment.test', payment_id: data.id, timestamp: now, data });
+    const deliveryId = await createSingleDelivery(db, row.id, { event: 'payment.test', payment_id: data.id, timestamp: now, sequence: 0, data });
     await withTemporalDeadline(temporal, () => temporal.workflow.start(webhookDeliveryWorkflow, {
       workflowId: deliveryId,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
