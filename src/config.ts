@@ -76,6 +76,8 @@ const schema = z.object({
   /** Failed authentications (bad API key or token) allowed per client address and minute; then 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** auto: human-readable on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   /** Behind a reverse proxy: take the client address from X-Forwarded-For (login limits use it). */
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),

@@ -3,12 +3,13 @@
  * TEMPORAL_ADDRESS is set), migrates the database, runs a worker and the API in this process and
  * prints where everything is.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { connectClient, startApiServer } from './bootstrap';
 import { countAccounts, createAccount } from './db/accounts';
 import { createDb, migrate } from './db/knex';
-import { createLogger } from './lib/logger';
+import { createLogger, resolveLogFormat } from './lib/logger';
 import { loadConfigWithLocalSecrets } from './lib/localSecrets';
 import { checkPortsFree } from './lib/net';
 import { runMain, type Started } from './lib/startup';
@@ -17,12 +18,35 @@ import { installRuntime } from './worker/runtime';
 import { createWorker } from './worker/worker';
 
 const DEMO_EMAIL = 'demo@example.com';
+const DEMO_FILE = 'demo.json';
+
+interface Demo {
+  email: string;
+  password: string;
+  test_api_key: string;
+}
+
+/**
+ * The demo credentials: made on an empty database's first start and kept in DATA_DIR/demo.json
+ * (mode 0600, like the other local secrets), so every later start shows them again.
+ */
+async function demoCredentials(dataDir: string, create: () => Promise<{ test_api_key: string } | undefined>): Promise<Demo | undefined> {
+  const file = path.join(dataDir, DEMO_FILE);
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Demo;
+  const created = await create();
+  if (!created) return undefined;
+  const demo = { email: DEMO_EMAIL, password: DEMO_PASSWORD, test_api_key: created.test_api_key };
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}
 const DEMO_PASSWORD = 'demo-password';
 
 async function main(started: Started) {
   // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.
   const config = loadConfigWithLocalSecrets();
-  const logger = createLogger(config.LOG_LEVEL);
+  const format = resolveLogFormat(config.LOG_FORMAT);
+  const logger = createLogger(config.LOG_LEVEL, format);
   // Before anything starts: a taken port would otherwise fail half-way, or attach to a stranger's server.
   await checkPortsFree([
     { setting: 'PORT', port: config.PORT, host: config.HOST },
@@ -36,7 +60,8 @@ async function main(started: Started) {
   ]);
   // Opened (and, when embedded, locked) before the dev server, whose state lives in the same DATA_DIR.
   const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
-  await installRuntime(logger);
+  // On a terminal the SDK's own chatter (the bundler's report, worker states) stays below warnings.
+  await installRuntime(format === 'pretty' && logger.levelVal < 40 ? logger.child({}, { level: 'warn' }) : logger);
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
 
   const devServer = config.TEMPORAL_ADDRESS
@@ -54,8 +79,7 @@ async function main(started: Started) {
   const address = config.TEMPORAL_ADDRESS ?? devServer!.address;
 
   await migrate(db);
-  let demo: Awaited<ReturnType<typeof createAccount>> | undefined;
-  if ((await countAccounts(db)) === 0) demo = await createAccount(db, DEMO_EMAIL, DEMO_PASSWORD);
+  const demo = await demoCredentials(config.DATA_DIR, async () => ((await countAccounts(db)) === 0 ? createAccount(db, DEMO_EMAIL, DEMO_PASSWORD) : undefined));
 
   const connection = started.add(await NativeConnection.connect({ address }), (c) => c.close());
   const worker = await createWorker({ connection, db, config, logger });
@@ -73,9 +97,9 @@ async function main(started: Started) {
   say(`  Temporal UI  ${devServer?.uiUrl ?? '(external cluster at ' + address + ')'}`);
   say(`  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`);
   if (demo) {
-    say(`  Demo login   ${DEMO_EMAIL} / ${DEMO_PASSWORD}`);
-    say(`  Test key     ${demo.test_api_key}`);
-  } else say(`  Demo login   ${DEMO_EMAIL} / ${DEMO_PASSWORD} (created on first start)`);
+    say(`  Demo login   ${demo.email} / ${demo.password}`);
+    say(`  Test key     ${demo.test_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)})`);
+  } else say('  Accounts     this database had accounts before its first `npm start`: no demo account');
   say('');
 
   let stopping = false;

@@ -46,9 +46,34 @@ describe('npm start', () => {
       expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
       // Its secrets were generated under DATA_DIR, readable by the owner only.
       expect((fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toString(8)).toBe('600');
+      // The demo credentials are kept beside them, so a later start can show them again.
+      const demoFile = path.join(dataDir, 'demo.json');
+      expect((fs.statSync(demoFile).mode & 0o777).toString(8)).toBe('600');
+      expect(JSON.parse(fs.readFileSync(demoFile, 'utf8'))).toEqual({ email: 'demo@example.com', password: 'demo-password', test_api_key: key });
+      // Output is not a terminal: JSON log lines, and the banner after them.
+      expect(out.split('\n').filter((l) => l.startsWith('{')).every((l) => JSON.parse(l) !== undefined)).toBe(true);
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-  }, 150_000);
+
+    // A second start on the same data shows the same test key again.
+    const again = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let second = '';
+    again.stdout.on('data', (c) => (second += c));
+    again.stderr.on('data', (c) => (second += c));
+    const againExited = new Promise<number | null>((resolve) => again.once('exit', resolve));
+    try {
+      const shown = await eventually(async () => /Test key\s+(svc_test_\S+)/.exec(second)?.[1], 90_000, `second banner; output so far:\n${second}`);
+      expect(shown).toBe(JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')).test_api_key);
+    } finally {
+      again.kill('SIGTERM');
+    }
+    expect(await againExited).toBe(0);
+  }, 240_000);
+
+  it('LOG_FORMAT=auto is human-readable on a terminal and JSON elsewhere', async () => {
+    const { resolveLogFormat } = await import('../src/lib/logger');
+    expect([resolveLogFormat('auto', true), resolveLogFormat('auto', false), resolveLogFormat('json', true), resolveLogFormat('pretty', false)]).toEqual(['pretty', 'json', 'json', 'pretty']);
+  });
 });
