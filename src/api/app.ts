@@ -7,7 +7,9 @@ import { type AppDeps, type AppState, withTemporalDeadline } from './context';
 import { ApiError, errorMiddleware, notFound, parse } from './errors';
 import { authFailureLimit, idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
 import { apiKeyRoutes } from './routes/account';
+import { eventsService } from '../services/events';
 import { paymentsService } from '../services/payments';
+import { eventRoutes } from './routes/events';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -89,5 +91,5 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 /** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
 export function apiRouters(deps: AppDeps) {
   const payments = paymentsService(deps);
-  return [paymentRoutes(payments, { maxAmount: deps.config.PAYMENT_MAX_AMOUNT }), webhookRoutes(deps), apiKeyRoutes(deps), testHelperRoutes(payments)];
+  return [paymentRoutes(payments, { maxAmount: deps.config.PAYMENT_MAX_AMOUNT }), eventRoutes(eventsService(deps)), webhookRoutes(deps), apiKeyRoutes(deps), testHelperRoutes(payments)];
 }

@@ -49,12 +49,31 @@ export const AdvanceClockRequest = z
 /** Endpoints that take no query parameters: any is a 400, as an unknown body field is. */
 export const NoQuery = z.object({}).strict();
 
-export const ListPaymentsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  starting_after: z.string().regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id').optional(),
-  status: z.enum(PAYMENT_STATUSES).optional(),
-  created_gte: z.iso.datetime({ offset: true }).optional(),
-  created_lte: z.iso.datetime({ offset: true }).optional(),
+interface Cursors {
+  starting_after?: string;
+  ending_before?: string;
+}
+
+/** Every list: newest first, `limit`, and a cursor either way (not both). */
+const listQuery = <S extends z.ZodRawShape>(idPrefix: string, what: string, filters: S) =>
+  z
+    .strictObject({
+      limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100 (default 20)'),
+      starting_after: z.string().regex(new RegExp(`^${idPrefix}_[0-9A-Za-z]{1,64}$`), `must be ${what} id`).optional().describe(`${what} id: the page after it (older items)`),
+      ending_before: z.string().regex(new RegExp(`^${idPrefix}_[0-9A-Za-z]{1,64}$`), `must be ${what} id`).optional().describe(`${what} id: the page before it (newer items)`),
+      created_gte: z.iso.datetime({ offset: true }).optional().describe('Only items created at or after this ISO 8601 time'),
+      created_lte: z.iso.datetime({ offset: true }).optional().describe('Only items created at or before this ISO 8601 time'),
+      ...filters,
+    })
+    .refine((q) => !((q as Cursors).starting_after && (q as Cursors).ending_before), { message: 'use starting_after or ending_before, not both', path: ['ending_before'] });
+
+export const ListPaymentsQuery = listQuery('pay', 'A payment', {
+  status: z.enum(PAYMENT_STATUSES).optional().describe('Only payments in this status'),
+});
+
+export const ListEventsQuery = listQuery('evt', 'An event', {
+  payment_id: z.string().regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id').optional().describe("Only this payment's events"),
+  type: z.enum(PAYMENT_EVENTS).optional().describe('Only events of this type, e.g. payment.released'),
 });
 
 export const Payment = z.object({
@@ -74,6 +93,16 @@ export const Payment = z.object({
   updated_at: z.string(),
 });
 export const PaymentList = z.object({ object: z.literal('list'), data: z.array(Payment), has_more: z.boolean() });
+export const Event = z.object({
+  id: z.string().describe('evt_ + 26 characters, the same for every reader'),
+  object: z.literal('event'),
+  type: z.enum(PAYMENT_EVENTS),
+  payment_id: z.string(),
+  sequence: z.number().describe("The payment's version: order a payment's events by it"),
+  created_at: z.string(),
+  data: Payment.describe('The payment as it was right after this event'),
+});
+export const EventList = z.object({ object: z.literal('list'), data: z.array(Event), has_more: z.boolean() });
 export const PaymentHistoryEntry = z.object({
   seq: z.number(),
   action: z.string(),

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
 import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
+import { recordEvent } from './events';
+import { type PageRequest, pageOf } from './pagination';
 
 interface PaymentRow {
   id: string;
@@ -93,6 +95,7 @@ export async function projectPayment(db: Knex | Knex.Transaction, state: Payment
       })
       .onConflict(['payment_id', 'seq'])
       .ignore();
+    await recordEvent(trx, state, entry);
   };
   // Inside the caller's transaction when it has one.
   await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));
@@ -106,36 +109,25 @@ export async function findPayment(db: Knex, scope: Scope, id: string): Promise<P
   return row ? fromRow(row) : undefined;
 }
 
-export interface ListFilter {
-  limit: number;
-  startingAfter?: string;
+export interface ListFilter extends PageRequest {
   status?: PaymentStatus;
   createdGte?: Date;
   createdLte?: Date;
 }
 
-/** Newest first; the cursor is the id of the last payment of the previous page. */
-export async function listPayments(
-  db: Knex,
-  scope: Scope,
-  filter: ListFilter,
-): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: true }> {
-  const q = db<PaymentRow>('payments').where({ account_id: scope.accountId, livemode: scope.livemode });
-  if (filter.status) q.andWhere('status', filter.status);
-  if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
-  if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
-  if (filter.startingAfter) {
-    const cursor = await db<PaymentRow>('payments')
-      .select('created_at', 'id')
-      .where({ id: filter.startingAfter, account_id: scope.accountId, livemode: scope.livemode })
-      .first();
-    if (!cursor) return { cursorNotFound: true };
-    q.andWhere((w) =>
-      w.where('created_at', '<', cursor.created_at).orWhere((o) => o.where('created_at', cursor.created_at).andWhere('id', '<', cursor.id)),
-    );
-  }
-  const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(filter.limit + 1);
-  return { data: rows.slice(0, filter.limit).map(fromRow), hasMore: rows.length > filter.limit };
+/** Newest first; cursors are payment ids of this account and mode. */
+export async function listPayments(db: Knex, scope: Scope, filter: ListFilter): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: string }> {
+  const page = await pageOf<PaymentRow>(
+    () => db('payments').where({ account_id: scope.accountId, livemode: scope.livemode }),
+    (q) => {
+      if (filter.status) q.andWhere('status', filter.status);
+      if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
+      if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
+      return q;
+    },
+    filter,
+  );
+  return 'cursorNotFound' in page ? page : { data: page.rows.map(fromRow), hasMore: page.hasMore };
 }
 
 export async function listPaymentEvents(db: Knex, paymentId: string): Promise<HistoryEntry[]> {

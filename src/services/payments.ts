@@ -149,7 +149,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
 
     async list(scope: Scope, filter: ListFilter) {
       const result = await listPayments(db, scope, filter);
-      if ('cursorNotFound' in result) throw new InvalidInput([{ field: 'starting_after', message: 'unknown payment id' }]);
+      if ('cursorNotFound' in result) throw new InvalidInput([{ field: result.cursorNotFound, message: 'not a payment of this account and mode' }]);
       return result;
     },
 

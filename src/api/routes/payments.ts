@@ -67,6 +67,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
     const filter = {
       limit: q.limit,
       startingAfter: q.starting_after,
+      endingBefore: q.ending_before,
       status: q.status,
       createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
       createdLte: q.created_lte ? new Date(q.created_lte) : undefined,

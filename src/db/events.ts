@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
+import { type PaymentView, paymentView } from '../domain/paymentView';
+import type { Scope } from '../domain/tenancy';
+import { type PageRequest, pageOf } from './pagination';
+
+export interface EventRecord {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  payment_id: string;
+  type: PaymentEvent;
+  sequence: number;
+  data: PaymentView;
+  created_at: Date;
+}
+
+/** Derived from the payment and its version, so every writer of one event writes one row. */
+export function eventId(paymentId: string, sequence: number): string {
+  return `evt_${createHash('sha256').update(`${paymentId}|${sequence}`).digest('hex').slice(0, 26)}`;
+}
+
+/** Record the event a history entry emitted (idempotent). Inside the projection's transaction. */
+export async function recordEvent(trx: Knex | Knex.Transaction, state: PaymentState, entry: HistoryEntry): Promise<void> {
+  await trx('events')
+    .insert({
+      id: eventId(state.id, entry.seq),
+      account_id: state.accountId,
+      livemode: state.livemode,
+      payment_id: state.id,
+      type: entry.event,
+      sequence: entry.seq,
+      data: JSON.stringify(paymentView(state)),
+      created_at: new Date(entry.at),
+    })
+    .onConflict('id')
+    .ignore();
+}
+
+export interface EventFilter extends PageRequest {
+  paymentId?: string;
+  type?: PaymentEvent;
+  createdGte?: Date;
+  createdLte?: Date;
+}
+
+const scoped = (db: Knex, scope: Scope) => () => db('events').where({ account_id: scope.accountId, livemode: scope.livemode });
+
+export async function listEvents(db: Knex, scope: Scope, filter: EventFilter) {
+  return pageOf<EventRecord>(scoped(db, scope), (q) => {
+    if (filter.paymentId) q.andWhere('payment_id', filter.paymentId);
+    if (filter.type) q.andWhere('type', filter.type);
+    if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
+    if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
+    return q;
+  }, filter);
+}
+
+export async function findEvent(db: Knex, scope: Scope, id: string): Promise<EventRecord | undefined> {
+  return (await scoped(db, scope)().where({ id }).first()) as EventRecord | undefined;
+}
+
+export function eventView(e: EventRecord) {
+  return { id: e.id, object: 'event' as const, type: e.type, payment_id: e.payment_id, sequence: e.sequence, created_at: e.created_at.toISOString(), data: e.data };
+}
