@@ -43,7 +43,9 @@ exports.up = async function up(knex) {
   const key = parseKey(text);
   const rows = await knex('webhooks').whereNotNull('secret').select('id', 'secret');
   for (const row of rows) {
-    await knex('webhooks').where({ id: row.id, secret: row.secret }).update({ secret_sealed: seal(row.secret, row.id, key), secret: null });
+    await knex('webhooks')
+      .where({ id: row.id, secret: row.secret })
+      .update({ secret_sealed: seal(row.secret, row.id, key), secret: null });
   }
 };
 

@@ -8,12 +8,20 @@ import { createDb, migrate } from '../src/db/knex';
 const USAGE = 'usage: npm run admin -- create-account --email <email> --password <password>';
 
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { email: { type: 'string' }, password: { type: 'string' } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { email: { type: 'string' }, password: { type: 'string' } },
+  });
   if (positionals[0] !== 'create-account') {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const input = z.object({ email: z.email('--email must be a valid e-mail address'), password: z.string('--password is required').min(8, '--password needs at least 8 characters') }).safeParse(values);
+  const input = z
+    .object({
+      email: z.email('--email must be a valid e-mail address'),
+      password: z.string('--password is required').min(8, '--password needs at least 8 characters'),
+    })
+    .safeParse(values);
   if (!input.success) {
     process.stderr.write(`${input.error.issues.map((i) => i.message).join('\n')}\n${USAGE}\n`);
     return 2;
@@ -35,7 +43,10 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code), (err) => {
-  process.stderr.write(`admin failed: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`admin failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -26,7 +26,16 @@ import { findDevServerPid, MemoryWatch } from './bench/proc';
 import { Progress } from './bench/progress';
 import { WebhookReceiver } from './bench/receiver';
 import { docsSection, markdownTables, relativeTo, renderSvg, rewriteDocs } from './bench/report';
-import { type BenchResult, type Failures, type HistoryShape, type LevelResult, type Machine, type ReadsResult, type System, SYSTEM_LABEL } from './bench/results';
+import {
+  type BenchResult,
+  type Failures,
+  type HistoryShape,
+  type LevelResult,
+  type Machine,
+  type ReadsResult,
+  type System,
+  SYSTEM_LABEL,
+} from './bench/results';
 import { fmt, Recorder, summarize } from './bench/stats';
 import { type LocalStack, withLocalStack } from './lib/localStack';
 
@@ -52,17 +61,28 @@ async function runLevel(spec: LevelSpec): Promise<LevelResult> {
   const rec = new Recorder();
   const watch = new MemoryWatch(spec.pids).start();
   const cpuBefore = watch.cpuMs();
-  const bad = spec.webhooks ? { sig: spec.webhooks.receiver.badSignatures, unreadable: spec.webhooks.receiver.unreadable, dup: spec.webhooks.receiver.duplicates } : undefined;
+  const bad = spec.webhooks
+    ? { sig: spec.webhooks.receiver.badSignatures, unreadable: spec.webhooks.receiver.unreadable, dup: spec.webhooks.receiver.duplicates }
+    : undefined;
   const label = `${spec.system} × ${spec.concurrency}`;
-  const loop = await closedLoop(spec.concurrency, spec.durationMs, () => spec.op(rec), (s) =>
-    progress.update(label, `${(s.elapsedMs / 1000).toFixed(0)}/${spec.durationMs / 1000} s, ${s.completed} lifecycles (${(s.completed / (s.elapsedMs / 1000)).toFixed(1)}/s), ${s.failed} failed`),
+  const loop = await closedLoop(
+    spec.concurrency,
+    spec.durationMs,
+    () => spec.op(rec),
+    (s) =>
+      progress.update(
+        label,
+        `${(s.elapsedMs / 1000).toFixed(0)}/${spec.durationMs / 1000} s, ${s.completed} lifecycles (${(s.completed / (s.elapsedMs / 1000)).toFixed(1)}/s), ${s.failed} failed`,
+      ),
   );
   const cpuAfter = watch.cpuMs();
   let webhooks: LevelResult['webhooks'];
   if (spec.webhooks && bad) {
     const { answered, receiver } = spec.webhooks;
     const keys = [...answered.keys()];
-    const missing = await receiver.waitFor(keys, DELIVERY_WAIT_MS, (n) => progress.update(label, `waiting for ${n} of ${keys.length} webhook deliveries`));
+    const missing = await receiver.waitFor(keys, DELIVERY_WAIT_MS, (n) =>
+      progress.update(label, `waiting for ${n} of ${keys.length} webhook deliveries`),
+    );
     const lag = keys.filter((k) => receiver.arrivals.has(k)).map((k) => receiver.arrivals.get(k)! - answered.get(k)!);
     webhooks = {
       expected: keys.length,
@@ -93,7 +113,9 @@ async function runLevel(spec: LevelSpec): Promise<LevelResult> {
     rssMb,
     cpuMsPerLifecycle: perLifecycle,
   };
-  const w = webhooks ? `, webhook lag p50 ${fmt(webhooks.lag.p50)} / p99 ${fmt(webhooks.lag.p99)} ms, ${webhooks.delivered}/${webhooks.expected} delivered` : '';
+  const w = webhooks
+    ? `, webhook lag p50 ${fmt(webhooks.lag.p50)} / p99 ${fmt(webhooks.lag.p99)} ms, ${webhooks.delivered}/${webhooks.expected} delivered`
+    : '';
   progress.log(`${label}: ${fmt(result.throughput)} lifecycles/s, request p99 ${fmt(result.request.p99)} ms, ${loop.failed} failed${w}`);
   for (const [kind, e] of Object.entries(loop.errors)) progress.log(`  ${e.count} × ${kind}: ${e.example}`);
   return result;
@@ -104,11 +126,28 @@ async function warmUp(name: string, op: (rec: Recorder) => Promise<unknown>): Pr
   for (let i = 0; i < WARMUP_LIFECYCLES; i++) await op(new Recorder());
 }
 
-async function levels(system: System, opts: BenchOptions, pids: Pids, op: (rec: Recorder, answered: Map<string, number>) => Promise<unknown>, steps: string[], receiver?: WebhookReceiver): Promise<LevelResult[]> {
+async function levels(
+  system: System,
+  opts: BenchOptions,
+  pids: Pids,
+  op: (rec: Recorder, answered: Map<string, number>) => Promise<unknown>,
+  steps: string[],
+  receiver?: WebhookReceiver,
+): Promise<LevelResult[]> {
   const out: LevelResult[] = [];
   for (const concurrency of opts.concurrency) {
     const answered = new Map<string, number>();
-    out.push(await runLevel({ system, concurrency, durationMs: opts.durationS * 1000, steps, pids, op: (rec) => op(rec, answered), webhooks: receiver && { answered, receiver } }));
+    out.push(
+      await runLevel({
+        system,
+        concurrency,
+        durationMs: opts.durationS * 1000,
+        steps,
+        pids,
+        op: (rec) => op(rec, answered),
+        webhooks: receiver && { answered, receiver },
+      }),
+    );
   }
   return out;
 }
@@ -146,13 +185,22 @@ async function runReads(opts: BenchOptions, api: JsonClient, receiver: WebhookRe
   const createS = (performance.now() - started) / 1000;
   progress.log(`${ids.length} open payments created in ${fmt(createS)} s (${fmt(ids.length / createS)}/s), ${createFailed} failed`);
   for (const [kind, e] of Object.entries(errors)) progress.log(`  ${e.count} × ${kind}: ${e.example}`);
-  const missing = await receiver.waitFor([...answered.keys()], Math.max(DELIVERY_WAIT_MS, opts.reads * 50), (n) => progress.update('reads', `waiting for ${n} payment.created deliveries`));
+  const missing = await receiver.waitFor([...answered.keys()], Math.max(DELIVERY_WAIT_MS, opts.reads * 50), (n) =>
+    progress.update('reads', `waiting for ${n} payment.created deliveries`),
+  );
 
   const endpoints: ReadsResult['endpoints'] = {};
   const read = async (name: string, op: (rec: Recorder) => Promise<void>) => {
     const rec = new Recorder();
-    const loop = await closedLoop(opts.readConcurrency, opts.durationS * 1000, () => op(rec), (s) =>
-      progress.update(`reads: ${name}`, `${(s.elapsedMs / 1000).toFixed(0)}/${opts.durationS} s, ${s.completed} requests, ${s.failed} failed`),
+    const loop = await closedLoop(
+      opts.readConcurrency,
+      opts.durationS * 1000,
+      () => op(rec),
+      (s) =>
+        progress.update(
+          `reads: ${name}`,
+          `${(s.elapsedMs / 1000).toFixed(0)}/${opts.durationS} s, ${s.completed} requests, ${s.failed} failed`,
+        ),
     );
     for (const [kind, e] of Object.entries(loop.errors)) (errors[kind] ??= { count: 0, example: e.example }).count += e.count;
     endpoints[name] = { ...rec.pooled([name]), throughput: loop.completed / (loop.elapsedMs / 1000), failed: loop.failed };
@@ -169,7 +217,16 @@ async function runReads(opts: BenchOptions, api: JsonClient, receiver: WebhookRe
     const list = await api.call<{ data: unknown[] }>(rec, 'GET /payments?limit=20', 'GET', '/api/v1/payments?limit=20');
     if (list.data.length !== 20) throw new Error(`the listing answered ${list.data.length} payments, not 20`);
   });
-  return { openPayments: ids.length, createS, createFailed, webhooksMissing: missing.length, concurrency: opts.readConcurrency, endpoints, errors, rssMb: watch.stop() };
+  return {
+    openPayments: ids.length,
+    createS,
+    createFailed,
+    webhooksMissing: missing.length,
+    concurrency: opts.readConcurrency,
+    endpoints,
+    errors,
+    rssMb: watch.stop(),
+  };
 }
 
 /** Events, workflow tasks, activities and updates of one lifecycle's run, once it has closed. */
@@ -214,7 +271,10 @@ async function machine(databaseUrl: string): Promise<Machine> {
   }
   try {
     const cli = findTemporalCli();
-    if (cli) m.temporalCli = execFileSync(cli, ['--version'], { encoding: 'utf8' }).trim().replace(/^temporal version /, '');
+    if (cli)
+      m.temporalCli = execFileSync(cli, ['--version'], { encoding: 'utf8' })
+        .trim()
+        .replace(/^temporal version /, '');
   } catch {
     // reported as unknown
   }
@@ -235,7 +295,9 @@ async function runAll(opts: BenchOptions, stack: LocalStack, receiver: WebhookRe
   const pids: Pids = { bench: 'self', devServer: findDevServerPid(stack.devServerPid) };
   if (!pids.devServer) progress.log('the dev server process was not found: its memory and CPU are not reported');
   const api = new JsonClient(stack.apiUrl, { 'x-api-key': stack.testKey });
-  const configured = await api.call<{ webhook: { secret: string } }>(new Recorder(), 'configure', 'POST', '/api/v1/webhooks/configure', { url: receiver.url });
+  const configured = await api.call<{ webhook: { secret: string } }>(new Recorder(), 'configure', 'POST', '/api/v1/webhooks/configure', {
+    url: receiver.url,
+  });
   receiver.secret = configured.webhook.secret;
 
   // (A) the service
@@ -243,7 +305,8 @@ async function runAll(opts: BenchOptions, stack: LocalStack, receiver: WebhookRe
   await warmUp(SYSTEM_LABEL.service, (rec) => httpLifecycle(api, '/api/v1', rec, warm));
   await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
   let last = '';
-  const serviceOp = async (rec: Recorder, answered: Map<string, number>) => void (last = await httpLifecycle(api, '/api/v1', rec, answered));
+  const serviceOp = async (rec: Recorder, answered: Map<string, number>) =>
+    void (last = await httpLifecycle(api, '/api/v1', rec, answered));
   result.levels.push(...(await levels('service', opts, pids, serviceOp, STEP_NAMES, receiver)));
   result.histories = { service: await historyShape(stack.client, last) };
 
@@ -291,7 +354,9 @@ async function main() {
     levels: [],
   };
   const m = result.machine;
-  progress.log(`bench: ${m.cpus} CPUs, ${m.memoryGb} GB, Node ${m.node}, ${m.postgres ?? 'PostgreSQL ?'}, commit ${result.commit}; ${opts.durationS} s per level at ${opts.concurrency.join(', ')} clients`);
+  progress.log(
+    `bench: ${m.cpus} CPUs, ${m.memoryGb} GB, Node ${m.node}, ${m.postgres ?? 'PostgreSQL ?'}, commit ${result.commit}; ${opts.durationS} s per level at ${opts.concurrency.join(', ')} clients`,
+  );
   const receiver = new WebhookReceiver();
   await receiver.start();
   progress.update('starting the stack (dev server, worker, API)');

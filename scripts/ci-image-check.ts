@@ -52,10 +52,17 @@ function run(cmd: string, stage: Stage): void {
     say(`  skip (image OS): ${cmd}`);
     return;
   }
-  const cmds = cmd.split('&&').map((c) => c.trim()).filter((c) => !/^npm cache clean\b/.test(c) || (say(`  skip (image size only): ${c}`), false));
+  const cmds = cmd
+    .split('&&')
+    .map((c) => c.trim())
+    .filter((c) => !/^npm cache clean\b/.test(c) || (say(`  skip (image size only): ${c}`), false));
   for (const c of cmds) {
     say(`  RUN ${c}`);
-    const res = spawnSync('sh', ['-c', c], { cwd: path.join(stage.dir, stage.workdir), env: { ...process.env, ...stage.env, CI: 'true' }, stdio: 'inherit' });
+    const res = spawnSync('sh', ['-c', c], {
+      cwd: path.join(stage.dir, stage.workdir),
+      env: { ...process.env, ...stage.env, CI: 'true' },
+      stdio: 'inherit',
+    });
     if (res.status !== 0) throw new Error(`RUN ${c} failed in stage ${stage.name} (exit ${res.status})`);
   }
 }
@@ -116,7 +123,12 @@ function buildImage(dockerfile: string, work: string): Stage {
   return stage;
 }
 
-function startProcess(argvList: string[], cwd: string, env: Record<string, string>, name: string): { child: ChildProcess; output: () => string } {
+function startProcess(
+  argvList: string[],
+  cwd: string,
+  env: Record<string, string>,
+  name: string,
+): { child: ChildProcess; output: () => string } {
   const [cmd, ...rest] = argvList;
   const child = spawn(cmd, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -129,12 +141,16 @@ function startProcess(argvList: string[], cwd: string, env: Record<string, strin
 async function answers(url: string, proc: { child: ChildProcess; output: () => string }, name: string): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) {
       say(`${name}: ${url} → 200`);
       return;
     }
-    if (proc.child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} never answered ${url} (last status ${status}):\n${proc.output()}`);
+    if (proc.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`${name} never answered ${url} (last status ${status}):\n${proc.output()}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }

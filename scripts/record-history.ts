@@ -33,7 +33,9 @@ async function main() {
       await call(`/payments/${disputed.id}/resolve`, { resolution: 'refund', reason: 'seller agreed' });
 
       const autoReleased = await call('/payments', { ...base, amount: 10, auto_release_after_seconds: 1 });
-      await client.workflow.getHandle(autoReleased.id).signal(transitionSignal, { action: 'deposit', actor: 'recorder', reason: 'by signal' });
+      await client.workflow
+        .getHandle(autoReleased.id)
+        .signal(transitionSignal, { action: 'deposit', actor: 'recorder', reason: 'by signal' });
       await waitForStatus(apiUrl, testKey, autoReleased.id, 'in_custody');
       await call(`/payments/${autoReleased.id}/approve`);
 
@@ -43,7 +45,11 @@ async function main() {
       for (const [name, id] of Object.entries(scenarios)) {
         await client.workflow.getHandle(id).result();
         // The CLI's JSON is the canonical history format that historyFromJSON reads back.
-        const json = execFileSync(findTemporalCli()!, ['workflow', 'show', '--workflow-id', id, '--address', temporalAddress, '--output', 'json'], { encoding: 'utf8' });
+        const json = execFileSync(
+          findTemporalCli()!,
+          ['workflow', 'show', '--workflow-id', id, '--address', temporalAddress, '--output', 'json'],
+          { encoding: 'utf8' },
+        );
         const file = path.join(HISTORY_DIR, `${prefix}-${name}.json`);
         fs.mkdirSync(HISTORY_DIR, { recursive: true });
         fs.writeFileSync(file, json);

@@ -29,7 +29,18 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../src/lib/net';
 import { renderDockerizeTemplate } from './lib/dockerizeTemplate';
-import { ROOT, binaryDirs, composeVersions, internalPortCount, planCluster, readSettings, type InternalPorts, type Plan, type Secrets, type Step } from './lib/cluster';
+import {
+  ROOT,
+  binaryDirs,
+  composeVersions,
+  internalPortCount,
+  planCluster,
+  readSettings,
+  type InternalPorts,
+  type Plan,
+  type Secrets,
+  type Step,
+} from './lib/cluster';
 
 const say = (msg: string) => process.stdout.write(`stack:cluster: ${msg}\n`);
 
@@ -47,7 +58,13 @@ let stateFile = '';
 let logDir = '';
 
 function writeState(extra: Record<string, unknown> = {}) {
-  state = { ...state, ...extra, pid: process.pid, processes: Object.fromEntries([...running].map(([name, r]) => [name, r.child.pid])), restarts };
+  state = {
+    ...state,
+    ...extra,
+    pid: process.pid,
+    processes: Object.fromEntries([...running].map(([name, r]) => [name, r.child.pid])),
+    restarts,
+  };
   fs.writeFileSync(`${stateFile}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
   fs.renameSync(`${stateFile}.tmp`, stateFile);
 }
@@ -55,7 +72,10 @@ function writeState(extra: Record<string, unknown> = {}) {
 function loadSecrets(dir: string): Secrets {
   const file = path.join(dir, 'secrets.json');
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Secrets;
-  const secrets: Secrets = { SERVICE_JWT_SECRET: randomBytes(48).toString('base64url'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+  const secrets: Secrets = {
+    SERVICE_JWT_SECRET: randomBytes(48).toString('base64url'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  };
   fs.writeFileSync(file, `${JSON.stringify(secrets)}\n`, { mode: 0o600 });
   return secrets;
 }
@@ -136,7 +156,12 @@ function start(step: Step): Running {
 
 function tail(name: string, lines = 30): string {
   try {
-    return fs.readFileSync(path.join(logDir, `${name}.log`), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return fs
+      .readFileSync(path.join(logDir, `${name}.log`), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .join('\n');
   } catch {
     return '';
   }
@@ -145,7 +170,8 @@ function tail(name: string, lines = 30): string {
 async function runOnce(step: Step): Promise<void> {
   say(`${step.name}: ${[path.basename(step.command), ...step.args].join(' ')}`);
   const code = await start(step).exited;
-  if (code !== 0) throw new Error(`${step.name} failed with exit code ${code}; ${path.join(logDir, `${step.name}.log`)} ends:\n${tail(step.name)}`);
+  if (code !== 0)
+    throw new Error(`${step.name} failed with exit code ${code}; ${path.join(logDir, `${step.name}.log`)} ends:\n${tail(step.name)}`);
 }
 
 async function healthy(step: Step, timeoutMs: number): Promise<void> {
@@ -159,7 +185,10 @@ async function healthy(step: Step, timeoutMs: number): Promise<void> {
         socket.once('error', () => resolve(false));
       });
     }
-    return fetch(h.http, { signal: AbortSignal.timeout(3000) }).then((r) => r.ok, () => false);
+    return fetch(h.http, { signal: AbortSignal.timeout(3000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
   };
   while (!(await check())) {
     const proc = running.get(step.name);
@@ -192,12 +221,21 @@ async function main() {
   const settings = readSettings(process.env);
   const versions = composeVersions();
   const bin = binaryDirs(versions);
-  for (const [what, file] of [['Temporal server', bin.temporalServer], ['temporal-sql-tool', bin.sqlTool], ['Temporal UI server', bin.uiServer], ['Temporal CLI', path.join(bin.cliDir, 'temporal')]] as const) {
-    if (!fs.existsSync(file)) throw new Error(`${what} missing at ${path.relative(ROOT, file)}: run scripts/temporal-binaries.sh first (it builds or copies the binaries docker-compose.yml pins)`);
+  for (const [what, file] of [
+    ['Temporal server', bin.temporalServer],
+    ['temporal-sql-tool', bin.sqlTool],
+    ['Temporal UI server', bin.uiServer],
+    ['Temporal CLI', path.join(bin.cliDir, 'temporal')],
+  ] as const) {
+    if (!fs.existsSync(file))
+      throw new Error(
+        `${what} missing at ${path.relative(ROOT, file)}: run scripts/temporal-binaries.sh first (it builds or copies the binaries docker-compose.yml pins)`,
+      );
   }
   // The binaries must be the release the compose file pins (a stale cache would silently differ).
   const serverVersion = spawnSync(bin.temporalServer, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  if (!serverVersion.includes(versions.server.slice(1))) throw new Error(`${bin.temporalServer} reports "${serverVersion}", docker-compose.yml pins ${versions.server}`);
+  if (!serverVersion.includes(versions.server.slice(1)))
+    throw new Error(`${bin.temporalServer} reports "${serverVersion}", docker-compose.yml pins ${versions.server}`);
 
   const appDb = decodeURIComponent(new URL(settings.DATABASE_URL).pathname.slice(1));
   const dataDir = path.resolve(process.env.STACK_DATA_DIR ?? path.join(ROOT, '.data', 'cluster', appDb));
@@ -209,9 +247,23 @@ async function main() {
 
   const avoid = [settings.PORT, settings.PORT + 1, settings.TEMPORAL_PORT, settings.TEMPORAL_UI_PORT];
   const free = await distinctFreePorts(internalPortCount() - 4, avoid);
-  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await distinctFreePorts(4, [...avoid, ...free], freeLowPort);
+  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await distinctFreePorts(
+    4,
+    [...avoid, ...free],
+    freeLowPort,
+  );
   const [frontendHttp, history, matching, worker, ...metrics] = free;
-  const ports: InternalPorts = { frontendHttp, frontendMembership, history, historyMembership, matching, matchingMembership, worker, workerMembership, metrics };
+  const ports: InternalPorts = {
+    frontendHttp,
+    frontendMembership,
+    history,
+    historyMembership,
+    matching,
+    matchingMembership,
+    worker,
+    workerMembership,
+    metrics,
+  };
   const uiRoot = path.join(dataDir, 'temporal-ui');
   const plan: Plan = planCluster({ settings, ports, secrets, env: process.env, uiRoot });
   // The UI image's configuration, as its start script makes it: the dockerize template rendered over the
@@ -220,7 +272,9 @@ async function main() {
   fs.mkdirSync(path.join(uiRoot, 'config'), { recursive: true });
   fs.writeFileSync(
     path.join(uiRoot, 'config', 'docker.yaml'),
-    fs.existsSync(bin.uiTemplate) ? renderDockerizeTemplate(fs.readFileSync(bin.uiTemplate, 'utf8'), ui.env) : fs.readFileSync(bin.uiConfig, 'utf8'),
+    fs.existsSync(bin.uiTemplate)
+      ? renderDockerizeTemplate(fs.readFileSync(bin.uiTemplate, 'utf8'), ui.env)
+      : fs.readFileSync(bin.uiConfig, 'utf8'),
   );
 
   let interrupted = false;
@@ -235,9 +289,19 @@ async function main() {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
-  writeState({ ready: false, apiUrls: plan.apiUrls, uiUrl: plan.uiUrl, temporalAddress: plan.temporalAddress, databases: plan.databases, versions: plan.versions, logDir });
+  writeState({
+    ready: false,
+    apiUrls: plan.apiUrls,
+    uiUrl: plan.uiUrl,
+    temporalAddress: plan.temporalAddress,
+    databases: plan.databases,
+    versions: plan.versions,
+    logDir,
+  });
 
-  say(`Temporal ${versions.server}, UI ${versions.ui}; databases ${plan.databases.app}, ${plan.databases.temporal}, ${plan.databases.visibility}; logs in ${path.relative(process.cwd(), logDir) || '.'}`);
+  say(
+    `Temporal ${versions.server}, UI ${versions.ui}; databases ${plan.databases.app}, ${plan.databases.temporal}, ${plan.databases.visibility}; logs in ${path.relative(process.cwd(), logDir) || '.'}`,
+  );
   await ensureDatabase(settings.DATABASE_URL, plan.databases.app);
   for (const step of plan.steps) {
     if (interrupted) return;

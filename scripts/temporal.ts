@@ -14,6 +14,10 @@ if (!cli) {
 }
 const address = process.env.TEMPORAL_ADDRESS ?? `127.0.0.1:${process.env.TEMPORAL_DEV_PORT ?? '7233'}`;
 // Only commands that talk to a server take --address; `temporal --version` and `help` do not.
-const talksToServer = args.length > 0 && !['help', 'server', 'completion'].includes(args[0]) && !args.includes('--version') && !args.some((a) => a === '--address' || a.startsWith('--address='));
+const talksToServer =
+  args.length > 0 &&
+  !['help', 'server', 'completion'].includes(args[0]) &&
+  !args.includes('--version') &&
+  !args.some((a) => a === '--address' || a.startsWith('--address='));
 const result = spawnSync(cli, talksToServer ? [...args, '--address', address] : args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -71,7 +71,11 @@ function metricsServer(): http.Server {
   });
 }
 
-export async function startApiServer(deps: { db: Knex; temporal: Client; config: Config; logger: Logger }, port: number, host = '127.0.0.1'): Promise<ApiServer> {
+export async function startApiServer(
+  deps: { db: Knex; temporal: Client; config: Config; logger: Logger },
+  port: number,
+  host = '127.0.0.1',
+): Promise<ApiServer> {
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000;

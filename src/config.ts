@@ -21,7 +21,11 @@ const duration = (fallback: string) =>
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
-const flag = () => z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true'));
+const flag = () =>
+  z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true'));
 
 /**
  * WEBHOOK_SECRET_KEY: 32 random bytes, as 64 hex digits or as base64 (44 characters, e.g. the
@@ -48,7 +52,10 @@ const schema = z.object({
   TEMPORAL_DEV_PORT: port(7233),
   TEMPORAL_UI_PORT: port(8233),
   TEMPORAL_CLI_PATH: z.string().optional(),
-  DATA_DIR: z.string().min(1).default(path.resolve(__dirname, '..', '.data')),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default(path.resolve(__dirname, '..', '.data')),
   WORKER_METRICS_PORT: port(9464),
   /** The API process serves /metrics here, never on the public PORT (0: an ephemeral port). */
   API_METRICS_PORT: port(9465),
@@ -56,7 +63,10 @@ const schema = z.object({
   SERVICE_JWT_SECRET: z
     .string()
     .min(32, 'SERVICE_JWT_SECRET must be at least 32 characters')
-    .refine((v) => v !== 'dev-only-secret-change-me-in-production-0000', 'this value is public; generate one (e.g. `openssl rand -base64 48`)')
+    .refine(
+      (v) => v !== 'dev-only-secret-change-me-in-production-0000',
+      'this value is public; generate one (e.g. `openssl rand -base64 48`)',
+    )
     .optional(),
   /** Encrypts webhook secrets at rest. Required by `npm run api` and `npm run worker`; `npm start` generates one. */
   WEBHOOK_SECRET_KEY: z
@@ -80,7 +90,10 @@ const schema = z.object({
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   /** Behind a reverse proxy: take the client address from X-Forwarded-For (login limits use it). */
-  TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   PAYMENT_MAX_AMOUNT: z.coerce.number().int().positive().default(1_000_000_000),
   WEBHOOK_RETRY_INITIAL_INTERVAL: duration('1 min'),
   WEBHOOK_RETRY_BACKOFF: z.coerce.number().min(1).default(5),
@@ -117,7 +130,11 @@ export type SecretSetting = keyof typeof HOW_TO;
  * A process that needs secrets refuses to start without them: only `npm start` generates its own
  * (under DATA_DIR). No process ever falls back to a known value.
  */
-export function requireSecrets<K extends SecretSetting>(config: Config, names: K[], processName: string): Config & { [P in K]-?: NonNullable<Config[P]> } {
+export function requireSecrets<K extends SecretSetting>(
+  config: Config,
+  names: K[],
+  processName: string,
+): Config & { [P in K]-?: NonNullable<Config[P]> } {
   const missing = names.filter((n) => config[n] === undefined);
   if (missing.length > 0) {
     const lines = missing.map((n) => `  ${n}: required by ${processName}; set it to ${HOW_TO[n]}`);

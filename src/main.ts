@@ -79,7 +79,9 @@ async function main(started: Started) {
   const address = config.TEMPORAL_ADDRESS ?? devServer!.address;
 
   await migrate(db);
-  const demo = await demoCredentials(config.DATA_DIR, async () => ((await countAccounts(db)) === 0 ? createAccount(db, DEMO_EMAIL, DEMO_PASSWORD) : undefined));
+  const demo = await demoCredentials(config.DATA_DIR, async () =>
+    (await countAccounts(db)) === 0 ? createAccount(db, DEMO_EMAIL, DEMO_PASSWORD) : undefined,
+  );
 
   const connection = started.add(await NativeConnection.connect({ address }), (c) => c.close());
   const worker = await createWorker({ connection, db, config, logger });
@@ -95,7 +97,9 @@ async function main(started: Started) {
   say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)`);
   say(`  Metrics      ${api.metricsUrl}/metrics`);
   say(`  Temporal UI  ${devServer?.uiUrl ?? '(external cluster at ' + address + ')'}`);
-  say(`  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`);
+  say(
+    `  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`,
+  );
   if (demo) {
     say(`  Demo login   ${demo.email} / ${demo.password}`);
     say(`  Test key     ${demo.test_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)})`);

@@ -9,9 +9,13 @@ const ROOT = path.resolve(__dirname, '..');
 
 async function admin(...args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'scripts/admin.ts'), ...args], {
-      env: { ...process.env, DATABASE_URL: inject('databaseUrl') },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'scripts/admin.ts'), ...args],
+      {
+        env: { ...process.env, DATABASE_URL: inject('databaseUrl') },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -46,7 +50,10 @@ describe('start-up configuration', () => {
   it('a bad setting stops `npm run api` with a message naming it, not a stack trace', async () => {
     const res = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/api/main.ts')], {
       env: { ...process.env, DATABASE_URL: inject('databaseUrl'), WEBHOOK_TIMEOUT: 'banana', PORT: '99999' },
-    }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('WEBHOOK_TIMEOUT: not a duration: "banana"');
     expect(res.stderr).toContain('PORT:');

@@ -8,7 +8,22 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_DIFFERENCES, ROOT, argv, binaryDirs, composeEnvironment, composeVersions, internalPortCount, interpolate, mountedScript, planCluster, readCompose, readSettings, type Plan, type Step } from '../scripts/lib/cluster';
+import {
+  LOCAL_DIFFERENCES,
+  ROOT,
+  argv,
+  binaryDirs,
+  composeEnvironment,
+  composeVersions,
+  internalPortCount,
+  interpolate,
+  mountedScript,
+  planCluster,
+  readCompose,
+  readSettings,
+  type Plan,
+  type Step,
+} from '../scripts/lib/cluster';
 import { loadConfig } from '../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 
@@ -16,10 +31,12 @@ const services = readCompose();
 const secrets = { SERVICE_JWT_SECRET: 'j'.repeat(48), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
 const ports = (() => {
   const list = Array.from({ length: internalPortCount(services) }, (_, i) => 41000 + i);
-  const [frontendHttp, frontendMembership, history, historyMembership, matching, matchingMembership, worker, workerMembership, ...metrics] = list;
+  const [frontendHttp, frontendMembership, history, historyMembership, matching, matchingMembership, worker, workerMembership, ...metrics] =
+    list;
   return { frontendHttp, frontendMembership, history, historyMembership, matching, matchingMembership, worker, workerMembership, metrics };
 })();
-const plan = (env: Record<string, string> = {}): Plan => planCluster({ settings: readSettings(env), ports, secrets, env, compose: services });
+const plan = (env: Record<string, string> = {}): Plan =>
+  planCluster({ settings: readSettings(env), ports, secrets, env, compose: services });
 const defaults = plan();
 const steps = (p: Plan, service: string): Step[] => p.steps.filter((s) => s.service === service);
 const one = (p: Plan, service: string): Step => {
@@ -29,8 +46,15 @@ const one = (p: Plan, service: string): Step => {
 };
 
 /** Compose's value of each variable, for an operator who set only the required ones. */
-const REQUIRED = { SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET, WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY, POSTGRES_PASSWORD: 'p', TEMPORAL_DB_PASSWORD: 't', PAYMENTS_DB_PASSWORD: 'a' };
-const composeValues = (service: string) => Object.fromEntries(Object.entries(composeEnvironment(services[service])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
+const REQUIRED = {
+  SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET,
+  WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+  POSTGRES_PASSWORD: 'p',
+  TEMPORAL_DB_PASSWORD: 't',
+  PAYMENTS_DB_PASSWORD: 'a',
+};
+const composeValues = (service: string) =>
+  Object.fromEntries(Object.entries(composeEnvironment(services[service])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
 
 describe('stack:cluster and docker-compose.yml: versions', () => {
   it('runs the Temporal server and UI releases the compose images pin', () => {
@@ -76,7 +100,10 @@ describe('stack:cluster and docker-compose.yml: commands', () => {
     for (const service of ['migrate', 'api', 'worker']) {
       for (const step of steps(defaults, service)) {
         const expected = argv(services[service].command);
-        expect([expected[0] === 'node' ? process.execPath : expected[0], ...expected.slice(1)], step.name).toEqual([step.command, ...step.args]);
+        expect([expected[0] === 'node' ? process.execPath : expected[0], ...expected.slice(1)], step.name).toEqual([
+          step.command,
+          ...step.args,
+        ]);
       }
     }
     expect(steps(defaults, 'api')).toHaveLength(2);
@@ -98,7 +125,15 @@ describe('stack:cluster and docker-compose.yml: commands', () => {
 });
 
 describe('stack:cluster and docker-compose.yml: environment', () => {
-  const byService: [string, Step[]][] = ['temporal-schema', 'temporal', 'temporal-search-attributes', 'temporal-ui', 'migrate', 'api', 'worker'].map((s) => [s, steps(defaults, s)]);
+  const byService: [string, Step[]][] = [
+    'temporal-schema',
+    'temporal',
+    'temporal-search-attributes',
+    'temporal-ui',
+    'migrate',
+    'api',
+    'worker',
+  ].map((s) => [s, steps(defaults, s)]);
 
   it('sets every variable compose sets, to compose’s value, but for the listed local differences', () => {
     for (const [service, list] of byService) {
@@ -147,7 +182,12 @@ describe('stack:cluster settings', () => {
   });
 
   it('passes PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT and DATABASE_URL to every process that uses them', () => {
-    const p = plan({ PORT: '4100', TEMPORAL_PORT: '17233', TEMPORAL_UI_PORT: '18080', DATABASE_URL: 'postgres://u:pw@127.0.0.1:5433/shop' });
+    const p = plan({
+      PORT: '4100',
+      TEMPORAL_PORT: '17233',
+      TEMPORAL_UI_PORT: '18080',
+      DATABASE_URL: 'postgres://u:pw@127.0.0.1:5433/shop',
+    });
     expect(steps(p, 'api').map((s) => s.env.PORT)).toEqual(['4100', '4101']);
     expect(p.apiUrls).toEqual(['http://127.0.0.1:4100', 'http://127.0.0.1:4101']);
     expect(one(p, 'temporal').env.FRONTEND_GRPC_PORT).toBe('17233');
@@ -155,11 +195,18 @@ describe('stack:cluster settings', () => {
       for (const step of steps(p, service)) expect(step.env.TEMPORAL_ADDRESS, step.name).toBe('127.0.0.1:17233');
     }
     expect(one(p, 'temporal-ui').env.TEMPORAL_UI_PORT).toBe('18080');
-    for (const service of ['migrate', 'api', 'worker']) for (const step of steps(p, service)) expect(step.env.DATABASE_URL).toBe('postgres://u:pw@127.0.0.1:5433/shop');
+    for (const service of ['migrate', 'api', 'worker'])
+      for (const step of steps(p, service)) expect(step.env.DATABASE_URL).toBe('postgres://u:pw@127.0.0.1:5433/shop');
     expect(p.databases).toEqual({ app: 'shop', temporal: 'shop_temporal', visibility: 'shop_temporal_visibility' });
     for (const service of ['temporal-schema', 'temporal']) {
       const env = one(p, service).env;
-      expect([env.POSTGRES_SEEDS, env.DB_PORT, env.POSTGRES_USER, env.DBNAME, env.VISIBILITY_DBNAME]).toEqual(['127.0.0.1', '5433', 'u', 'shop_temporal', 'shop_temporal_visibility']);
+      expect([env.POSTGRES_SEEDS, env.DB_PORT, env.POSTGRES_USER, env.DBNAME, env.VISIBILITY_DBNAME]).toEqual([
+        '127.0.0.1',
+        '5433',
+        'u',
+        'shop_temporal',
+        'shop_temporal_visibility',
+      ]);
     }
     expect(one(p, 'temporal-schema').env.SQL_PASSWORD).toBe('pw');
     expect(one(p, 'temporal').env.POSTGRES_PWD).toBe('pw');

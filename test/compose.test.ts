@@ -46,15 +46,18 @@ const CONDITIONS = ['service_started', 'service_healthy', 'service_completed_suc
 
 /** Compose's variable interpolation: ${X}, ${X:-default}, ${X-default}, ${X:?error}, ${X?error}, $$. */
 function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g, (match, name: string, op: string | undefined, arg: string) => {
-    if (match === '$$') return '$';
-    const set = env[name];
-    if (op === ':-') return set ? set : arg;
-    if (op === '-') return set ?? arg;
-    if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-    if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-    return set ?? '';
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
+    (match, name: string, op: string | undefined, arg: string) => {
+      if (match === '$$') return '$';
+      const set = env[name];
+      if (op === ':-') return set ? set : arg;
+      if (op === '-') return set ?? arg;
+      if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+      if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+      return set ?? '';
+    },
+  );
 }
 
 function environment(service: Service): Record<string, string> {
@@ -69,7 +72,8 @@ function dependencies(service: Service): Record<string, string> {
   return Object.fromEntries(Object.entries(deps).map(([k, v]) => [k, v?.condition ?? 'service_started']));
 }
 
-const argv = (cmd: string | string[] | undefined): string[] => (cmd === undefined ? [] : Array.isArray(cmd) ? cmd.map(String) : cmd.split(/\s+/).filter(Boolean));
+const argv = (cmd: string | string[] | undefined): string[] =>
+  cmd === undefined ? [] : Array.isArray(cmd) ? cmd.map(String) : cmd.split(/\s+/).filter(Boolean);
 
 /** Host paths of bind mounts (`./x:/y[:ro]`), mapped from the path inside the container. */
 function bindMounts(service: Service): Map<string, string> {
@@ -94,8 +98,10 @@ function dependencyProblems(all: Record<string, Service>): string[] {
         continue;
       }
       if (!CONDITIONS.includes(condition)) problems.push(`${name} → ${target}: unknown condition ${condition}`);
-      if (condition === 'service_healthy' && (!dep.healthcheck?.test || dep.healthcheck.disable)) problems.push(`${name} waits for ${target} to be healthy, but ${target} has no healthcheck`);
-      if (condition === 'service_completed_successfully' && dep.restart && dep.restart !== 'no') problems.push(`${name} waits for ${target} to complete, but ${target} restarts (${dep.restart})`);
+      if (condition === 'service_healthy' && (!dep.healthcheck?.test || dep.healthcheck.disable))
+        problems.push(`${name} waits for ${target} to be healthy, but ${target} has no healthcheck`);
+      if (condition === 'service_completed_successfully' && dep.restart && dep.restart !== 'no')
+        problems.push(`${name} waits for ${target} to complete, but ${target} restarts (${dep.restart})`);
     }
   }
   const state = new Map<string, 'visiting' | 'done'>();
@@ -137,7 +143,8 @@ describe('docker-compose.yml: services', () => {
     const server = services.temporal.image!.match(/^temporalio\/server:(\d+\.\d+\.\d+)$/);
     expect(server, services.temporal.image).not.toBeNull();
     // The schema tool must come from the same release as the server it prepares the database for.
-    for (const oneShot of ['temporal-schema', 'temporal-search-attributes']) expect(services[oneShot].image).toBe(`temporalio/admin-tools:${server![1]}`);
+    for (const oneShot of ['temporal-schema', 'temporal-search-attributes'])
+      expect(services[oneShot].image).toBe(`temporalio/admin-tools:${server![1]}`);
     expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
   });
 
@@ -197,7 +204,10 @@ describe('docker-compose.yml: Temporal', () => {
 describe('docker-compose.yml: start order', () => {
   it('starts the API and the workers only after migration and search-attribute registration', () => {
     for (const name of ['api', 'worker']) {
-      expect(dependencies(services[name]), name).toMatchObject({ migrate: 'service_completed_successfully', 'temporal-search-attributes': 'service_completed_successfully' });
+      expect(dependencies(services[name]), name).toMatchObject({
+        migrate: 'service_completed_successfully',
+        'temporal-search-attributes': 'service_completed_successfully',
+      });
     }
     expect(dependencies(services.migrate)).toMatchObject({ postgresql: 'service_healthy' });
     expect(dependencies(services['temporal-search-attributes'])).toMatchObject({ temporal: 'service_healthy' });
@@ -249,7 +259,8 @@ describe('docker-compose.yml: configuration', () => {
     Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, env)]));
 
   it('takes SERVICE_JWT_SECRET and the database passwords from the environment, never from the file', () => {
-    for (const name of APP_SERVICES) expect(environment(services[name]).SERVICE_JWT_SECRET, name).toMatch(/^\$\{SERVICE_JWT_SECRET:\?[^}]+\}$/);
+    for (const name of APP_SERVICES)
+      expect(environment(services[name]).SERVICE_JWT_SECRET, name).toMatch(/^\$\{SERVICE_JWT_SECRET:\?[^}]+\}$/);
     for (const [name, service] of Object.entries(services)) {
       for (const [key, value] of Object.entries(environment(service))) {
         if (/SECRET|PASSWORD|PWD/.test(key)) expect(value, `${name}.${key}`).toMatch(/^\$\{[A-Z_]+:\?[^}]+\}$/);
@@ -270,7 +281,14 @@ describe('docker-compose.yml: configuration', () => {
   });
 
   it('names only settings the app reads, with the app’s own defaults', () => {
-    const known = Object.keys(loadConfig({ DATABASE_URL: 'postgres://h/db', TEMPORAL_ADDRESS: 'h:7233', SERVICE_JWT_SECRET: 'x'.repeat(32), WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=` }));
+    const known = Object.keys(
+      loadConfig({
+        DATABASE_URL: 'postgres://h/db',
+        TEMPORAL_ADDRESS: 'h:7233',
+        SERVICE_JWT_SECRET: 'x'.repeat(32),
+        WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+      }),
+    );
     const defaults = loadConfig({}) as unknown as Record<string, unknown>;
     for (const [key, value] of Object.entries(environment(services.api))) {
       expect(known, `api sets ${key}`).toContain(key);
@@ -299,14 +317,18 @@ describe('Dockerfile', () => {
   };
 
   it('runs only npm scripts that exist, and entry files that exist', () => {
-    const scripts = commands().filter((c) => c[0] === 'npm' && c[1] === 'run').map((c) => c[2]);
+    const scripts = commands()
+      .filter((c) => c[0] === 'npm' && c[1] === 'run')
+      .map((c) => c[2]);
     expect(scripts).toEqual(expect.arrayContaining(['build:workflows', 'migrate']));
     for (const script of scripts) {
       expect(pkg.scripts[script], `npm run ${script}`).toBeDefined();
       const target = pkg.scripts[script].match(/^tsx (\S+\.ts)$/);
       if (target) expect(fs.existsSync(path.join(ROOT, target[1])), pkg.scripts[script]).toBe(true);
     }
-    const tsxEntries = commands().filter((c) => c[0] === 'node' && c.includes('tsx')).map((c) => c[c.length - 1]);
+    const tsxEntries = commands()
+      .filter((c) => c[0] === 'node' && c.includes('tsx'))
+      .map((c) => c[c.length - 1]);
     expect(tsxEntries).toEqual(expect.arrayContaining(['src/api/main.ts', 'src/worker/main.ts']));
     for (const entry of tsxEntries) expect(fs.existsSync(path.join(ROOT, entry)), entry).toBe(true);
     // The entry points the compose services run are the ones package.json names.
@@ -330,7 +352,9 @@ describe('Dockerfile', () => {
   });
 
   it('.dockerignore keeps local state, git and secrets out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['node_modules', '.cache', '.data', 'test-output', '.git', '.env']) expect(ignored, entry).toContain(entry);
   });
 });

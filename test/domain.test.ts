@@ -58,14 +58,33 @@ describe('webhook URL policy', () => {
   const LIVE = { livemode: true, allowLoopback: false };
   const TEST = { livemode: false, allowLoopback: true }; // test mode with WEBHOOK_ALLOW_LOOPBACK on
   it('blocks private, loopback, link-local and metadata addresses', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '::127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::1', 'fec0::1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:10.0.0.1',
+      '::127.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      'fec0::1',
+    ]) {
       expect(isBlockedAddress(a), a).toBe(true);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946']) expect(isBlockedAddress(a), a).toBe(false);
   });
 
   it('refuses a name that resolves to loopback (the check run at configure and delivery time)', async () => {
-    expect(await checkResolvedHost(new URL('https://localhost/hook'), LIVE)).toMatchObject({ ok: false, message: expect.stringContaining('resolves to a private') });
+    expect(await checkResolvedHost(new URL('https://localhost/hook'), LIVE)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('resolves to a private'),
+    });
     expect(await checkResolvedHost(new URL('https://93.184.216.34/hook'), LIVE)).toMatchObject({ ok: true });
   });
 

@@ -21,7 +21,12 @@ import { startReceiver } from './helpers/receiver';
 import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
 
 const EventType = proto.api.enums.v1.EventType;
-const FAST_WEBHOOKS = { WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms', WEBHOOK_RETRY_MAX_INTERVAL: '1s', WEBHOOK_TIMEOUT: '2s', WEBHOOK_MAX_ATTEMPTS: '20' };
+const FAST_WEBHOOKS = {
+  WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
+  WEBHOOK_RETRY_MAX_INTERVAL: '1s',
+  WEBHOOK_TIMEOUT: '2s',
+  WEBHOOK_MAX_ATTEMPTS: '20',
+};
 
 function samplePayment(accountId: string, over: Partial<PaymentState> = {}): PaymentState {
   const now = new Date();
@@ -56,7 +61,10 @@ describe('against the shared servers', () => {
     const acct = await stack.newAccount();
     const failuresBefore = await projectionFailures();
     // Bytes that got past the edge (or a future bug): NUL in text is refused by PostgreSQL itself.
-    const payment = samplePayment(acct.account_id, { description: 'cut\u0000here', depositDeadline: new Date(Date.now() + 2000).toISOString() });
+    const payment = samplePayment(acct.account_id, {
+      description: 'cut\u0000here',
+      depositDeadline: new Date(Date.now() + 2000).toISOString(),
+    });
     const handle = await stack.client.workflow.start(paymentWorkflow, {
       workflowId: payment.id,
       taskQueue: stack.taskQueue,
@@ -75,7 +83,16 @@ describe('against the shared servers', () => {
     const at = new Date().toISOString();
     const ghost = { ...created, status: 'cancelled' as const, version: 2, updatedAt: at };
     const durable = { ...created, status: 'in_custody' as const, version: 2, updatedAt: at };
-    const entry = { seq: 2, action: 'deposit' as const, from: 'pending_deposit' as const, to: 'in_custody' as const, event: 'payment.deposited' as const, actor: 'test', reason: null, at };
+    const entry = {
+      seq: 2,
+      action: 'deposit' as const,
+      from: 'pending_deposit' as const,
+      to: 'in_custody' as const,
+      event: 'payment.deposited' as const,
+      actor: 'test',
+      reason: null,
+      at,
+    };
     await projectPayment(stack.db, ghost, { ...entry, action: 'cancel', to: 'cancelled', event: 'payment.cancelled' });
     await projectPayment(stack.db, durable, entry);
     expect((await stack.db('payments').where({ id: created.id }).first()).status).toBe('in_custody');
@@ -92,7 +109,9 @@ describe('against the shared servers', () => {
     const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
     // A local activity (a marker other than the patch's) would write the read model inside a task
     // that may never complete.
-    expect(events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch')).toEqual([]);
+    expect(events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch')).toEqual(
+      [],
+    );
     const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'projectTransition');
     expect(scheduled).toHaveLength(3); // created, deposited, refunded
     for (const e of scheduled) {
@@ -113,10 +132,15 @@ describe('against the shared servers', () => {
     const raw = JSON.stringify({ reason: 'buyer asked' });
     const resourceId = randomUUID().replace(/-/g, '').toUpperCase().slice(0, 26);
     await stack.db('idempotency_keys').insert({
-      account_id: acct.account_id, livemode: false, key: idem, resource_id: resourceId,
+      account_id: acct.account_id,
+      livemode: false,
+      key: idem,
+      resource_id: resourceId,
       request_hash: createHash('sha256').update(`POST /api/v1/payments/${p.body.id}/refund\n`).update(raw).digest('hex'),
     });
-    await stack.client.workflow.getHandle(p.body.id).executeUpdate(transitionUpdate, { args: [{ action: 'refund', reason: 'buyer asked', actor: 'test' }], updateId: resourceId });
+    await stack.client.workflow
+      .getHandle(p.body.id)
+      .executeUpdate(transitionUpdate, { args: [{ action: 'refund', reason: 'buyer asked', actor: 'test' }], updateId: resourceId });
     const retry = await stack.http.post(`/api/v1/payments/${p.body.id}/refund`, { key, raw, headers: { 'Idempotency-Key': idem } });
     expect(retry.status).toBe(200);
     expect(retry.body.status).toBe('refunded');
@@ -205,7 +229,9 @@ describe('with PostgreSQL and the Temporal server the test may break', () => {
       const client = async (id: string, action: string) => {
         const idem = `${action}-${id}`;
         for (let attempt = 0; attempt < 240; attempt++) {
-          const res = await http.post(`/api/v1/payments/${id}/${action}`, { key, headers: { 'Idempotency-Key': idem } }).catch(() => undefined);
+          const res = await http
+            .post(`/api/v1/payments/${id}/${action}`, { key, headers: { 'Idempotency-Key': idem } })
+            .catch(() => undefined);
           if (res && res.status < 500) return res;
           await new Promise((r) => setTimeout(r, 250));
         }
@@ -241,17 +267,27 @@ describe('with PostgreSQL and the Temporal server the test may break', () => {
         const history = await handle.query(getHistoryQuery);
         expect(history.map((h) => h.to)).toEqual(['pending_deposit', 'in_custody', 'pending_release', 'released']);
         // The read model equals the workflow, once its last projection ran.
-        await eventually(async () => {
-          const row = await stack.db('payments').where({ id }).first();
-          return row.version === truth.version && row.status === truth.status ? true : undefined;
-        }, 30_000, `read model of ${id}`);
-        expect((await stack.db('payment_events').where({ payment_id: id })).map((e) => e.to_status).sort()).toEqual(['in_custody', 'pending_deposit', 'pending_release', 'released'].sort());
+        await eventually(
+          async () => {
+            const row = await stack.db('payments').where({ id }).first();
+            return row.version === truth.version && row.status === truth.status ? true : undefined;
+          },
+          30_000,
+          `read model of ${id}`,
+        );
+        expect((await stack.db('payment_events').where({ payment_id: id })).map((e) => e.to_status).sort()).toEqual(
+          ['in_custody', 'pending_deposit', 'pending_release', 'released'].sort(),
+        );
       }
       const expected = ids.flatMap((id) => ['created', 'deposited', 'approved', 'released'].map((e) => `${id} payment.${e}`)).sort();
-      const seen = await eventually(async () => {
-        const got = [...new Set(receiver.received.map((r) => `${r.body.payment_id} ${r.body.event}`))].sort();
-        return got.length >= expected.length ? got : undefined;
-      }, 90_000, 'every webhook');
+      const seen = await eventually(
+        async () => {
+          const got = [...new Set(receiver.received.map((r) => `${r.body.payment_id} ${r.body.event}`))].sort();
+          return got.length >= expected.length ? got : undefined;
+        },
+        90_000,
+        'every webhook',
+      );
       expect(seen).toEqual(expected);
     } finally {
       await receiver.close();
@@ -263,4 +299,3 @@ async function projectionFailures(): Promise<number> {
   const metric = await registry.getSingleMetric('payment_projection_failures_total')?.get();
   return metric?.values[0]?.value ?? 0;
 }
-

@@ -10,12 +10,33 @@ import { CLIENT_ACTIONS, PAYMENT_EVENTS } from '../src/domain/payment';
 import { type HttpResult, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
 
 const hostileChar = fc.oneof(
-  fc.constantFrom('\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u009f', '\ud83d', '\udc00', '\u202e', '\u200f', '\u0301', '\ufeff', '\uffff'),
+  fc.constantFrom(
+    '\u0000',
+    '\u0007',
+    '\u001b',
+    '\u007f',
+    '\u0085',
+    '\u009f',
+    '\ud83d',
+    '\udc00',
+    '\u202e',
+    '\u200f',
+    '\u0301',
+    '\ufeff',
+    '\uffff',
+  ),
   fc.constantFrom('😀', '𝔘', '\u{10FFFF}', 'é', 'ß', '中', ' ', '\t', '\n', '"', '\\', '%', '{', '}'),
   fc.string({ maxLength: 3 }),
 );
 const hostileString = fc.array(hostileChar, { maxLength: 12 }).map((parts) => parts.join(''));
-const jsonValue = fc.oneof(hostileString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(hostileString, { maxLength: 3 }));
+const jsonValue = fc.oneof(
+  hostileString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(hostileString, { maxLength: 3 }),
+);
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
 /** A create body: mostly valid fields, each sometimes replaced by something hostile. */
@@ -23,7 +44,10 @@ const createBody = fc.record(
   {
     amount: fc.oneof(fc.constant(12.5), fc.double(), fc.integer(), hostileString),
     currency: fc.oneof(fc.constantFrom('USD', 'JPY', 'HUF', 'KWD'), hostileString),
-    payer_email: fc.oneof(fc.constant('payer@example.com'), hostileString.map((s) => `${s}@example.com`)),
+    payer_email: fc.oneof(
+      fc.constant('payer@example.com'),
+      hostileString.map((s) => `${s}@example.com`),
+    ),
     recipient_email: fc.oneof(fc.constant('recipient@example.com'), hostileString),
     description: maybe(fc.oneof(hostileString, fc.constant(null))),
     metadata: maybe(fc.dictionary(hostileString, fc.oneof(hostileString, jsonValue), { maxKeys: 4 })),
@@ -33,7 +57,11 @@ const createBody = fc.record(
   { requiredKeys: [] },
 );
 const idempotencyKey = maybe(fc.stringMatching(/^[ -~]{1,40}$/));
-const query = fc.dictionary(fc.constantFrom('limit', 'status', 'starting_after', 'created_gte', 'created_lte', 'x', hostileString.toString()), hostileString, { maxKeys: 3 });
+const query = fc.dictionary(
+  fc.constantFrom('limit', 'status', 'starting_after', 'created_gte', 'created_lte', 'x', hostileString.toString()),
+  hostileString,
+  { maxKeys: 3 },
+);
 
 function expectNoServerError(res: HttpResult) {
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
@@ -54,13 +82,18 @@ describe('generated requests', () => {
     paymentId = (await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() })).body.id;
   });
   afterAll(async () => stack?.stop());
-  const count = async () => Number((await stack.db('payments').where({ account_id: acct.account_id }).count<{ count: string }[]>('* as count'))[0].count);
+  const count = async () =>
+    Number((await stack.db('payments').where({ account_id: acct.account_id }).count<{ count: string }[]>('* as count'))[0].count);
 
   it('creates: no 5xx; a refusal makes nothing; a 201 is readable and listed', async () => {
     await fc.assert(
       fc.asyncProperty(createBody, idempotencyKey, async (body, key) => {
         const before = await count();
-        const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw: JSON.stringify(body), headers: key ? { 'Idempotency-Key': key } : {} });
+        const res = await stack.http.post('/api/v1/payments', {
+          key: acct.test_api_key,
+          raw: JSON.stringify(body),
+          headers: key ? { 'Idempotency-Key': key } : {},
+        });
         expectNoServerError(res);
         if (res.status === 201) {
           const read = await stack.http.get(`/api/v1/payments/${res.body.id}`, { key: acct.test_api_key });
@@ -78,11 +111,25 @@ describe('generated requests', () => {
   it('transitions, lists, webhooks, keys and login: no 5xx, always the error format', async () => {
     const action = fc.constantFrom(...CLIENT_ACTIONS, 'nope', '..');
     // Raw percent-encoded bytes too: NUL, a UTF-8-encoded surrogate, invalid UTF-8.
-    const anyId = fc.oneof(fc.constant(paymentId), hostileString.map((s) => encodeURIComponent(s.toWellFormed())), fc.constantFrom('pay_%00', 'pay_%ED%A0%BD', 'pay_%FF%FE', 'pay_' + 'Z'.repeat(26)));
+    const anyId = fc.oneof(
+      fc.constant(paymentId),
+      hostileString.map((s) => encodeURIComponent(s.toWellFormed())),
+      fc.constantFrom('pay_%00', 'pay_%ED%A0%BD', 'pay_%FF%FE', 'pay_' + 'Z'.repeat(26)),
+    );
     const request = fc.oneof(
-      fc.record({ kind: fc.constant('transition' as const), action, id: anyId, body: fc.dictionary(fc.constantFrom('reason', 'resolution', 'x'), jsonValue, { maxKeys: 2 }), key: idempotencyKey }),
+      fc.record({
+        kind: fc.constant('transition' as const),
+        action,
+        id: anyId,
+        body: fc.dictionary(fc.constantFrom('reason', 'resolution', 'x'), jsonValue, { maxKeys: 2 }),
+        key: idempotencyKey,
+      }),
       fc.record({ kind: fc.constant('list' as const), query }),
-      fc.record({ kind: fc.constant('webhook' as const), url: fc.oneof(hostileString, fc.constant('http://127.0.0.1:9/hook'), fc.webUrl()), events: maybe(fc.array(fc.oneof(fc.constantFrom(...PAYMENT_EVENTS), hostileString), { maxLength: 3 })) }),
+      fc.record({
+        kind: fc.constant('webhook' as const),
+        url: fc.oneof(hostileString, fc.constant('http://127.0.0.1:9/hook'), fc.webUrl()),
+        events: maybe(fc.array(fc.oneof(fc.constantFrom(...PAYMENT_EVENTS), hostileString), { maxLength: 3 })),
+      }),
       fc.record({ kind: fc.constant('apiKey' as const), mode: jsonValue }),
       fc.record({ kind: fc.constant('login' as const), email: hostileString, password: hostileString }),
       fc.record({ kind: fc.constant('apiKeyHeader' as const), header: fc.stringMatching(/^[ -~]{0,60}$/) }),
@@ -93,7 +140,11 @@ describe('generated requests', () => {
         let res: HttpResult;
         switch (r.kind) {
           case 'transition':
-            res = await stack.http.post(`/api/v1/payments/${r.id}/${r.action}`, { key, raw: JSON.stringify(r.body), headers: r.key ? { 'Idempotency-Key': r.key } : {} });
+            res = await stack.http.post(`/api/v1/payments/${r.id}/${r.action}`, {
+              key,
+              raw: JSON.stringify(r.body),
+              headers: r.key ? { 'Idempotency-Key': r.key } : {},
+            });
             break;
           case 'list':
             res = await stack.http.get(`/api/v1/payments?${new URLSearchParams(r.query).toString()}`, { key });

@@ -13,7 +13,8 @@ describe('input PostgreSQL could not store', () => {
     acct = await stack.newAccount();
   });
   afterAll(async () => stack?.stop());
-  const payments = async () => (await stack.db('payments').where({ account_id: acct.account_id }).count<{ count: string }[]>('* as count'))[0].count;
+  const payments = async () =>
+    (await stack.db('payments').where({ account_id: acct.account_id }).count<{ count: string }[]>('* as count'))[0].count;
 
   it.each([
     ['description', { description: 'a cut emoji \ud83d' }, 'description'],
@@ -64,9 +65,17 @@ describe('secrets and idempotency', () => {
 
   it('replaying a request that created an API key never shows the key again, and the stored answer holds no secret', async () => {
     const key = `idem-key-${Date.now()}`;
-    const created = await stack.http.post('/api/v1/api-keys', { key: acct.test_api_key, body: { mode: 'test' }, headers: { 'Idempotency-Key': key } });
+    const created = await stack.http.post('/api/v1/api-keys', {
+      key: acct.test_api_key,
+      body: { mode: 'test' },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(created.status).toBe(201);
-    const replay = await stack.http.post('/api/v1/api-keys', { key: acct.test_api_key, body: { mode: 'test' }, headers: { 'Idempotency-Key': key } });
+    const replay = await stack.http.post('/api/v1/api-keys', {
+      key: acct.test_api_key,
+      body: { mode: 'test' },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(replay.status).toBe(409);
     expect(replay.body.error.code).toBe('idempotency_conflict');
     expect(JSON.stringify(replay.body)).not.toContain(created.body.key);
@@ -77,18 +86,37 @@ describe('secrets and idempotency', () => {
   it('replaying a webhook configuration never shows its secret again', async () => {
     const key = `idem-wh-${Date.now()}`;
     const body = { url: 'http://127.0.0.1:9/hook' };
-    const created = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+    const created = await stack.http.post('/api/v1/webhooks/configure', {
+      key: acct.test_api_key,
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(created.status).toBe(201);
-    const replay = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+    const replay = await stack.http.post('/api/v1/webhooks/configure', {
+      key: acct.test_api_key,
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(replay.status).toBe(409);
     expect(JSON.stringify(replay.body)).not.toContain(created.body.webhook.secret);
   });
 
   it('a key older than 24 hours is a new key', async () => {
     const key = `idem-old-${Date.now()}`;
-    const first = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } });
-    await stack.db('idempotency_keys').where({ account_id: acct.account_id, key }).update({ created_at: new Date(Date.now() - 25 * 3600_000) });
-    const second = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } });
+    const first = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      body: validPayment(),
+      headers: { 'Idempotency-Key': key },
+    });
+    await stack
+      .db('idempotency_keys')
+      .where({ account_id: acct.account_id, key })
+      .update({ created_at: new Date(Date.now() - 25 * 3600_000) });
+    const second = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      body: validPayment(),
+      headers: { 'Idempotency-Key': key },
+    });
     expect(second.status).toBe(201);
     expect(second.body.id).not.toBe(first.body.id);
   });
@@ -119,7 +147,13 @@ describe('minor units from ISO 4217', () => {
     expect((await stack.http.get(`/api/v1/payments/${res.body.id}`, { key: acct.test_api_key })).body.amount).toBe(amount);
   });
 
-  it.each([[1.5, 'JPY'], [10.001, 'USD'], [1.0001, 'KWD'], [1, 'XAU'], [1, 'XXX']])('%d %s is a 400', async (amount, currency) => {
+  it.each([
+    [1.5, 'JPY'],
+    [10.001, 'USD'],
+    [1.0001, 'KWD'],
+    [1, 'XAU'],
+    [1, 'XXX'],
+  ])('%d %s is a 400', async (amount, currency) => {
     const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment({ amount, currency }) });
     expect(res.status).toBe(400);
   });
@@ -154,7 +188,10 @@ describe('requests refused before the routes', () => {
 
   it('a body on POST /webhooks/:id/test is a 400, as unknown fields are elsewhere', async () => {
     const wh = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: 'http://127.0.0.1:9/hook' } });
-    const res = await stack.http.post(`/api/v1/webhooks/${wh.body.webhook.id}/test`, { key: acct.test_api_key, body: { event: 'payment.created' } });
+    const res = await stack.http.post(`/api/v1/webhooks/${wh.body.webhook.id}/test`, {
+      key: acct.test_api_key,
+      body: { event: 'payment.created' },
+    });
     expect([res.status, res.body.error.code]).toEqual([400, 'invalid_request']);
   });
 

@@ -20,7 +20,12 @@ describe('OpenAPI document', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['ApiKey', 'Bearer']);
     const create = res.body.paths['/api/v1/payments'].post;
-    expect(create.requestBody.content['application/json'].schema.required).toEqual(['amount', 'currency', 'payer_email', 'recipient_email']);
+    expect(create.requestBody.content['application/json'].schema.required).toEqual([
+      'amount',
+      'currency',
+      'payer_email',
+      'recipient_email',
+    ]);
     expect(create.responses['400'].content['application/json'].schema.properties.error.required).toEqual(['code', 'message']);
     expect(res.body.paths['/api/v1/auth/login'].post.security).toEqual([]);
   });
@@ -28,7 +33,11 @@ describe('OpenAPI document', () => {
   it('documents every route the API serves, and only those', () => {
     const served = new Set(
       apiRouters({ config: { PAYMENT_MAX_AMOUNT: 1 } } as never).flatMap((router) =>
-        router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} /api/v1${String(layer.path).replace(/:(\w+)/g, '{$1}')}`)),
+        router.stack.flatMap((layer) =>
+          layer.methods
+            .filter((m) => m !== 'HEAD')
+            .map((m) => `${m.toLowerCase()} /api/v1${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
+        ),
       ),
     );
     const documented = new Set(OPERATIONS.filter((o) => o.auth !== false).map((o) => `${o.method} ${o.path}`));
@@ -115,9 +124,16 @@ describe('health, readiness and metrics', () => {
     const body = validPayment();
     // First attempt: Temporal out of reach, so the outcome is a 503 and the key stays claimable.
     const connection = await Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
-    const down = await startApiServer({ db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') }, 0);
+    const down = await startApiServer(
+      { db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') },
+      0,
+    );
     try {
-      const first = await httpClient(down.url).post('/api/v1/payments', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
+      const first = await httpClient(down.url).post('/api/v1/payments', {
+        key: acct.test_api_key,
+        body,
+        headers: { 'Idempotency-Key': key },
+      });
       expect(first.status).toBe(503);
     } finally {
       await down.close();
@@ -130,7 +146,10 @@ describe('health, readiness and metrics', () => {
     expect(second.body.id).toBe(`pay_${reserved}`);
     // Suppose the second attempt's answer was lost after the workflow started: mark the key failed
     // again, as the middleware does on a 5xx, and retry. Same payment, no second workflow.
-    await stack.db('idempotency_keys').where({ account_id: acct.account_id, key }).update({ status_code: null, response_body: null, failed_at: new Date() });
+    await stack
+      .db('idempotency_keys')
+      .where({ account_id: acct.account_id, key })
+      .update({ status_code: null, response_body: null, failed_at: new Date() });
     const third = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body, headers: { 'Idempotency-Key': key } });
     expect(third.status).toBe(201);
     expect(third.body.id).toBe(second.body.id);
@@ -144,12 +163,16 @@ describe('health, readiness and metrics', () => {
     // Served on API_METRICS_PORT, never on the public port.
     expect((await fetch(`${stack.url}/metrics`)).status).toBe(404);
     // Transitions are counted by the projection activity, which runs just after the answer.
-    const text = await eventually(async () => {
-      const res = await fetch(`${stack.api.metricsUrl}/metrics`);
-      expect(res.headers.get('content-type')).toContain('text/plain');
-      const body = await res.text();
-      return /payment_transitions_total\{event="payment\.deposited"\}/.test(body) ? body : undefined;
-    }, 10_000, 'the deposit counted');
+    const text = await eventually(
+      async () => {
+        const res = await fetch(`${stack.api.metricsUrl}/metrics`);
+        expect(res.headers.get('content-type')).toContain('text/plain');
+        const body = await res.text();
+        return /payment_transitions_total\{event="payment\.deposited"\}/.test(body) ? body : undefined;
+      },
+      10_000,
+      'the deposit counted',
+    );
     expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/v1\/payments\/:id\/deposit",status="200"\} \d+/);
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.005",method="POST",route="\/api\/v1\/payments",status="201"\}/);
     expect(text).toMatch(/payment_transitions_total\{event="payment\.deposited"\} \d+/);

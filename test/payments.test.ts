@@ -44,7 +44,11 @@ describe('payment lifecycle over HTTP', () => {
     const p = await create({ metadata: { order: '1001' } });
     expect(p).toMatchObject({ status: 'pending_deposit', amount: 125.5, currency: 'USD', livemode: false, metadata: { order: '1001' } });
     expect(p.id).toMatch(/^pay_[0-9A-HJKMNP-TV-Z]{26}$/);
-    for (const [action, status] of [['deposit', 'in_custody'], ['approve', 'pending_release'], ['release', 'released']]) {
+    for (const [action, status] of [
+      ['deposit', 'in_custody'],
+      ['approve', 'pending_release'],
+      ['release', 'released'],
+    ]) {
       const res = await act(p.id, action, { reason: `because ${action}` });
       expect(res.status).toBe(200);
       expect(res.body.status).toBe(status);
@@ -71,7 +75,10 @@ describe('payment lifecycle over HTTP', () => {
   });
 
   it('dispute then resolve either way', async () => {
-    for (const [resolution, status] of [['release', 'released'], ['refund', 'refunded']]) {
+    for (const [resolution, status] of [
+      ['release', 'released'],
+      ['refund', 'refunded'],
+    ]) {
       const id = await paymentIn('disputed');
       const missing = await act(id, 'resolve', {});
       expect(missing.status).toBe(400);
@@ -111,7 +118,9 @@ describe('payment lifecycle over HTTP', () => {
     // One status at a time (its actions concurrently): enough load, no pile-up on a small machine.
     for (const status of PAYMENT_STATUSES) {
       const cases: Case[] = CLIENT_ACTIONS.flatMap((action): Case[] =>
-        action === 'resolve' ? (['release', 'refund'] as const).map((resolution) => ({ status, action, resolution })) : [{ status, action }],
+        action === 'resolve'
+          ? (['release', 'refund'] as const).map((resolution) => ({ status, action, resolution }))
+          : [{ status, action }],
       );
       const results = await Promise.all(
         cases.map(async (c) => {
@@ -155,10 +164,14 @@ describe('payment lifecycle over HTTP', () => {
 
   it('a 2-second deposit deadline cancels the payment by itself', async () => {
     const p = await create({ deposit_deadline_seconds: 2 });
-    const cancelled = await eventually(async () => {
-      const res = await stack.http.get(`/api/v1/payments/${p.id}`, { key: acct.test_api_key });
-      return res.body.status === 'cancelled' ? res.body : undefined;
-    }, 20_000, 'deadline cancellation');
+    const cancelled = await eventually(
+      async () => {
+        const res = await stack.http.get(`/api/v1/payments/${p.id}`, { key: acct.test_api_key });
+        return res.body.status === 'cancelled' ? res.body : undefined;
+      },
+      20_000,
+      'deadline cancellation',
+    );
     expect(cancelled.status).toBe('cancelled');
     const events = await stack.http.get(`/api/v1/payments/${p.id}/events`, { key: acct.test_api_key });
     expect(events.body.data.at(-1)).toMatchObject({ action: 'deadline', from: 'pending_deposit', to: 'cancelled', actor: 'system' });
@@ -198,10 +211,14 @@ describe('payment lifecycle over HTTP', () => {
       await act(id, 'deposit');
       await act(id, 'approve');
     }
-    await eventually(async () => {
-      const res = await stack.http.get(`/api/v1/payments/${auto.id}`, { key: acct.test_api_key });
-      return res.body.status === 'released' ? true : undefined;
-    }, 20_000, 'auto-release');
+    await eventually(
+      async () => {
+        const res = await stack.http.get(`/api/v1/payments/${auto.id}`, { key: acct.test_api_key });
+        return res.body.status === 'released' ? true : undefined;
+      },
+      20_000,
+      'auto-release',
+    );
     const events = await stack.http.get(`/api/v1/payments/${auto.id}/events`, { key: acct.test_api_key });
     expect(events.body.data.at(-1)).toMatchObject({ action: 'auto_release', to: 'released', event: 'payment.released' });
     const still = await stack.http.get(`/api/v1/payments/${manual.id}`, { key: acct.test_api_key });
@@ -229,12 +246,16 @@ describe('payment lifecycle over HTTP', () => {
     expect(sa.PaymentCurrency).toEqual(['USD']);
     expect(sa.AccountId).toEqual([acct.account_id]);
     expect(sa.Livemode).toEqual([false]);
-    const found = await eventually(async () => {
-      for await (const wf of stack.client.workflow.list({ query: `PaymentStatus="in_custody" AND AccountId="${acct.account_id}"` })) {
-        if (wf.workflowId === id) return true;
-      }
-      return undefined;
-    }, 20_000, 'visibility');
+    const found = await eventually(
+      async () => {
+        for await (const wf of stack.client.workflow.list({ query: `PaymentStatus="in_custody" AND AccountId="${acct.account_id}"` })) {
+          if (wf.workflowId === id) return true;
+        }
+        return undefined;
+      },
+      20_000,
+      'visibility',
+    );
     expect(found).toBe(true);
   });
 });

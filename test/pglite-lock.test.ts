@@ -29,18 +29,38 @@ function embeddedEnv(dataDir: string): NodeJS.ProcessEnv {
 
 /** A process holding the PGlite directory the way `npm start` does. */
 async function holder(dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/hold-pglite.ts')], { cwd: ROOT, env: embeddedEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/hold-pglite.ts')], {
+    cwd: ROOT,
+    env: embeddedEnv(dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await eventually(async () => (out.includes('ready') ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined), 60_000, 'the holder to open PGlite');
+  await eventually(
+    async () => (out.includes('ready') ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined),
+    60_000,
+    'the holder to open PGlite',
+  );
   return { child, exited };
 }
 
 async function admin(dataDir: string, email: string) {
-  return run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'scripts/admin.ts'), 'create-account', '--email', email, '--password', 'a-good-password'], { cwd: ROOT, env: embeddedEnv(dataDir) }).then(
+  return run(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      path.join(ROOT, 'scripts/admin.ts'),
+      'create-account',
+      '--email',
+      email,
+      '--password',
+      'a-good-password',
+    ],
+    { cwd: ROOT, env: embeddedEnv(dataDir) },
+  ).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );

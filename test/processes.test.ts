@@ -60,7 +60,16 @@ function start(entry: string, port: number, extra: Record<string, string> = {}):
   return proc;
 }
 
-const up = (port: number, p = '/healthz') => eventually(async () => fetch(`http://127.0.0.1:${port}${p}`).then((r) => (r.ok ? true : undefined), () => undefined), 60_000, `process on ${port}`);
+const up = (port: number, p = '/healthz') =>
+  eventually(
+    async () =>
+      fetch(`http://127.0.0.1:${port}${p}`).then(
+        (r) => (r.ok ? true : undefined),
+        () => undefined,
+      ),
+    60_000,
+    `process on ${port}`,
+  );
 
 afterAll(async () => {
   for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
@@ -117,15 +126,27 @@ describe('two APIs and two workers as separate processes', () => {
           return []; // a line still being written
         }
       };
-      const logLines = () => procs.flatMap((p) => p.output().split('\n')).filter((l) => l.includes(requestId)).flatMap(parse);
-      const lines = await eventually(async () => {
-        const found = logLines();
-        // Each process's output reaches us through its own pipe, in no set order: wait for all three.
-        const wanted = ['request', 'payment transition', 'payment transition recorded'];
-        return wanted.every((msg) => found.some((l) => l.msg === msg)) ? found : undefined;
-      }, 10_000, 'request id in API and worker logs');
+      const logLines = () =>
+        procs
+          .flatMap((p) => p.output().split('\n'))
+          .filter((l) => l.includes(requestId))
+          .flatMap(parse);
+      const lines = await eventually(
+        async () => {
+          const found = logLines();
+          // Each process's output reaches us through its own pipe, in no set order: wait for all three.
+          const wanted = ['request', 'payment transition', 'payment transition recorded'];
+          return wanted.every((msg) => found.some((l) => l.msg === msg)) ? found : undefined;
+        },
+        10_000,
+        'request id in API and worker logs',
+      );
       expect(lines.find((l) => l.msg === 'request')).toMatchObject({ request_id: requestId, path: `/api/v1/payments/${traceId}/cancel` });
-      expect(lines.find((l) => l.msg === 'payment transition')).toMatchObject({ request_id: requestId, workflowId: traceId, to: 'cancelled' });
+      expect(lines.find((l) => l.msg === 'payment transition')).toMatchObject({
+        request_id: requestId,
+        workflowId: traceId,
+        to: 'cancelled',
+      });
       expect(lines.find((l) => l.msg === 'payment transition recorded')).toMatchObject({ request_id: requestId, payment_id: traceId });
 
       // Kill a worker while the approvals are being processed.
@@ -138,7 +159,12 @@ describe('two APIs and two workers as separate processes', () => {
 
       for (const id of ids) {
         expect((await a.get(`/api/v1/payments/${id}`, { key })).body.status).toBe('released');
-        expect((await b.get(`/api/v1/payments/${id}/events`, { key })).body.data.map((e: any) => e.to)).toEqual(['pending_deposit', 'in_custody', 'pending_release', 'released']);
+        expect((await b.get(`/api/v1/payments/${id}/events`, { key })).body.data.map((e: any) => e.to)).toEqual([
+          'pending_deposit',
+          'in_custody',
+          'pending_release',
+          'released',
+        ]);
       }
       // Every (payment, event) pair arrives; duplicates are allowed (at least once), gaps are not.
       const expected = [
@@ -146,10 +172,14 @@ describe('two APIs and two workers as separate processes', () => {
         `${traceId} payment.created`,
         `${traceId} payment.cancelled`,
       ].sort();
-      const got = await eventually(async () => {
-        const seen = [...new Set(receiver.received.map((r) => `${r.body.payment_id} ${r.body.event}`))].sort();
-        return seen.length === expected.length ? seen : undefined;
-      }, 90_000, 'every webhook');
+      const got = await eventually(
+        async () => {
+          const seen = [...new Set(receiver.received.map((r) => `${r.body.payment_id} ${r.body.event}`))].sort();
+          return seen.length === expected.length ? seen : undefined;
+        },
+        90_000,
+        'every webhook',
+      );
       expect(got).toEqual(expected);
     } finally {
       await receiver.close();
@@ -163,7 +193,13 @@ describe('two APIs and two workers as separate processes', () => {
     const api = apis[1];
     // A create whose body is still arriving when SIGTERM lands: it is in flight by construction.
     const body = JSON.stringify(validPayment());
-    const req = http.request({ host: '127.0.0.1', port: api.port, path: '/api/v1/payments', method: 'POST', headers: { 'X-API-Key': acct.test_api_key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: api.port,
+      path: '/api/v1/payments',
+      method: 'POST',
+      headers: { 'X-API-Key': acct.test_api_key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+    });
     const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
       req.on('response', (res) => {
         let text = '';

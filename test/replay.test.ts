@@ -10,7 +10,10 @@ import { describe, expect, it, inject } from 'vitest';
  * non-deterministic fails here. `v1-*` was recorded before the side-effects-as-activities patch.
  */
 const DIR = path.resolve(__dirname, 'fixtures/histories');
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const files = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('workflow determinism', () => {
   it('has histories from before and after the latest patch', () => {
@@ -22,7 +25,9 @@ describe('workflow determinism', () => {
     const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
     expect(history.events?.length).toBeGreaterThan(10);
     const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, [{ workflowId: file, history }])) {
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, [
+      { workflowId: file, history },
+    ])) {
       results.push(result);
     }
     expect(results).toHaveLength(1);

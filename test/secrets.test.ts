@@ -33,7 +33,11 @@ const hmac = (raw: Buffer, secret: string) => createHmac('sha256', secret).updat
 
 async function userToken(over: { secret?: string; exp?: number | null }) {
   const user = await stack.db('users').where({ account_id: acct.account_id }).first();
-  const jwt = new SignJWT({ acct: acct.account_id }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).setIssuer('payment-custody').setIssuedAt();
+  const jwt = new SignJWT({ acct: acct.account_id })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(user.id)
+    .setIssuer('payment-custody')
+    .setIssuedAt();
   if (over.exp !== null) jwt.setExpirationTime(over.exp ?? Math.floor(Date.now() / 1000) + 600);
   return jwt.sign(new TextEncoder().encode(over.secret ?? stack.config.SERVICE_JWT_SECRET!));
 }
@@ -110,7 +114,11 @@ describe('npm run api / npm run worker without their secrets', () => {
       ...extra,
     };
     for (const name of remove) delete env[name];
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let output = '';
     child.stdout.on('data', (c) => (output += c));
@@ -160,7 +168,10 @@ describe('webhook secrets at rest', () => {
   it('the database row holds no clear secret (configure and rotate), and deliveries still verify', async () => {
     const receiver = await startReceiver();
     try {
-      const res = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: receiver.url, events: ['payment.created'] } });
+      const res = await stack.http.post('/api/v1/webhooks/configure', {
+        key: acct.test_api_key,
+        body: { url: receiver.url, events: ['payment.created'] },
+      });
       expect(res.status).toBe(201);
       const { id, secret } = res.body.webhook as { id: string; secret: string };
       const rowText = async () => JSON.stringify(await stack.db('webhooks').where({ id }).first());
@@ -191,7 +202,17 @@ describe('webhook secrets at rest', () => {
     try {
       const legacy = `whsec_${randomBytes(24).toString('base64')}`;
       const id = `wh_legacy_${randomBytes(6).toString('hex')}`;
-      await stack.db('webhooks').insert({ id, account_id: acct.account_id, livemode: false, url: receiver.url, secret: legacy, events: ['payment.created'], active: true });
+      await stack
+        .db('webhooks')
+        .insert({
+          id,
+          account_id: acct.account_id,
+          livemode: false,
+          url: receiver.url,
+          secret: legacy,
+          events: ['payment.created'],
+          active: true,
+        });
       const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
       expect(p.status).toBe(201);
       const got = await eventually(async () => receiver.received.find((r) => r.body?.payment_id === p.body.id), 20_000, 'delivery');

@@ -10,7 +10,12 @@ import { eventually, startStack, validPayment, type Stack, type TestAccount } fr
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms', WEBHOOK_RETRY_BACKOFF: '2', WEBHOOK_RETRY_MAX_INTERVAL: '400ms', WEBHOOK_TIMEOUT: '1s' });
+  stack = await startStack({
+    WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
+    WEBHOOK_RETRY_BACKOFF: '2',
+    WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
+    WEBHOOK_TIMEOUT: '1s',
+  });
 });
 afterAll(async () => stack?.stop());
 
@@ -42,7 +47,12 @@ describe('Standard Webhooks', () => {
       const key = acct.test_api_key;
       const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       for (const action of ['deposit', 'approve', 'release']) await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key });
-      const got = await eventually(async () => (receiver.received.length >= 5 && new Set(receiver.received.map((r) => r.body.event)).size === 4 ? receiver.received : undefined), 20_000, 'four events and a retry');
+      const got = await eventually(
+        async () =>
+          receiver.received.length >= 5 && new Set(receiver.received.map((r) => r.body.event)).size === 4 ? receiver.received : undefined,
+        20_000,
+        'four events and a retry',
+      );
       for (const r of got) {
         expect(r.headers['webhook-id']).toBe(r.headers['x-service-delivery']);
         expect(standardVerifies(secret, r)).toBe(true);
@@ -72,7 +82,11 @@ describe('Standard Webhooks', () => {
       const fresh = rotated.body.webhook.secret as string;
       expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      const during = await eventually(async () => receiver.received.find((r) => r.body.payment_id === p.body.id), 20_000, 'a delivery during the overlap');
+      const during = await eventually(
+        async () => receiver.received.find((r) => r.body.payment_id === p.body.id),
+        20_000,
+        'a delivery during the overlap',
+      );
       expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
       expect([standardVerifies(old, during), standardVerifies(fresh, during)]).toEqual([true, true]);
       expect(verifyWebhookSignature(during.raw, String(during.headers['x-service-signature']), fresh)).toBe(true);
@@ -80,7 +94,11 @@ describe('Standard Webhooks', () => {
       const again = await stack.http.post(`/api/v1/webhooks/${id}/rotate-secret`, { key, body: { expire_previous_in_seconds: 0 } });
       const newest = again.body.webhook.secret as string;
       const q = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      const after = await eventually(async () => receiver.received.find((r) => r.body.payment_id === q.body.id), 20_000, 'a delivery after the overlap');
+      const after = await eventually(
+        async () => receiver.received.find((r) => r.body.payment_id === q.body.id),
+        20_000,
+        'a delivery after the overlap',
+      );
       expect([standardVerifies(fresh, after), standardVerifies(newest, after)]).toEqual([false, true]);
     } finally {
       await receiver.close();

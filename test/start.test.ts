@@ -17,12 +17,25 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 describe('npm start', () => {
   it('brings up dev server, worker and API on PGlite, prints the banner, serves payments, stops on SIGTERM', async () => {
     const [port, devPort, uiPort] = [await freePort(), await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', TEMPORAL_DEV_PORT: String(devPort), TEMPORAL_UI_PORT: String(uiPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn', API_METRICS_PORT: '0' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TEMPORAL_DEV_PORT: String(devPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      API_METRICS_PORT: '0',
+    };
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
     delete env.SERVICE_JWT_SECRET;
     delete env.WEBHOOK_SECRET_KEY;
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -49,22 +62,39 @@ describe('npm start', () => {
       // The demo credentials are kept beside them, so a later start can show them again.
       const demoFile = path.join(dataDir, 'demo.json');
       expect((fs.statSync(demoFile).mode & 0o777).toString(8)).toBe('600');
-      expect(JSON.parse(fs.readFileSync(demoFile, 'utf8'))).toEqual({ email: 'demo@example.com', password: 'demo-password', test_api_key: key });
+      expect(JSON.parse(fs.readFileSync(demoFile, 'utf8'))).toEqual({
+        email: 'demo@example.com',
+        password: 'demo-password',
+        test_api_key: key,
+      });
       // Output is not a terminal: JSON log lines, and the banner after them.
-      expect(out.split('\n').filter((l) => l.startsWith('{')).every((l) => JSON.parse(l) !== undefined)).toBe(true);
+      expect(
+        out
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .every((l) => JSON.parse(l) !== undefined),
+      ).toBe(true);
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
 
     // A second start on the same data shows the same test key again.
-    const again = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const again = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let second = '';
     again.stdout.on('data', (c) => (second += c));
     again.stderr.on('data', (c) => (second += c));
     const againExited = new Promise<number | null>((resolve) => again.once('exit', resolve));
     try {
-      const shown = await eventually(async () => /Test key\s+(svc_test_\S+)/.exec(second)?.[1], 90_000, `second banner; output so far:\n${second}`);
+      const shown = await eventually(
+        async () => /Test key\s+(svc_test_\S+)/.exec(second)?.[1],
+        90_000,
+        `second banner; output so far:\n${second}`,
+      );
       expect(shown).toBe(JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')).test_api_key);
     } finally {
       again.kill('SIGTERM');
@@ -74,6 +104,11 @@ describe('npm start', () => {
 
   it('LOG_FORMAT=auto is human-readable on a terminal and JSON elsewhere', async () => {
     const { resolveLogFormat } = await import('../src/lib/logger');
-    expect([resolveLogFormat('auto', true), resolveLogFormat('auto', false), resolveLogFormat('json', true), resolveLogFormat('pretty', false)]).toEqual(['pretty', 'json', 'json', 'pretty']);
+    expect([
+      resolveLogFormat('auto', true),
+      resolveLogFormat('auto', false),
+      resolveLogFormat('json', true),
+      resolveLogFormat('pretty', false),
+    ]).toEqual(['pretty', 'json', 'json', 'pretty']);
   });
 });

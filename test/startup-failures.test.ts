@@ -59,7 +59,11 @@ async function npmStart(env: Record<string, string>) {
   const full: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
   if (!env.DATABASE_URL) delete full.DATABASE_URL;
   delete full.TEMPORAL_ADDRESS;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: full,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -69,7 +73,11 @@ async function npmStart(env: Record<string, string>) {
 }
 
 const ports = async () => ({ port: await freePort(), devPort: await freePort(), uiPort: await freePort() });
-const portEnv = (p: { port: number; devPort: number; uiPort: number }) => ({ PORT: String(p.port), TEMPORAL_DEV_PORT: String(p.devPort), TEMPORAL_UI_PORT: String(p.uiPort) });
+const portEnv = (p: { port: number; devPort: number; uiPort: number }) => ({
+  PORT: String(p.port),
+  TEMPORAL_DEV_PORT: String(p.devPort),
+  TEMPORAL_UI_PORT: String(p.uiPort),
+});
 
 describe('npm start that cannot start', () => {
   it('API port taken: exits non-zero naming PORT, and leaves no dev server running', async () => {

@@ -17,11 +17,26 @@ describe('npm run temporal', () => {
     const acct = await stack.newAccount();
     const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
     const run = () =>
-      spawnSync('npm', ['run', '--silent', 'temporal', '--', 'workflow', 'list', '--query', `PaymentStatus="pending_deposit" AND AccountId="${acct.account_id}"`, '--output', 'json'], {
-        cwd: ROOT,
-        env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
-        encoding: 'utf8',
-      });
+      spawnSync(
+        'npm',
+        [
+          'run',
+          '--silent',
+          'temporal',
+          '--',
+          'workflow',
+          'list',
+          '--query',
+          `PaymentStatus="pending_deposit" AND AccountId="${acct.account_id}"`,
+          '--output',
+          'json',
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
+          encoding: 'utf8',
+        },
+      );
     // Visibility is eventually consistent: ask until the new payment is listed.
     let listed = '';
     for (let i = 0; i < 50 && !listed.includes(p.body.id); i++) {

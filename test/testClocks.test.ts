@@ -16,12 +16,16 @@ describe('POST /api/v1/test_helpers/payments/:id/advance', () => {
     acct = await stack.newAccount();
   });
   afterAll(async () => stack?.stop());
-  const advance = (id: string, seconds: unknown, key = acct.test_api_key) => stack.http.post(`/api/v1/test_helpers/payments/${id}/advance`, { key, body: { seconds } });
+  const advance = (id: string, seconds: unknown, key = acct.test_api_key) =>
+    stack.http.post(`/api/v1/test_helpers/payments/${id}/advance`, { key, body: { seconds } });
 
   it('past the 7-day deposit deadline: cancelled by the deadline, with its history entry and webhook', async () => {
     const receiver = await startReceiver();
     try {
-      await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: receiver.url, events: ['payment.cancelled'] } });
+      await stack.http.post('/api/v1/webhooks/configure', {
+        key: acct.test_api_key,
+        body: { url: receiver.url, events: ['payment.cancelled'] },
+      });
       const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
       const early = await advance(p.body.id, 6 * DAY);
       expect([early.status, early.body.status]).toEqual([200, 'pending_deposit']);
@@ -29,7 +33,11 @@ describe('POST /api/v1/test_helpers/payments/:id/advance', () => {
       expect([due.status, due.body.status]).toEqual([200, 'cancelled']);
       const history = (await stack.http.get(`/api/v1/payments/${p.body.id}/events`, { key: acct.test_api_key })).body.data;
       expect(history.at(-1)).toMatchObject({ action: 'deadline', from: 'pending_deposit', to: 'cancelled', actor: 'system' });
-      const delivered = await eventually(async () => receiver.received.find((r) => r.body.payment_id === p.body.id), 20_000, 'payment.cancelled');
+      const delivered = await eventually(
+        async () => receiver.received.find((r) => r.body.payment_id === p.body.id),
+        20_000,
+        'payment.cancelled',
+      );
       expect(delivered.body.data.status).toBe('cancelled');
     } finally {
       await receiver.close();

@@ -11,7 +11,12 @@ import { eventually, startStack, validPayment, type Stack, type TestAccount } fr
 // Two stacks: the test default (loopback allowed) and one with WEBHOOK_ALLOW_LOOPBACK=false.
 let open: Stack;
 let closed: Stack;
-const quick = { WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms', WEBHOOK_RETRY_MAX_INTERVAL: '400ms', WEBHOOK_MAX_ATTEMPTS: '2', WEBHOOK_TIMEOUT: '1s' };
+const quick = {
+  WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
+  WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
+  WEBHOOK_MAX_ATTEMPTS: '2',
+  WEBHOOK_TIMEOUT: '1s',
+};
 
 beforeAll(async () => {
   open = await startStack(quick);
@@ -56,14 +61,25 @@ describe('test mode at configure time', () => {
 
   it('allows loopback (plain http too) while WEBHOOK_ALLOW_LOOPBACK is on', async () => {
     const acct = await open.newAccount();
-    for (const url of ['http://127.0.0.1:4567/hook', 'http://localhost:4567/hook', 'http://[::1]:4567/hook', 'https://127.0.0.1:4567/hook']) {
+    for (const url of [
+      'http://127.0.0.1:4567/hook',
+      'http://localhost:4567/hook',
+      'http://[::1]:4567/hook',
+      'https://127.0.0.1:4567/hook',
+    ]) {
       expect((await configure(open, acct, url)).status, url).toBe(201);
     }
   });
 
   it('refuses loopback in test mode when WEBHOOK_ALLOW_LOOPBACK=false', async () => {
     const acct = await closed.newAccount();
-    for (const url of ['http://127.0.0.1:4567/hook', 'http://localhost:4567/hook', 'http://[::1]:4567/hook', 'https://127.0.0.1:4567/hook', 'https://localhost:4567/hook']) {
+    for (const url of [
+      'http://127.0.0.1:4567/hook',
+      'http://localhost:4567/hook',
+      'http://[::1]:4567/hook',
+      'https://127.0.0.1:4567/hook',
+      'https://localhost:4567/hook',
+    ]) {
       const res = await configure(closed, acct, url);
       expect(res.status, url).toBe(400);
       expect(res.body.error.details?.[0]?.field, url).toBe('url');
@@ -72,7 +88,10 @@ describe('test mode at configure time', () => {
 
   it('live mode never allows loopback, whatever WEBHOOK_ALLOW_LOOPBACK says', async () => {
     const acct = await open.newAccount();
-    const res = await open.http.post('/api/v1/webhooks/configure', { key: acct.live_api_key, body: { url: 'https://127.0.0.1:4567/hook' } });
+    const res = await open.http.post('/api/v1/webhooks/configure', {
+      key: acct.live_api_key,
+      body: { url: 'https://127.0.0.1:4567/hook' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details?.[0]?.field).toBe('url');
   });
@@ -82,15 +101,29 @@ describe('test mode at delivery time', () => {
   /** A test-mode configuration written past the configure-time check (as if its host changed since). */
   async function planted(stack: Stack, acct: TestAccount, url: string) {
     const id = `wh_planted_${randomBytes(6).toString('hex')}`;
-    await stack.db('webhooks').insert({ id, account_id: acct.account_id, livemode: false, url, secret: `whsec_${randomBytes(24).toString('base64')}`, events: ['payment.created'], active: true });
+    await stack
+      .db('webhooks')
+      .insert({
+        id,
+        account_id: acct.account_id,
+        livemode: false,
+        url,
+        secret: `whsec_${randomBytes(24).toString('base64')}`,
+        events: ['payment.created'],
+        active: true,
+      });
     return id;
   }
 
   const refusedLog = (stack: Stack, acct: TestAccount, id: string) =>
-    eventually(async () => {
-      const d = (await stack.http.get(`/api/v1/webhooks/${id}/deliveries`, { key: acct.test_api_key })).body.data;
-      return d[0]?.status === 'failed' ? d : undefined;
-    }, 20_000, 'refused delivery');
+    eventually(
+      async () => {
+        const d = (await stack.http.get(`/api/v1/webhooks/${id}/deliveries`, { key: acct.test_api_key })).body.data;
+        return d[0]?.status === 'failed' ? d : undefined;
+      },
+      20_000,
+      'refused delivery',
+    );
 
   it('refuses a private address at delivery time: one refused attempt, nothing sent', async () => {
     const acct = await open.newAccount();
@@ -134,7 +167,11 @@ describe('DNS and connect-time checks', () => {
       const url = receiver.url.replace('127.0.0.1', 'localhost');
       const ok = await fetch(url, { method: 'POST', body: '{}', dispatcher: deliveryAgent({ livemode: false, allowLoopback: true }) });
       expect(ok.status).toBe(200);
-      const err = await fetch(url, { method: 'POST', body: '{}', dispatcher: deliveryAgent({ livemode: false, allowLoopback: false }) }).then(
+      const err = await fetch(url, {
+        method: 'POST',
+        body: '{}',
+        dispatcher: deliveryAgent({ livemode: false, allowLoopback: false }),
+      }).then(
         () => undefined,
         (e: Error & { cause?: { code?: string } }) => e,
       );

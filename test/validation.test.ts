@@ -59,8 +59,17 @@ describe('bad input is a 400 with field details and changes nothing', () => {
   });
 
   it('accepts exact amounts at each precision and returns them unchanged', async () => {
-    for (const [amount, currency] of [[0.01, 'USD'], [1500, 'JPY'], [1.234, 'KWD'], [999999.99, 'USD'], [0.3, 'EUR']] as const) {
-      const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment({ amount, currency: currency.toLowerCase() }) });
+    for (const [amount, currency] of [
+      [0.01, 'USD'],
+      [1500, 'JPY'],
+      [1.234, 'KWD'],
+      [999999.99, 'USD'],
+      [0.3, 'EUR'],
+    ] as const) {
+      const res = await stack.http.post('/api/v1/payments', {
+        key: acct.test_api_key,
+        body: validPayment({ amount, currency: currency.toLowerCase() }),
+      });
       expect(res.status).toBe(201);
       expect(res.body.amount).toBe(amount);
       expect(res.body.currency).toBe(currency);
@@ -73,15 +82,27 @@ describe('bad input is a 400 with field details and changes nothing', () => {
     const malformed = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw: '{"amount": 10,' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('invalid_request');
-    const text = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw: 'amount=10', headers: { 'Content-Type': 'text/plain' } });
+    const text = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      raw: 'amount=10',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
-    const big = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment({ description: 'x'.repeat(200 * 1024) }) });
+    const big = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      body: validPayment({ description: 'x'.repeat(200 * 1024) }),
+    });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('payload_too_large');
   });
 
   it('ids that cannot exist are 404s, NUL in a reason is a 400, and neither changes anything', async () => {
-    for (const path of ['/api/v1/payments/%00', '/api/v1/payments/pay_%00/events', '/api/v1/webhooks/%00/deliveries', '/api/v1/payments/..%2F..']) {
+    for (const path of [
+      '/api/v1/payments/%00',
+      '/api/v1/payments/pay_%00/events',
+      '/api/v1/webhooks/%00/deliveries',
+      '/api/v1/payments/..%2F..',
+    ]) {
       const res = await stack.http.get(path, { key: acct.test_api_key });
       expect(res.status, path).toBe(404);
       expect(res.body.error.code).toBe('not_found');
@@ -111,13 +132,25 @@ describe('Idempotency-Key', () => {
   it('replays the first response, refuses a different body, never creates twice', async () => {
     const key = `idem-${Date.now()}`;
     const before = await count();
-    const first = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } });
-    const again = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } });
+    const first = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      body: validPayment(),
+      headers: { 'Idempotency-Key': key },
+    });
+    const again = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      body: validPayment(),
+      headers: { 'Idempotency-Key': key },
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(first.body.id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const different = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment({ amount: 99 }), headers: { 'Idempotency-Key': key } });
+    const different = await stack.http.post('/api/v1/payments', {
+      key: acct.test_api_key,
+      body: validPayment({ amount: 99 }),
+      headers: { 'Idempotency-Key': key },
+    });
     expect(different.status).toBe(409);
     expect(different.body.error.code).toBe('idempotency_conflict');
     expect(await count()).toBe(before + 1);
@@ -131,8 +164,22 @@ describe('Idempotency-Key', () => {
     // The state the middleware leaves after a first attempt that failed on our side (say, the
     // update applied but its answer timed out): the key is claimable again with its update id.
     const hash = createHash('sha256').update(`POST ${path}\n`).update(raw).digest('hex');
-    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key, request_hash: hash, resource_id: 'first-attempt-update', failed_at: new Date() });
-    await stack.client.workflow.getHandle(p.body.id).executeUpdate(transitionUpdate, { args: [{ action: 'deposit', reason: 'wire received', actor: 'first attempt' }], updateId: 'first-attempt-update' });
+    await stack
+      .db('idempotency_keys')
+      .insert({
+        account_id: acct.account_id,
+        livemode: false,
+        key,
+        request_hash: hash,
+        resource_id: 'first-attempt-update',
+        failed_at: new Date(),
+      });
+    await stack.client.workflow
+      .getHandle(p.body.id)
+      .executeUpdate(transitionUpdate, {
+        args: [{ action: 'deposit', reason: 'wire received', actor: 'first attempt' }],
+        updateId: 'first-attempt-update',
+      });
     const retry = await stack.http.post(path, { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
     expect(retry.status).toBe(200);
     expect(retry.body.status).toBe('in_custody');
@@ -143,8 +190,19 @@ describe('Idempotency-Key', () => {
     const refundPath = `/api/v1/payments/${p.body.id}/refund`;
     const refundKey = `${key}-refund`;
     const refundHash = createHash('sha256').update(`POST ${refundPath}\n`).digest('hex');
-    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key: refundKey, request_hash: refundHash, resource_id: 'first-refund-update', failed_at: new Date() });
-    await stack.client.workflow.getHandle(p.body.id).executeUpdate(transitionUpdate, { args: [{ action: 'refund', actor: 'first attempt' }], updateId: 'first-refund-update' });
+    await stack
+      .db('idempotency_keys')
+      .insert({
+        account_id: acct.account_id,
+        livemode: false,
+        key: refundKey,
+        request_hash: refundHash,
+        resource_id: 'first-refund-update',
+        failed_at: new Date(),
+      });
+    await stack.client.workflow
+      .getHandle(p.body.id)
+      .executeUpdate(transitionUpdate, { args: [{ action: 'refund', actor: 'first attempt' }], updateId: 'first-refund-update' });
     const refundRetry = await stack.http.post(refundPath, { key: acct.test_api_key, headers: { 'Idempotency-Key': refundKey } });
     expect(refundRetry.status).toBe(200);
     expect(refundRetry.body.status).toBe('refunded');
@@ -157,7 +215,16 @@ describe('Idempotency-Key', () => {
     const raw = JSON.stringify(validPayment());
     const hash = createHash('sha256').update('POST /api/v1/payments\n').update(raw).digest('hex');
     const reserved = '01JSTALECLAIM0000000000000';
-    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key, request_hash: hash, resource_id: reserved, claimed_at: new Date(Date.now() - 5 * 60_000) });
+    await stack
+      .db('idempotency_keys')
+      .insert({
+        account_id: acct.account_id,
+        livemode: false,
+        key,
+        request_hash: hash,
+        resource_id: reserved,
+        claimed_at: new Date(Date.now() - 5 * 60_000),
+      });
     const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
     expect(res.status).toBe(201);
     expect(res.body.id).toBe(`pay_${reserved}`);
@@ -165,7 +232,9 @@ describe('Idempotency-Key', () => {
     // starts that workflow at most once, so the retry learns the true outcome instead of a 409.
     const fresh = `idem-fresh-${Date.now()}`;
     const freshId = '01JFRESHCLAIM0000000000000';
-    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key: fresh, request_hash: hash, resource_id: freshId });
+    await stack
+      .db('idempotency_keys')
+      .insert({ account_id: acct.account_id, livemode: false, key: fresh, request_hash: hash, resource_id: freshId });
     const again = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': fresh } });
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(`pay_${freshId}`);
@@ -173,8 +242,14 @@ describe('Idempotency-Key', () => {
     const keyBody = JSON.stringify({ mode: 'test' });
     const keyHash = createHash('sha256').update('POST /api/v1/api-keys\n').update(keyBody).digest('hex');
     const busyKey = `idem-busy-${Date.now()}`;
-    await stack.db('idempotency_keys').insert({ account_id: acct.account_id, livemode: false, key: busyKey, request_hash: keyHash, resource_id: 'x' });
-    const busy = await stack.http.post('/api/v1/api-keys', { key: acct.test_api_key, raw: keyBody, headers: { 'Idempotency-Key': busyKey } });
+    await stack
+      .db('idempotency_keys')
+      .insert({ account_id: acct.account_id, livemode: false, key: busyKey, request_hash: keyHash, resource_id: 'x' });
+    const busy = await stack.http.post('/api/v1/api-keys', {
+      key: acct.test_api_key,
+      raw: keyBody,
+      headers: { 'Idempotency-Key': busyKey },
+    });
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toContain('still in progress');
   });
@@ -183,7 +258,9 @@ describe('Idempotency-Key', () => {
     const key = `idem-race-${Date.now()}`;
     const before = await count();
     const results = await Promise.all(
-      [1, 2, 3].map(() => stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } })),
+      [1, 2, 3].map(() =>
+        stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(), headers: { 'Idempotency-Key': key } }),
+      ),
     );
     expect(results.filter((r) => r.status === 201).length).toBeGreaterThanOrEqual(1);
     expect(results.every((r) => r.status === 201 || (r.status === 409 && r.body.error.code === 'idempotency_conflict'))).toBe(true);

@@ -50,7 +50,10 @@ describe('configuration', () => {
   it('answers exactly as the spec shows and never shows the secret again', async () => {
     const acct = await stack.newAccount();
     // Test mode checks DNS as live mode does, and this sandbox resolves no public name: a loopback receiver address.
-    const res = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: 'https://127.0.0.1:9/custody' } });
+    const res = await stack.http.post('/api/v1/webhooks/configure', {
+      key: acct.test_api_key,
+      body: { url: 'https://127.0.0.1:9/custody' },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(['success', 'webhook']);
     expect(res.body.success).toBe(true);
@@ -61,7 +64,10 @@ describe('configuration', () => {
     expect(JSON.stringify(list.body)).not.toContain(res.body.webhook.secret);
     // A bearer token works too.
     const token = (await stack.http.post('/api/v1/auth/login', { body: { email: acct.email, password: acct.password } })).body.token;
-    const viaToken = await stack.http.post('/api/v1/webhooks/configure', { token, body: { url: 'https://127.0.0.1:9/other', events: ['payment.released'] } });
+    const viaToken = await stack.http.post('/api/v1/webhooks/configure', {
+      token,
+      body: { url: 'https://127.0.0.1:9/other', events: ['payment.released'] },
+    });
     expect(viaToken.status).toBe(201);
     expect(viaToken.body.webhook.events).toEqual(['payment.released']);
     // Rotation returns a new secret once.
@@ -113,7 +119,12 @@ describe('delivery', () => {
       await eventually(async () => (receiver.received.length >= 4 ? true : undefined), 20_000, 'four deliveries');
       const byEvent = new Map(receiver.received.map((r) => [r.body.event, r]));
       expect([...byEvent.keys()].sort()).toEqual(['payment.approved', 'payment.created', 'payment.deposited', 'payment.released']);
-      const statusOf: Record<string, string> = { 'payment.created': 'pending_deposit', 'payment.deposited': 'in_custody', 'payment.approved': 'pending_release', 'payment.released': 'released' };
+      const statusOf: Record<string, string> = {
+        'payment.created': 'pending_deposit',
+        'payment.deposited': 'in_custody',
+        'payment.approved': 'pending_release',
+        'payment.released': 'released',
+      };
       for (const r of receiver.received) {
         expect(r.headers['content-type']).toBe('application/json');
         expect(r.headers['x-service-signature']).toBe(hmac(r.raw, hook.secret));
@@ -124,7 +135,14 @@ describe('delivery', () => {
         expect(r.raw.toString('utf8')).toBe(JSON.stringify(r.body)); // compact JSON, the exact bytes signed
         expect(r.body.payment_id).toBe(id);
         expect(r.body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-        expect(r.body.data).toMatchObject({ id, amount: 125.5, currency: 'USD', status: statusOf[r.body.event], payer_email: 'payer@example.com', recipient_email: 'recipient@example.com' });
+        expect(r.body.data).toMatchObject({
+          id,
+          amount: 125.5,
+          currency: 'USD',
+          status: statusOf[r.body.event],
+          payer_email: 'payer@example.com',
+          recipient_email: 'recipient@example.com',
+        });
       }
       expect(new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size).toBe(4);
       const log = await eventually(async () => {
@@ -149,10 +167,14 @@ describe('delivery', () => {
       await pay(acct, ['deposit', 'approve', 'release']);
       const test = await stack.http.post(`/api/v1/webhooks/${hook.id}/test`, { key: acct.test_api_key });
       expect(test.status).toBe(202);
-      const names = await eventually(async () => {
-        const seen = new Set(all.received.map((r) => r.body.event));
-        return seen.size === 8 ? [...seen].sort() : undefined;
-      }, 20_000, 'all eight events');
+      const names = await eventually(
+        async () => {
+          const seen = new Set(all.received.map((r) => r.body.event));
+          return seen.size === 8 ? [...seen].sort() : undefined;
+        },
+        20_000,
+        'all eight events',
+      );
       expect(names).toEqual([...PAYMENT_EVENTS].sort());
       const testEvent = all.received.find((r) => r.body.event === 'payment.test')!;
       expect(testEvent.body.data.status).toBe('test');
@@ -174,14 +196,22 @@ describe('delivery', () => {
     try {
       const hook = await configure(acct, receiver.url, ['payment.created']);
       await pay(acct, []);
-      const log = await eventually(async () => {
-        const d = await deliveries(acct, hook.id);
-        return d[0]?.status === 'succeeded' ? d : undefined;
-      }, 20_000, 'successful third attempt');
+      const log = await eventually(
+        async () => {
+          const d = await deliveries(acct, hook.id);
+          return d[0]?.status === 'succeeded' ? d : undefined;
+        },
+        20_000,
+        'successful third attempt',
+      );
       expect(receiver.received).toHaveLength(3);
       expect(new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size).toBe(1);
       expect(new Set(receiver.received.map((r) => r.raw.toString('hex'))).size).toBe(1);
-      expect(log[0].attempts.map((a: any) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 500], [3, 200]]);
+      expect(log[0].attempts.map((a: any) => [a.attempt, a.status_code])).toEqual([
+        [1, 500],
+        [2, 500],
+        [3, 200],
+      ]);
       expect(log[0].attempts[0].error).toContain('500');
     } finally {
       await receiver.close();
@@ -194,10 +224,14 @@ describe('delivery', () => {
     try {
       const hook = await configure(acct, receiver.url, ['payment.created']);
       await pay(acct, []);
-      const log = await eventually(async () => {
-        const d = await deliveries(acct, hook.id);
-        return d[0]?.status === 'failed' ? d : undefined;
-      }, 30_000, 'delivery to give up');
+      const log = await eventually(
+        async () => {
+          const d = await deliveries(acct, hook.id);
+          return d[0]?.status === 'failed' ? d : undefined;
+        },
+        30_000,
+        'delivery to give up',
+      );
       expect(log[0].attempts).toHaveLength(5);
       for (const a of log[0].attempts) {
         expect(a.status_code).toBeNull();
@@ -213,10 +247,14 @@ describe('delivery', () => {
     const acct = await stack.newAccount();
     const hook = await configure(acct, `http://127.0.0.1:${await freePort()}/nobody-home`, ['payment.created']);
     await pay(acct, []);
-    const log = await eventually(async () => {
-      const d = await deliveries(acct, hook.id);
-      return d[0]?.status === 'failed' ? d : undefined;
-    }, 30_000, 'delivery to give up');
+    const log = await eventually(
+      async () => {
+        const d = await deliveries(acct, hook.id);
+        return d[0]?.status === 'failed' ? d : undefined;
+      },
+      30_000,
+      'delivery to give up',
+    );
     expect(log[0].attempts.map((a: any) => a.error)).toEqual(Array(5).fill('ECONNREFUSED'));
   });
 
@@ -233,12 +271,20 @@ describe('delivery', () => {
       const seenAtDelete = receiver.received.length;
       // Transitions after deletion owe this configuration nothing.
       expect((await stack.http.post(`/api/v1/payments/${id}/deposit`, { key: acct.test_api_key })).status).toBe(200);
-      await eventually(async () => (witness.received.some((r) => r.body.payment_id === id) ? true : undefined), 20_000, 'the witness delivery');
+      await eventually(
+        async () => (witness.received.some((r) => r.body.payment_id === id) ? true : undefined),
+        20_000,
+        'the witness delivery',
+      );
       // Wait until Temporal has run every remaining retry of the first delivery (it ends as skipped).
-      const row = await eventually(async () => {
-        const d = await stack.db('webhook_deliveries').where({ webhook_id: hook.id }).first();
-        return d && d.status !== 'pending' ? d : undefined;
-      }, 20_000, 'the pending delivery to settle');
+      const row = await eventually(
+        async () => {
+          const d = await stack.db('webhook_deliveries').where({ webhook_id: hook.id }).first();
+          return d && d.status !== 'pending' ? d : undefined;
+        },
+        20_000,
+        'the pending delivery to settle',
+      );
       expect(row.status).toBe('skipped');
       // At most the attempt already in flight when the configuration was deleted.
       expect(receiver.received.length).toBeLessThanOrEqual(seenAtDelete + 1);
@@ -257,10 +303,25 @@ describe('delivery', () => {
     try {
       const testHook = await configure(acct, receiver.url);
       // Written directly: a live configuration cannot point at loopback through the API.
-      await stack.db('webhooks').insert({ id: `wh_livewitness_${Date.now()}`, account_id: acct.account_id, livemode: true, url: liveWitness.url, secret: 'whsec_w', events: ['payment.deposited'], active: true });
+      await stack
+        .db('webhooks')
+        .insert({
+          id: `wh_livewitness_${Date.now()}`,
+          account_id: acct.account_id,
+          livemode: true,
+          url: liveWitness.url,
+          secret: 'whsec_w',
+          events: ['payment.deposited'],
+          active: true,
+        });
       const liveId = await pay(acct, ['deposit'], acct.live_api_key);
       // (Its delivery itself is refused at send time: plain http in live mode. Planning is what counts here.)
-      await eventually(async () => ((await stack.db('webhook_deliveries').where({ payment_id: liveId, event: 'payment.deposited' })).length >= 1 ? true : undefined), 20_000, 'live deliveries to be planned');
+      await eventually(
+        async () =>
+          (await stack.db('webhook_deliveries').where({ payment_id: liveId, event: 'payment.deposited' })).length >= 1 ? true : undefined,
+        20_000,
+        'live deliveries to be planned',
+      );
       const testId = await pay(acct, []);
       await eventually(async () => (receiver.received.some((r) => r.body.payment_id === testId) ? true : undefined));
       expect(await stack.db('webhook_deliveries').where({ webhook_id: testHook.id, payment_id: liveId })).toEqual([]);
@@ -299,9 +360,23 @@ describe('example receiver (npm run example:receiver)', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
-      await eventually(async () => fetch(`http://127.0.0.1:${port}/`, { method: 'POST' }).then(() => true, () => undefined), 20_000, 'receiver to listen');
-      const body = JSON.stringify({ event: 'payment.test', payment_id: 'pay_x', timestamp: new Date().toISOString(), data: { status: 'test' } });
-      const post = (headers: Record<string, string>, b = body) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: b });
+      await eventually(
+        async () =>
+          fetch(`http://127.0.0.1:${port}/`, { method: 'POST' }).then(
+            () => true,
+            () => undefined,
+          ),
+        20_000,
+        'receiver to listen',
+      );
+      const body = JSON.stringify({
+        event: 'payment.test',
+        payment_id: 'pay_x',
+        timestamp: new Date().toISOString(),
+        data: { status: 'test' },
+      });
+      const post = (headers: Record<string, string>, b = body) =>
+        fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: b });
       const good = await post({ 'X-Service-Signature': hmac(Buffer.from(body), secret) });
       expect(good.status).toBe(200);
       expect(await good.json()).toEqual({ received: true });
@@ -326,9 +401,21 @@ describe('a transition in the same instant as create', () => {
       const now = new Date().toISOString();
       const id = `pay_${ulid()}`;
       const payment: PaymentState = {
-        id, accountId: acct.account_id, livemode: false, amountMinor: '1000', currency: 'USD', status: 'pending_deposit',
-        payerEmail: 'payer@example.com', recipientEmail: 'recipient@example.com', description: null, metadata: {},
-        depositDeadline: new Date(Date.now() + 3600_000).toISOString(), autoReleaseAfterSeconds: null, createdAt: now, updatedAt: now, version: 1,
+        id,
+        accountId: acct.account_id,
+        livemode: false,
+        amountMinor: '1000',
+        currency: 'USD',
+        status: 'pending_deposit',
+        payerEmail: 'payer@example.com',
+        recipientEmail: 'recipient@example.com',
+        description: null,
+        metadata: {},
+        depositDeadline: new Date(Date.now() + 3600_000).toISOString(),
+        autoReleaseAfterSeconds: null,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
       };
       await stack.client.workflow.signalWithStart(paymentWorkflow, {
         workflowId: id,
@@ -352,14 +439,27 @@ describe('delivery-time URL check (live mode)', () => {
   it('refuses to send to a host that became private after configuration, once, without retries', async () => {
     const acct = await stack.newAccount();
     // Stands for a public name whose DNS now points inside: written past the configure-time check.
-    const [row] = await stack.db('webhooks')
-      .insert({ id: `wh_rebound_${Date.now()}`, account_id: acct.account_id, livemode: true, url: 'https://127.0.0.1:9/hook', secret: 'whsec_x', events: ['payment.created'], active: true })
+    const [row] = await stack
+      .db('webhooks')
+      .insert({
+        id: `wh_rebound_${Date.now()}`,
+        account_id: acct.account_id,
+        livemode: true,
+        url: 'https://127.0.0.1:9/hook',
+        secret: 'whsec_x',
+        events: ['payment.created'],
+        active: true,
+      })
       .returning('*');
     await pay(acct, [], acct.live_api_key);
-    const log = await eventually(async () => {
-      const d = (await stack.http.get(`/api/v1/webhooks/${row.id}/deliveries`, { key: acct.live_api_key })).body.data;
-      return d[0]?.status === 'failed' ? d : undefined;
-    }, 20_000, 'refused delivery');
+    const log = await eventually(
+      async () => {
+        const d = (await stack.http.get(`/api/v1/webhooks/${row.id}/deliveries`, { key: acct.live_api_key })).body.data;
+        return d[0]?.status === 'failed' ? d : undefined;
+      },
+      20_000,
+      'refused delivery',
+    );
     expect(log[0].attempts).toHaveLength(1);
     expect(log[0].attempts[0].error).toMatch(/^refused: url host is a private, loopback, link-local or metadata address/);
   });

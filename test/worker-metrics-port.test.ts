@@ -25,7 +25,15 @@ afterAll(async () => {
 function worker(metricsPort: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: inject('databaseUrl'), TEMPORAL_TASK_QUEUE: taskQueue, WORKER_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info', WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'info',
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -61,7 +69,11 @@ describe('npm run worker: the metrics port', () => {
 
   it('WORKER_METRICS_PORT=0 serves metrics on a free port and logs which', async () => {
     const w = worker(0);
-    const line = await eventually(async () => w.running() ?? (w.child.exitCode !== null ? Promise.reject(new Error(w.out.stderr)) : undefined), 60_000, 'the worker to run');
+    const line = await eventually(
+      async () => w.running() ?? (w.child.exitCode !== null ? Promise.reject(new Error(w.out.stderr)) : undefined),
+      60_000,
+      'the worker to run',
+    );
     expect(line.metricsPort).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${line.metricsPort}/healthz`)).status).toBe(200);
     expect(await (await fetch(`http://127.0.0.1:${line.metricsPort}/metrics`)).text()).toContain('payment_transitions_total');

@@ -51,16 +51,36 @@ export function parseArgs(argv: string[]): BenchOptions {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const next = () => (inline !== undefined ? inline : argv[++i]);
     switch (flag) {
-      case '--duration': opts.durationS = positive(flag, next()); break;
-      case '--concurrency': opts.concurrency.push(positive(flag, next())); break;
-      case '--reads': opts.reads = positive(flag, next(), 0); break;
-      case '--read-concurrency': opts.readConcurrency = positive(flag, next()); break;
-      case '--json': opts.json = path.resolve(value(flag, next())); break;
-      case '--svg': opts.svg = path.resolve(value(flag, next())); break;
-      case '--write-docs': opts.writeDocs = true; break;
-      case '--docs': opts.docs = path.resolve(value(flag, next())); break;
-      case '-h': case '--help': console.log(USAGE); process.exit(0);
-      default: throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
+      case '--duration':
+        opts.durationS = positive(flag, next());
+        break;
+      case '--concurrency':
+        opts.concurrency.push(positive(flag, next()));
+        break;
+      case '--reads':
+        opts.reads = positive(flag, next(), 0);
+        break;
+      case '--read-concurrency':
+        opts.readConcurrency = positive(flag, next());
+        break;
+      case '--json':
+        opts.json = path.resolve(value(flag, next()));
+        break;
+      case '--svg':
+        opts.svg = path.resolve(value(flag, next()));
+        break;
+      case '--write-docs':
+        opts.writeDocs = true;
+        break;
+      case '--docs':
+        opts.docs = path.resolve(value(flag, next()));
+        break;
+      case '-h':
+      case '--help':
+        console.log(USAGE);
+        process.exit(0);
+      default:
+        throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
     }
   }
   if (opts.concurrency.length === 0) opts.concurrency = [1, 8, 32];

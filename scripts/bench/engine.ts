@@ -8,7 +8,11 @@ import { ulid } from 'ulid';
 import type { Recorder } from './stats';
 import { benchLifecycleWorkflow, stepUpdate } from './workflows';
 
-export async function createEngineWorker(address: string, namespace: string, taskQueue: string): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createEngineWorker(
+  address: string,
+  namespace: string,
+  taskQueue: string,
+): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address });
   const worker = await Worker.create({
     connection,

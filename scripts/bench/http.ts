@@ -6,7 +6,11 @@ import { Agent, request } from 'undici';
 import type { Recorder } from './stats';
 
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly path: string, body: string) {
+  constructor(
+    readonly status: number,
+    readonly path: string,
+    body: string,
+  ) {
     super(`HTTP ${status} on ${path}: ${body.slice(0, 200)}`);
   }
 }
@@ -14,7 +18,10 @@ export class HttpError extends Error {
 export class JsonClient {
   private readonly agent = new Agent({ connections: 256, keepAliveTimeout: 4000, pipelining: 1 });
 
-  constructor(private readonly baseUrl: string, private readonly headers: Record<string, string> = {}) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   /** One request; its duration goes to `rec` under `name` whatever the outcome; non-2xx throws. */
   async call<T = any>(rec: Recorder, name: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

@@ -56,21 +56,42 @@ export async function startPlainServer(databaseUrl: string, poolSize = 10): Prom
     const id = `pay_${ulid()}`;
     const amountMinor = Math.round(Number(body.amount ?? 0) * 100);
     await inTransaction(async (c) => {
-      await c.query(`INSERT INTO ${payments} (id, status, version, amount_minor, currency) VALUES ($1, $2, 1, $3, $4)`, [id, INITIAL_STATUS, amountMinor, body.currency ?? 'USD']);
-      await c.query(`INSERT INTO ${history} (payment_id, action, from_status, to_status, version) VALUES ($1, 'create', NULL, $2, 1)`, [id, INITIAL_STATUS]);
+      await c.query(`INSERT INTO ${payments} (id, status, version, amount_minor, currency) VALUES ($1, $2, 1, $3, $4)`, [
+        id,
+        INITIAL_STATUS,
+        amountMinor,
+        body.currency ?? 'USD',
+      ]);
+      await c.query(`INSERT INTO ${history} (payment_id, action, from_status, to_status, version) VALUES ($1, 'create', NULL, $2, 1)`, [
+        id,
+        INITIAL_STATUS,
+      ]);
     });
     return [201, { id, status: INITIAL_STATUS, version: 1 }];
   }
 
   async function transition(id: string, action: ClientAction): Promise<[number, unknown]> {
     return inTransaction(async (c) => {
-      const { rows } = await c.query<{ status: PaymentStatus; version: number }>(`SELECT status, version FROM ${payments} WHERE id = $1 FOR UPDATE`, [id]);
+      const { rows } = await c.query<{ status: PaymentStatus; version: number }>(
+        `SELECT status, version FROM ${payments} WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
       if (!rows[0]) return [404, { error: 'not_found' }];
       const check = checkTransition(rows[0].status, action);
       if (!check.ok) return [409, { error: 'invalid_transition', status: rows[0].status }];
       const version = rows[0].version + 1;
-      await c.query(`UPDATE ${payments} SET status = $2, version = $3, updated_at = now() WHERE id = $1`, [id, check.transition.to, version]);
-      await c.query(`INSERT INTO ${history} (payment_id, action, from_status, to_status, version) VALUES ($1, $2, $3, $4, $5)`, [id, action, rows[0].status, check.transition.to, version]);
+      await c.query(`UPDATE ${payments} SET status = $2, version = $3, updated_at = now() WHERE id = $1`, [
+        id,
+        check.transition.to,
+        version,
+      ]);
+      await c.query(`INSERT INTO ${history} (payment_id, action, from_status, to_status, version) VALUES ($1, $2, $3, $4, $5)`, [
+        id,
+        action,
+        rows[0].status,
+        check.transition.to,
+        version,
+      ]);
       return [200, { id, status: check.transition.to, version }];
     });
   }
@@ -87,8 +108,10 @@ export async function startPlainServer(databaseUrl: string, poolSize = 10): Prom
       };
       let work: Promise<[number, unknown]>;
       const m = route.exec(req.url ?? '');
-      if (req.method === 'POST' && req.url === '/payments') work = Promise.resolve().then(() => create(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')));
-      else if (req.method === 'POST' && m && (CLIENT_ACTIONS as readonly string[]).includes(m[2])) work = transition(m[1], m[2] as ClientAction);
+      if (req.method === 'POST' && req.url === '/payments')
+        work = Promise.resolve().then(() => create(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')));
+      else if (req.method === 'POST' && m && (CLIENT_ACTIONS as readonly string[]).includes(m[2]))
+        work = transition(m[1], m[2] as ClientAction);
       else work = Promise.resolve([404, { error: 'not_found' }]);
       work.then(answer, (err: Error) => answer([500, { error: err.message }]));
     });

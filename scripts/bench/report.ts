@@ -36,7 +36,15 @@ export function markdownTables(result: BenchResult): string {
   const out: string[] = [];
   out.push(
     table(
-      ['clients', 'A service, lifecycles/s', 'B engine, lifecycles/s', 'C plain pg, lifecycles/s', '**A / B**', 'request p99 ms A / B / C', 'errors A / B / C'],
+      [
+        'clients',
+        'A service, lifecycles/s',
+        'B engine, lifecycles/s',
+        'C plain pg, lifecycles/s',
+        '**A / B**',
+        'request p99 ms A / B / C',
+        'errors A / B / C',
+      ],
       [...levels].map(([c, r]) => [
         String(c),
         fmt(r.service?.throughput),
@@ -49,26 +57,40 @@ export function markdownTables(result: BenchResult): string {
     ),
   );
   out.push('');
-  out.push('A, the service, per endpoint (p50 / p95 / p99 ms), webhook lag from a transition\'s answer to its delivery, deliveries, peak RSS and CPU per lifecycle of the benchmark process (API, worker, clients, receiver) and of the dev server:');
+  out.push(
+    "A, the service, per endpoint (p50 / p95 / p99 ms), webhook lag from a transition's answer to its delivery, deliveries, peak RSS and CPU per lifecycle of the benchmark process (API, worker, clients, receiver) and of the dev server:",
+  );
   out.push('');
   out.push(
     table(
-      ['clients', 'create', 'deposit', 'approve', 'release', 'webhook lag p50 / p99 ms', 'deliveries (dup.)', 'RSS MB bench / dev server', 'CPU ms/lifecycle bench / dev server'],
+      [
+        'clients',
+        'create',
+        'deposit',
+        'approve',
+        'release',
+        'webhook lag p50 / p99 ms',
+        'deliveries (dup.)',
+        'RSS MB bench / dev server',
+        'CPU ms/lifecycle bench / dev server',
+      ],
       [...levels].flatMap(([c, r]) => {
         const s = r.service;
         if (!s) return [];
         const w = s.webhooks;
-        return [[
-          String(c),
-          triple(s.steps.create),
-          triple(s.steps.deposit),
-          triple(s.steps.approve),
-          triple(s.steps.release),
-          w ? `${ms(w.lag.p50)} / ${ms(w.lag.p99)}` : '–',
-          w ? `${w.delivered}/${w.expected} (${w.duplicates})` : '–',
-          `${fmt(s.rssMb.bench)} / ${fmt(s.rssMb.devServer)}`,
-          `${fmt(s.cpuMsPerLifecycle.bench)} / ${fmt(s.cpuMsPerLifecycle.devServer)}`,
-        ]];
+        return [
+          [
+            String(c),
+            triple(s.steps.create),
+            triple(s.steps.deposit),
+            triple(s.steps.approve),
+            triple(s.steps.release),
+            w ? `${ms(w.lag.p50)} / ${ms(w.lag.p99)}` : '–',
+            w ? `${w.delivered}/${w.expected} (${w.duplicates})` : '–',
+            `${fmt(s.rssMb.bench)} / ${fmt(s.rssMb.devServer)}`,
+            `${fmt(s.cpuMsPerLifecycle.bench)} / ${fmt(s.cpuMsPerLifecycle.devServer)}`,
+          ],
+        ];
       }),
     ),
   );
@@ -77,7 +99,19 @@ export function markdownTables(result: BenchResult): string {
   out.push('');
   out.push(
     table(
-      ['clients', 'B start', 'B update 1', 'B update 2', 'B update 3', 'B CPU ms', 'C create', 'C deposit', 'C approve', 'C release', 'C CPU ms'],
+      [
+        'clients',
+        'B start',
+        'B update 1',
+        'B update 2',
+        'B update 3',
+        'B CPU ms',
+        'C create',
+        'C deposit',
+        'C approve',
+        'C release',
+        'C CPU ms',
+      ],
       [...levels].map(([c, r]) => [
         String(c),
         triple(r.engine?.steps.start),
@@ -98,7 +132,10 @@ export function markdownTables(result: BenchResult): string {
     out.push('');
     out.push(
       `Temporal history of one lifecycle: ${shapes
-        .map(([s, h]) => `${s === 'service' ? 'A' : 'B'} ${h!.events} events, ${h!.workflowTasks} workflow tasks (${h!.workflowTaskTimeouts} timed out), ${h!.activities} activities, ${h!.updates} updates`)
+        .map(
+          ([s, h]) =>
+            `${s === 'service' ? 'A' : 'B'} ${h!.events} events, ${h!.workflowTasks} workflow tasks (${h!.workflowTaskTimeouts} timed out), ${h!.activities} activities, ${h!.updates} updates`,
+        )
         .join('; ')}.`,
     );
   }
@@ -114,11 +151,19 @@ export function markdownTables(result: BenchResult): string {
     out.push(
       table(
         ['endpoint', 'requests/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors'],
-        Object.entries(reads.endpoints).map(([name, e]) => [name, fmt(e.throughput), ms(e.p50), ms(e.p95), ms(e.p99), e.failed ? `**${e.failed}**` : '0']),
+        Object.entries(reads.endpoints).map(([name, e]) => [
+          name,
+          fmt(e.throughput),
+          ms(e.p50),
+          ms(e.p95),
+          ms(e.p99),
+          e.failed ? `**${e.failed}**` : '0',
+        ]),
       ),
     );
     const kinds = Object.entries(reads.errors);
-    if (kinds.length) out.push('', `Read-phase errors: ${kinds.map(([kind, e]) => `${e.count} × ${kind} (${e.example.slice(0, 120)})`).join('; ')}.`);
+    if (kinds.length)
+      out.push('', `Read-phase errors: ${kinds.map(([kind, e]) => `${e.count} × ${kind} (${e.example.slice(0, 120)})`).join('; ')}.`);
   }
   return out.join('\n');
 }
@@ -180,13 +225,19 @@ export function renderSvg(result: BenchResult): string {
     { title: 'Request latency p99', unit: 'ms', value: (l) => l.request.p99 },
   ];
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   parts.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
-  parts.push(`<text x="${W / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">npm run bench — ${esc(result.startedAt.slice(0, 10))}, ${esc(result.commit)}, ${result.machine.cpus} CPUs, ${result.options.durationS} s per level</text>`);
+  parts.push(
+    `<text x="${W / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">npm run bench — ${esc(result.startedAt.slice(0, 10))}, ${esc(result.commit)}, ${result.machine.cpus} CPUs, ${result.options.durationS} s per level</text>`,
+  );
   // Legend
   SYSTEMS.forEach((s, i) => {
     const x = 60 + i * 300;
-    parts.push(`<line x1="${x}" y1="40" x2="${x + 24}" y2="40" stroke="${COLOR[s]}" stroke-width="2.5"/><circle cx="${x + 12}" cy="40" r="3.5" fill="${COLOR[s]}"/>`);
+    parts.push(
+      `<line x1="${x}" y1="40" x2="${x + 24}" y2="40" stroke="${COLOR[s]}" stroke-width="2.5"/><circle cx="${x + 12}" cy="40" r="3.5" fill="${COLOR[s]}"/>`,
+    );
     parts.push(`<text x="${x + 30}" y="44">${esc(SYSTEM_LABEL[s])}</text>`);
   });
   panels.forEach((panel, pi) => {
@@ -197,7 +248,9 @@ export function renderSvg(result: BenchResult): string {
     const yHi = Math.max(yLo + 1, Math.ceil(Math.log10(Math.max(...values, 1))));
     const yOf = (v: number) => plotH - ((Math.log10(v) - yLo) / (yHi - yLo)) * plotH;
     parts.push(`<g transform="translate(${ox},${oy})">`);
-    parts.push(`<text x="${plotW / 2}" y="-10" text-anchor="middle" font-weight="bold">${esc(panel.title)} (${esc(panel.unit)}, log scale)</text>`);
+    parts.push(
+      `<text x="${plotW / 2}" y="-10" text-anchor="middle" font-weight="bold">${esc(panel.title)} (${esc(panel.unit)}, log scale)</text>`,
+    );
     // Grid: decades labelled, 2 and 5 faint.
     for (let d = yLo; d <= yHi; d++) {
       for (const k of [1, 2, 5]) {
@@ -205,7 +258,9 @@ export function renderSvg(result: BenchResult): string {
         if (Math.log10(v) > yHi + 1e-9) continue;
         const y = yOf(v);
         parts.push(`<line x1="0" y1="${y.toFixed(1)}" x2="${plotW}" y2="${y.toFixed(1)}" stroke="${k === 1 ? '#ccc' : '#eee'}"/>`);
-        parts.push(`<text x="-6" y="${(y + 4).toFixed(1)}" text-anchor="end" fill="${k === 1 ? '#333' : '#999'}">${v >= 1 ? v : v.toPrecision(1)}</text>`);
+        parts.push(
+          `<text x="-6" y="${(y + 4).toFixed(1)}" text-anchor="end" fill="${k === 1 ? '#333' : '#999'}">${v >= 1 ? v : v.toPrecision(1)}</text>`,
+        );
       }
     }
     for (const c of clients) {
@@ -221,10 +276,14 @@ export function renderSvg(result: BenchResult): string {
         .sort((a, b) => a.concurrency - b.concurrency)
         .map((l) => ({ x: xOf(l.concurrency), y: yOf(panel.value(l)), l }));
       if (!points.length) continue;
-      parts.push(`<polyline fill="none" stroke="${COLOR[s]}" stroke-width="2.5" points="${points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ')}"/>`);
+      parts.push(
+        `<polyline fill="none" stroke="${COLOR[s]}" stroke-width="2.5" points="${points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ')}"/>`,
+      );
       for (const p of points) {
         const v = panel.value(p.l);
-        parts.push(`<circle cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4" fill="${COLOR[s]}"><title>${esc(`${SYSTEM_LABEL[s]}, ${p.l.concurrency} clients: ${fmt(v)} ${panel.unit}`)}</title></circle>`);
+        parts.push(
+          `<circle cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4" fill="${COLOR[s]}"><title>${esc(`${SYSTEM_LABEL[s]}, ${p.l.concurrency} clients: ${fmt(v)} ${panel.unit}`)}</title></circle>`,
+        );
         parts.push(`<text x="${(p.x + 6).toFixed(1)}" y="${(p.y - 6).toFixed(1)}" font-size="10" fill="${COLOR[s]}">${fmt(v)}</text>`);
       }
     }

@@ -29,7 +29,8 @@ export function readCompose(file = path.join(ROOT, 'docker-compose.yml')): Recor
   return (parse(fs.readFileSync(file, 'utf8'), { merge: true }) as { services: Record<string, ComposeService> }).services;
 }
 
-export const argv = (cmd: string | string[] | undefined): string[] => (cmd === undefined ? [] : Array.isArray(cmd) ? cmd.map(String) : cmd.split(/\s+/).filter(Boolean));
+export const argv = (cmd: string | string[] | undefined): string[] =>
+  cmd === undefined ? [] : Array.isArray(cmd) ? cmd.map(String) : cmd.split(/\s+/).filter(Boolean);
 
 export function composeEnvironment(service: ComposeService): Record<string, string> {
   const env = service.environment ?? {};
@@ -39,15 +40,18 @@ export function composeEnvironment(service: ComposeService): Record<string, stri
 
 /** Compose's variable interpolation: ${X}, ${X:-default}, ${X-default}, ${X:?error}, ${X?error}, $$. */
 export function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g, (match, name: string, op: string | undefined, arg: string) => {
-    if (match === '$$') return '$';
-    const set = env[name];
-    if (op === ':-') return set ? set : arg;
-    if (op === '-') return set ?? arg;
-    if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-    if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-    return set ?? '';
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
+    (match, name: string, op: string | undefined, arg: string) => {
+      if (match === '$$') return '$';
+      const set = env[name];
+      if (op === ':-') return set ? set : arg;
+      if (op === '-') return set ?? arg;
+      if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+      if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+      return set ?? '';
+    },
+  );
 }
 
 /** The image tag of a compose service (`temporalio/server:1.30.1` → `1.30.1`). */
@@ -67,7 +71,8 @@ export interface Versions {
 export function composeVersions(services = readCompose()): Versions {
   const server = tag(services.temporal, 'temporalio/server');
   for (const oneShot of ['temporal-schema', 'temporal-search-attributes']) {
-    if (tag(services[oneShot], 'temporalio/admin-tools') !== server) throw new Error(`docker-compose.yml: ${oneShot} must use admin-tools ${server}`);
+    if (tag(services[oneShot], 'temporalio/admin-tools') !== server)
+      throw new Error(`docker-compose.yml: ${oneShot} must use admin-tools ${server}`);
   }
   return { server: `v${server}`, ui: `v${tag(services['temporal-ui'], 'temporalio/ui')}` };
 }
@@ -224,7 +229,16 @@ function composeValues(service: ComposeService, env: NodeJS.ProcessEnv, required
   return Object.fromEntries(Object.entries(composeEnvironment(service)).map(([k, v]) => [k, interpolate(v, { ...env, ...required })]));
 }
 
-export function planCluster(opts: { settings: Settings; ports: InternalPorts; secrets: Secrets; env?: NodeJS.ProcessEnv; compose?: Record<string, ComposeService>; root?: string; nodePath?: string; uiRoot?: string }): Plan {
+export function planCluster(opts: {
+  settings: Settings;
+  ports: InternalPorts;
+  secrets: Secrets;
+  env?: NodeJS.ProcessEnv;
+  compose?: Record<string, ComposeService>;
+  root?: string;
+  nodePath?: string;
+  uiRoot?: string;
+}): Plan {
   const { settings, ports, secrets } = opts;
   const env = opts.env ?? {};
   const root = opts.root ?? ROOT;
@@ -245,9 +259,18 @@ export function planCluster(opts: { settings: Settings; ports: InternalPorts; se
   const databases = { app: appDb, temporal: `${appDb}_temporal`, visibility: `${appDb}_temporal_visibility` };
   const temporalAddress = `127.0.0.1:${settings.TEMPORAL_PORT}`;
   // Placeholders for compose's required variables: every value they reach is replaced below.
-  const required = { SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET, WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY, POSTGRES_PASSWORD: '-', TEMPORAL_DB_PASSWORD: pg.password || '-', PAYMENTS_DB_PASSWORD: '-' };
+  const required = {
+    SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET,
+    WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+    POSTGRES_PASSWORD: '-',
+    TEMPORAL_DB_PASSWORD: pg.password || '-',
+    PAYMENTS_DB_PASSWORD: '-',
+  };
   const base = { PATH: [bin.server, bin.cliDir, process.env.PATH ?? ''].join(path.delimiter), HOME: process.env.HOME ?? root };
-  const shell = (service: string) => ({ command: '/bin/sh', args: [path.relative(root, mountedScript(services[service])), ...argv(services[service].command)] });
+  const shell = (service: string) => ({
+    command: '/bin/sh',
+    args: [path.relative(root, mountedScript(services[service])), ...argv(services[service].command)],
+  });
 
   const steps: Step[] = [];
 
@@ -275,7 +298,9 @@ export function planCluster(opts: { settings: Settings; ports: InternalPorts; se
   // temporal (temporalio/server): `temporal-server start`, the image's entrypoint, on its embedded config template.
   const dynamicConfig = composeEnvironment(services.temporal).DYNAMIC_CONFIG_FILE_PATH; // relative to /etc/temporal in the image
   const dynamicConfigMount = (services.temporal.volumes ?? []).map(String).find((v) => v.includes(':/etc/temporal/config/dynamicconfig'));
-  const dynamicConfigHost = dynamicConfigMount ? path.resolve(root, dynamicConfigMount.split(':')[0], path.relative('config/dynamicconfig', dynamicConfig)) : '';
+  const dynamicConfigHost = dynamicConfigMount
+    ? path.resolve(root, dynamicConfigMount.split(':')[0], path.relative('config/dynamicconfig', dynamicConfig))
+    : '';
   steps.push({
     service: 'temporal',
     name: 'temporal',
@@ -334,7 +359,12 @@ export function planCluster(opts: { settings: Settings; ports: InternalPorts; se
     name: 'temporal-ui',
     command: bin.uiServer,
     args: ['--root', opts.uiRoot ?? bin.ui, '--env', 'docker', 'start'],
-    env: { ...base, ...composeValues(services['temporal-ui'], env, required), TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_UI_PORT: String(settings.TEMPORAL_UI_PORT) },
+    env: {
+      ...base,
+      ...composeValues(services['temporal-ui'], env, required),
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_UI_PORT: String(settings.TEMPORAL_UI_PORT),
+    },
     cwd: bin.ui,
     kind: 'service',
     health: { http: `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}/api/v1/settings` },
@@ -342,7 +372,13 @@ export function planCluster(opts: { settings: Settings; ports: InternalPorts; se
   });
 
   // The app image: compose's x-app environment plus the Dockerfile's ENV, then its commands.
-  const dockerfileEnv = { NODE_ENV: 'production', HOST: settings.HOST, PORT: String(settings.PORT), NPM_CONFIG_UPDATE_NOTIFIER: 'false', NPM_CONFIG_FUND: 'false' };
+  const dockerfileEnv = {
+    NODE_ENV: 'production',
+    HOST: settings.HOST,
+    PORT: String(settings.PORT),
+    NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+    NPM_CONFIG_FUND: 'false',
+  };
   const appEnv = {
     ...base,
     PATH: process.env.PATH ?? '',
@@ -361,12 +397,24 @@ export function planCluster(opts: { settings: Settings; ports: InternalPorts; se
 
   // migrate (one-shot), then the workflow bundle the image builds (Dockerfile: RUN npm run build:workflows).
   steps.push({ service: 'migrate', name: 'migrate', ...command('migrate'), env: appEnv, cwd: root, kind: 'once', stopGraceMs: 10_000 });
-  steps.push({ service: 'build', name: 'build:workflows', command: 'npm', args: ['run', 'build:workflows'], env: appEnv, cwd: root, kind: 'once', stopGraceMs: 10_000 });
+  steps.push({
+    service: 'build',
+    name: 'build:workflows',
+    command: 'npm',
+    args: ['run', 'build:workflows'],
+    env: appEnv,
+    cwd: root,
+    kind: 'once',
+    stopGraceMs: 10_000,
+  });
 
   const apiUrls: string[] = [];
   const replicas = services.worker.deploy?.replicas ?? 1;
   if (ports.metrics.length < 2 * (API_REPLICAS + replicas)) throw new Error('not enough metrics ports');
-  const metricsEnv = (k: number) => ({ API_METRICS_PORT: String(ports.metrics[2 * k]), WORKER_METRICS_PORT: String(ports.metrics[2 * k + 1]) });
+  const metricsEnv = (k: number) => ({
+    API_METRICS_PORT: String(ports.metrics[2 * k]),
+    WORKER_METRICS_PORT: String(ports.metrics[2 * k + 1]),
+  });
   for (let i = 0; i < API_REPLICAS; i++) {
     const port = settings.PORT + i;
     apiUrls.push(`http://127.0.0.1:${port}`);

@@ -24,16 +24,21 @@ export interface LocalStack {
   databaseUrl: string;
 }
 
-export async function withLocalStack<T>(
-  env: Record<string, string>,
-  fn: (stack: LocalStack) => Promise<T>,
-): Promise<T> {
+export async function withLocalStack<T>(env: Record<string, string>, fn: (stack: LocalStack) => Promise<T>): Promise<T> {
   const logger = createLogger('error');
   await installRuntime(logger);
   const server = await startDevServer({ port: await freePort(), headless: true });
-  const config = loadConfig({ ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL, TEMPORAL_ADDRESS: server.address, LOG_LEVEL: 'error',
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL,
+    TEMPORAL_ADDRESS: server.address,
+    LOG_LEVEL: 'error',
     // A throw-away stack: fresh secrets each run, metrics on any free port.
-    SERVICE_JWT_SECRET: randomBytes(32).toString('base64'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'), API_METRICS_PORT: '0', ...env });
+    SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    API_METRICS_PORT: '0',
+    ...env,
+  });
   const db = createDb(config.DATABASE_URL);
   await migrate(db);
   const connection = await NativeConnection.connect({ address: server.address });
@@ -42,7 +47,16 @@ export async function withLocalStack<T>(
   const api = await startApiServer({ db, temporal: client, config, logger }, 0);
   try {
     const acct = await createAccount(db, `script-${Date.now()}@example.com`, 'script-password');
-    return await worker.runUntil(fn({ apiUrl: api.url, temporalAddress: server.address, client, testKey: acct.test_api_key, devServerPid: server.pid, databaseUrl: config.DATABASE_URL! }));
+    return await worker.runUntil(
+      fn({
+        apiUrl: api.url,
+        temporalAddress: server.address,
+        client,
+        testKey: acct.test_api_key,
+        devServerPid: server.pid,
+        databaseUrl: config.DATABASE_URL!,
+      }),
+    );
   } finally {
     await api.close();
     await client.connection.close();
@@ -55,7 +69,11 @@ export async function withLocalStack<T>(
 /** POST to the API with the test key; throws on a non-2xx answer. */
 export function apiPoster(apiUrl: string, key: string) {
   return async (path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${apiUrl}/api/v1${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    const res = await fetch(`${apiUrl}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json();
   };

@@ -69,11 +69,15 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
           return planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
         });
       } catch (err) {
-        if (isDataRefusal(err)) throw ApplicationFailure.nonRetryable(`PostgreSQL refused the payment: ${(err as Error).message}`, 'ProjectionRefused');
+        if (isDataRefusal(err))
+          throw ApplicationFailure.nonRetryable(`PostgreSQL refused the payment: ${(err as Error).message}`, 'ProjectionRefused');
         throw err;
       }
       if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });
-      logger.info({ request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version }, 'payment transition recorded');
+      logger.info(
+        { request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version },
+        'payment transition recorded',
+      );
       return { deliveryIds, retry: deliveryRetry(config), taskQueue: webhookTaskQueue(config) };
     },
 
@@ -87,11 +91,18 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
     async recordTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<void> {
       await projectPayment(db, state, entry);
       if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });
-      logger.info({ request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version }, 'payment transition recorded');
+      logger.info(
+        { request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version },
+        'payment transition recorded',
+      );
     },
 
     /** Record the deliveries an event owes to the account's subscribed configurations. */
-    async planWebhookDeliveries(state: PaymentState, event: PaymentEvent, timestamp: string): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
+    async planWebhookDeliveries(
+      state: PaymentState,
+      event: PaymentEvent,
+      timestamp: string,
+    ): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
       const envelope = { event, payment_id: state.id, timestamp, sequence: state.version, data: paymentView(state) };
       const deliveryIds = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
       return { deliveryIds, retry: deliveryRetry(config) };
@@ -147,7 +158,12 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
             'X-Service-Delivery': delivery.id,
             // Standard Webhooks: the id, this attempt's time and the body signed together, so a
             // captured delivery cannot be replayed later; both secrets during a rotation's overlap.
-            ...standardWebhookHeaders(delivery.id, delivery.body, webhook.previousSecret ? [webhook.secret, webhook.previousSecret] : [webhook.secret], started),
+            ...standardWebhookHeaders(
+              delivery.id,
+              delivery.body,
+              webhook.previousSecret ? [webhook.secret, webhook.previousSecret] : [webhook.secret],
+              started,
+            ),
           },
         });
         statusCode = response.status;

@@ -84,12 +84,24 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   api.use(jsonBody, authenticate(deps, issuer, limit, authFailures), idempotency(deps));
   for (const routes of apiRouters(deps)) api.use(routes.routes());
   app.use(api.routes());
-  app.use(api.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'method not allowed on this path'), notImplemented: () => new ApiError(405, 'method_not_allowed', 'method not allowed') }));
+  app.use(
+    api.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'method not allowed on this path'),
+      notImplemented: () => new ApiError(405, 'method_not_allowed', 'method not allowed'),
+    }),
+  );
   return app;
 }
 
 /** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
 export function apiRouters(deps: AppDeps) {
   const payments = paymentsService(deps);
-  return [paymentRoutes(payments, { maxAmount: deps.config.PAYMENT_MAX_AMOUNT }), eventRoutes(eventsService(deps)), webhookRoutes(deps), apiKeyRoutes(deps), testHelperRoutes(payments)];
+  return [
+    paymentRoutes(payments, { maxAmount: deps.config.PAYMENT_MAX_AMOUNT }),
+    eventRoutes(eventsService(deps)),
+    webhookRoutes(deps),
+    apiKeyRoutes(deps),
+    testHelperRoutes(payments),
+  ];
 }

@@ -51,7 +51,12 @@ export interface FailureLimit {
  * An address over its budget of failed authentications gets 429 before any credential is looked at,
  * so the limit answers the same whether the next guess would have been right or wrong.
  */
-export function authenticate({ db }: Pick<AppDeps, 'db'>, issuer: ReturnType<typeof tokens>, limit: (key: string) => Promise<void>, failures: FailureLimit) {
+export function authenticate(
+  { db }: Pick<AppDeps, 'db'>,
+  issuer: ReturnType<typeof tokens>,
+  limit: (key: string) => Promise<void>,
+  failures: FailureLimit,
+) {
   return async (ctx: Context, next: Next) => {
     await failures.check(ctx.ip);
     let principal: Principal;
@@ -87,7 +92,9 @@ export function authenticate({ db }: Pick<AppDeps, 'db'>, issuer: ReturnType<typ
     if (!user || user.account_id !== claims.accountId) throw unauthorized('invalid or expired token');
     const mode = ctx.get('X-Service-Mode') || 'test';
     if (mode !== 'test' && mode !== 'live') {
-      throw new ApiError(400, 'invalid_request', 'X-Service-Mode must be "test" or "live"', [{ field: 'X-Service-Mode', message: 'must be test or live' }]);
+      throw new ApiError(400, 'invalid_request', 'X-Service-Mode must be "test" or "live"', [
+        { field: 'X-Service-Mode', message: 'must be test or live' },
+      ]);
     }
     return { accountId: user.account_id, livemode: mode === 'live', actor: user.id, credential: user.id };
   }

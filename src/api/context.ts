@@ -34,7 +34,13 @@ export { TEMPORAL_CALL_TIMEOUT_MS };
 /** What a use case needs of the request: who, which request, its idempotency and its deadline. */
 export function callOf(state: AppState): Call {
   if (!state.principal) throw new Error('callOf before authentication');
-  return { principal: state.principal, requestId: state.requestId, resourceId: state.resourceId, retry: state.retry, deadline: state.deadline };
+  return {
+    principal: state.principal,
+    requestId: state.requestId,
+    resourceId: state.resourceId,
+    retry: state.retry,
+    deadline: state.deadline,
+  };
 }
 
 export function withTemporalDeadline<T>(temporal: Client, fn: () => Promise<T>, ms = TEMPORAL_CALL_TIMEOUT_MS): Promise<T> {

@@ -43,7 +43,10 @@ export function fieldErrors(error: z.ZodError, where: 'body' | 'query' = 'body')
   return error.issues.map((issue) => ({
     // A field name can itself be a client's malformed key: shown with U+FFFD for its lone surrogates.
     field: issue.path.length ? issue.path.map((p) => String(p).toWellFormed()).join('.') : where,
-    message: issue.code === 'unrecognized_keys' ? `unknown ${where === 'query' ? 'parameter' : 'field'}(s): ${issue.keys.join(', ')}` : issue.message,
+    message:
+      issue.code === 'unrecognized_keys'
+        ? `unknown ${where === 'query' ? 'parameter' : 'field'}(s): ${issue.keys.join(', ')}`
+        : issue.message,
   }));
 }
 
@@ -67,7 +70,10 @@ export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof NotFound) return new ApiError(404, 'not_found', err.message);
   if (err instanceof InvalidTransition) return new ApiError(409, 'invalid_transition', err.message, { status: err.status });
   if (err instanceof InvalidInput) return invalidRequest(err.details);
-  if (isUnavailable(err)) return new ApiError(503, 'service_unavailable', 'a service this request needs is unavailable; retry later', undefined, { 'Retry-After': '1' });
+  if (isUnavailable(err))
+    return new ApiError(503, 'service_unavailable', 'a service this request needs is unavailable; retry later', undefined, {
+      'Retry-After': '1',
+    });
   return undefined;
 }
 

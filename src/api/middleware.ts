@@ -45,7 +45,9 @@ export async function jsonBody(ctx: Context, next: Next) {
       const e = err as { type?: string };
       // The rest of the body stays unread, so this connection cannot carry another request.
       if (e.type === 'entity.too.large') {
-        throw new ApiError(413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES / 1024} KB`, undefined, { Connection: 'close' });
+        throw new ApiError(413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES / 1024} KB`, undefined, {
+          Connection: 'close',
+        });
       }
       throw new ApiError(400, 'invalid_request', 'the request body could not be read');
     }
@@ -144,9 +146,15 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
     const key = ctx.get('Idempotency-Key');
     const state = ctx.state as AppState;
     if (ctx.method !== 'POST' || !key || !state.principal) return next();
-    if (key.length > 255) throw new ApiError(400, 'invalid_request', 'Idempotency-Key is limited to 255 characters', [{ field: 'Idempotency-Key', message: 'too long' }]);
+    if (key.length > 255)
+      throw new ApiError(400, 'invalid_request', 'Idempotency-Key is limited to 255 characters', [
+        { field: 'Idempotency-Key', message: 'too long' },
+      ]);
     const scope = scopeOf(state.principal);
-    const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(state.rawBody ?? Buffer.alloc(0)).digest('hex');
+    const hash = createHash('sha256')
+      .update(`${ctx.method} ${ctx.path}\n`)
+      .update(state.rawBody ?? Buffer.alloc(0))
+      .digest('hex');
     const claim = await claimIdempotencyKey(db, scope, key, hash, () => ulid());
     if (claim.kind === 'conflict') throw new ApiError(409, 'idempotency_conflict', claim.message);
     if (claim.kind === 'in_progress' && !REENTRANT_OPERATION.test(ctx.path)) {
@@ -154,7 +162,11 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
     }
     if (claim.kind === 'replay') {
       if (isWithheld(claim.body)) {
-        throw new ApiError(409, 'idempotency_conflict', 'the first request with this Idempotency-Key created a secret, which is shown only once; it cannot be shown again (list the resource to see it without its secret, or send a new key to create another)');
+        throw new ApiError(
+          409,
+          'idempotency_conflict',
+          'the first request with this Idempotency-Key created a secret, which is shown only once; it cannot be shown again (list the resource to see it without its secret, or send a new key to create another)',
+        );
       }
       ctx.status = claim.status;
       ctx.body = claim.body;
@@ -169,7 +181,10 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
       // A refusal (4xx) is the answer to replay; a failure on our side leaves the key retryable.
       const answer = toApiError(err);
       if (answer && answer.status < 500) {
-        await completeIdempotencyKey(db, scope, key, answer.status, { error: { code: answer.code, message: answer.message, ...(answer.details !== undefined ? { details: answer.details } : {}) }, request_id: state.requestId });
+        await completeIdempotencyKey(db, scope, key, answer.status, {
+          error: { code: answer.code, message: answer.message, ...(answer.details !== undefined ? { details: answer.details } : {}) },
+          request_id: state.requestId,
+        });
       } else await failIdempotencyKey(db, scope, key);
       throw err;
     }
@@ -181,4 +196,3 @@ export function idempotency({ db }: Pick<AppDeps, 'db'>) {
 function isWithheld(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as Record<string, unknown>).secret_withheld === true;
 }
-

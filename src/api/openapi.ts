@@ -19,8 +19,7 @@ interface Operation {
   responses: Record<number, { description: string; schema?: Schema }>;
 }
 
-const errors = (...codes: number[]) =>
-  Object.fromEntries(codes.map((c) => [c, { description: ERROR_TEXT[c], schema: S.ErrorResponse }]));
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { description: ERROR_TEXT[c], schema: S.ErrorResponse }]));
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_request: field-level details',
   401: 'Missing or wrong credentials',
@@ -50,26 +49,157 @@ function transitionOps(): Operation[] {
 }
 
 export const OPERATIONS: Operation[] = [
-  { method: 'post', path: '/api/v1/auth/login', tag: 'Auth', summary: 'Log in; the token lasts one hour', auth: false, body: S.LoginRequest, responses: { 200: { description: 'A bearer token', schema: S.LoginResponse }, ...errors(400, 401, 429) } },
-  { method: 'post', path: '/api/v1/payments', tag: 'Payments', summary: 'Create a payment (starts its workflow)', body: S.CreatePaymentRequest, responses: { 201: { description: 'The payment, status pending_deposit', schema: S.Payment }, ...errors(400, 409, 413, 415, ...common) } },
-  { method: 'get', path: '/api/v1/payments', tag: 'Payments', summary: 'List payments, newest first', query: S.ListPaymentsQuery, responses: { 200: { description: 'A page of payments', schema: S.PaymentList }, ...errors(400, ...common) } },
-  { method: 'get', path: '/api/v1/payments/{id}', tag: 'Payments', summary: 'Read a payment (from its workflow)', responses: { 200: { description: 'The payment', schema: S.Payment }, ...errors(404, ...common) } },
-  { method: 'get', path: '/api/v1/payments/{id}/events', tag: 'Payments', summary: "A payment's history", responses: { 200: { description: 'Every transition, oldest first', schema: S.PaymentHistory }, ...errors(404, ...common) } },
+  {
+    method: 'post',
+    path: '/api/v1/auth/login',
+    tag: 'Auth',
+    summary: 'Log in; the token lasts one hour',
+    auth: false,
+    body: S.LoginRequest,
+    responses: { 200: { description: 'A bearer token', schema: S.LoginResponse }, ...errors(400, 401, 429) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/payments',
+    tag: 'Payments',
+    summary: 'Create a payment (starts its workflow)',
+    body: S.CreatePaymentRequest,
+    responses: { 201: { description: 'The payment, status pending_deposit', schema: S.Payment }, ...errors(400, 409, 413, 415, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/payments',
+    tag: 'Payments',
+    summary: 'List payments, newest first',
+    query: S.ListPaymentsQuery,
+    responses: { 200: { description: 'A page of payments', schema: S.PaymentList }, ...errors(400, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/payments/{id}',
+    tag: 'Payments',
+    summary: 'Read a payment (from its workflow)',
+    responses: { 200: { description: 'The payment', schema: S.Payment }, ...errors(404, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/payments/{id}/events',
+    tag: 'Payments',
+    summary: "A payment's history",
+    responses: { 200: { description: 'Every transition, oldest first', schema: S.PaymentHistory }, ...errors(404, ...common) },
+  },
   ...transitionOps(),
-  { method: 'get', path: '/api/v1/events', tag: 'Events', summary: 'List events, newest first (kept at least 30 days)', description: 'Every event a payment emitted, whether or not a webhook was configured: recover what a receiver missed.', query: S.ListEventsQuery, responses: { 200: { description: 'A page of events', schema: S.EventList }, ...errors(400, ...common) } },
-  { method: 'get', path: '/api/v1/events/{id}', tag: 'Events', summary: 'Read one event', responses: { 200: { description: 'The event', schema: S.Event }, ...errors(404, ...common) } },
-  { method: 'post', path: '/api/v1/webhooks/configure', tag: 'Webhooks', summary: 'Configure a webhook endpoint', body: S.ConfigureWebhookRequest, responses: { 201: { description: 'The configuration with its secret (shown once)', schema: S.WebhookConfigured }, ...errors(400, ...common) } },
-  { method: 'get', path: '/api/v1/webhooks', tag: 'Webhooks', summary: 'List webhook configurations (secrets never shown)', responses: { 200: { description: 'Configurations', schema: S.WebhookList }, ...errors(...common) } },
-  { method: 'delete', path: '/api/v1/webhooks/{id}', tag: 'Webhooks', summary: 'Delete a configuration; pending retries stop', responses: { 200: { description: 'Deleted', schema: S.DeletedResponse }, ...errors(404, ...common) } },
-  { method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', tag: 'Webhooks', summary: 'Rotate the signing secret; the previous one keeps signing during the overlap', body: S.RotateSecretRequest, responses: { 200: { description: 'The configuration with its new secret', schema: S.WebhookConfigured }, ...errors(404, ...common) } },
-  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'Webhooks', summary: 'Send a payment.test event', responses: { 202: { description: 'Delivery started', schema: S.WebhookTestSent }, ...errors(404, ...common) } },
-  { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tag: 'Webhooks', summary: 'Delivery log: every attempt with time, status code, duration, error', responses: { 200: { description: 'Deliveries, newest first', schema: S.WebhookDeliveryList }, ...errors(404, ...common) } },
-  { method: 'post', path: '/api/v1/test_helpers/payments/{id}/advance', tag: 'Test helpers', summary: "Move a test-mode payment's clock forward (test clock)", description: 'Due timers fire now, with their normal history entries and webhooks: the deposit deadline cancels, an auto-release releases. A live payment answers 404.', body: S.AdvanceClockRequest, responses: { 200: { description: 'The payment after its due timers fired', schema: S.Payment }, ...errors(400, 404, ...common) } },
-  { method: 'post', path: '/api/v1/api-keys', tag: 'API keys', summary: "Create an API key of the caller's mode (shown once)", body: S.CreateApiKeyRequest, responses: { 201: { description: 'The key', schema: S.ApiKeyCreated }, ...errors(400, 403, ...common) } },
-  { method: 'get', path: '/api/v1/api-keys', tag: 'API keys', summary: "List the mode's API keys", responses: { 200: { description: 'Keys (last four characters only)', schema: S.ApiKeyList }, ...errors(...common) } },
-  { method: 'delete', path: '/api/v1/api-keys/{id}', tag: 'API keys', summary: 'Revoke an API key', responses: { 200: { description: 'Revoked', schema: S.DeletedResponse }, ...errors(404, ...common) } },
-  { method: 'get', path: '/healthz', tag: 'Operations', summary: 'Liveness', auth: false, responses: { 200: { description: 'The process is up' } } },
-  { method: 'get', path: '/readyz', tag: 'Operations', summary: 'Readiness: PostgreSQL and Temporal reachable', auth: false, responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unreachable' } } },
+  {
+    method: 'get',
+    path: '/api/v1/events',
+    tag: 'Events',
+    summary: 'List events, newest first (kept at least 30 days)',
+    description: 'Every event a payment emitted, whether or not a webhook was configured: recover what a receiver missed.',
+    query: S.ListEventsQuery,
+    responses: { 200: { description: 'A page of events', schema: S.EventList }, ...errors(400, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/events/{id}',
+    tag: 'Events',
+    summary: 'Read one event',
+    responses: { 200: { description: 'The event', schema: S.Event }, ...errors(404, ...common) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/configure',
+    tag: 'Webhooks',
+    summary: 'Configure a webhook endpoint',
+    body: S.ConfigureWebhookRequest,
+    responses: {
+      201: { description: 'The configuration with its secret (shown once)', schema: S.WebhookConfigured },
+      ...errors(400, ...common),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook configurations (secrets never shown)',
+    responses: { 200: { description: 'Configurations', schema: S.WebhookList }, ...errors(...common) },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/webhooks/{id}',
+    tag: 'Webhooks',
+    summary: 'Delete a configuration; pending retries stop',
+    responses: { 200: { description: 'Deleted', schema: S.DeletedResponse }, ...errors(404, ...common) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/rotate-secret',
+    tag: 'Webhooks',
+    summary: 'Rotate the signing secret; the previous one keeps signing during the overlap',
+    body: S.RotateSecretRequest,
+    responses: { 200: { description: 'The configuration with its new secret', schema: S.WebhookConfigured }, ...errors(404, ...common) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/test',
+    tag: 'Webhooks',
+    summary: 'Send a payment.test event',
+    responses: { 202: { description: 'Delivery started', schema: S.WebhookTestSent }, ...errors(404, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}/deliveries',
+    tag: 'Webhooks',
+    summary: 'Delivery log: every attempt with time, status code, duration, error',
+    responses: { 200: { description: 'Deliveries, newest first', schema: S.WebhookDeliveryList }, ...errors(404, ...common) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/test_helpers/payments/{id}/advance',
+    tag: 'Test helpers',
+    summary: "Move a test-mode payment's clock forward (test clock)",
+    description:
+      'Due timers fire now, with their normal history entries and webhooks: the deposit deadline cancels, an auto-release releases. A live payment answers 404.',
+    body: S.AdvanceClockRequest,
+    responses: { 200: { description: 'The payment after its due timers fired', schema: S.Payment }, ...errors(400, 404, ...common) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/api-keys',
+    tag: 'API keys',
+    summary: "Create an API key of the caller's mode (shown once)",
+    body: S.CreateApiKeyRequest,
+    responses: { 201: { description: 'The key', schema: S.ApiKeyCreated }, ...errors(400, 403, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/api-keys',
+    tag: 'API keys',
+    summary: "List the mode's API keys",
+    responses: { 200: { description: 'Keys (last four characters only)', schema: S.ApiKeyList }, ...errors(...common) },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/api-keys/{id}',
+    tag: 'API keys',
+    summary: 'Revoke an API key',
+    responses: { 200: { description: 'Revoked', schema: S.DeletedResponse }, ...errors(404, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    tag: 'Operations',
+    summary: 'Liveness',
+    auth: false,
+    responses: { 200: { description: 'The process is up' } },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    tag: 'Operations',
+    summary: 'Readiness: PostgreSQL and Temporal reachable',
+    auth: false,
+    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unreachable' } },
+  },
 ];
 
 const json = (schema: Schema, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
@@ -91,17 +221,32 @@ export function openApiDocument(): object {
       }
     }
     if (op.auth !== false && op.method === 'post') {
-      parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 }, description: 'Same key and body replays the first response; a different body is 409 idempotency_conflict' });
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', maxLength: 255 },
+        description: 'Same key and body replays the first response; a different body is 409 idempotency_conflict',
+      });
     }
     if (op.auth !== false) {
-      parameters.push({ name: 'X-Service-Mode', in: 'header', required: false, schema: { type: 'string', enum: ['test', 'live'], default: 'test' }, description: 'Mode of a bearer-token request (API keys carry their mode in their prefix)' });
+      parameters.push({
+        name: 'X-Service-Mode',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', enum: ['test', 'live'], default: 'test' },
+        description: 'Mode of a bearer-token request (API keys carry their mode in their prefix)',
+      });
     }
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
-      operationId: `${op.method}${op.path.replace(/\/api\/v1/, '').replace(/[{}]/g, '').replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      operationId: `${op.method}${op.path
+        .replace(/\/api\/v1/, '')
+        .replace(/[{}]/g, '')
+        .replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
       ...(parameters.length ? { parameters } : {}),
       ...(op.auth === false ? { security: [] } : {}),
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body, 'input') } } } } : {}),
@@ -118,13 +263,19 @@ export function openApiDocument(): object {
     info: {
       title: 'Payment Custody Service',
       version: '1.0.0',
-      description: 'Payments held in custody and released, cancelled or refunded. Every error is `{"error":{code,message,details?},"request_id"}`; every response carries `X-Request-Id`. Amounts are JSON numbers in major units, never more fractional digits than the currency has.',
+      description:
+        'Payments held in custody and released, cancelled or refunded. Every error is `{"error":{code,message,details?},"request_id"}`; every response carries `X-Request-Id`. Amounts are JSON numbers in major units, never more fractional digits than the currency has.',
     },
     servers: [{ url: '/' }],
     security: [{ ApiKey: [] }, { Bearer: [] }],
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'svc_test_… keys act in test mode, svc_live_… in live mode' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'svc_test_… keys act in test mode, svc_live_… in live mode',
+        },
         Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'From POST /api/v1/auth/login; lasts one hour' },
       },
     },

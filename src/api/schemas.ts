@@ -21,8 +21,13 @@ const reason = text(500).nullable().optional().describe('Why; recorded in the pa
 
 export const CreatePaymentRequest = z
   .object({
-    amount: z.number({ message: 'amount must be a number in major units, e.g. 10.50' }).describe('Major units; no more fractional digits than the currency has'),
-    currency: z.string().regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code').describe('ISO 4217 code, e.g. USD'),
+    amount: z
+      .number({ message: 'amount must be a number in major units, e.g. 10.50' })
+      .describe('Major units; no more fractional digits than the currency has'),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code')
+      .describe('ISO 4217 code, e.g. USD'),
     payer_email: email,
     recipient_email: email,
     description: text(1000).nullable().optional(),
@@ -31,8 +36,20 @@ export const CreatePaymentRequest = z
       .refine((m) => Object.keys(m).length <= 20, 'metadata can have at most 20 keys')
       .optional()
       .describe('Up to 20 string values'),
-    deposit_deadline_seconds: z.number().int().min(1).max(365 * 24 * 3600).optional().describe('Default 7 days'),
-    auto_release_after_seconds: z.number().int().min(1).max(365 * 24 * 3600).optional().describe('Release this long after approval, unless disputed or refunded'),
+    deposit_deadline_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 24 * 3600)
+      .optional()
+      .describe('Default 7 days'),
+    auto_release_after_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 24 * 3600)
+      .optional()
+      .describe('Release this long after approval, unless disputed or refunded'),
   })
   .strict();
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
@@ -43,7 +60,14 @@ export const ResolveRequest = z
   .strict();
 
 export const AdvanceClockRequest = z
-  .object({ seconds: z.number().int().min(1).max(366 * 24 * 3600).describe('How far to move this payment’s clock forward') })
+  .object({
+    seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(366 * 24 * 3600)
+      .describe('How far to move this payment’s clock forward'),
+  })
   .strict();
 
 /** Endpoints that take no query parameters: any is a 400, as an unknown body field is. */
@@ -59,20 +83,35 @@ const listQuery = <S extends z.ZodRawShape>(idPrefix: string, what: string, filt
   z
     .strictObject({
       limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size, 1 to 100 (default 20)'),
-      starting_after: z.string().regex(new RegExp(`^${idPrefix}_[0-9A-Za-z]{1,64}$`), `must be ${what} id`).optional().describe(`${what} id: the page after it (older items)`),
-      ending_before: z.string().regex(new RegExp(`^${idPrefix}_[0-9A-Za-z]{1,64}$`), `must be ${what} id`).optional().describe(`${what} id: the page before it (newer items)`),
+      starting_after: z
+        .string()
+        .regex(new RegExp(`^${idPrefix}_[0-9A-Za-z]{1,64}$`), `must be ${what} id`)
+        .optional()
+        .describe(`${what} id: the page after it (older items)`),
+      ending_before: z
+        .string()
+        .regex(new RegExp(`^${idPrefix}_[0-9A-Za-z]{1,64}$`), `must be ${what} id`)
+        .optional()
+        .describe(`${what} id: the page before it (newer items)`),
       created_gte: z.iso.datetime({ offset: true }).optional().describe('Only items created at or after this ISO 8601 time'),
       created_lte: z.iso.datetime({ offset: true }).optional().describe('Only items created at or before this ISO 8601 time'),
       ...filters,
     })
-    .refine((q) => !((q as Cursors).starting_after && (q as Cursors).ending_before), { message: 'use starting_after or ending_before, not both', path: ['ending_before'] });
+    .refine((q) => !((q as Cursors).starting_after && (q as Cursors).ending_before), {
+      message: 'use starting_after or ending_before, not both',
+      path: ['ending_before'],
+    });
 
 export const ListPaymentsQuery = listQuery('pay', 'A payment', {
   status: z.enum(PAYMENT_STATUSES).optional().describe('Only payments in this status'),
 });
 
 export const ListEventsQuery = listQuery('evt', 'An event', {
-  payment_id: z.string().regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id').optional().describe("Only this payment's events"),
+  payment_id: z
+    .string()
+    .regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id')
+    .optional()
+    .describe("Only this payment's events"),
   type: z.enum(PAYMENT_EVENTS).optional().describe('Only events of this type, e.g. payment.released'),
 });
 
@@ -119,7 +158,13 @@ export const LoginRequest = z.object({ email, password: text(1024).min(1) }).str
 export const LoginResponse = z.object({ token: z.string(), expires_at: z.string() });
 
 export const CreateApiKeyRequest = z.object({ mode: z.enum(['test', 'live']) }).strict();
-export const ApiKey = z.object({ id: z.string(), object: z.literal('api_key'), mode: z.enum(['test', 'live']), last4: z.string(), created_at: z.string() });
+export const ApiKey = z.object({
+  id: z.string(),
+  object: z.literal('api_key'),
+  mode: z.enum(['test', 'live']),
+  last4: z.string(),
+  created_at: z.string(),
+});
 export const ApiKeyCreated = ApiKey.extend({ key: z.string().describe('Shown once') });
 export const ApiKeyList = z.object({ object: z.literal('list'), data: z.array(ApiKey) });
 
@@ -149,7 +194,10 @@ export const RotateSecretRequest = z
 export const Webhook = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(PAYMENT_EVENTS)), active: z.boolean() });
 export const WebhookWithSecret = Webhook.extend({ secret: z.string() });
 export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });
-export const WebhookList = z.object({ object: z.literal('list'), data: z.array(Webhook.extend({ livemode: z.boolean(), created_at: z.string() })) });
+export const WebhookList = z.object({
+  object: z.literal('list'),
+  data: z.array(Webhook.extend({ livemode: z.boolean(), created_at: z.string() })),
+});
 export const WebhookDeliveryList = z.object({
   object: z.literal('list'),
   data: z.array(
@@ -159,7 +207,15 @@ export const WebhookDeliveryList = z.object({
       payment_id: z.string().nullable(),
       status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
       created_at: z.string(),
-      attempts: z.array(z.object({ attempt: z.number(), at: z.string(), status_code: z.number().nullable(), duration_ms: z.number(), error: z.string().nullable() })),
+      attempts: z.array(
+        z.object({
+          attempt: z.number(),
+          at: z.string(),
+          status_code: z.number().nullable(),
+          duration_ms: z.number(),
+          error: z.string().nullable(),
+        }),
+      ),
     }),
   ),
 });
@@ -170,7 +226,11 @@ export const ErrorResponse = z.object({
   error: z.object({
     code: z.string(),
     message: z.string(),
-    details: z.array(z.object({ field: z.string(), message: z.string() })).optional().or(z.record(z.string(), z.unknown())).optional(),
+    details: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .or(z.record(z.string(), z.unknown()))
+      .optional(),
   }),
   request_id: z.string(),
 });

@@ -21,7 +21,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt') return false;
   const expected = Buffer.from(hash, 'base64');
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
   return timingSafeEqual(key, expected);
 }
 
@@ -56,11 +61,19 @@ export async function createApiKey(db: Knex, accountId: string, livemode: boolea
 }
 
 export async function findApiKey(db: Knex, key: string): Promise<ApiKeyRecord | undefined> {
-  return db('api_keys').select('id', 'account_id', 'livemode', 'last4', 'created_at').where({ key_hash: hashApiKey(key) }).whereNull('revoked_at').first();
+  return db('api_keys')
+    .select('id', 'account_id', 'livemode', 'last4', 'created_at')
+    .where({ key_hash: hashApiKey(key) })
+    .whereNull('revoked_at')
+    .first();
 }
 
 export async function listApiKeys(db: Knex, accountId: string, livemode: boolean): Promise<ApiKeyRecord[]> {
-  return db('api_keys').select('id', 'account_id', 'livemode', 'last4', 'created_at').where({ account_id: accountId, livemode }).whereNull('revoked_at').orderBy('created_at', 'desc');
+  return db('api_keys')
+    .select('id', 'account_id', 'livemode', 'last4', 'created_at')
+    .where({ account_id: accountId, livemode })
+    .whereNull('revoked_at')
+    .orderBy('created_at', 'desc');
 }
 
 export async function revokeApiKey(db: Knex, accountId: string, livemode: boolean, id: string): Promise<boolean> {

@@ -48,13 +48,17 @@ export interface EventFilter extends PageRequest {
 const scoped = (db: Knex, scope: Scope) => () => db('events').where({ account_id: scope.accountId, livemode: scope.livemode });
 
 export async function listEvents(db: Knex, scope: Scope, filter: EventFilter) {
-  return pageOf<EventRecord>(scoped(db, scope), (q) => {
-    if (filter.paymentId) q.andWhere('payment_id', filter.paymentId);
-    if (filter.type) q.andWhere('type', filter.type);
-    if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
-    if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
-    return q;
-  }, filter);
+  return pageOf<EventRecord>(
+    scoped(db, scope),
+    (q) => {
+      if (filter.paymentId) q.andWhere('payment_id', filter.paymentId);
+      if (filter.type) q.andWhere('type', filter.type);
+      if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
+      if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
+      return q;
+    },
+    filter,
+  );
 }
 
 export async function findEvent(db: Knex, scope: Scope, id: string): Promise<EventRecord | undefined> {
@@ -62,5 +66,13 @@ export async function findEvent(db: Knex, scope: Scope, id: string): Promise<Eve
 }
 
 export function eventView(e: EventRecord) {
-  return { id: e.id, object: 'event' as const, type: e.type, payment_id: e.payment_id, sequence: e.sequence, created_at: e.created_at.toISOString(), data: e.data };
+  return {
+    id: e.id,
+    object: 'event' as const,
+    type: e.type,
+    payment_id: e.payment_id,
+    sequence: e.sequence,
+    created_at: e.created_at.toISOString(),
+    data: e.data,
+  };
 }

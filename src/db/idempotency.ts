@@ -26,7 +26,13 @@ const where = (scope: Scope, key: string) => ({ account_id: scope.accountId, liv
  * Claim an Idempotency-Key for a request, or learn what the first request with it answered.
  * A key whose request failed on our side is claimable again, with the resource id it had.
  */
-export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, requestHash: string, newResourceId: () => string): Promise<Claim> {
+export async function claimIdempotencyKey(
+  db: Knex,
+  scope: Scope,
+  key: string,
+  requestHash: string,
+  newResourceId: () => string,
+): Promise<Claim> {
   const resourceId = newResourceId();
   // Expired keys are forgotten: this one now, the others in passing.
   await db('idempotency_keys').where(where(scope, key)).andWhereRaw(`created_at < now() - interval '${KEY_TTL_HOURS} hours'`).delete();
@@ -38,7 +44,8 @@ export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, r
   if (inserted.length > 0) return { kind: 'claimed', resourceId, retaken: false };
   const row = await db('idempotency_keys').where(where(scope, key)).first();
   if (row.request_hash !== requestHash) return { kind: 'conflict', message: 'this Idempotency-Key was used with a different request' };
-  if (row.status_code != null) return { kind: 'replay', status: row.status_code, body: row.response_body == null ? null : JSON.parse(row.response_body) };
+  if (row.status_code != null)
+    return { kind: 'replay', status: row.status_code, body: row.response_body == null ? null : JSON.parse(row.response_body) };
   // A failed claim, or one abandoned by a process that died mid-request, is taken over atomically:
   // of two concurrent retries, one wins.
   // Staleness by the database's clock, the same clock that stamped the claim.
@@ -54,7 +61,9 @@ export async function claimIdempotencyKey(db: Knex, scope: Scope, key: string, r
 
 /** Record the answer to replay; JSON text, so any bytes a client sent can be stored. */
 export async function completeIdempotencyKey(db: Knex, scope: Scope, key: string, status: number, body: unknown): Promise<void> {
-  await db('idempotency_keys').where(where(scope, key)).update({ status_code: status, response_body: JSON.stringify(body ?? null), failed_at: null });
+  await db('idempotency_keys')
+    .where(where(scope, key))
+    .update({ status_code: status, response_body: JSON.stringify(body ?? null), failed_at: null });
 }
 
 /** Forget keys past their lifetime (run in passing by the API; cheap with the created_at index). */

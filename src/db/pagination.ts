@@ -23,13 +23,21 @@ export async function pageOf<R extends { created_at: Date; id: string }>(
   const cursorId = req.startingAfter ?? req.endingBefore;
   const backwards = req.startingAfter === undefined && req.endingBefore !== undefined;
   if (cursorId !== undefined) {
-    const cursor = (await scoped().select('created_at', 'id').where({ id: cursorId }).first()) as { created_at: Date; id: string } | undefined;
+    const cursor = (await scoped().select('created_at', 'id').where({ id: cursorId }).first()) as
+      { created_at: Date; id: string } | undefined;
     if (!cursor) return { cursorNotFound: backwards ? 'ending_before' : 'starting_after' };
     const [op, tie] = backwards ? ['>', '>'] : ['<', '<'];
-    q.andWhere((w) => w.where('created_at', op, cursor.created_at).orWhere((o) => o.where('created_at', cursor.created_at).andWhere('id', tie, cursor.id)));
+    q.andWhere((w) =>
+      w.where('created_at', op, cursor.created_at).orWhere((o) => o.where('created_at', cursor.created_at).andWhere('id', tie, cursor.id)),
+    );
   }
   const order = backwards ? 'asc' : 'desc';
-  const rows = (await q.orderBy([{ column: 'created_at', order }, { column: 'id', order }]).limit(req.limit + 1)) as R[];
+  const rows = (await q
+    .orderBy([
+      { column: 'created_at', order },
+      { column: 'id', order },
+    ])
+    .limit(req.limit + 1)) as R[];
   const page = rows.slice(0, req.limit);
   return { rows: backwards ? page.reverse() : page, hasMore: rows.length > req.limit };
 }

@@ -101,11 +101,8 @@ export async function projectPayment(db: Knex | Knex.Transaction, state: Payment
   await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));
 }
 
-
 export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentState | undefined> {
-  const row = await db<PaymentRow>('payments')
-    .where({ id, account_id: scope.accountId, livemode: scope.livemode })
-    .first();
+  const row = await db<PaymentRow>('payments').where({ id, account_id: scope.accountId, livemode: scope.livemode }).first();
   return row ? fromRow(row) : undefined;
 }
 
@@ -116,7 +113,11 @@ export interface ListFilter extends PageRequest {
 }
 
 /** Newest first; cursors are payment ids of this account and mode. */
-export async function listPayments(db: Knex, scope: Scope, filter: ListFilter): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: string }> {
+export async function listPayments(
+  db: Knex,
+  scope: Scope,
+  filter: ListFilter,
+): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: string }> {
   const page = await pageOf<PaymentRow>(
     () => db('payments').where({ account_id: scope.accountId, livemode: scope.livemode }),
     (q) => {

@@ -73,7 +73,15 @@ function lockedMessage(dir: string, owner: Owner): string {
 export function lockPgliteDir(dir: string): () => void {
   const resolved = path.resolve(dir);
   const file = path.join(resolved, LOCK_FILE);
-  const me: Owner = { pid: process.pid, started: startTime(process.pid), command: process.argv.slice(1).map((a) => path.basename(a)).join(' ').slice(0, 200) };
+  const me: Owner = {
+    pid: process.pid,
+    started: startTime(process.pid),
+    command: process.argv
+      .slice(1)
+      .map((a) => path.basename(a))
+      .join(' ')
+      .slice(0, 200),
+  };
   const mine = JSON.stringify(me);
   if (held.has(resolved)) throw new PgliteLockedError(lockedMessage(resolved, me));
   // Written in full to a private file, then linked into place: the lock appears atomically, never empty.

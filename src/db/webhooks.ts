@@ -46,7 +46,9 @@ export function newWebhookSecret(): string {
 async function reveal(db: Knex, row: StoredWebhook, key: Buffer): Promise<WebhookWithSecret> {
   if (row.secret_sealed) return { ...withoutSecret(row), secret: openWebhookSecret(row.secret_sealed, row.id, key) };
   if (row.secret === null) throw new Error(`webhook ${row.id} has no secret`);
-  await db('webhooks').where({ id: row.id, secret: row.secret }).update({ secret_sealed: sealWebhookSecret(row.secret, row.id, key), secret: null });
+  await db('webhooks')
+    .where({ id: row.id, secret: row.secret })
+    .update({ secret_sealed: sealWebhookSecret(row.secret, row.id, key), secret: null });
   return { ...withoutSecret(row), secret: row.secret };
 }
 
@@ -54,7 +56,16 @@ export async function createWebhook(db: Knex, key: Buffer, scope: Scope, url: st
   const id = `wh_${ulid()}`;
   const secret = newWebhookSecret();
   const [row] = await db<StoredWebhook>('webhooks')
-    .insert({ id, account_id: scope.accountId, livemode: scope.livemode, url, events, secret: null, secret_sealed: sealWebhookSecret(secret, id, key), active: true })
+    .insert({
+      id,
+      account_id: scope.accountId,
+      livemode: scope.livemode,
+      url,
+      events,
+      secret: null,
+      secret_sealed: sealWebhookSecret(secret, id, key),
+      active: true,
+    })
     .returning('*');
   return { ...withoutSecret(row), secret };
 }
@@ -81,7 +92,13 @@ export async function deleteWebhook(db: Knex, scope: Scope, id: string): Promise
  * A new secret; the previous one keeps signing beside it for `expirePreviousInSeconds` (0: it
  * stops at once), so that receivers can move to the new one without rejecting a delivery.
  */
-export async function rotateWebhookSecret(db: Knex, key: Buffer, scope: Scope, id: string, expirePreviousInSeconds: number): Promise<WebhookWithSecret | undefined> {
+export async function rotateWebhookSecret(
+  db: Knex,
+  key: Buffer,
+  scope: Scope,
+  id: string,
+  expirePreviousInSeconds: number,
+): Promise<WebhookWithSecret | undefined> {
   const stored = await live(db, scope).andWhere({ id }).first();
   if (!stored) return undefined;
   const { secret: previous } = await reveal(db, stored as StoredWebhook, key);
@@ -141,19 +158,33 @@ export async function planDeliveries(db: Knex, scope: Scope, envelope: Envelope,
 
 export async function createSingleDelivery(db: Knex, webhookId: string, envelope: Envelope): Promise<string> {
   const id = `dlv_${ulid()}`;
-  await db('webhook_deliveries').insert({ id, webhook_id: webhookId, payment_id: envelope.payment_id, event: envelope.event, body: JSON.stringify(envelope) });
+  await db('webhook_deliveries').insert({
+    id,
+    webhook_id: webhookId,
+    payment_id: envelope.payment_id,
+    event: envelope.event,
+    body: JSON.stringify(envelope),
+  });
   return id;
 }
 
 /** A delivery and its configuration, with the configuration's secret decrypted for signing. */
-export async function loadDelivery(db: Knex, id: string, key: Buffer): Promise<{ delivery: DeliveryRow; webhook: WebhookWithSecret } | undefined> {
+export async function loadDelivery(
+  db: Knex,
+  id: string,
+  key: Buffer,
+): Promise<{ delivery: DeliveryRow; webhook: WebhookWithSecret } | undefined> {
   const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
   if (!delivery) return undefined;
   const webhook = await db<StoredWebhook>('webhooks').where({ id: delivery.webhook_id }).first();
   if (!webhook) return undefined;
   const revealed = await reveal(db, webhook, key);
-  const overlapping = webhook.previous_secret_sealed && webhook.previous_secret_expires_at && webhook.previous_secret_expires_at.getTime() > Date.now();
-  return { delivery, webhook: overlapping ? { ...revealed, previousSecret: openWebhookSecret(webhook.previous_secret_sealed!, webhook.id, key) } : revealed };
+  const overlapping =
+    webhook.previous_secret_sealed && webhook.previous_secret_expires_at && webhook.previous_secret_expires_at.getTime() > Date.now();
+  return {
+    delivery,
+    webhook: overlapping ? { ...revealed, previousSecret: openWebhookSecret(webhook.previous_secret_sealed!, webhook.id, key) } : revealed,
+  };
 }
 
 export interface AttemptRecord {
@@ -167,7 +198,14 @@ export interface AttemptRecord {
 export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('webhook_delivery_attempts')
-      .insert({ delivery_id: deliveryId, attempt: a.attempt, at: a.at, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error })
+      .insert({
+        delivery_id: deliveryId,
+        attempt: a.attempt,
+        at: a.at,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+      })
       .onConflict(['delivery_id', 'attempt'])
       .ignore();
     await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, attempts: a.attempt, updated_at: new Date() });
@@ -181,10 +219,18 @@ export async function markDelivery(db: Knex, deliveryId: string, status: Deliver
 export async function listDeliveries(db: Knex, webhookId: string, limit: number) {
   const deliveries = await db<DeliveryRow>('webhook_deliveries')
     .where({ webhook_id: webhookId })
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit);
   const attempts = deliveries.length
-    ? await db('webhook_delivery_attempts').whereIn('delivery_id', deliveries.map((d) => d.id)).orderBy(['delivery_id', 'attempt'])
+    ? await db('webhook_delivery_attempts')
+        .whereIn(
+          'delivery_id',
+          deliveries.map((d) => d.id),
+        )
+        .orderBy(['delivery_id', 'attempt'])
     : [];
   return deliveries.map((d) => ({
     id: d.id,
@@ -194,6 +240,12 @@ export async function listDeliveries(db: Knex, webhookId: string, limit: number)
     created_at: d.created_at.toISOString(),
     attempts: attempts
       .filter((a) => a.delivery_id === d.id)
-      .map((a) => ({ attempt: a.attempt, at: (a.at as Date).toISOString(), status_code: a.status_code, duration_ms: a.duration_ms, error: a.error })),
+      .map((a) => ({
+        attempt: a.attempt,
+        at: (a.at as Date).toISOString(),
+        status_code: a.status_code,
+        duration_ms: a.duration_ms,
+        error: a.error,
+      })),
   }));
 }

@@ -9,10 +9,26 @@ import { data as iso4217 } from 'currency-codes';
  * ISO 4217 codes whose minor unit is "N.A.": metals, fund units, testing and "no currency". They
  * are not means of payment (the ISO table the package ships lists them with 0 digits).
  */
-const NOT_MEANS_OF_PAYMENT: ReadonlySet<string> = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
+const NOT_MEANS_OF_PAYMENT: ReadonlySet<string> = new Set([
+  'XAG',
+  'XAU',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XPD',
+  'XPT',
+  'XSU',
+  'XTS',
+  'XUA',
+  'XXX',
+]);
 
 /** Code → minor units (exponent), from the ISO 4217 table (never ICU/`Intl`, which disagrees for 17 currencies). Built once. */
-const MINOR_UNITS: ReadonlyMap<string, number> = new Map(iso4217.filter((c) => !NOT_MEANS_OF_PAYMENT.has(c.code)).map((c) => [c.code, c.digits]));
+const MINOR_UNITS: ReadonlyMap<string, number> = new Map(
+  iso4217.filter((c) => !NOT_MEANS_OF_PAYMENT.has(c.code)).map((c) => [c.code, c.digits]),
+);
 
 export function isCurrency(code: string): boolean {
   return MINOR_UNITS.has(code);
@@ -53,9 +69,10 @@ export function toMinor(amount: number, currency: string): AmountParse {
   if (fraction.length > digits) {
     return {
       ok: false,
-      message: digits === 0
-        ? `${currency} amounts cannot have fractional digits`
-        : `${currency} amounts can have at most ${digits} fractional digit${digits === 1 ? '' : 's'}`,
+      message:
+        digits === 0
+          ? `${currency} amounts cannot have fractional digits`
+          : `${currency} amounts can have at most ${digits} fractional digit${digits === 1 ? '' : 's'}`,
     };
   }
   return { ok: true, minor: BigInt(whole + fraction.padEnd(digits, '0')) };

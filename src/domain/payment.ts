@@ -69,17 +69,14 @@ export function isTerminal(status: PaymentStatus): boolean {
 }
 
 export type TransitionCheck =
-  | { ok: true; transition: Transition }
-  | { ok: false; reason: 'invalid_transition' | 'resolution_required'; message: string };
+  { ok: true; transition: Transition } | { ok: false; reason: 'invalid_transition' | 'resolution_required'; message: string };
 
 /** Decide whether `action` may run from `status`; the single place that answers that question. */
 export function checkTransition(status: PaymentStatus, action: TransitionAction, resolution?: Resolution): TransitionCheck {
   if (action === 'resolve' && !resolution) {
     return { ok: false, reason: 'resolution_required', message: 'resolve needs a resolution: "release" or "refund"' };
   }
-  const transition = TRANSITIONS.find(
-    (t) => t.action === action && (t.resolution === undefined || t.resolution === resolution),
-  );
+  const transition = TRANSITIONS.find((t) => t.action === action && (t.resolution === undefined || t.resolution === resolution));
   if (!transition || !transition.from.includes(status)) {
     return {
       ok: false,
@@ -97,7 +94,12 @@ export function checkTransition(status: PaymentStatus, action: TransitionAction,
  */
 export function dueTimer(state: PaymentState, now: number, pendingReleaseSince: number | null): TimerAction | undefined {
   if (state.status === 'pending_deposit' && now >= Date.parse(state.depositDeadline)) return 'deadline';
-  if (state.status === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null && now >= pendingReleaseSince + state.autoReleaseAfterSeconds * 1000) {
+  if (
+    state.status === 'pending_release' &&
+    state.autoReleaseAfterSeconds != null &&
+    pendingReleaseSince != null &&
+    now >= pendingReleaseSince + state.autoReleaseAfterSeconds * 1000
+  ) {
     return 'auto_release';
   }
   return undefined;

@@ -36,7 +36,9 @@ export function loadOrCreateLocalSecrets(dataDir: string): LocalSecrets {
   try {
     stored = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`invalid configuration:\n  ${file}: unreadable (${(err as Error).message}); delete it to generate new secrets (existing tokens and webhook secrets are then lost)`);
+    throw new ConfigError(
+      `invalid configuration:\n  ${file}: unreadable (${(err as Error).message}); delete it to generate new secrets (existing tokens and webhook secrets are then lost)`,
+    );
   }
   if (typeof stored.SERVICE_JWT_SECRET !== 'string' || typeof stored.WEBHOOK_SECRET_KEY !== 'string') {
     throw new ConfigError(`invalid configuration:\n  ${file}: must hold SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY`);

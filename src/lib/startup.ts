@@ -27,10 +27,7 @@ export class Started {
   async stopAll(eachMs = 10_000): Promise<void> {
     for (const stop of this.stops.splice(0).reverse()) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        (async () => stop())().catch(() => undefined),
-        new Promise((resolve) => (timer = setTimeout(resolve, eachMs))),
-      ]);
+      await Promise.race([(async () => stop())().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, eachMs)))]);
       clearTimeout(timer);
     }
   }

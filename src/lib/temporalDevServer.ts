@@ -92,9 +92,21 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     log('no Temporal CLI and no Go: using the Temporal SDK download of the dev server');
     const { TestWorkflowEnvironment } = await import('@temporalio/testing');
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', port: opts.port, ui: !opts.headless, uiPort: opts.uiPort, namespace, dbFilename: opts.dbFilename, extraArgs: searchAttributes.flatMap((s) => ['--search-attribute', s]) },
+      server: {
+        ip: '127.0.0.1',
+        port: opts.port,
+        ui: !opts.headless,
+        uiPort: opts.uiPort,
+        namespace,
+        dbFilename: opts.dbFilename,
+        extraArgs: searchAttributes.flatMap((s) => ['--search-attribute', s]),
+      },
     });
-    return { address: `127.0.0.1:${opts.port}`, uiUrl: opts.headless ? undefined : `http://127.0.0.1:${opts.uiPort}`, stop: () => env.teardown() };
+    return {
+      address: `127.0.0.1:${opts.port}`,
+      uiUrl: opts.headless ? undefined : `http://127.0.0.1:${opts.uiPort}`,
+      stop: () => env.teardown(),
+    };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', namespace, '--log-level', 'error'];
   if (opts.headless || !opts.uiPort) args.push('--headless');

@@ -8,7 +8,8 @@ export function eventsService({ db }: { db: Knex }) {
   return {
     async list(scope: Scope, filter: EventFilter) {
       const page = await listEvents(db, scope, filter);
-      if ('cursorNotFound' in page) throw new InvalidInput([{ field: page.cursorNotFound, message: 'not an event of this account and mode' }]);
+      if ('cursorNotFound' in page)
+        throw new InvalidInput([{ field: page.cursorNotFound, message: 'not an event of this account and mode' }]);
       return { data: page.rows.map(eventView), hasMore: page.hasMore };
     },
     async get(scope: Scope, id: string) {

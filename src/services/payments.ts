@@ -8,13 +8,29 @@ import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../config';
 import { minorUnits, toMajor } from '../domain/money';
-import { type ClientAction, type HistoryEntry, type PaymentState, type PaymentStatus, type Resolution, INITIAL_STATUS, creationEntry, isTerminal } from '../domain/payment';
+import {
+  type ClientAction,
+  type HistoryEntry,
+  type PaymentState,
+  type PaymentStatus,
+  type Resolution,
+  INITIAL_STATUS,
+  creationEntry,
+  isTerminal,
+} from '../domain/payment';
 import { summary } from '../domain/paymentView';
 import { AccountIdKey, LivemodeKey, PaymentAmountKey, PaymentCurrencyKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments, projectPayment } from '../db/payments';
 import type { Logger } from '../lib/logger';
-import { INVALID_TRANSITION, type TransitionOutcome, advanceClockUpdate, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../workflows';
+import {
+  INVALID_TRANSITION,
+  type TransitionOutcome,
+  advanceClockUpdate,
+  getPaymentQuery,
+  paymentWorkflow,
+  transitionUpdate,
+} from '../workflows';
 import { InvalidInput, InvalidTransition, NotFound, isClosedRun } from './errors';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
@@ -62,7 +78,8 @@ function outcomeOf(result: TransitionOutcome | PaymentState): { payment: Payment
   return 'entry' in result ? result : { payment: result };
 }
 
-const refusal = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) => new InvalidTransition(status, message);
+const refusal = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) =>
+  new InvalidTransition(status, message);
 
 export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) {
   const within = <T>(call: Call, fn: () => Promise<T>) =>
@@ -134,7 +151,9 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         // A retry (same Idempotency-Key) of a create whose first attempt started the workflow but
         // failed on our side before answering: answer with that payment, never start a second.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !call.resourceId) throw err;
-        const existing = await within(call, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery)).catch(() => findPayment(db, scopeOf(principal), payment.id));
+        const existing = await within(call, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery)).catch(() =>
+          findPayment(db, scopeOf(principal), payment.id),
+        );
         if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
         return existing;
       }
@@ -149,7 +168,8 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
 
     async list(scope: Scope, filter: ListFilter) {
       const result = await listPayments(db, scope, filter);
-      if ('cursorNotFound' in result) throw new InvalidInput([{ field: result.cursorNotFound, message: 'not a payment of this account and mode' }]);
+      if ('cursorNotFound' in result)
+        throw new InvalidInput([{ field: result.cursorNotFound, message: 'not a payment of this account and mode' }]);
       return result;
     },
 
@@ -169,7 +189,9 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       try {
         const request = { ...command, reason: command.reason ?? null, actor: call.principal.actor, requestId: call.requestId };
         // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
-        outcome = outcomeOf(await within(call, () => handle.executeUpdate(transitionUpdate, { args: [request], updateId: call.resourceId })));
+        outcome = outcomeOf(
+          await within(call, () => handle.executeUpdate(transitionUpdate, { args: [request], updateId: call.resourceId })),
+        );
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message: it names the status and, when a timer was due, why.
@@ -177,7 +199,10 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         }
         if (!isClosedRun(err)) throw err;
         // The run closed meanwhile: a timer, or this very update in an earlier attempt, made it final.
-        const first = call.retry && call.resourceId ? await within(call, () => handle.getUpdateHandle<PaymentState>(call.resourceId!).result()).catch(() => undefined) : undefined;
+        const first =
+          call.retry && call.resourceId
+            ? await within(call, () => handle.getUpdateHandle<PaymentState>(call.resourceId!).result()).catch(() => undefined)
+            : undefined;
         if (first) return outcomeOf(first).payment;
         const latest = await findPayment(db, scopeOf(call.principal), row.id);
         throw refusal(action, latest?.status ?? row.status);
@@ -191,7 +216,9 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       if (call.principal.livemode) throw new NotFound('test-mode payment');
       const row = await load(scopeOf(call.principal), id);
       if (isTerminal(row.status)) return row;
-      const { payment, entry } = await within(call, () => temporal.workflow.getHandle(row.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }));
+      const { payment, entry } = await within(call, () =>
+        temporal.workflow.getHandle(row.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
+      );
       await showDurable(call, payment, entry);
       return payment;
     },

@@ -30,7 +30,12 @@ export function standardSignature(id: string, timestampSeconds: number, rawBody:
  * The Standard Webhooks headers of one attempt: one signature per secret still valid (the new one
  * and, during a rotation's overlap, the previous one), space-separated.
  */
-export function standardWebhookHeaders(id: string, rawBody: string | Buffer, secrets: readonly string[], now = Date.now()): Record<string, string> {
+export function standardWebhookHeaders(
+  id: string,
+  rawBody: string | Buffer,
+  secrets: readonly string[],
+  now = Date.now(),
+): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'webhook-id': id,

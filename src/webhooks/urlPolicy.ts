@@ -6,17 +6,42 @@ import { Agent } from 'undici';
 /** Addresses a webhook may never reach: private, loopback, link-local, metadata, unspecified. */
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   // ::/96 holds ::, ::1 and the IPv4-compatible ::a.b.c.d; 64:ff9b::/96 (NAT64) and 2002::/16
   // (6to4) embed IPv4 addresses; fec0::/10 is the old site-local range.
-  ['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+  ['::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6');
 
 /** Cloud metadata names, refused by name whatever they resolve to from here. */
-const METADATA_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.internal',
+]);
 
 /** Which destinations a configuration may reach: live mode never loopback; test mode only while WEBHOOK_ALLOW_LOOPBACK is on. */
 export interface UrlRules {
@@ -56,7 +81,10 @@ export function isAllowedAddress(address: string, rules: UrlRules): boolean {
 }
 
 function bareHost(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
@@ -83,7 +111,12 @@ export function checkWebhookUrl(text: string, rules: UrlRules): UrlCheck {
   const loopbackOk = loopback && loopbackAllowed(rules);
   if (url.protocol === 'http:') {
     if (!loopbackOk) {
-      return { ok: false, message: loopbackAllowed(rules) ? 'url must use https (plain http is allowed only for loopback hosts in test mode)' : 'url must use https' };
+      return {
+        ok: false,
+        message: loopbackAllowed(rules)
+          ? 'url must use https (plain http is allowed only for loopback hosts in test mode)'
+          : 'url must use https',
+      };
     }
   } else if (url.protocol !== 'https:') {
     return { ok: false, message: 'url must use https' };

@@ -25,7 +25,9 @@ async function main(started: Started) {
   started.add(metrics, (m) => new Promise((resolve) => m.close(resolve)));
   await installRuntime(logger);
   const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
-  const connection = started.add(await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }), (c) => c.close());
+  const connection = started.add(await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }), (c) =>
+    c.close(),
+  );
   const worker = await createWorker({ connection, db, config, logger });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, metricsPort }, 'worker running');
   await worker.run(); // the SDK's runtime shuts the worker down on SIGTERM/SIGINT and drains tasks

@@ -3,7 +3,15 @@ import type { Logger } from '../lib/logger';
 import { setCoreMetricsUrl } from '../lib/metrics';
 import { freePort } from '../lib/net';
 
-const LEVELS: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
+const LEVELS: Record<string, LogLevel> = {
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  silent: 'ERROR',
+};
 
 /**
  * Install the Temporal runtime once per process: SDK, workflow and activity logs go to the same
@@ -14,7 +22,8 @@ export async function installRuntime(logger: Logger): Promise<void> {
   const bindAddress = `127.0.0.1:${coreMetricsPort}`;
   Runtime.install({
     logger: new DefaultLogger(LEVELS[logger.level] ?? 'INFO', ({ level, message, meta }) => {
-      const method = level === 'TRACE' ? 'trace' : level === 'DEBUG' ? 'debug' : level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'info';
+      const method =
+        level === 'TRACE' ? 'trace' : level === 'DEBUG' ? 'debug' : level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'info';
       logger[method]({ ...meta, source: 'temporal' }, message);
     }),
     telemetryOptions: { metrics: { prometheus: { bindAddress } } },

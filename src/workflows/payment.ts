@@ -88,7 +88,13 @@ export const SIDE_EFFECTS_AS_ACTIVITIES = 'side-effects-as-activities';
 // workflow. Database outages are retried for hours; data PostgreSQL refuses is not retryable.
 const { projectTransition } = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 500, nonRetryableErrorTypes: ['ProjectionRefused'] },
+  retry: {
+    initialInterval: '200 ms',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 500,
+    nonRetryableErrorTypes: ['ProjectionRefused'],
+  },
 });
 // Rare path: make a projection that failed for good visible (metric and error log).
 const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
@@ -139,7 +145,8 @@ class Payment {
   /** Refused for live payments: a live payment's time is the world's. */
   validateAdvance(seconds: number): void {
     if (this.state.livemode) throw ApplicationFailure.nonRetryable('test clocks are for test-mode payments only', 'LivePayment');
-    if (!Number.isInteger(seconds) || seconds < 1) throw ApplicationFailure.nonRetryable('seconds must be a positive integer', 'InvalidArgument');
+    if (!Number.isInteger(seconds) || seconds < 1)
+      throw ApplicationFailure.nonRetryable('seconds must be a positive integer', 'InvalidArgument');
   }
 
   /** Move the clock; a timer now due fires at once (the run loop re-arms the others). */
@@ -292,7 +299,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     (req) => payment.transition(req, payment.transitionFor(req.action, req.resolution)),
     { validator: (req) => void payment.transitionFor(req.action, req.resolution) },
   );
-  setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), { validator: ({ seconds }) => payment.validateAdvance(seconds) });
+  setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {
+    validator: ({ seconds }) => payment.validateAdvance(seconds),
+  });
   setHandler(transitionSignal, async (req) => {
     const check = checkClientTransition(payment.state, req.action, req.resolution, payment.now(), payment.pendingReleaseSince);
     if (!check.ok) {

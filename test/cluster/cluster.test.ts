@@ -58,7 +58,8 @@ async function dropDatabases(): Promise<void> {
   const admin = new pg.Client({ connectionString: Object.assign(new URL(base.toString()), { pathname: '/postgres' }).toString() });
   await admin.connect();
   try {
-    for (const name of [appDb, `${appDb}_temporal`, `${appDb}_temporal_visibility`]) await admin.query(`drop database if exists "${name}" with (force)`);
+    for (const name of [appDb, `${appDb}_temporal`, `${appDb}_temporal_visibility`])
+      await admin.query(`drop database if exists "${name}" with (force)`);
   } finally {
     await admin.end();
   }
@@ -115,10 +116,20 @@ async function create(api: ReturnType<typeof httpClient>, over: Record<string, u
 }
 
 /** The events the receiver got for one payment, in arrival order, once each (deliveries are at least once). */
-const eventsOf = (id: string) => [...new Set(receiver.received.filter((r) => r.body?.data?.id === id || r.raw.toString().includes(id)).map((r) => String(r.headers['x-service-event'])))];
+const eventsOf = (id: string) => [
+  ...new Set(
+    receiver.received
+      .filter((r) => r.body?.data?.id === id || r.raw.toString().includes(id))
+      .map((r) => String(r.headers['x-service-event'])),
+  ),
+];
 
 async function delivered(id: string, events: string[]): Promise<void> {
-  await eventually(async () => (events.every((e) => eventsOf(id).includes(e)) ? true : undefined), 120_000, `webhooks ${events.join(', ')} for ${id} (got ${eventsOf(id).join(', ')})`);
+  await eventually(
+    async () => (events.every((e) => eventsOf(id).includes(e)) ? true : undefined),
+    120_000,
+    `webhooks ${events.join(', ')} for ${id} (got ${eventsOf(id).join(', ')})`,
+  );
 }
 
 beforeAll(async () => {
@@ -159,11 +170,25 @@ beforeAll(async () => {
   });
   state = readState();
   [api1, api2] = state.apiUrls.map((u) => httpClient(u));
-  const admin = spawnSync('npm', ['run', '--silent', 'admin', '--', 'create-account', '--email', `cluster-${randomUUID()}@example.com`, '--password', 'cluster-password'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: appUrl },
-    encoding: 'utf8',
-  });
+  const admin = spawnSync(
+    'npm',
+    [
+      'run',
+      '--silent',
+      'admin',
+      '--',
+      'create-account',
+      '--email',
+      `cluster-${randomUUID()}@example.com`,
+      '--password',
+      'cluster-password',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: appUrl },
+      encoding: 'utf8',
+    },
+  );
   expect(admin.status, admin.stderr).toBe(0);
   key = (JSON.parse(admin.stdout.trim().split('\n').at(-1)!) as { test_api_key: string }).test_api_key;
   const hook = await api1.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } });
@@ -196,7 +221,9 @@ describe('npm run stack:cluster', () => {
     const listed = cli('operator', 'search-attribute', 'list');
     for (const name of ['PaymentStatus', 'PaymentAmount', 'PaymentCurrency', 'AccountId', 'Livemode']) expect(listed).toContain(name);
     // Temporal's state is in the two databases created next to DATABASE_URL's.
-    const db = new pg.Client({ connectionString: Object.assign(new URL(base.toString()), { pathname: `/${state.databases.temporal}` }).toString() });
+    const db = new pg.Client({
+      connectionString: Object.assign(new URL(base.toString()), { pathname: `/${state.databases.temporal}` }).toString(),
+    });
     await db.connect();
     const shards = await db.query('select count(*)::int as n from shards');
     await db.end();
@@ -239,17 +266,22 @@ describe('npm run stack:cluster', () => {
     respond = () => 200;
     // The other worker takes the delivery over (after its start-to-close time-out): the receiver gets it
     // again (the held request was never answered), and the payment goes on.
-    const deposited = () => receiver.received.filter((r) => r.headers['x-service-event'] === 'payment.deposited' && r.raw.toString().includes(id));
+    const deposited = () =>
+      receiver.received.filter((r) => r.headers['x-service-event'] === 'payment.deposited' && r.raw.toString().includes(id));
     await eventually(async () => (deposited().length >= 2 ? true : undefined), 120_000, 'the deposited webhook to be delivered again');
     expect(deposited().at(-1)!.remotePort).not.toBe(heldFrom);
     await transition(api1, id, 'approve', 'pending_release');
     await transition(api2, id, 'release', 'released');
     await delivered(id, ['payment.approved', 'payment.released']);
     // …and the stack restarted the killed worker, as compose's restart policy would.
-    const after = await eventually(async () => {
-      const s = readState();
-      return s.processes[owner![0]] && s.processes[owner![0]] !== owner![1] ? s : undefined;
-    }, 60_000, 'the worker to be restarted');
+    const after = await eventually(
+      async () => {
+        const s = readState();
+        return s.processes[owner![0]] && s.processes[owner![0]] !== owner![1] ? s : undefined;
+      },
+      60_000,
+      'the worker to be restarted',
+    );
     expect(after.restarts[owner![0]]).toBeGreaterThanOrEqual(1);
     state = after;
   });
@@ -263,21 +295,30 @@ describe('npm run stack:cluster', () => {
     process.kill(serverPid, 'SIGSTOP');
     try {
       for (const api of [api1, api2]) {
-        const res = await eventually(async () => {
-          const r = await api.get('/readyz');
-          return r.status === 503 ? r : undefined;
-        }, 60_000, '/readyz to answer 503');
+        const res = await eventually(
+          async () => {
+            const r = await api.get('/readyz');
+            return r.status === 503 ? r : undefined;
+          },
+          60_000,
+          '/readyz to answer 503',
+        );
         expect(res.body).toMatchObject({ status: 'unavailable', checks: { temporal: 'unavailable', postgres: 'ok' } });
       }
     } finally {
       process.kill(serverPid, 'SIGKILL');
     }
-    const restarted = await eventually(async () => {
-      const s = readState();
-      return s.processes.temporal && s.processes.temporal !== serverPid ? s : undefined;
-    }, 60_000, 'the Temporal server to be restarted');
+    const restarted = await eventually(
+      async () => {
+        const s = readState();
+        return s.processes.temporal && s.processes.temporal !== serverPid ? s : undefined;
+      },
+      60_000,
+      'the Temporal server to be restarted',
+    );
     state = restarted;
-    for (const api of [api1, api2]) await eventually(async () => ((await api.get('/readyz')).status === 200 ? true : undefined), 120_000, '/readyz to answer 200 again');
+    for (const api of [api1, api2])
+      await eventually(async () => ((await api.get('/readyz')).status === 200 ? true : undefined), 120_000, '/readyz to answer 200 again');
     // Nothing lost: both payments are where they were, and go on.
     expect((await api2.get(`/api/v1/payments/${inCustody}`, { key })).body.status).toBe('in_custody');
     expect((await api1.get(`/api/v1/payments/${pending}`, { key })).body.status).toBe('pending_deposit');
@@ -301,13 +342,21 @@ describe('npm run stack:cluster', () => {
     });
 
     it('`temporal workflow list` against the cluster finds the payment in custody, not the one pending', async () => {
-      const ids = await eventually(async () => {
-        const out = cli('workflow', 'list', '--query', 'PaymentStatus="in_custody"', '--output', 'json');
-        const found = (JSON.parse(out || '[]') as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId);
-        return found.includes(custody) ? found : undefined;
-      }, 60_000, `${custody} in temporal workflow list`);
+      const ids = await eventually(
+        async () => {
+          const out = cli('workflow', 'list', '--query', 'PaymentStatus="in_custody"', '--output', 'json');
+          const found = (JSON.parse(out || '[]') as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId);
+          return found.includes(custody) ? found : undefined;
+        },
+        60_000,
+        `${custody} in temporal workflow list`,
+      );
       expect(ids).not.toContain(waiting);
-      const pendingIds = (JSON.parse(cli('workflow', 'list', '--query', 'PaymentStatus="pending_deposit"', '--output', 'json') || '[]') as { execution: { workflowId: string } }[]).map((w) => w.execution.workflowId);
+      const pendingIds = (
+        JSON.parse(cli('workflow', 'list', '--query', 'PaymentStatus="pending_deposit"', '--output', 'json') || '[]') as {
+          execution: { workflowId: string };
+        }[]
+      ).map((w) => w.execution.workflowId);
       expect(pendingIds).toContain(waiting);
       expect(pendingIds).not.toContain(custody);
     });
@@ -316,16 +365,30 @@ describe('npm run stack:cluster', () => {
       if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/install-browser.sh first`);
       let browser: Browser | undefined;
       try {
-        browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+        browser = await chromium.launch({
+          executablePath: CHROMIUM,
+          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+        });
         const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, timezoneId: 'UTC', locale: 'en-US' });
         page.setDefaultTimeout(15_000);
         const row = (id: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: id, exact: true }) });
         await page.goto(`${state.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent('PaymentStatus="in_custody"')}`);
-        await eventually(async () => {
-          if (await row(custody).isVisible()) return true;
-          await page.reload();
-          return (await row(custody).waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => undefined)) ?? undefined;
-        }, 60_000, `${custody} in the UI`);
+        await eventually(
+          async () => {
+            if (await row(custody).isVisible()) return true;
+            await page.reload();
+            return (
+              (await row(custody)
+                .waitFor({ state: 'visible', timeout: 3_000 })
+                .then(
+                  () => true,
+                  () => undefined,
+                )) ?? undefined
+            );
+          },
+          60_000,
+          `${custody} in the UI`,
+        );
         expect(await row(waiting).count()).toBe(0);
         await page.screenshot({ path: path.join(OUT, 'temporal-ui-in-custody.png'), fullPage: true });
       } finally {

@@ -31,7 +31,16 @@ beforeAll(async () => {
   acct = await stack.newAccount();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1920, height: 1080 }, timezoneId: 'UTC', locale: 'en-US' });
   page.setDefaultTimeout(15_000);
@@ -96,9 +105,18 @@ describe('Temporal UI (browser)', () => {
 
   it('search PaymentStatus="in_custody" lists the deposited payment with its search attributes and summary', async () => {
     // One payment deposited (in custody), one left waiting for its deposit (must NOT be found).
-    const deposited = await createPayment({ amount: 4321.5, currency: 'EUR', payer_email: 'alice@example.com', recipient_email: 'bob@example.com', description: 'E2E order 42' });
+    const deposited = await createPayment({
+      amount: 4321.5,
+      currency: 'EUR',
+      payer_email: 'alice@example.com',
+      recipient_email: 'bob@example.com',
+      description: 'E2E order 42',
+    });
     const pending = await createPayment({ amount: 77, currency: 'USD' });
-    const dep = await stack.http.post(`/api/v1/payments/${deposited}/deposit`, { key: acct.test_api_key, body: { reason: 'wire received' } });
+    const dep = await stack.http.post(`/api/v1/payments/${deposited}/deposit`, {
+      key: acct.test_api_key,
+      body: { reason: 'wire received' },
+    });
     expect(dep.status, JSON.stringify(dep.body)).toBe(200);
     expect(dep.body.status).toBe('in_custody');
 
@@ -129,13 +147,20 @@ describe('Temporal UI (browser)', () => {
     // Open the workflow page from the list, as an operator would.
     await row.getByRole('link', { name: deposited, exact: true }).click();
     await page.waitForURL(new RegExp(`/namespaces/default/workflows/${deposited}/`));
-    await page.getByRole('heading', { name: deposited }).or(page.getByText(deposited, { exact: true })).first().waitFor();
+    await page
+      .getByRole('heading', { name: deposited })
+      .or(page.getByText(deposited, { exact: true }))
+      .first()
+      .waitFor();
 
     // Search attributes tab: every attribute the workflow keeps current.
     await page.getByRole('tab', { name: 'Search Attributes' }).click();
     await page.waitForURL(/\/search-attributes$/);
     await page.locator('main').getByText('indexedFields').first().waitFor();
-    const attrsText = await expectEventually(() => page.locator('main').innerText(), (t) => t.includes('"PaymentStatus": "in_custody"'));
+    const attrsText = await expectEventually(
+      () => page.locator('main').innerText(),
+      (t) => t.includes('"PaymentStatus": "in_custody"'),
+    );
     expect(attrsText).toContain('"PaymentStatus": "in_custody"');
     expect(attrsText).toContain('"PaymentCurrency": "EUR"');
     expect(attrsText).toContain('"PaymentAmount": 4321.5');
@@ -158,7 +183,10 @@ describe('Temporal UI (browser)', () => {
     );
     expect(rendered).toContain(summary);
     expect(rendered).toContain(details);
-    expect(rendered.some((t) => current.test(t)), JSON.stringify(rendered)).toBe(true);
+    expect(
+      rendered.some((t) => current.test(t)),
+      JSON.stringify(rendered),
+    ).toBe(true);
     // Rendered as markdown, not shown as source: the status is bold text, not "**in_custody**".
     expect(rendered.join('\n')).not.toContain('**');
     await expect(page.getByRole('heading', { name: 'Summary' }).count()).resolves.toBeGreaterThan(0);
@@ -170,7 +198,11 @@ describe('Temporal UI (browser)', () => {
 async function renderedMarkdown(): Promise<string[]> {
   const texts: string[] = [];
   for (const frame of await page.locator('iframe[title="output"]').all()) {
-    const text = await frame.contentFrame().locator('body').innerText({ timeout: 2_000 }).catch(() => '');
+    const text = await frame
+      .contentFrame()
+      .locator('body')
+      .innerText({ timeout: 2_000 })
+      .catch(() => '');
     texts.push(text.trim());
   }
   return texts;

@@ -41,7 +41,16 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres', dir]);
   asPostgres(postgresBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const start = () =>
-    asPostgres(postgresBin('pg_ctl'), ['-D', data, '-w', '-l', path.join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    asPostgres(postgresBin('pg_ctl'), [
+      '-D',
+      data,
+      '-w',
+      '-l',
+      path.join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -72,7 +81,19 @@ export async function startOwnTemporal(): Promise<OwnTemporal> {
   const address = `127.0.0.1:${port}`;
   const cli = findTemporalCli();
   if (!cli) throw new Error('no Temporal CLI (set TEMPORAL_CLI_PATH)');
-  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', path.join(dir, 'temporal.sqlite'), '--log-level', 'error'];
+  const args = [
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db-filename',
+    path.join(dir, 'temporal.sqlite'),
+    '--log-level',
+    'error',
+  ];
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_TYPES)) args.push('--search-attribute', `${name}=${type}`);
   let child: ChildProcess | undefined;
   const start = async () => {

@@ -109,7 +109,11 @@ export interface HttpResult<T = any> {
 }
 
 export function httpClient(base: string) {
-  async function call<T = any>(method: string, path: string, opts: { key?: string; token?: string; mode?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
+  async function call<T = any>(
+    method: string,
+    path: string,
+    opts: { key?: string; token?: string; mode?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers['X-API-Key'] = opts.key;
     if (opts.token) headers.Authorization = `Bearer ${opts.token}`;

@@ -4,7 +4,13 @@ import type { AppDeps, AppState } from '../context';
 import { ApiError, checkIdParam, notFound, parse } from '../errors';
 import { CreateApiKeyRequest, NoQuery } from '../schemas';
 
-const keyView = (k: ApiKeyRecord) => ({ id: k.id, object: 'api_key' as const, mode: k.livemode ? 'live' : 'test', last4: k.last4, created_at: k.created_at.toISOString() });
+const keyView = (k: ApiKeyRecord) => ({
+  id: k.id,
+  object: 'api_key' as const,
+  mode: k.livemode ? 'live' : 'test',
+  last4: k.last4,
+  created_at: k.created_at.toISOString(),
+});
 
 /**
  * API keys of the caller's account, within the caller's own mode like everything else: a test
@@ -19,7 +25,11 @@ export function apiKeyRoutes({ db }: AppDeps) {
     const p = ctx.state.principal!;
     // A credential makes keys of its own mode only: a leaked test key must never mint a live one.
     if ((mode === 'live') !== p.livemode) {
-      throw new ApiError(403, 'forbidden', `a ${p.livemode ? 'live' : 'test'}-mode credential can only create ${p.livemode ? 'live' : 'test'} keys`);
+      throw new ApiError(
+        403,
+        'forbidden',
+        `a ${p.livemode ? 'live' : 'test'}-mode credential can only create ${p.livemode ? 'live' : 'test'} keys`,
+      );
     }
     const { record, key } = await createApiKey(db, p.accountId, p.livemode);
     ctx.state.responseHoldsSecret = true;

@@ -34,7 +34,11 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
   if (typeof raw.metadata === 'object' && raw.metadata !== null && Object.hasOwn(raw.metadata, '__proto__')) {
     details.push({ field: 'metadata.__proto__', message: '"__proto__" cannot be a metadata key' });
   }
-  if (!failed.has('payer_email') && !failed.has('recipient_email') && String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()) {
+  if (
+    !failed.has('payer_email') &&
+    !failed.has('recipient_email') &&
+    String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()
+  ) {
     details.push({ field: 'recipient_email', message: 'recipient_email must differ from payer_email' });
   }
   if (!result.success || details.length) throw invalidRequest(details);

@@ -1,6 +1,15 @@
 import Router from '@koa/router';
 import { PAYMENT_EVENTS } from '../../domain/payment';
-import { createSingleDelivery, createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, rotateWebhookSecret, type WebhookRow } from '../../db/webhooks';
+import {
+  createSingleDelivery,
+  createWebhook,
+  deleteWebhook,
+  findWebhook,
+  listDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  type WebhookRow,
+} from '../../db/webhooks';
 import { deliveryRetry } from '../../activities';
 import { webhookDeliveryWorkflow } from '../../workflows';
 import { checkResolvedHost, checkWebhookUrl } from '../../webhooks/urlPolicy';
@@ -26,7 +35,13 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
     if (!check.ok) throw badUrl(check.message);
     const resolved = await checkResolvedHost(check.url, rules);
     if (!resolved.ok) throw badUrl(resolved.message);
-    const row = await createWebhook(db, webhookSecretKey(config), scopeOf(principal), check.url.toString(), body.events ?? [...PAYMENT_EVENTS]);
+    const row = await createWebhook(
+      db,
+      webhookSecretKey(config),
+      scopeOf(principal),
+      check.url.toString(),
+      body.events ?? [...PAYMENT_EVENTS],
+    );
     ctx.state.responseHoldsSecret = true;
     ctx.status = 201;
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
@@ -35,7 +50,10 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   router.get('/webhooks', async (ctx) => {
     parse(NoQuery, ctx.query, 'query');
     const rows = await listWebhooks(db, scopeOf(ctx.state.principal!));
-    ctx.body = { object: 'list', data: rows.map((w) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() })) };
+    ctx.body = {
+      object: 'list',
+      data: rows.map((w) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() })),
+    };
   });
 
   router.delete('/webhooks/:id', async (ctx) => {
@@ -45,7 +63,13 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
 
   router.post('/webhooks/:id/rotate-secret', async (ctx) => {
     const { expire_previous_in_seconds } = parse(RotateSecretRequest, ctx.state.body);
-    const row = await rotateWebhookSecret(db, webhookSecretKey(config), scopeOf(ctx.state.principal!), ctx.params.id, expire_previous_in_seconds);
+    const row = await rotateWebhookSecret(
+      db,
+      webhookSecretKey(config),
+      scopeOf(ctx.state.principal!),
+      ctx.params.id,
+      expire_previous_in_seconds,
+    );
     if (!row) throw notFound('webhook');
     ctx.state.responseHoldsSecret = true;
     ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
@@ -59,17 +83,36 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
     const now = new Date().toISOString();
     // payment.test carries a sample payment whose status is "test", so no receiver mistakes it for a real one.
     const data = {
-      id: 'pay_test', object: 'payment', amount: 10.5, currency: 'USD', status: 'test',
-      payer_email: 'payer@example.com', recipient_email: 'recipient@example.com', description: 'Sample payment for payment.test',
-      metadata: {}, livemode: principal.livemode, deposit_deadline: now, auto_release_after_seconds: null, created_at: now, updated_at: now,
+      id: 'pay_test',
+      object: 'payment',
+      amount: 10.5,
+      currency: 'USD',
+      status: 'test',
+      payer_email: 'payer@example.com',
+      recipient_email: 'recipient@example.com',
+      description: 'Sample payment for payment.test',
+      metadata: {},
+      livemode: principal.livemode,
+      deposit_deadline: now,
+      auto_release_after_seconds: null,
+      created_at: now,
+      updated_at: now,
     };
-    const deliveryId = await createSingleDelivery(db, row.id, { event: 'payment.test', payment_id: data.id, timestamp: now, sequence: 0, data });
-    await withTemporalDeadline(temporal, () => temporal.workflow.start(webhookDeliveryWorkflow, {
-      workflowId: deliveryId,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      args: [{ deliveryId, retry: deliveryRetry(config) }],
-      staticSummary: `payment.test to ${row.url}`,
-    }));
+    const deliveryId = await createSingleDelivery(db, row.id, {
+      event: 'payment.test',
+      payment_id: data.id,
+      timestamp: now,
+      sequence: 0,
+      data,
+    });
+    await withTemporalDeadline(temporal, () =>
+      temporal.workflow.start(webhookDeliveryWorkflow, {
+        workflowId: deliveryId,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [{ deliveryId, retry: deliveryRetry(config) }],
+        staticSummary: `payment.test to ${row.url}`,
+      }),
+    );
     ctx.status = 202;
     ctx.body = { success: true, delivery_id: deliveryId };
   });
