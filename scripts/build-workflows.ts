@@ -12,5 +12,11 @@ export async function buildWorkflowBundle(out = WORKFLOW_BUNDLE_PATH): Promise<s
 }
 
 if (require.main === module) {
-  buildWorkflowBundle().then((out) => console.log(`workflow bundle written to ${out}`));
+  buildWorkflowBundle().then(
+    (out) => console.log(`workflow bundle written to ${out}`),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

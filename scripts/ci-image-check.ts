@@ -132,8 +132,8 @@ function startProcess(
   const [cmd, ...rest] = argvList;
   const child = spawn(cmd, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (c) => (out = (out + c).slice(-20_000)));
-  child.stderr!.on('data', (c) => (out = (out + c).slice(-20_000)));
+  child.stdout.on('data', (c) => (out = (out + c).slice(-20_000)));
+  child.stderr.on('data', (c) => (out = (out + c).slice(-20_000)));
   child.once('exit', (code) => say(`${name} exited (${code})`));
   return { child, output: () => out };
 }
@@ -204,7 +204,7 @@ async function main() {
     say('the image builds and its processes answer');
   } finally {
     for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM');
-    await Promise.all(procs.map((p) => (p.exitCode === null ? new Promise((r) => p.once('exit', r)) : undefined)));
+    await Promise.all(procs.map((p) => (p.exitCode === null ? new Promise((r) => p.once('exit', r)) : Promise.resolve())));
     await temporal?.stop();
     if (!process.env.KEEP_IMAGE_CHECK) fs.rmSync(work, { recursive: true, force: true });
   }

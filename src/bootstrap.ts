@@ -8,7 +8,7 @@ import { createApp } from './api/app';
 import { purgeExpiredIdempotencyKeys } from './db/idempotency';
 import type { Config } from './config';
 import type { Logger } from './lib/logger';
-import { registry, renderMetrics } from './lib/metrics';
+import { metricsServer } from './lib/metrics';
 import { listenOn } from './lib/net';
 
 export async function connectClient(address: string, namespace: string): Promise<Client> {
@@ -55,21 +55,6 @@ const closeServer = (server: http.Server) =>
     server.close(() => resolve());
     server.closeIdleConnections();
   });
-
-/**
- * The scrape target of an API process (and of `npm start`, whose worker shares the registry):
- * /metrics and /healthz on API_METRICS_PORT, a port kept off the public network.
- */
-function metricsServer(): http.Server {
-  return http.createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/metrics') {
-      renderMetrics().then(
-        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-        () => res.writeHead(500).end(),
-      );
-    } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
-  });
-}
 
 export async function startApiServer(
   deps: { db: Knex; temporal: Client; config: Config; logger: Logger },

@@ -45,7 +45,7 @@ const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: port(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.url().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),

@@ -174,8 +174,8 @@ describe('a worker SIGKILLed while it holds the payment', () => {
         });
         workers.push(child);
         let out = '';
-        child.stdout!.on('data', (c) => (out += c));
-        child.stderr!.on('data', (c) => (out += c));
+        child.stdout.on('data', (c) => (out += c));
+        child.stderr.on('data', (c) => (out += c));
         await eventually(async () => (out.includes('worker running') ? true : undefined), 90_000, 'a worker to start');
         return child;
       };

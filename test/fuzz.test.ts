@@ -58,7 +58,7 @@ const createBody = fc.record(
 );
 const idempotencyKey = maybe(fc.stringMatching(/^[ -~]{1,40}$/));
 const query = fc.dictionary(
-  fc.constantFrom('limit', 'status', 'starting_after', 'created_gte', 'created_lte', 'x', hostileString.toString()),
+  fc.oneof(fc.constantFrom('limit', 'status', 'starting_after', 'ending_before', 'created_gte', 'created_lte'), hostileString),
   hostileString,
   { maxKeys: 3 },
 );

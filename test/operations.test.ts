@@ -89,7 +89,7 @@ describe('health, readiness and metrics', () => {
   });
 
   it('readyz is 503 and a create is 503 when Temporal is unreachable, and nothing is stored', async () => {
-    const connection = await Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
+    const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
     const temporal = new Client({ connection });
     const api = await startApiServer({ db: stack.db, temporal, config: stack.config, logger: createLogger('silent') }, 0);
     try {
@@ -123,7 +123,7 @@ describe('health, readiness and metrics', () => {
     const key = `retry-${Date.now()}`;
     const body = validPayment();
     // First attempt: Temporal out of reach, so the outcome is a 503 and the key stays claimable.
-    const connection = await Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
+    const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
     const down = await startApiServer(
       { db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') },
       0,

@@ -36,8 +36,8 @@ async function holder(dataDir: string) {
   });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await eventually(
     async () => (out.includes('ready') ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined),

@@ -52,8 +52,8 @@ function start(entry: string, port: number, extra: Record<string, string> = {}):
   });
   // One buffer per stream, so a line from one is never spliced into a line from the other.
   const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (c) => (out.stdout = (out.stdout + c).slice(-1_000_000)));
-  child.stderr!.on('data', (c) => (out.stderr = (out.stderr + c).slice(-1_000_000)));
+  child.stdout.on('data', (c) => (out.stdout = (out.stdout + c).slice(-1_000_000)));
+  child.stderr.on('data', (c) => (out.stderr = (out.stderr + c).slice(-1_000_000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const proc = { child, port, output: () => `${out.stdout}\n${out.stderr}`, exited };
   procs.push(proc);

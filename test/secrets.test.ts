@@ -113,7 +113,7 @@ describe('npm run api / npm run worker without their secrets', () => {
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
       ...extra,
     };
-    for (const name of remove) delete env[name];
+    for (const name of remove) Reflect.deleteProperty(env, name);
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
       cwd: ROOT,
       env,
@@ -202,17 +202,15 @@ describe('webhook secrets at rest', () => {
     try {
       const legacy = `whsec_${randomBytes(24).toString('base64')}`;
       const id = `wh_legacy_${randomBytes(6).toString('hex')}`;
-      await stack
-        .db('webhooks')
-        .insert({
-          id,
-          account_id: acct.account_id,
-          livemode: false,
-          url: receiver.url,
-          secret: legacy,
-          events: ['payment.created'],
-          active: true,
-        });
+      await stack.db('webhooks').insert({
+        id,
+        account_id: acct.account_id,
+        livemode: false,
+        url: receiver.url,
+        secret: legacy,
+        events: ['payment.created'],
+        active: true,
+      });
       const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
       expect(p.status).toBe(201);
       const got = await eventually(async () => receiver.received.find((r) => r.body?.payment_id === p.body.id), 20_000, 'delivery');
@@ -225,6 +223,8 @@ describe('webhook secrets at rest', () => {
   });
 
   it('what the migration writes for existing rows is what the service reads', async () => {
+    // Migrations are CommonJS files without type declarations.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const migration = require('../migrations/20261122030700_webhook_secret_encryption.js');
     const { openWebhookSecret, parseWebhookSecretKey } = await import('../src/webhooks/secretBox');
     const keyText = randomBytes(32).toString('hex');

@@ -101,17 +101,15 @@ describe('test mode at delivery time', () => {
   /** A test-mode configuration written past the configure-time check (as if its host changed since). */
   async function planted(stack: Stack, acct: TestAccount, url: string) {
     const id = `wh_planted_${randomBytes(6).toString('hex')}`;
-    await stack
-      .db('webhooks')
-      .insert({
-        id,
-        account_id: acct.account_id,
-        livemode: false,
-        url,
-        secret: `whsec_${randomBytes(24).toString('base64')}`,
-        events: ['payment.created'],
-        active: true,
-      });
+    await stack.db('webhooks').insert({
+      id,
+      account_id: acct.account_id,
+      livemode: false,
+      url,
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      events: ['payment.created'],
+      active: true,
+    });
     return id;
   }
 

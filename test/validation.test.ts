@@ -164,22 +164,18 @@ describe('Idempotency-Key', () => {
     // The state the middleware leaves after a first attempt that failed on our side (say, the
     // update applied but its answer timed out): the key is claimable again with its update id.
     const hash = createHash('sha256').update(`POST ${path}\n`).update(raw).digest('hex');
-    await stack
-      .db('idempotency_keys')
-      .insert({
-        account_id: acct.account_id,
-        livemode: false,
-        key,
-        request_hash: hash,
-        resource_id: 'first-attempt-update',
-        failed_at: new Date(),
-      });
-    await stack.client.workflow
-      .getHandle(p.body.id)
-      .executeUpdate(transitionUpdate, {
-        args: [{ action: 'deposit', reason: 'wire received', actor: 'first attempt' }],
-        updateId: 'first-attempt-update',
-      });
+    await stack.db('idempotency_keys').insert({
+      account_id: acct.account_id,
+      livemode: false,
+      key,
+      request_hash: hash,
+      resource_id: 'first-attempt-update',
+      failed_at: new Date(),
+    });
+    await stack.client.workflow.getHandle(p.body.id).executeUpdate(transitionUpdate, {
+      args: [{ action: 'deposit', reason: 'wire received', actor: 'first attempt' }],
+      updateId: 'first-attempt-update',
+    });
     const retry = await stack.http.post(path, { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
     expect(retry.status).toBe(200);
     expect(retry.body.status).toBe('in_custody');
@@ -190,16 +186,14 @@ describe('Idempotency-Key', () => {
     const refundPath = `/api/v1/payments/${p.body.id}/refund`;
     const refundKey = `${key}-refund`;
     const refundHash = createHash('sha256').update(`POST ${refundPath}\n`).digest('hex');
-    await stack
-      .db('idempotency_keys')
-      .insert({
-        account_id: acct.account_id,
-        livemode: false,
-        key: refundKey,
-        request_hash: refundHash,
-        resource_id: 'first-refund-update',
-        failed_at: new Date(),
-      });
+    await stack.db('idempotency_keys').insert({
+      account_id: acct.account_id,
+      livemode: false,
+      key: refundKey,
+      request_hash: refundHash,
+      resource_id: 'first-refund-update',
+      failed_at: new Date(),
+    });
     await stack.client.workflow
       .getHandle(p.body.id)
       .executeUpdate(transitionUpdate, { args: [{ action: 'refund', actor: 'first attempt' }], updateId: 'first-refund-update' });
@@ -215,16 +209,14 @@ describe('Idempotency-Key', () => {
     const raw = JSON.stringify(validPayment());
     const hash = createHash('sha256').update('POST /api/v1/payments\n').update(raw).digest('hex');
     const reserved = '01JSTALECLAIM0000000000000';
-    await stack
-      .db('idempotency_keys')
-      .insert({
-        account_id: acct.account_id,
-        livemode: false,
-        key,
-        request_hash: hash,
-        resource_id: reserved,
-        claimed_at: new Date(Date.now() - 5 * 60_000),
-      });
+    await stack.db('idempotency_keys').insert({
+      account_id: acct.account_id,
+      livemode: false,
+      key,
+      request_hash: hash,
+      resource_id: reserved,
+      claimed_at: new Date(Date.now() - 5 * 60_000),
+    });
     const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
     expect(res.status).toBe(201);
     expect(res.body.id).toBe(`pay_${reserved}`);

@@ -303,17 +303,15 @@ describe('delivery', () => {
     try {
       const testHook = await configure(acct, receiver.url);
       // Written directly: a live configuration cannot point at loopback through the API.
-      await stack
-        .db('webhooks')
-        .insert({
-          id: `wh_livewitness_${Date.now()}`,
-          account_id: acct.account_id,
-          livemode: true,
-          url: liveWitness.url,
-          secret: 'whsec_w',
-          events: ['payment.deposited'],
-          active: true,
-        });
+      await stack.db('webhooks').insert({
+        id: `wh_livewitness_${Date.now()}`,
+        account_id: acct.account_id,
+        livemode: true,
+        url: liveWitness.url,
+        secret: 'whsec_w',
+        events: ['payment.deposited'],
+        active: true,
+      });
       const liveId = await pay(acct, ['deposit'], acct.live_api_key);
       // (Its delivery itself is refused at send time: plain http in live mode. Planning is what counts here.)
       await eventually(

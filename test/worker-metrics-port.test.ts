@@ -38,8 +38,8 @@ function worker(metricsPort: number) {
   });
   children.push(child);
   const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (c) => (out.stdout += c));
-  child.stderr!.on('data', (c) => (out.stderr += c));
+  child.stdout.on('data', (c) => (out.stdout += c));
+  child.stderr.on('data', (c) => (out.stderr += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   /** The parsed 'worker running' log line, once written. */
   const running = () =>

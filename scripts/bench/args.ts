@@ -79,6 +79,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--help':
         console.log(USAGE);
         process.exit(0);
+        break;
       default:
         throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
     }

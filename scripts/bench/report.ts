@@ -134,7 +134,7 @@ export function markdownTables(result: BenchResult): string {
       `Temporal history of one lifecycle: ${shapes
         .map(
           ([s, h]) =>
-            `${s === 'service' ? 'A' : 'B'} ${h!.events} events, ${h!.workflowTasks} workflow tasks (${h!.workflowTaskTimeouts} timed out), ${h!.activities} activities, ${h!.updates} updates`,
+            `${s === 'service' ? 'A' : 'B'} ${h.events} events, ${h.workflowTasks} workflow tasks (${h.workflowTaskTimeouts} timed out), ${h.activities} activities, ${h.updates} updates`,
         )
         .join('; ')}.`,
     );

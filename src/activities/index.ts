@@ -82,9 +82,10 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */
-    async reportProjectionFailure(paymentId: string, version: number, error: string): Promise<void> {
+    reportProjectionFailure(paymentId: string, version: number, error: string): Promise<void> {
       projectionFailures.inc();
       logger.error({ payment_id: paymentId, version, error }, 'read model projection failed for good; the payment continues in Temporal');
+      return Promise.resolve();
     },
 
     /** Before side-effects-as-activities: the projection alone, as a local activity. */

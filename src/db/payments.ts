@@ -16,7 +16,7 @@ interface PaymentRow {
   payer_email: string;
   recipient_email: string;
   description: string | null;
-  metadata: Record<string, string>;
+  metadata: Record<string, string> | null;
   deposit_deadline: Date;
   auto_release_after_seconds: number | null;
   created_at: Date;
@@ -50,7 +50,7 @@ function fromRow(r: PaymentRow): PaymentState {
     id: r.id,
     accountId: r.account_id,
     livemode: r.livemode,
-    amountMinor: String(r.amount_minor),
+    amountMinor: r.amount_minor,
     amountExponent: r.amount_exponent,
     currency: r.currency,
     status: r.status,

@@ -101,10 +101,10 @@ export async function rotateWebhookSecret(
 ): Promise<WebhookWithSecret | undefined> {
   const stored = await live(db, scope).andWhere({ id }).first();
   if (!stored) return undefined;
-  const { secret: previous } = await reveal(db, stored as StoredWebhook, key);
+  const { secret: previous } = await reveal(db, stored, key);
   const secret = newWebhookSecret();
   const overlap = expirePreviousInSeconds > 0;
-  const [row] = await live(db, scope)
+  const rows: StoredWebhook[] = await live(db, scope)
     .andWhere({ id })
     .update({
       secret: null,
@@ -113,6 +113,7 @@ export async function rotateWebhookSecret(
       previous_secret_expires_at: overlap ? new Date(Date.now() + expirePreviousInSeconds * 1000) : null,
     })
     .returning('*');
+  const row = rows.at(0);
   return row && { ...withoutSecret(row), secret };
 }
 

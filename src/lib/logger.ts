@@ -4,7 +4,7 @@ import pretty from 'pino-pretty';
 export type LogFormat = 'json' | 'pretty';
 
 /** `auto`: human-readable on a terminal, JSON lines otherwise (and always with LOG_FORMAT=json). */
-export function resolveLogFormat(setting: 'auto' | LogFormat, isTTY = Boolean(process.stdout.isTTY)): LogFormat {
+export function resolveLogFormat(setting: 'auto' | LogFormat, isTTY = (process.stdout.isTTY as boolean | undefined) ?? false): LogFormat {
   return setting === 'auto' ? (isTTY ? 'pretty' : 'json') : setting;
 }
 

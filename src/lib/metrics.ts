@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per process; `/metrics` serves it. */
@@ -59,4 +60,19 @@ export async function renderMetrics(): Promise<string> {
   } catch (err) {
     return `${own}\n# temporal worker metrics unavailable: ${(err as Error).message}\n`;
   }
+}
+
+/**
+ * The scrape target of an API process (and of `npm start`, whose worker shares the registry):
+ * /metrics and /healthz on API_METRICS_PORT, a port kept off the public network.
+ */
+export function metricsServer(): http.Server {
+  return http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      renderMetrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+  });
 }

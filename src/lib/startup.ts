@@ -2,7 +2,7 @@ import { ConfigError } from '../config';
 
 /** A start-up failure is one clear line on stderr and exit code 1, not a stack trace. */
 export function exitOnStartupError(err: unknown): never {
-  const message = err instanceof ConfigError ? err.message : `start-up failed: ${(err as Error)?.message ?? String(err)}`;
+  const message = err instanceof ConfigError ? err.message : `start-up failed: ${err instanceof Error ? err.message : String(err)}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 }
@@ -27,7 +27,12 @@ export class Started {
   async stopAll(eachMs = 10_000): Promise<void> {
     for (const stop of this.stops.splice(0).reverse()) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([(async () => stop())().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, eachMs)))]);
+      await Promise.race([
+        Promise.resolve()
+          .then(stop)
+          .catch(() => undefined),
+        new Promise((resolve) => (timer = setTimeout(resolve, eachMs))),
+      ]);
       clearTimeout(timer);
     }
   }
@@ -36,7 +41,7 @@ export class Started {
 /** Run `main`; if it fails, stop what it had started, then exit with the start-up error. */
 export function runMain(main: (started: Started) => Promise<void>): void {
   const started = new Started();
-  main(started).catch(async (err) => {
+  main(started).catch(async (err: unknown) => {
     await started.stopAll();
     exitOnStartupError(err);
   });

@@ -118,8 +118,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   for (const sa of searchAttributes) args.push('--search-attribute', sa);
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr = (stderr + chunk).slice(-4000);
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
   });
   const address = `127.0.0.1:${opts.port}`;
   try {

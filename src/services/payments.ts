@@ -134,7 +134,8 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds.
-            workflowTaskTimeout: '2 seconds',
+            // (2 s timed tasks out under a burst on two cores, and every timeout is work done twice.)
+            workflowTaskTimeout: '5 seconds',
             args: [{ payment, actor: principal.actor, requestId: call.requestId }],
             typedSearchAttributes: [
               { key: PaymentStatusKey, value: payment.status },

@@ -26,8 +26,9 @@ export function sealWebhookSecret(secret: string, webhookId: string, key: Buffer
 
 /** The clear secret; throws when the value was sealed under another key or for another webhook. */
 export function openWebhookSecret(sealed: string, webhookId: string, key: Buffer): string {
-  const [version, nonce, ciphertext, tag] = sealed.split('.');
-  if (version !== VERSION || !nonce || ciphertext === undefined || !tag) throw new Error('webhook secret: unknown sealed format');
+  const parts = sealed.split('.');
+  const [version, nonce, ciphertext, tag] = parts;
+  if (parts.length !== 4 || version !== VERSION || !nonce || !tag) throw new Error('webhook secret: unknown sealed format');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
   decipher.setAAD(aad(webhookId));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));

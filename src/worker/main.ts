@@ -1,10 +1,9 @@
 /** `npm run worker`: a worker process; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
-import http from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig, requireSecrets } from '../config';
 import { createDb } from '../db/knex';
 import { createLogger } from '../lib/logger';
-import { registry, renderMetrics } from '../lib/metrics';
+import { metricsServer } from '../lib/metrics';
 import { listenOn } from '../lib/net';
 import { runMain, type Started } from '../lib/startup';
 import { installRuntime } from './runtime';
@@ -14,13 +13,10 @@ async function main(started: Started) {
   // Signing deliveries needs the key that opens webhook secrets; the worker never signs tokens.
   const config = requireSecrets(loadConfig(), ['WEBHOOK_SECRET_KEY'], '`npm run worker`');
   const logger = createLogger(config.LOG_LEVEL);
-  // Scrape target for this worker: activity metrics (transitions, deliveries) and Temporal's own.
+  // Scrape target for this worker: activity metrics (transitions, deliveries) and Temporal's own,
+  // on WORKER_METRICS_PORT.
   // Bound first, so a taken port is a start-up error before this process polls for any task.
-  const metrics = http.createServer(async (req, res) => {
-    if (req.url === '/metrics') {
-      res.writeHead(200, { 'Content-Type': registry.contentType }).end(await renderMetrics());
-    } else res.writeHead(req.url === '/healthz' ? 200 : 404).end();
-  });
+  const metrics = metricsServer();
   const metricsPort = await listenOn(metrics, config.WORKER_METRICS_PORT, undefined, 'WORKER_METRICS_PORT');
   started.add(metrics, (m) => new Promise((resolve) => m.close(resolve)));
   await installRuntime(logger);

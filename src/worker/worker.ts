@@ -50,7 +50,7 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: queue }),
-    activities: { deliverWebhook: activities.deliverWebhook },
+    activities: { deliverWebhook: activities.deliverWebhook.bind(activities) },
     shutdownGraceTime: '10 seconds',
   });
   const both = [payments, webhooks];
