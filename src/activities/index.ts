@@ -5,7 +5,7 @@ import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
 import { isDataRefusal } from '../db/errors';
-import { loadDelivery, markDelivery, planDeliveries, recordAttempt } from '../db/webhooks';
+import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
 import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
@@ -141,6 +141,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       if (!resolved.ok) return refuse(resolved.message, 0);
 
       let statusCode: number | null = null;
+      let excerpt: string | null = null;
       let error: string | null = null;
       let blockedAtConnect: string | null = null;
       try {
@@ -168,7 +169,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
           },
         });
         statusCode = response.status;
-        await response.body?.cancel().catch(() => undefined);
+        excerpt = await readExcerpt(response.body);
         if (statusCode < 200 || statusCode >= 300) error = `receiver answered HTTP ${statusCode}`;
       } catch (err) {
         const e = err as Error & { cause?: { code?: string; message?: string } };
@@ -181,7 +182,14 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       webhookDeliveries.inc({ outcome });
       webhookDuration.observe({ outcome }, durationMs / 1000);
       const finalStatus = error ? (attempt >= maximumAttempts ? 'failed' : 'pending') : 'succeeded';
-      await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error }, finalStatus);
+      // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
+      if (statusCode === 410) {
+        await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
+        await disableWebhook(db, webhook.id, 'the receiver answered HTTP 410 Gone');
+        log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: the receiver answered 410');
+        throw ApplicationFailure.nonRetryable('the receiver answered HTTP 410 Gone; configuration disabled', 'WebhookGone');
+      }
+      await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, finalStatus);
       if (error) {
         log.warn({ status_code: statusCode, duration_ms: durationMs, error }, 'webhook delivery attempt failed');
         throw ApplicationFailure.retryable(error, 'WebhookDeliveryFailed');
@@ -193,3 +201,27 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+const EXCERPT_BYTES = 1024;
+
+/** The first 1 KB of a receiver's answer, as text PostgreSQL can store; the rest is not read. */
+async function readExcerpt(body: ReadableStream<Uint8Array> | null): Promise<string | null> {
+  if (!body) return null;
+  const reader = body.getReader();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(Buffer.from(value));
+      size += value.byteLength;
+    }
+  } catch {
+    // An answer cut short still has the part read.
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+  return text.replace(/\u0000/g, '').toWellFormed();
+}

@@ -8,7 +8,7 @@ import * as S from './schemas';
 
 type Schema = z.ZodType;
 interface Operation {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   summary: string;
   description?: string;
@@ -124,6 +124,14 @@ export const OPERATIONS: Operation[] = [
     responses: { 200: { description: 'Configurations', schema: S.WebhookList }, ...errors(...common) },
   },
   {
+    method: 'patch',
+    path: '/api/v1/webhooks/{id}',
+    tag: 'Webhooks',
+    summary: 'Turn a configuration on (after a 410 disabled it) or off',
+    body: S.UpdateWebhookRequest,
+    responses: { 200: { description: 'The configuration', schema: S.Webhook }, ...errors(400, 404, ...common) },
+  },
+  {
     method: 'delete',
     path: '/api/v1/webhooks/{id}',
     tag: 'Webhooks',
@@ -149,7 +157,8 @@ export const OPERATIONS: Operation[] = [
     method: 'get',
     path: '/api/v1/webhooks/{id}/deliveries',
     tag: 'Webhooks',
-    summary: 'Delivery log: every attempt with time, status code, duration, error',
+    summary: "Delivery log: every attempt with time, status code, duration, error and the answer's first 1 KB",
+    query: S.ListDeliveriesQuery,
     responses: { 200: { description: 'Deliveries, newest first', schema: S.WebhookDeliveryList }, ...errors(404, ...common) },
   },
   {

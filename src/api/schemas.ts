@@ -191,8 +191,22 @@ export const RotateSecretRequest = z
   })
   .strict();
 
-export const Webhook = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(PAYMENT_EVENTS)), active: z.boolean() });
-export const WebhookWithSecret = Webhook.extend({ secret: z.string() });
+export const UpdateWebhookRequest = z
+  .object({ active: z.boolean().describe('true turns a disabled configuration on again; false turns it off') })
+  .strict();
+
+export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
+  status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this status'),
+});
+
+export const Webhook = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(PAYMENT_EVENTS)),
+  active: z.boolean(),
+  disabled_reason: z.string().nullable().describe('Why the service turned it off (a 410 from the receiver), if it did'),
+});
+export const WebhookWithSecret = Webhook.omit({ disabled_reason: true }).extend({ secret: z.string() });
 export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });
 export const WebhookList = z.object({
   object: z.literal('list'),
@@ -207,6 +221,7 @@ export const WebhookDeliveryList = z.object({
       payment_id: z.string().nullable(),
       status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
       created_at: z.string(),
+      next_attempt_at: z.string().nullable().describe("A pending delivery's next attempt, by the retry policy"),
       attempts: z.array(
         z.object({
           attempt: z.number(),
@@ -214,10 +229,12 @@ export const WebhookDeliveryList = z.object({
           status_code: z.number().nullable(),
           duration_ms: z.number(),
           error: z.string().nullable(),
+          response_excerpt: z.string().nullable().describe("The first 1 KB of the receiver's answer"),
         }),
       ),
     }),
   ),
+  has_more: z.boolean(),
 });
 export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
 export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });

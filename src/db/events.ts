@@ -49,6 +49,7 @@ const scoped = (db: Knex, scope: Scope) => () => db('events').where({ account_id
 
 export async function listEvents(db: Knex, scope: Scope, filter: EventFilter) {
   return pageOf<EventRecord>(
+    'events',
     scoped(db, scope),
     (q) => {
       if (filter.paymentId) q.andWhere('payment_id', filter.paymentId);

@@ -15,6 +15,7 @@ export type Page<R> = { rows: R[]; hasMore: boolean } | { cursorNotFound: 'start
  * this page in the direction of travel.
  */
 export async function pageOf<R extends { created_at: Date; id: string }>(
+  table: string,
   scoped: () => Knex.QueryBuilder,
   filtered: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
   req: PageRequest,
@@ -23,13 +24,10 @@ export async function pageOf<R extends { created_at: Date; id: string }>(
   const cursorId = req.startingAfter ?? req.endingBefore;
   const backwards = req.startingAfter === undefined && req.endingBefore !== undefined;
   if (cursorId !== undefined) {
-    const cursor = (await scoped().select('created_at', 'id').where({ id: cursorId }).first()) as
-      { created_at: Date; id: string } | undefined;
+    const cursor = (await scoped().select('id').where({ id: cursorId }).first()) as { id: string } | undefined;
     if (!cursor) return { cursorNotFound: backwards ? 'ending_before' : 'starting_after' };
-    const [op, tie] = backwards ? ['>', '>'] : ['<', '<'];
-    q.andWhere((w) =>
-      w.where('created_at', op, cursor.created_at).orWhere((o) => o.where('created_at', cursor.created_at).andWhere('id', tie, cursor.id)),
-    );
+    // Compared in SQL: timestamps keep their microseconds there, which a JavaScript Date would drop.
+    q.andWhereRaw(`(created_at, id) ${backwards ? '>' : '<'} (select created_at, id from ?? where id = ?)`, [table, cursor.id]);
   }
   const order = backwards ? 'asc' : 'desc';
   const rows = (await q

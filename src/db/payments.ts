@@ -119,6 +119,7 @@ export async function listPayments(
   filter: ListFilter,
 ): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: string }> {
   const page = await pageOf<PaymentRow>(
+    'payments',
     () => db('payments').where({ account_id: scope.accountId, livemode: scope.livemode }),
     (q) => {
       if (filter.status) q.andWhere('status', filter.status);

@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
 import type { PaymentEvent } from '../domain/payment';
 import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
 import type { Scope } from '../domain/tenancy';
+import { type PageRequest, pageOf } from './pagination';
 
 /** A webhook configuration as the service uses it. The secret, where present, is the clear one. */
 export interface WebhookRow {
@@ -13,6 +14,8 @@ export interface WebhookRow {
   url: string;
   events: string[];
   active: boolean;
+  /** Why the service turned it off (null when on, or turned off through the API). */
+  disabled_reason: string | null;
   created_at: Date;
   deleted_at: Date | null;
 }
@@ -34,7 +37,7 @@ interface StoredWebhook extends WebhookRow {
   previous_secret_expires_at: Date | null;
 }
 
-const COLUMNS = ['id', 'account_id', 'livemode', 'url', 'events', 'active', 'created_at', 'deleted_at'] as const;
+const COLUMNS = ['id', 'account_id', 'livemode', 'url', 'events', 'active', 'disabled_reason', 'created_at', 'deleted_at'] as const;
 const withoutSecret = (row: StoredWebhook): WebhookRow => Object.fromEntries(COLUMNS.map((c) => [c, row[c]])) as unknown as WebhookRow;
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks: the part after the prefix is the base64 key). */
@@ -188,12 +191,28 @@ export async function loadDelivery(
   };
 }
 
+/** The service turns a configuration off (a 410 from its receiver); PATCH active: true turns it on. */
+export async function disableWebhook(db: Knex, id: string, reason: string): Promise<void> {
+  await db('webhooks').where({ id }).update({ active: false, disabled_reason: reason });
+}
+
+export async function setWebhookActive(db: Knex, scope: Scope, id: string, active: boolean): Promise<WebhookRow | undefined> {
+  const rows: StoredWebhook[] = await live(db, scope)
+    .andWhere({ id })
+    .update({ active, disabled_reason: active ? null : 'disabled through the API' })
+    .returning('*');
+  const row = rows.at(0);
+  return row && withoutSecret(row);
+}
+
 export interface AttemptRecord {
   attempt: number;
   at: Date;
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The first 1 KB of the receiver's answer. */
+  excerpt?: string | null;
 }
 
 export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
@@ -206,6 +225,7 @@ export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptReco
         status_code: a.statusCode,
         duration_ms: a.durationMs,
         error: a.error,
+        response_excerpt: a.excerpt ?? null,
       })
       .onConflict(['delivery_id', 'attempt'])
       .ignore();
@@ -217,36 +237,63 @@ export async function markDelivery(db: Knex, deliveryId: string, status: Deliver
   await db('webhook_deliveries').where({ id: deliveryId }).update({ status, updated_at: new Date() });
 }
 
-export async function listDeliveries(db: Knex, webhookId: string, limit: number) {
-  const deliveries = await db<DeliveryRow>('webhook_deliveries')
-    .where({ webhook_id: webhookId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit);
-  const attempts = deliveries.length
-    ? await db('webhook_delivery_attempts')
-        .whereIn(
-          'delivery_id',
-          deliveries.map((d) => d.id),
-        )
-        .orderBy(['delivery_id', 'attempt'])
-    : [];
-  return deliveries.map((d) => ({
-    id: d.id,
-    event: d.event,
-    payment_id: d.payment_id,
-    status: d.status,
-    created_at: d.created_at.toISOString(),
-    attempts: attempts
-      .filter((a) => a.delivery_id === d.id)
-      .map((a) => ({
+export interface DeliveryFilter extends PageRequest {
+  status?: DeliveryRow['status'];
+  createdGte?: Date;
+  createdLte?: Date;
+}
+
+/** How Temporal's retry policy spaces attempts: for a pending delivery's next attempt time. */
+export interface RetrySchedule {
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+  maximumAttempts: number;
+}
+
+/** A configuration's delivery log, newest first, each delivery with its attempts. */
+export async function listDeliveries(db: Knex, webhookId: string, filter: DeliveryFilter, schedule: RetrySchedule) {
+  const page = await pageOf<DeliveryRow>(
+    'webhook_deliveries',
+    () => db('webhook_deliveries').where({ webhook_id: webhookId }),
+    (q) => {
+      if (filter.status) q.andWhere('status', filter.status);
+      if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
+      if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
+      return q;
+    },
+    filter,
+  );
+  if ('cursorNotFound' in page) return page;
+  const ids = page.rows.map((d) => d.id);
+  const attempts = ids.length ? await db('webhook_delivery_attempts').whereIn('delivery_id', ids).orderBy(['delivery_id', 'attempt']) : [];
+  const data = page.rows.map((d) => {
+    const mine = attempts.filter((a) => a.delivery_id === d.id);
+    const last = mine.at(-1);
+    // Temporal's schedule: the n-th retry waits initial × backoff^(n-1), capped at the maximum.
+    const nextAttemptAt =
+      d.status === 'pending' && last && last.attempt < schedule.maximumAttempts
+        ? new Date(
+            (last.at as Date).getTime() +
+              Math.min(schedule.initialIntervalMs * schedule.backoffCoefficient ** (last.attempt - 1), schedule.maximumIntervalMs),
+          ).toISOString()
+        : null;
+    return {
+      id: d.id,
+      event: d.event,
+      payment_id: d.payment_id,
+      status: d.status,
+      created_at: d.created_at.toISOString(),
+      next_attempt_at: nextAttemptAt,
+      attempts: mine.map((a) => ({
         attempt: a.attempt,
         at: (a.at as Date).toISOString(),
         status_code: a.status_code,
         duration_ms: a.duration_ms,
         error: a.error,
+        response_excerpt: a.response_excerpt,
       })),
-  }));
+    };
+  });
+  return { data, hasMore: page.hasMore };
 }

@@ -136,6 +136,7 @@ export function httpClient(base: string) {
     get: <T = any>(path: string, opts?: Parameters<typeof call>[2]) => call<T>('GET', path, opts),
     post: <T = any>(path: string, opts?: Parameters<typeof call>[2]) => call<T>('POST', path, opts),
     delete: <T = any>(path: string, opts?: Parameters<typeof call>[2]) => call<T>('DELETE', path, opts),
+    patch: <T = any>(path: string, opts?: Parameters<typeof call>[2]) => call<T>('PATCH', path, opts),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   listDeliveries,
   listWebhooks,
   rotateWebhookSecret,
+  setWebhookActive,
   type WebhookRow,
 } from '../../db/webhooks';
 import { deliveryRetry } from '../../activities';
@@ -15,11 +16,13 @@ import { webhookDeliveryWorkflow } from '../../workflows';
 import { checkResolvedHost, checkWebhookUrl } from '../../webhooks/urlPolicy';
 import { webhookSecretKey } from '../../config';
 import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
-import { ApiError, notFound, parse, checkIdParam } from '../errors';
+import { ApiError, invalidRequest, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../../domain/tenancy';
-import { ConfigureWebhookRequest, NoQuery, RotateSecretRequest } from '../schemas';
+import { ConfigureWebhookRequest, ListDeliveriesQuery, NoQuery, RotateSecretRequest, UpdateWebhookRequest } from '../schemas';
 
-const publicView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
+/** The configure and rotate answers: exactly the spec's fields (2.2), plus the secret. */
+const configuredView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
+const publicView = (w: WebhookRow) => ({ ...configuredView(w), disabled_reason: w.disabled_reason });
 
 const badUrl = (message: string) => new ApiError(400, 'invalid_request', `url: ${message}`, [{ field: 'url', message }]);
 
@@ -44,7 +47,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
     );
     ctx.state.responseHoldsSecret = true;
     ctx.status = 201;
-    ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
+    ctx.body = { success: true, webhook: { ...configuredView(row), secret: row.secret } };
   });
 
   router.get('/webhooks', async (ctx) => {
@@ -72,7 +75,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
     );
     if (!row) throw notFound('webhook');
     ctx.state.responseHoldsSecret = true;
-    ctx.body = { success: true, webhook: { ...publicView(row), secret: row.secret } };
+    ctx.body = { success: true, webhook: { ...configuredView(row), secret: row.secret } };
   });
 
   router.post('/webhooks/:id/test', async (ctx) => {
@@ -118,10 +121,38 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
   });
 
   router.get('/webhooks/:id/deliveries', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
+    const q = parse(ListDeliveriesQuery, ctx.query, 'query');
     const row = await findWebhook(db, scopeOf(ctx.state.principal!), ctx.params.id);
     if (!row) throw notFound('webhook');
-    ctx.body = { object: 'list', data: await listDeliveries(db, row.id, 100) };
+    const schedule = {
+      initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_INTERVAL,
+      backoffCoefficient: config.WEBHOOK_RETRY_BACKOFF,
+      maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL,
+      maximumAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+    };
+    const page = await listDeliveries(
+      db,
+      row.id,
+      {
+        limit: q.limit,
+        startingAfter: q.starting_after,
+        endingBefore: q.ending_before,
+        status: q.status,
+        createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
+        createdLte: q.created_lte ? new Date(q.created_lte) : undefined,
+      },
+      schedule,
+    );
+    if ('cursorNotFound' in page) throw invalidRequest([{ field: page.cursorNotFound, message: 'not a delivery of this configuration' }]);
+    ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+  });
+
+  // Turn a configuration on again (after a 410 disabled it) or off; deliveries resume for new events.
+  router.patch('/webhooks/:id', async (ctx) => {
+    const { active } = parse(UpdateWebhookRequest, ctx.state.body);
+    const row = await setWebhookActive(db, scopeOf(ctx.state.principal!), ctx.params.id, active);
+    if (!row) throw notFound('webhook');
+    ctx.body = publicView(row);
   });
 
   return router;

@@ -1,0 +1,105 @@
+/**
+ * The delivery log an operator recovers from: paginated, filtered by status, each attempt with the
+ * first 1 KB of the answer, a pending delivery's next attempt time; a 410 disables the endpoint.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from './helpers/receiver';
+import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({
+    WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
+    WEBHOOK_RETRY_BACKOFF: '2',
+    WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    WEBHOOK_TIMEOUT: '1s',
+  });
+});
+afterAll(async () => stack?.stop());
+
+describe('GET /webhooks/:id/deliveries', () => {
+  it('pages both ways, filters by status, and keeps the first 1 KB of each answer', async () => {
+    const receiver = await startReceiver((_n, r) => (r.body?.event === 'payment.deposited' ? 500 : 200));
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
+      await stack.http.post(`/api/v1/payments/${p.body.id}/approve`, { key });
+      const log = (q = '') => stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries${q}`, { key });
+      const failed = await eventually(
+        async () => {
+          const res = await log('?status=failed');
+          return res.body.data.length === 1 ? res.body.data[0] : undefined;
+        },
+        20_000,
+        'the deposited delivery to fail three times',
+      );
+      expect(failed.event).toBe('payment.deposited');
+      expect(failed.next_attempt_at).toBeNull();
+      expect(failed.attempts.map((a: { status_code: number; response_excerpt: string }) => [a.status_code, a.response_excerpt])).toEqual([
+        [500, '{"error":"nope"}'],
+        [500, '{"error":"nope"}'],
+        [500, '{"error":"nope"}'],
+      ]);
+      const all = await eventually(
+        async () => {
+          const res = await log();
+          return res.body.data.length === 3 ? res.body : undefined;
+        },
+        20_000,
+        'three deliveries',
+      );
+      expect(all.has_more).toBe(false);
+      const first = (await log('?limit=1')).body;
+      expect(first.has_more).toBe(true);
+      const second = (await log(`?limit=1&starting_after=${first.data[0].id}`)).body;
+      expect(second.data[0].id).toBe(all.data[1].id);
+      const back = (await log(`?limit=1&ending_before=${second.data[0].id}`)).body;
+      expect(back.data[0].id).toBe(first.data[0].id);
+      expect((await log('?status=nope')).status).toBe(400);
+      expect((await log('?colour=red')).status).toBe(400);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('endpoint health', () => {
+  it('a 410 disables the configuration at once, with its reason; PATCH active: true turns it back on', async () => {
+    const receiver = await startReceiver((_n, r) => (r.body?.event === 'payment.created' ? 410 : 200));
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      const disabled = await eventually(
+        async () => {
+          const list = (await stack.http.get('/api/v1/webhooks', { key })).body.data;
+          return list[0].active === false ? list[0] : undefined;
+        },
+        20_000,
+        'the configuration to be disabled',
+      );
+      expect(disabled.disabled_reason).toContain('410');
+      expect(receiver.received).toHaveLength(1); // no retry after a 410
+      const before = receiver.received.length;
+      const q = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      await stack.http.post(`/api/v1/payments/${q.body.id}/deposit`, { key });
+      const on = await stack.http.patch(`/api/v1/webhooks/${hook.id}`, { key, body: { active: true } });
+      expect([on.status, on.body.active, on.body.disabled_reason]).toEqual([200, true, null]);
+      expect(receiver.received.length).toBe(before); // nothing was sent while it was off
+      await stack.http.post(`/api/v1/payments/${q.body.id}/approve`, { key });
+      await eventually(
+        async () => (receiver.received.some((r) => r.body.event === 'payment.approved') ? true : undefined),
+        20_000,
+        'deliveries to resume',
+      );
+      expect((await stack.http.patch(`/api/v1/webhooks/${hook.id}`, { key, body: { active: 'yes' } })).status).toBe(400);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
