@@ -1,12 +1,17 @@
 /**
  * A minimal webhook receiver: `PORT=4000 WEBHOOK_SECRET=whsec_… npm run example:receiver`.
- * Verifies X-Service-Signature over the raw body bytes; 401 on a bad or missing signature,
- * 200 {"received":true} on a good one. Answer fast, do the work afterwards.
+ * Verifies the raw body bytes by either scheme (Standard Webhooks, with a five-minute timestamp
+ * tolerance, else X-Service-Signature); 401 on a bad or missing signature, 200 {"received":true}
+ * on a good one; one log line per request, refusals included. Answer fast, work afterwards.
  */
 import http from 'node:http';
-import { verifyWebhookSignature } from '../src';
+import { verifyWebhook } from '../src';
 
-export function createReceiver(secret: string, onEvent: (event: unknown) => void = (e) => console.log(JSON.stringify(e))) {
+export function createReceiver(
+  secret: string,
+  onEvent: (event: unknown) => void = (e) => console.log(JSON.stringify(e)),
+  logLine: (line: string) => void = (line) => console.error(line),
+) {
   return http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -17,9 +22,11 @@ export function createReceiver(secret: string, onEvent: (event: unknown) => void
         res.end(JSON.stringify(body));
       };
       if (req.method !== 'POST') return reply(405, { error: 'POST only' });
-      if (!verifyWebhookSignature(raw, req.headers['x-service-signature'] as string | undefined, secret)) {
-        return reply(401, { error: 'invalid signature' });
-      }
+      const verdict = verifyWebhook(raw, req.headers, secret);
+      const event = req.headers['x-service-event'] ?? '?';
+      const delivery = req.headers['webhook-id'] ?? req.headers['x-service-delivery'] ?? '?';
+      logLine(`${event} ${delivery} ${verdict.ok ? `accepted (${verdict.scheme})` : `refused: ${verdict.reason}`}`);
+      if (!verdict.ok) return reply(401, { error: 'invalid signature' });
       reply(200, { received: true });
       // Delivery is at least once: deduplicate on payment_id + event before acting.
       setImmediate(() => {

@@ -100,6 +100,8 @@ const schema = z.object({
   WEBHOOK_RETRY_MAX_INTERVAL: duration('2h'),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   WEBHOOK_TIMEOUT: duration('10s'),
+  /** A configuration whose every delivery failed for this long is disabled (Svix: 5 days). */
+  WEBHOOK_DISABLE_AFTER: duration('5 days'),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'WEBHOOK_ALLOW_LOOPBACK'> & { WEBHOOK_ALLOW_LOOPBACK: boolean };

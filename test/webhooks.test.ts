@@ -357,6 +357,8 @@ describe('example receiver (npm run example:receiver)', () => {
       env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let log = '';
+    child.stderr!.on('data', (c) => (log += c));
     try {
       await eventually(
         async () =>
@@ -382,6 +384,24 @@ describe('example receiver (npm run example:receiver)', () => {
       expect((await post({})).status).toBe(401);
       // The same signature over different bytes (here: re-serialised with a space) fails.
       expect((await post({ 'X-Service-Signature': hmac(Buffer.from(body), secret) }, body.replace(':', ': '))).status).toBe(401);
+      // Standard Webhooks too, and a stale timestamp is refused.
+      const standard = (at: number) => {
+        const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+        const ts = Math.floor(at / 1000);
+        const mac = createHmac('sha256', key).update(`dlv_x.${ts}.${body}`).digest('base64');
+        return {
+          'webhook-id': 'dlv_x',
+          'webhook-timestamp': String(ts),
+          'webhook-signature': `v1,${mac}`,
+          'X-Service-Event': 'payment.test',
+        };
+      };
+      expect((await post(standard(Date.now()))).status).toBe(200);
+      expect((await post(standard(Date.now() - 10 * 60_000))).status).toBe(401);
+      // One line per request, refusals included, with the event, the delivery and the verdict.
+      await eventually(async () => (log.includes('outside the tolerance') ? true : undefined), 5_000, 'the refusal logged');
+      expect(log).toMatch(/payment\.test dlv_x accepted \(standard-webhooks\)/);
+      expect(log).toMatch(/refused: X-Service-Signature does not match/);
     } finally {
       child.kill('SIGTERM');
     }

@@ -5,12 +5,13 @@ import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
 import { isDataRefusal } from '../db/errors';
-import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook } from '../db/webhooks';
+import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
 import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
 import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
 import { fetch } from 'undici';
+import ms from 'ms';
 
 export interface ActivityDeps {
   db: Knex;
@@ -113,8 +114,10 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
      * One delivery attempt. Throws on failure so that Temporal's retry policy schedules the next;
      * returns without sending when the configuration was deleted meanwhile.
      */
-    async deliverWebhook(deliveryId: string, timeoutMs: number, maximumAttempts: number): Promise<DeliveryOutcome> {
-      const attempt = Context.current().info.attempt;
+    async deliverWebhook(deliveryId: string, timeoutMs: number, maximumAttempts: number, attemptBase = 0): Promise<DeliveryOutcome> {
+      // A resend numbers its series after the attempts already logged; the retry policy counts its own.
+      const seriesAttempt = Context.current().info.attempt;
+      const attempt = attemptBase + seriesAttempt;
       const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, 'DeliveryNotFound');
       const { delivery, webhook } = found;
@@ -181,7 +184,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       const outcome = error ? 'failed' : 'succeeded';
       webhookDeliveries.inc({ outcome });
       webhookDuration.observe({ outcome }, durationMs / 1000);
-      const finalStatus = error ? (attempt >= maximumAttempts ? 'failed' : 'pending') : 'succeeded';
+      const finalStatus = error ? (seriesAttempt >= maximumAttempts ? 'failed' : 'pending') : 'succeeded';
       // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
       if (statusCode === 410) {
         await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
@@ -190,6 +193,12 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
         throw ApplicationFailure.nonRetryable('the receiver answered HTTP 410 Gone; configuration disabled', 'WebhookGone');
       }
       await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, finalStatus);
+      // Every delivery failing for WEBHOOK_DISABLE_AFTER: the endpoint is off until re-enabled.
+      if (error && (await failingSince(db, webhook.id, config.WEBHOOK_DISABLE_AFTER))) {
+        await disableWebhook(db, webhook.id, `every delivery failed for ${ms(config.WEBHOOK_DISABLE_AFTER, { long: true })}`);
+        log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: every delivery failed for the whole window');
+        throw ApplicationFailure.nonRetryable(error, 'WebhookDisabled');
+      }
       if (error) {
         log.warn({ status_code: statusCode, duration_ms: durationMs, error }, 'webhook delivery attempt failed');
         throw ApplicationFailure.retryable(error, 'WebhookDeliveryFailed');

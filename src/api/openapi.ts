@@ -124,6 +124,21 @@ export const OPERATIONS: Operation[] = [
     responses: { 200: { description: 'Configurations', schema: S.WebhookList }, ...errors(...common) },
   },
   {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend',
+    tag: 'Webhooks',
+    summary: 'Resend a delivery: a new series of attempts, the same webhook-id',
+    responses: { 202: { description: 'Resend started', schema: S.WebhookTestSent }, ...errors(404, ...common) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/recover',
+    tag: 'Webhooks',
+    summary: 'Resend every failed delivery since a time',
+    body: S.RecoverRequest,
+    responses: { 202: { description: 'The deliveries resent', schema: S.WebhookRecovered }, ...errors(400, 404, ...common) },
+  },
+  {
     method: 'patch',
     path: '/api/v1/webhooks/{id}',
     tag: 'Webhooks',

@@ -195,6 +195,10 @@ export const UpdateWebhookRequest = z
   .object({ active: z.boolean().describe('true turns a disabled configuration on again; false turns it off') })
   .strict();
 
+export const RecoverRequest = z
+  .object({ since: z.iso.datetime({ offset: true }).describe('Resend every failed delivery created at or after this ISO 8601 time') })
+  .strict();
+
 export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
   status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this status'),
 });
@@ -237,6 +241,7 @@ export const WebhookDeliveryList = z.object({
   has_more: z.boolean(),
 });
 export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
+export const WebhookRecovered = z.object({ success: z.literal(true), delivery_ids: z.array(z.string()) });
 export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const ErrorResponse = z.object({

@@ -205,6 +205,36 @@ export async function setWebhookActive(db: Knex, scope: Scope, id: string, activ
   return row && withoutSecret(row);
 }
 
+/**
+ * Whether every attempt to this configuration has failed for at least `windowMs`: it has failed
+ * attempts that old, and none succeeded since the first of them.
+ */
+export async function failingSince(db: Knex, webhookId: string, windowMs: number): Promise<boolean> {
+  const row = await db('webhook_delivery_attempts as a')
+    .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .where('d.webhook_id', webhookId)
+    .select(
+      db.raw('max(a.at) filter (where a.status_code between 200 and 299) as last_success'),
+      db.raw('min(a.at) filter (where a.error is not null) as first_failure'),
+    )
+    .first();
+  const lastSuccess = row?.last_success as Date | null | undefined;
+  const firstFailure = row?.first_failure as Date | null | undefined;
+  if (!firstFailure) return false;
+  const failingFrom = lastSuccess
+    ? (
+        (await db('webhook_delivery_attempts as a')
+          .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+          .where('d.webhook_id', webhookId)
+          .whereNotNull('a.error')
+          .andWhere('a.at', '>', lastSuccess)
+          .min('a.at as at')
+          .first()) as { at: Date | null } | undefined
+      )?.at
+    : firstFailure;
+  return failingFrom != null && Date.now() - failingFrom.getTime() >= windowMs;
+}
+
 export interface AttemptRecord {
   attempt: number;
   at: Date;
@@ -231,6 +261,26 @@ export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptReco
       .ignore();
     await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, attempts: a.attempt, updated_at: new Date() });
   });
+}
+
+export async function findDelivery(db: Knex, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db<DeliveryRow>('webhook_deliveries').where({ id, webhook_id: webhookId }).first();
+}
+
+/** Ready a delivery for a new series: pending again; answers the attempts already logged. */
+export async function prepareResend(db: Knex, id: string): Promise<number> {
+  const row = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('attempt as last').first()) as
+    { last: number | null } | undefined;
+  await db('webhook_deliveries').where({ id }).update({ status: 'pending', updated_at: new Date() });
+  return row?.last ?? 0;
+}
+
+export async function failedDeliveriesSince(db: Knex, webhookId: string, since: Date): Promise<string[]> {
+  return db('webhook_deliveries')
+    .where({ webhook_id: webhookId, status: 'failed' })
+    .andWhere('created_at', '>=', since)
+    .orderBy('created_at')
+    .pluck('id');
 }
 
 export async function markDelivery(db: Knex, deliveryId: string, status: DeliveryRow['status']): Promise<void> {

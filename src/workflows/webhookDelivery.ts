@@ -4,14 +4,17 @@ import type { Activities, DeliveryOutcome, DeliveryRetry } from '../activities';
 export interface WebhookDeliveryInput {
   deliveryId: string;
   retry: DeliveryRetry;
+  /** A resend: attempts already made, so the log numbers the new series after them. */
+  attemptBase?: number;
 }
 
 /**
- * One webhook delivery: a single activity under Temporal's retry policy (PRODUCT.md part 4:
- * initial 1 min, coefficient 5, max interval 2 h, 5 attempts). Its own workflow, so the payment's
- * run can close while a receiver is still being retried, and operators see each delivery.
+ * One webhook delivery outside a payment's run: `payment.test`, a resend, a recovery (and, for
+ * payments recorded before side-effects-as-activities, every delivery). A single activity under
+ * Temporal's retry policy (PRODUCT.md part 4: initial 1 min, coefficient 5, max interval 2 h,
+ * 5 attempts).
  */
-export async function webhookDeliveryWorkflow({ deliveryId, retry }: WebhookDeliveryInput): Promise<DeliveryOutcome> {
+export async function webhookDeliveryWorkflow({ deliveryId, retry, attemptBase }: WebhookDeliveryInput): Promise<DeliveryOutcome> {
   const { deliverWebhook } = proxyActivities<Activities>({
     // The HTTP call aborts at timeoutMs; the margin covers the database writes around it.
     startToCloseTimeout: retry.timeoutMs + 10_000,
@@ -24,7 +27,9 @@ export async function webhookDeliveryWorkflow({ deliveryId, retry }: WebhookDeli
     },
   });
   try {
-    return await deliverWebhook(deliveryId, retry.timeoutMs, retry.maximumAttempts);
+    return await (attemptBase
+      ? deliverWebhook(deliveryId, retry.timeoutMs, retry.maximumAttempts, attemptBase)
+      : deliverWebhook(deliveryId, retry.timeoutMs, retry.maximumAttempts));
   } catch (err) {
     throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} failed after its retries`, 'WebhookDeliveryExhausted', String(err));
   }

@@ -7,6 +7,9 @@ import {
   findWebhook,
   listDeliveries,
   listWebhooks,
+  failedDeliveriesSince,
+  findDelivery,
+  prepareResend,
   rotateWebhookSecret,
   setWebhookActive,
   type WebhookRow,
@@ -16,9 +19,17 @@ import { webhookDeliveryWorkflow } from '../../workflows';
 import { checkResolvedHost, checkWebhookUrl } from '../../webhooks/urlPolicy';
 import { webhookSecretKey } from '../../config';
 import { type AppDeps, type AppState, withTemporalDeadline } from '../context';
-import { ApiError, invalidRequest, notFound, parse, checkIdParam } from '../errors';
+import { ApiError, ID_PATTERN, invalidRequest, notFound, parse, checkIdParam } from '../errors';
 import { scopeOf } from '../../domain/tenancy';
-import { ConfigureWebhookRequest, ListDeliveriesQuery, NoQuery, RotateSecretRequest, UpdateWebhookRequest } from '../schemas';
+import {
+  ConfigureWebhookRequest,
+  ListDeliveriesQuery,
+  NoQuery,
+  RecoverRequest,
+  RotateSecretRequest,
+  UpdateWebhookRequest,
+} from '../schemas';
+import { ulid } from 'ulid';
 
 /** The configure and rotate answers: exactly the spec's fields (2.2), plus the secret. */
 const configuredView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
@@ -118,6 +129,41 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
     );
     ctx.status = 202;
     ctx.body = { success: true, delivery_id: deliveryId };
+  });
+
+  /** A new series of attempts for a logged delivery (same webhook-id), under the retry policy. */
+  async function resend(webhook: WebhookRow, deliveryId: string): Promise<void> {
+    const attemptBase = await prepareResend(db, deliveryId);
+    await withTemporalDeadline(temporal, () =>
+      temporal.workflow.start(webhookDeliveryWorkflow, {
+        workflowId: `resend_${deliveryId}_${ulid()}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args: [{ deliveryId, retry: deliveryRetry(config), attemptBase }],
+        staticSummary: `resend of ${deliveryId} to ${webhook.url}`,
+      }),
+    );
+  }
+
+  router.post('/webhooks/:id/deliveries/:delivery_id/resend', async (ctx) => {
+    parse(NoQuery, ctx.state.body);
+    if (!ID_PATTERN.test(ctx.params.delivery_id)) throw notFound('delivery');
+    const row = await findWebhook(db, scopeOf(ctx.state.principal!), ctx.params.id);
+    if (!row) throw notFound('webhook');
+    if (!(await findDelivery(db, row.id, ctx.params.delivery_id))) throw notFound('delivery');
+    await resend(row, ctx.params.delivery_id);
+    ctx.status = 202;
+    ctx.body = { success: true, delivery_id: ctx.params.delivery_id };
+  });
+
+  // Svix's recover: every failed delivery since a time gets a new series of attempts.
+  router.post('/webhooks/:id/recover', async (ctx) => {
+    const { since } = parse(RecoverRequest, ctx.state.body);
+    const row = await findWebhook(db, scopeOf(ctx.state.principal!), ctx.params.id);
+    if (!row) throw notFound('webhook');
+    const ids = await failedDeliveriesSince(db, row.id, new Date(since));
+    for (const id of ids) await resend(row, id);
+    ctx.status = 202;
+    ctx.body = { success: true, delivery_ids: ids };
   });
 
   router.get('/webhooks/:id/deliveries', async (ctx) => {

@@ -1,0 +1,117 @@
+/**
+ * Recovery after a receiver was down for every attempt: resend one delivery, recover every failed
+ * one since a time, each a new series with the same webhook-id; a configuration failing for the
+ * whole WEBHOOK_DISABLE_AFTER window is disabled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from './helpers/receiver';
+import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+
+const FAST = {
+  WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms',
+  WEBHOOK_RETRY_BACKOFF: '1',
+  WEBHOOK_RETRY_MAX_INTERVAL: '100ms',
+  WEBHOOK_MAX_ATTEMPTS: '2',
+  WEBHOOK_TIMEOUT: '1s',
+};
+
+describe('resend and recover', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack(FAST);
+  });
+  afterAll(async () => stack?.stop());
+
+  it('after a receiver was down for every attempt, resend and recover deliver with the same webhook-id', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? 200 : 503));
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const since = new Date().toISOString();
+      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
+      const failed = await eventually(
+        async () => {
+          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
+          return list.length === 2 ? list : undefined;
+        },
+        20_000,
+        'both deliveries to fail',
+      );
+      const down = receiver.received.length;
+      expect(down).toBe(4); // two attempts each
+      up = true;
+
+      const [created, deposited] = [...failed].sort((a: { event: string }, b: { event: string }) => a.event.localeCompare(b.event));
+      const one = await stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${created.id}/resend`, { key });
+      expect([one.status, one.body.delivery_id]).toEqual([202, created.id]);
+      const resent = await eventually(
+        async () => receiver.received.slice(down).find((r) => r.headers['webhook-id'] === created.id),
+        20_000,
+        'the resend',
+      );
+      expect(resent.body.event).toBe('payment.created');
+
+      const all = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
+      expect(all.status).toBe(202);
+      expect(all.body.delivery_ids).toEqual([deposited.id]); // the created one succeeded already
+      await eventually(
+        async () => receiver.received.slice(down).find((r) => r.headers['webhook-id'] === deposited.id),
+        20_000,
+        'the recovery',
+      );
+      const log = await eventually(
+        async () => {
+          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries`, { key })).body.data;
+          return list.every((d: { status: string }) => d.status === 'succeeded') ? list : undefined;
+        },
+        20_000,
+        'every delivery to succeed',
+      );
+      const again = log.find((d: { id: string }) => d.id === created.id);
+      expect(again.attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code])).toEqual([
+        [1, 503],
+        [2, 503],
+        [3, 200],
+      ]);
+      expect((await stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/dlv_nope/resend`, { key })).status).toBe(404);
+      expect((await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since: 'yesterday' } })).status).toBe(400);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('WEBHOOK_DISABLE_AFTER', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ ...FAST, WEBHOOK_MAX_ATTEMPTS: '20', WEBHOOK_DISABLE_AFTER: '1s' });
+  });
+  afterAll(async () => stack?.stop());
+
+  it('a configuration whose every delivery failed for the whole window is disabled, and attempts stop', async () => {
+    const receiver = await startReceiver(() => 500);
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } });
+      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      const disabled = await eventually(
+        async () => {
+          const list = (await stack.http.get('/api/v1/webhooks', { key })).body.data;
+          return list[0].active === false ? list[0] : undefined;
+        },
+        20_000,
+        'the configuration to be disabled',
+      );
+      expect(disabled.disabled_reason).toContain('every delivery failed');
+      const count = receiver.received.length;
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.received.length).toBe(count);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
