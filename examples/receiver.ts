@@ -23,8 +23,9 @@ export function createReceiver(
       };
       if (req.method !== 'POST') return reply(405, { error: 'POST only' });
       const verdict = verifyWebhook(raw, req.headers, secret);
-      const event = req.headers['x-service-event'] ?? '?';
-      const delivery = req.headers['webhook-id'] ?? req.headers['x-service-delivery'] ?? '?';
+      const header = (name: string) => String(req.headers[name] ?? '?');
+      const event = header('x-service-event');
+      const delivery = req.headers['webhook-id'] ? header('webhook-id') : header('x-service-delivery');
       logLine(`${event} ${delivery} ${verdict.ok ? `accepted (${verdict.scheme})` : `refused: ${verdict.reason}`}`);
       if (!verdict.ok) return reply(401, { error: 'invalid signature' });
       reply(200, { received: true });

@@ -358,7 +358,7 @@ describe('example receiver (npm run example:receiver)', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let log = '';
-    child.stderr!.on('data', (c) => (log += c));
+    child.stderr.on('data', (c) => (log += c));
     try {
       await eventually(
         async () =>

@@ -102,6 +102,23 @@ const listQuery = <S extends z.ZodRawShape>(idPrefix: string, what: string, filt
       path: ['ending_before'],
     });
 
+/** A list query's cursors, size and created range, as the repositories take them. */
+export function pageRequestOf(q: {
+  limit: number;
+  starting_after?: string;
+  ending_before?: string;
+  created_gte?: string;
+  created_lte?: string;
+}) {
+  return {
+    limit: q.limit,
+    startingAfter: q.starting_after,
+    endingBefore: q.ending_before,
+    createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
+    createdLte: q.created_lte ? new Date(q.created_lte) : undefined,
+  };
+}
+
 export const ListPaymentsQuery = listQuery('pay', 'A payment', {
   status: z.enum(PAYMENT_STATUSES).optional().describe('Only payments in this status'),
 });

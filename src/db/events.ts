@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { type PaymentView, paymentView } from '../domain/paymentView';
 import type { Scope } from '../domain/tenancy';
-import { type PageRequest, pageOf } from './pagination';
+import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 export interface EventRecord {
   id: string;
@@ -38,11 +38,9 @@ export async function recordEvent(trx: Knex | Knex.Transaction, state: PaymentSt
     .ignore();
 }
 
-export interface EventFilter extends PageRequest {
+export interface EventFilter extends PageRequest, CreatedRange {
   paymentId?: string;
   type?: PaymentEvent;
-  createdGte?: Date;
-  createdLte?: Date;
 }
 
 const scoped = (db: Knex, scope: Scope) => () => db('events').where({ account_id: scope.accountId, livemode: scope.livemode });
@@ -54,9 +52,7 @@ export async function listEvents(db: Knex, scope: Scope, filter: EventFilter) {
     (q) => {
       if (filter.paymentId) q.andWhere('payment_id', filter.paymentId);
       if (filter.type) q.andWhere('type', filter.type);
-      if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
-      if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
-      return q;
+      return withinCreated(q, filter);
     },
     filter,
   );

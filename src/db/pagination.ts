@@ -7,6 +7,18 @@ export interface PageRequest {
   endingBefore?: string;
 }
 
+/** A list's common filter: when items were created. */
+export interface CreatedRange {
+  createdGte?: Date;
+  createdLte?: Date;
+}
+
+export function withinCreated(q: Knex.QueryBuilder, range: CreatedRange): Knex.QueryBuilder {
+  if (range.createdGte) q.andWhere('created_at', '>=', range.createdGte);
+  if (range.createdLte) q.andWhere('created_at', '<=', range.createdLte);
+  return q;
+}
+
 export type Page<R> = { rows: R[]; hasMore: boolean } | { cursorNotFound: 'starting_after' | 'ending_before' };
 
 /**

@@ -3,7 +3,7 @@ import { storedExponent } from '../domain/money';
 import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import { recordEvent } from './events';
-import { type PageRequest, pageOf } from './pagination';
+import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 interface PaymentRow {
   id: string;
@@ -106,10 +106,8 @@ export async function findPayment(db: Knex, scope: Scope, id: string): Promise<P
   return row ? fromRow(row) : undefined;
 }
 
-export interface ListFilter extends PageRequest {
+export interface ListFilter extends PageRequest, CreatedRange {
   status?: PaymentStatus;
-  createdGte?: Date;
-  createdLte?: Date;
 }
 
 /** Newest first; cursors are payment ids of this account and mode. */
@@ -121,12 +119,7 @@ export async function listPayments(
   const page = await pageOf<PaymentRow>(
     'payments',
     () => db('payments').where({ account_id: scope.accountId, livemode: scope.livemode }),
-    (q) => {
-      if (filter.status) q.andWhere('status', filter.status);
-      if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
-      if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
-      return q;
-    },
+    (q) => withinCreated(filter.status ? q.andWhere('status', filter.status) : q, filter),
     filter,
   );
   return 'cursorNotFound' in page ? page : { data: page.rows.map(fromRow), hasMore: page.hasMore };

@@ -4,7 +4,7 @@ import { ulid } from 'ulid';
 import type { PaymentEvent } from '../domain/payment';
 import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
 import type { Scope } from '../domain/tenancy';
-import { type PageRequest, pageOf } from './pagination';
+import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** A webhook configuration as the service uses it. The secret, where present, is the clear one. */
 export interface WebhookRow {
@@ -287,10 +287,8 @@ export async function markDelivery(db: Knex, deliveryId: string, status: Deliver
   await db('webhook_deliveries').where({ id: deliveryId }).update({ status, updated_at: new Date() });
 }
 
-export interface DeliveryFilter extends PageRequest {
+export interface DeliveryFilter extends PageRequest, CreatedRange {
   status?: DeliveryRow['status'];
-  createdGte?: Date;
-  createdLte?: Date;
 }
 
 /** How Temporal's retry policy spaces attempts: for a pending delivery's next attempt time. */
@@ -306,12 +304,7 @@ export async function listDeliveries(db: Knex, webhookId: string, filter: Delive
   const page = await pageOf<DeliveryRow>(
     'webhook_deliveries',
     () => db('webhook_deliveries').where({ webhook_id: webhookId }),
-    (q) => {
-      if (filter.status) q.andWhere('status', filter.status);
-      if (filter.createdGte) q.andWhere('created_at', '>=', filter.createdGte);
-      if (filter.createdLte) q.andWhere('created_at', '<=', filter.createdLte);
-      return q;
-    },
+    (q) => withinCreated(filter.status ? q.andWhere('status', filter.status) : q, filter),
     filter,
   );
   if ('cursorNotFound' in page) return page;

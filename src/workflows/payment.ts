@@ -35,7 +35,7 @@ import {
 } from '../domain/payment';
 import { storedExponent, toMajor } from '../domain/money';
 import { PaymentStatusKey } from '../domain/searchAttributes';
-import { webhookDeliveryWorkflow } from './webhookDelivery';
+import { deliveryActivityOptions, webhookDeliveryWorkflow } from './webhookDelivery';
 
 export interface PaymentWorkflowInput {
   payment: PaymentState;
@@ -219,18 +219,10 @@ class Payment {
   /** One delivery on the webhook task queue, under Temporal's retry policy from the plan. */
   private async deliver(deliveryId: string, { retry, taskQueue }: DeliveryPlan): Promise<void> {
     const { deliverWebhook } = proxyActivities<Activities>({
+      ...deliveryActivityOptions(retry),
       taskQueue,
       activityId: deliveryId,
       summary: deliveryId,
-      // The HTTP call aborts at timeoutMs; the margin covers the database writes around it.
-      startToCloseTimeout: retry.timeoutMs + 10_000,
-      retry: {
-        initialInterval: retry.initialIntervalMs,
-        backoffCoefficient: retry.backoffCoefficient,
-        maximumInterval: retry.maximumIntervalMs,
-        maximumAttempts: retry.maximumAttempts,
-        nonRetryableErrorTypes: ['WebhookUrlRefused', 'DeliveryNotFound'],
-      },
     });
     try {
       await deliverWebhook(deliveryId, retry.timeoutMs, retry.maximumAttempts);

@@ -3,7 +3,7 @@ import { scopeOf } from '../../domain/tenancy';
 import type { EventsService } from '../../services/events';
 import type { AppState } from '../context';
 import { checkIdParam, parse } from '../errors';
-import { ListEventsQuery, NoQuery } from '../schemas';
+import { ListEventsQuery, NoQuery, pageRequestOf } from '../schemas';
 
 /** `GET /events` and `GET /events/:id`: parse, call, respond. */
 export function eventRoutes(events: EventsService) {
@@ -12,15 +12,7 @@ export function eventRoutes(events: EventsService) {
 
   router.get('/events', async (ctx) => {
     const q = parse(ListEventsQuery, ctx.query, 'query');
-    const page = await events.list(scopeOf(ctx.state.principal!), {
-      limit: q.limit,
-      startingAfter: q.starting_after,
-      endingBefore: q.ending_before,
-      paymentId: q.payment_id,
-      type: q.type,
-      createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
-      createdLte: q.created_lte ? new Date(q.created_lte) : undefined,
-    });
+    const page = await events.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
     ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
   });
 

@@ -6,7 +6,7 @@ import { scopeOf } from '../../domain/tenancy';
 import type { NewPayment, PaymentsService } from '../../services/payments';
 import { type AppState, callOf } from '../context';
 import { checkIdParam, fieldErrors, invalidRequest, parse } from '../errors';
-import { CreatePaymentRequest, ListPaymentsQuery, NoQuery, ResolveRequest, TransitionRequest } from '../schemas';
+import { CreatePaymentRequest, ListPaymentsQuery, NoQuery, ResolveRequest, TransitionRequest, pageRequestOf } from '../schemas';
 
 /**
  * The create body: the schema, plus what it cannot express alone (currency, amount precision and
@@ -68,15 +68,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
 
   router.get('/payments', async (ctx) => {
     const q = parse(ListPaymentsQuery, ctx.query, 'query');
-    const filter = {
-      limit: q.limit,
-      startingAfter: q.starting_after,
-      endingBefore: q.ending_before,
-      status: q.status,
-      createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
-      createdLte: q.created_lte ? new Date(q.created_lte) : undefined,
-    };
-    const page = await payments.list(scopeOf(ctx.state.principal!), filter);
+    const page = await payments.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), status: q.status });
     ctx.body = { object: 'list', data: page.data.map(paymentView), has_more: page.hasMore };
   });
 

@@ -27,6 +27,7 @@ import {
   NoQuery,
   RecoverRequest,
   RotateSecretRequest,
+  pageRequestOf,
   UpdateWebhookRequest,
 } from '../schemas';
 import { ulid } from 'ulid';
@@ -176,19 +177,7 @@ export function webhookRoutes({ db, temporal, config }: AppDeps) {
       maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL,
       maximumAttempts: config.WEBHOOK_MAX_ATTEMPTS,
     };
-    const page = await listDeliveries(
-      db,
-      row.id,
-      {
-        limit: q.limit,
-        startingAfter: q.starting_after,
-        endingBefore: q.ending_before,
-        status: q.status,
-        createdGte: q.created_gte ? new Date(q.created_gte) : undefined,
-        createdLte: q.created_lte ? new Date(q.created_lte) : undefined,
-      },
-      schedule,
-    );
+    const page = await listDeliveries(db, row.id, { ...pageRequestOf(q), status: q.status }, schedule);
     if ('cursorNotFound' in page) throw invalidRequest([{ field: page.cursorNotFound, message: 'not a delivery of this configuration' }]);
     ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
   });
