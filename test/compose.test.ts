@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
+import { type ComposeService, composeEnvironment, interpolate } from '../scripts/lib/cluster';
 
 const ROOT = path.resolve(__dirname, '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -44,27 +45,8 @@ const TOPOLOGY = ['postgresql', 'temporal-schema', 'temporal', 'temporal-search-
 const APP_SERVICES = ['migrate', 'api', 'worker'];
 const CONDITIONS = ['service_started', 'service_healthy', 'service_completed_successfully'];
 
-/** Compose's variable interpolation: ${X}, ${X:-default}, ${X-default}, ${X:?error}, ${X?error}, $$. */
-function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(
-    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
-    (match, name: string, op: string | undefined, arg: string) => {
-      if (match === '$$') return '$';
-      const set = env[name];
-      if (op === ':-') return set ? set : arg;
-      if (op === '-') return set ?? arg;
-      if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-      if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-      return set ?? '';
-    },
-  );
-}
-
-function environment(service: Service): Record<string, string> {
-  const env = service.environment ?? {};
-  if (Array.isArray(env)) return Object.fromEntries(env.map((e) => [e.split('=')[0], e.slice(e.indexOf('=') + 1)]));
-  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
-}
+/** Compose's environment of a service, as stack:cluster reads it. */
+const environment = (service: Service) => composeEnvironment(service as ComposeService);
 
 function dependencies(service: Service): Record<string, string> {
   const deps = service.depends_on ?? {};
