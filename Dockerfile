@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 #
 # One image for every process of the service (see docs/deploy.md):
-#   API      node --import tsx src/api/main.ts      (the default CMD)
-#   worker   node --import tsx src/worker/main.ts   (docker-compose.yml overrides the command)
+#   API      node --import tsx src/bin/api.ts      (the default CMD)
+#   worker   node --import tsx src/bin/worker.ts   (docker-compose.yml overrides the command)
 #   migrate  npm run migrate                         (one-shot)
 #
 # Entry points run TypeScript through tsx (a runtime dependency), as in development. `node --import tsx`
@@ -51,4 +51,4 @@ COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--import", "tsx", "src/api/main.ts"]
+CMD ["node", "--import", "tsx", "src/bin/api.ts"]

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
 import { freePort } from '../src/lib/net';
+import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 import { startDevServer } from '../src/lib/temporalDevServer';
 import { argv, readCompose } from './lib/cluster';
 
@@ -167,7 +168,7 @@ async function main() {
     if (fs.existsSync(path.join(app, 'node_modules', 'vitest'))) throw new Error('the runtime stage has devDependencies (vitest)');
     if (!fs.existsSync(path.join(app, 'dist', 'workflow-bundle.js'))) throw new Error('the runtime stage has no dist/workflow-bundle.js');
 
-    temporal = await startDevServer({ port: await freePort(), headless: true });
+    temporal = await startDevServer({ port: await freePort(), headless: true, searchAttributes: SEARCH_ATTRIBUTE_TYPES });
     const services = readCompose();
     const env = {
       PATH: process.env.PATH ?? '',

@@ -8,8 +8,8 @@
  *   temporal-search-attributes  deploy/temporal/register-search-attributes.sh with compose's arguments
  *   temporal-ui                 ui-server (temporalio/ui's server at compose's tag), TEMPORAL_UI_PORT
  *   migrate                     npm run migrate;  then npm run build:workflows (the image's build step)
- *   api ×2                      node --import tsx src/api/main.ts on PORT and PORT+1 (NODE_ENV=production)
- *   worker ×2                   node --import tsx src/worker/main.ts (the production workflow bundle)
+ *   api ×2                      node --import tsx src/bin/api.ts on PORT and PORT+1 (NODE_ENV=production)
+ *   worker ×2                   node --import tsx src/bin/worker.ts (the production workflow bundle)
  *
  * Long-running processes are restarted when they die (compose's `restart: unless-stopped`), after
  * STACK_RESTART_DELAY_MS (default 1000). Ctrl-C (or SIGTERM) stops every process it started: APIs first,

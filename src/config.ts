@@ -5,6 +5,7 @@
 import path from 'node:path';
 import ms from 'ms';
 import { z } from 'zod';
+import { ConfigError } from './lib/startup';
 
 const duration = (fallback: string) =>
   z
@@ -106,7 +107,7 @@ const schema = z.object({
 
 export type Config = Omit<z.infer<typeof schema>, 'WEBHOOK_ALLOW_LOOPBACK'> & { WEBHOOK_ALLOW_LOOPBACK: boolean };
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);

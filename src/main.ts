@@ -5,17 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { NativeConnection } from '@temporalio/worker';
-import { connectClient, startApiServer } from './bootstrap';
-import { countAccounts, createAccount } from './db/accounts';
-import { createDb, migrate } from './db/knex';
+import { countAccounts } from './db/accounts';
 import { createLogger, resolveLogFormat } from './lib/logger';
-import { loadConfigWithLocalSecrets } from './lib/localSecrets';
+import { loadConfigWithLocalSecrets } from './localSecrets';
 import { checkPortsFree } from './lib/net';
 import { runMain, type Started } from './lib/startup';
-import { startDevServer } from './lib/temporalDevServer';
-import { installRuntime } from './worker/runtime';
-import { createWorker } from './worker/worker';
+import { buildStack } from './stack';
 
 const DEMO_EMAIL = 'demo@example.com';
 const DEMO_FILE = 'demo.json';
@@ -58,40 +53,32 @@ async function main(started: Started) {
         ]),
     ...(config.API_METRICS_PORT ? [{ setting: 'API_METRICS_PORT', port: config.API_METRICS_PORT, host: config.HOST }] : []),
   ]);
-  // Opened (and, when embedded, locked) before the dev server, whose state lives in the same DATA_DIR.
-  const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
-  // On a terminal the SDK's own chatter (the bundler's report, worker states) stays below warnings.
-  await installRuntime(format === 'pretty' && logger.levelVal < 40 ? logger.child({}, { level: 'warn' }) : logger);
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
-
-  const devServer = config.TEMPORAL_ADDRESS
-    ? undefined
-    : started.add(
-        await startDevServer({
-          port: config.TEMPORAL_DEV_PORT,
-          uiPort: config.TEMPORAL_UI_PORT,
-          namespace: config.TEMPORAL_NAMESPACE,
-          dbFilename: path.join(config.DATA_DIR, 'temporal.sqlite'),
-          log: say,
-        }),
-        (server) => server.stop(),
-      );
-  const address = config.TEMPORAL_ADDRESS ?? devServer!.address;
-
-  await migrate(db);
-  const demo = await demoCredentials(config.DATA_DIR, async () =>
-    (await countAccounts(db)) === 0 ? createAccount(db, DEMO_EMAIL, DEMO_PASSWORD) : undefined,
+  const stack = started.add(
+    await buildStack({
+      config,
+      logger,
+      // On a terminal the SDK's own chatter (the bundler's report, worker states) stays below warnings.
+      runtimeLogger: format === 'pretty' && logger.levelVal < 40 ? logger.child({}, { level: 'warn' }) : logger,
+      devServer: config.TEMPORAL_ADDRESS
+        ? undefined
+        : {
+            port: config.TEMPORAL_DEV_PORT,
+            uiPort: config.TEMPORAL_UI_PORT,
+            dbFilename: path.join(config.DATA_DIR, 'temporal.sqlite'),
+            log: say,
+          },
+      migrate: true,
+      worker: {},
+      api: { port: config.PORT, host: config.HOST },
+    }),
+    (s) => s.stop(),
   );
-
-  const connection = started.add(await NativeConnection.connect({ address }), (c) => c.close());
-  const worker = await createWorker({ connection, db, config, logger });
-  const running = worker.run();
-  started.add(worker, async (w) => {
-    if (w.getState() === 'RUNNING') w.shutdown();
-    await running.catch(() => undefined);
-  });
-  const temporal = started.add(await connectClient(address, config.TEMPORAL_NAMESPACE), (t) => t.connection.close());
-  const api = started.add(await startApiServer({ db, temporal, config, logger }, config.PORT, config.HOST), (a) => a.close());
+  const { db, devServer, temporalAddress: address } = stack;
+  const api = stack.api!;
+  const demo = await demoCredentials(config.DATA_DIR, async () =>
+    (await countAccounts(db)) === 0 ? stack.services.accounts.createAccount(DEMO_EMAIL, DEMO_PASSWORD) : undefined,
+  );
 
   say('');
   say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)`);
@@ -110,19 +97,12 @@ async function main(started: Started) {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await api.close();
-    // The Temporal runtime may already be draining the worker on this same signal.
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running.catch(() => undefined);
-    await temporal.connection.close();
-    await connection.close();
-    await db.destroy();
-    await devServer?.stop();
+    await stack.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
-  await running;
+  await stack.workerRunning;
 }
 
 runMain(main);

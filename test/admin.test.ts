@@ -48,7 +48,7 @@ describe('npm run admin -- create-account', () => {
 
 describe('start-up configuration', () => {
   it('a bad setting stops `npm run api` with a message naming it, not a stack trace', async () => {
-    const res = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/api/main.ts')], {
+    const res = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/bin/api.ts')], {
       env: { ...process.env, DATABASE_URL: inject('databaseUrl'), WEBHOOK_TIMEOUT: 'banana', PORT: '99999' },
     }).then(
       () => ({ code: 0, stderr: '' }),

@@ -311,11 +311,11 @@ describe('Dockerfile', () => {
     const tsxEntries = commands()
       .filter((c) => c[0] === 'node' && c.includes('tsx'))
       .map((c) => c[c.length - 1]);
-    expect(tsxEntries).toEqual(expect.arrayContaining(['src/api/main.ts', 'src/worker/main.ts']));
+    expect(tsxEntries).toEqual(expect.arrayContaining(['src/bin/api.ts', 'src/bin/worker.ts']));
     for (const entry of tsxEntries) expect(fs.existsSync(path.join(ROOT, entry)), entry).toBe(true);
     // The entry points the compose services run are the ones package.json names.
-    expect(pkg.scripts.api).toBe('tsx src/api/main.ts');
-    expect(pkg.scripts.worker).toBe('tsx src/worker/main.ts');
+    expect(pkg.scripts.api).toBe('tsx src/bin/api.ts');
+    expect(pkg.scripts.worker).toBe('tsx src/bin/worker.ts');
   });
 
   it('starts from node 20 bookworm-slim, installs with npm ci and bundles the workflows at build time', () => {
@@ -330,7 +330,7 @@ describe('Dockerfile', () => {
     expect(users.at(-1)).toBeDefined();
     expect(['root', '0']).not.toContain(users.at(-1));
     expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "src\/api\/main\.ts"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "src\/bin\/api\.ts"\]$/m);
   });
 
   it('.dockerignore keeps local state, git and secrets out of the build context', () => {

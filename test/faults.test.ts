@@ -159,7 +159,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
     try {
       await stack.stopWorker();
       const spawnWorker = async () => {
-        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/worker/main.ts')], {
+        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/bin/worker.ts')], {
           env: {
             ...process.env,
             TEMPORAL_ADDRESS: inject('temporalAddress'),

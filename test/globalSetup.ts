@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
+import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 import { createDb, migrate } from '../src/db/knex';
 import { freePort } from '../src/lib/net';
 import { startDevServer, type DevServer } from '../src/lib/temporalDevServer';
@@ -21,7 +22,13 @@ export async function setupSuite(project: TestProject, opts: { ui: boolean; bund
   }
   const [bundlePath, server] = await Promise.all([
     buildWorkflowBundle(path.resolve(__dirname, '../test-output', opts.bundleFile)),
-    (async () => startDevServer({ port: await freePort(), uiPort: opts.ui ? await freePort() : undefined, headless: !opts.ui }))(),
+    (async () =>
+      startDevServer({
+        port: await freePort(),
+        uiPort: opts.ui ? await freePort() : undefined,
+        headless: !opts.ui,
+        searchAttributes: SEARCH_ATTRIBUTE_TYPES,
+      }))(),
   ]);
   project.provide('temporalAddress', server.address);
   project.provide('databaseUrl', databaseUrl);

@@ -2,7 +2,12 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRouters } from '../src/api/app';
 import { OPERATIONS, openApiDocument } from '../src/api/openapi';
-import { startApiServer } from '../src/bootstrap';
+import { startApiServer as startServer } from '../src/api/server';
+import { type ServiceDeps, createServices } from '../src/services';
+
+/** The API over use cases built on the given (possibly unreachable) dependencies. */
+const startApiServer = (deps: ServiceDeps, port: number) =>
+  startServer({ services: createServices(deps), config: deps.config, logger: deps.logger }, port);
 import { createDb } from '../src/db/knex';
 import { createLogger } from '../src/lib/logger';
 import { eventually, httpClient, startStack, validPayment, type Stack } from './helpers/stack';
@@ -32,7 +37,7 @@ describe('OpenAPI document', () => {
 
   it('documents every route the API serves, and only those', () => {
     const served = new Set(
-      apiRouters({ config: { PAYMENT_MAX_AMOUNT: 1 } } as never).flatMap((router) =>
+      apiRouters({ services: stack.services, config: stack.config }).flatMap((router) =>
         router.stack.flatMap((layer) =>
           layer.methods
             .filter((m) => m !== 'HEAD')

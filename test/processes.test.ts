@@ -80,8 +80,8 @@ describe('two APIs and two workers as separate processes', () => {
   let workers: Proc[];
 
   beforeAll(async () => {
-    workers = [start('src/worker/main.ts', await freePort()), start('src/worker/main.ts', await freePort())];
-    apis = [start('src/api/main.ts', await freePort()), start('src/api/main.ts', await freePort())];
+    workers = [start('src/bin/worker.ts', await freePort()), start('src/bin/worker.ts', await freePort())];
+    apis = [start('src/bin/api.ts', await freePort()), start('src/bin/api.ts', await freePort())];
     await Promise.all([...workers, ...apis].map((p) => up(p.port)));
     await Promise.all(apis.map((p) => up(p.port, '/readyz')));
   }, 120_000);

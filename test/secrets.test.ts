@@ -73,7 +73,7 @@ describe('bearer tokens', () => {
 
 describe('npm start: local secrets under DATA_DIR', () => {
   it('generates a random JWT secret and webhook key on first start, mode 0600, and reuses them', async () => {
-    const { loadOrCreateLocalSecrets } = await import('../src/lib/localSecrets');
+    const { loadOrCreateLocalSecrets } = await import('../src/localSecrets');
     const dirs = [fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-a-')), fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-b-'))];
     try {
       const first = loadOrCreateLocalSecrets(dirs[0]);
@@ -127,13 +127,13 @@ describe('npm run api / npm run worker without their secrets', () => {
   }
 
   it('npm run api refuses to start without SERVICE_JWT_SECRET, naming it', async () => {
-    const { code, output } = await runWithout('src/api/main.ts', ['SERVICE_JWT_SECRET']);
+    const { code, output } = await runWithout('src/bin/api.ts', ['SERVICE_JWT_SECRET']);
     expect(code).toBe(1);
     expect(output).toContain('SERVICE_JWT_SECRET');
   });
 
   it('npm run api and npm run worker refuse to start without WEBHOOK_SECRET_KEY, naming it', async () => {
-    for (const entry of ['src/api/main.ts', 'src/worker/main.ts']) {
+    for (const entry of ['src/bin/api.ts', 'src/bin/worker.ts']) {
       const { code, output } = await runWithout(entry, ['WEBHOOK_SECRET_KEY']);
       expect(code, entry).toBe(1);
       expect(output, entry).toContain('WEBHOOK_SECRET_KEY');
@@ -141,14 +141,14 @@ describe('npm run api / npm run worker without their secrets', () => {
   });
 
   it('npm run worker does not need SERVICE_JWT_SECRET: its start-up error names only what is missing', async () => {
-    const { code, output } = await runWithout('src/worker/main.ts', ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY']);
+    const { code, output } = await runWithout('src/bin/worker.ts', ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY']);
     expect(code).toBe(1);
     expect(output).toContain('WEBHOOK_SECRET_KEY');
     expect(output).not.toContain('SERVICE_JWT_SECRET');
   });
 
   it('a malformed WEBHOOK_SECRET_KEY is a start-up error naming it', async () => {
-    const { code, output } = await runWithout('src/api/main.ts', [], { WEBHOOK_SECRET_KEY: 'too-short' });
+    const { code, output } = await runWithout('src/bin/api.ts', [], { WEBHOOK_SECRET_KEY: 'too-short' });
     expect(code).toBe(1);
     expect(output).toContain('WEBHOOK_SECRET_KEY');
   });

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 function worker(metricsPort: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/bin/worker.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -3,21 +3,16 @@
  * port, a worker and the API, against DATABASE_URL (default: the test database).
  */
 import { randomBytes } from 'node:crypto';
-import { NativeConnection } from '@temporalio/worker';
-import { connectClient, startApiServer } from '../../src/bootstrap';
+import type { Client } from '@temporalio/client';
 import { DEFAULT_TEST_DATABASE_URL, loadConfig } from '../../src/config';
-import { createAccount } from '../../src/db/accounts';
-import { createDb, migrate } from '../../src/db/knex';
 import { createLogger } from '../../src/lib/logger';
 import { freePort } from '../../src/lib/net';
-import { startDevServer } from '../../src/lib/temporalDevServer';
-import { installRuntime } from '../../src/worker/runtime';
-import { createWorker } from '../../src/worker/worker';
+import { buildStack } from '../../src/stack';
 
 export interface LocalStack {
   apiUrl: string;
   temporalAddress: string;
-  client: Awaited<ReturnType<typeof connectClient>>;
+  client: Client;
   testKey: string;
   /** The dev server's process id, when it was spawned here (undefined with the SDK's download). */
   devServerPid?: number;
@@ -25,13 +20,9 @@ export interface LocalStack {
 }
 
 export async function withLocalStack<T>(env: Record<string, string>, fn: (stack: LocalStack) => Promise<T>): Promise<T> {
-  const logger = createLogger('error');
-  await installRuntime(logger);
-  const server = await startDevServer({ port: await freePort(), headless: true });
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL,
-    TEMPORAL_ADDRESS: server.address,
     LOG_LEVEL: 'error',
     // A throw-away stack: fresh secrets each run, metrics on any free port.
     SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
@@ -39,30 +30,30 @@ export async function withLocalStack<T>(env: Record<string, string>, fn: (stack:
     API_METRICS_PORT: '0',
     ...env,
   });
-  const db = createDb(config.DATABASE_URL);
-  await migrate(db);
-  const connection = await NativeConnection.connect({ address: server.address });
-  const worker = await createWorker({ connection, db, config, logger });
-  const client = await connectClient(server.address, config.TEMPORAL_NAMESPACE);
-  const api = await startApiServer({ db, temporal: client, config, logger }, 0);
+  const stack = await buildStack({
+    config,
+    logger: createLogger('error'),
+    devServer: { port: await freePort(), headless: true },
+    migrate: true,
+    worker: {},
+    api: { port: 0 },
+  });
   try {
-    const acct = await createAccount(db, `script-${Date.now()}@example.com`, 'script-password');
-    return await worker.runUntil(
+    const acct = await stack.services.accounts.createAccount(`script-${Date.now()}@example.com`, 'script-password');
+    const stopped = stack.workerRunning!.then(() => Promise.reject(new Error('the worker stopped before the work was done')));
+    return await Promise.race([
       fn({
-        apiUrl: api.url,
-        temporalAddress: server.address,
-        client,
+        apiUrl: stack.api!.url,
+        temporalAddress: stack.temporalAddress,
+        client: stack.client,
         testKey: acct.test_api_key,
-        devServerPid: server.pid,
+        devServerPid: stack.devServer?.pid,
         databaseUrl: config.DATABASE_URL!,
       }),
-    );
+      stopped,
+    ]);
   } finally {
-    await api.close();
-    await client.connection.close();
-    await connection.close();
-    await db.destroy();
-    await server.stop();
+    await stack.stop();
   }
 }
 

@@ -9,23 +9,17 @@ import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebho
 import type { Logger } from '../lib/logger';
 import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
+import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
 import { fetch } from 'undici';
 import ms from 'ms';
+
+export { type DeliveryRetry, deliveryRetry, webhookTaskQueue };
 
 export interface ActivityDeps {
   db: Knex;
   config: Config;
   logger: Logger;
-}
-
-/** Retry settings of webhook delivery, from the worker's WEBHOOK_* configuration. */
-export interface DeliveryRetry {
-  initialIntervalMs: number;
-  backoffCoefficient: number;
-  maximumIntervalMs: number;
-  maximumAttempts: number;
-  timeoutMs: number;
 }
 
 export type DeliveryOutcome = 'succeeded' | 'skipped' | 'refused';
@@ -36,21 +30,6 @@ export interface DeliveryPlan {
   retry: DeliveryRetry;
   /** Deliveries have a task queue (and workers) of their own, so they never delay transitions. */
   taskQueue: string;
-}
-
-/** The task queue of webhook deliveries, beside the payments' own. */
-export function webhookTaskQueue(config: Pick<Config, 'TEMPORAL_TASK_QUEUE'>): string {
-  return `${config.TEMPORAL_TASK_QUEUE}-webhooks`;
-}
-
-export function deliveryRetry(config: Config): DeliveryRetry {
-  return {
-    initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_INTERVAL,
-    backoffCoefficient: config.WEBHOOK_RETRY_BACKOFF,
-    maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL,
-    maximumAttempts: config.WEBHOOK_MAX_ATTEMPTS,
-    timeoutMs: config.WEBHOOK_TIMEOUT,
-  };
 }
 
 export function createActivities({ db, config, logger }: ActivityDeps) {

@@ -2,33 +2,34 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { authenticate, login, tokens } from './auth';
-import { type AppDeps, type AppState, withTemporalDeadline } from './context';
-import { ApiError, errorMiddleware, notFound, parse } from './errors';
-import { authFailureLimit, idempotency, jsonBody, loginRateLimit, rateLimit, requestId } from './middleware';
+import { Unauthenticated } from '../services/errors';
+import { authenticate } from './auth';
+import type { AppDeps, AppState } from './context';
+import { ApiError, errorMiddleware } from './errors';
+import { idempotency } from './middleware/idempotency';
+import { jsonBody } from './middleware/jsonBody';
+import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits';
+import { requestLog } from './middleware/requestLog';
+import { parse } from './parse';
 import { apiKeyRoutes } from './routes/account';
-import { eventsService } from '../services/events';
-import { paymentsService } from '../services/payments';
 import { eventRoutes } from './routes/events';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
 import { LoginRequest } from './schemas';
-import { jwtSecret } from '../config';
 import { DOCS_INIT_JS, docsPage, openApiDocument } from './openapi';
 
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
 
 export function createApp(deps: AppDeps): Koa<AppState> {
-  const { db, temporal, config, logger } = deps;
+  const { services, config, logger } = deps;
   const app = new Koa<AppState>({ proxy: config.TRUST_PROXY });
-  const issuer = tokens(jwtSecret(config));
   const limit = rateLimit(config.RATE_LIMIT_PER_SECOND);
   const authFailures = authFailureLimit(config.AUTH_FAILURES_PER_MINUTE);
   const loginLimit = loginRateLimit();
 
-  app.use(requestId(logger));
+  app.use(requestLog(logger));
   app.use(errorMiddleware(logger));
 
   const open = new Router<AppState>();
@@ -37,17 +38,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   });
   open.get('/readyz', async (ctx) => {
     // Details go to the log, not to an unauthenticated caller (they can name hosts and users).
-    const down = (what: string) => (err: Error) => {
-      logger.warn({ request_id: ctx.state.requestId, err: err.message }, `readiness: ${what} unavailable`);
-      return 'unavailable';
-    };
-    const checks = await Promise.all([
-      db.raw('select 1').then(() => 'ok', down('postgres')),
-      withTemporalDeadline(temporal, () => temporal.connection.workflowService.getSystemInfo({}), 2000).then(() => 'ok', down('temporal')),
-    ]);
-    const [postgres, temporalStatus] = checks;
-    ctx.status = checks.every((c) => c === 'ok') ? 200 : 503;
-    ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks: { postgres, temporal: temporalStatus } };
+    const checks = await services.health.readiness(ctx.state.requestId);
+    ctx.status = Object.values(checks).every((c) => c === 'ok') ? 200 : 503;
+    ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks };
   });
   open.get('/api/v1/openapi.json', (ctx) => {
     ctx.body = openApiDocument();
@@ -62,7 +55,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       ctx.body = DOCS_INIT_JS;
       return;
     }
-    if (!DOCS_ASSETS.has(ctx.params.file)) throw notFound('asset');
+    if (!DOCS_ASSETS.has(ctx.params.file)) throw new ApiError(404, 'not_found', 'no such asset');
     ctx.type = path.extname(ctx.params.file);
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.body = fs.createReadStream(path.join(swaggerUiDir, ctx.params.file));
@@ -71,17 +64,17 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     const body = parse(LoginRequest, ctx.state.body);
     await loginLimit.attempt(ctx.ip, body.email);
     try {
-      ctx.body = await login(deps, issuer, body.email, body.password);
+      ctx.body = await services.accounts.login(body.email, body.password);
     } catch (err) {
       // Only wrong passwords count against the e-mail, so guessing cannot lock its owner out for long.
-      if (err instanceof ApiError && err.status === 401) await loginLimit.failed(ctx.ip, body.email);
+      if (err instanceof Unauthenticated) await loginLimit.failed(ctx.ip, body.email);
       throw err;
     }
   });
   app.use(open.routes());
 
   const api = new Router<AppState>({ prefix: '/api/v1' });
-  api.use(jsonBody, authenticate(deps, issuer, limit, authFailures), idempotency(deps));
+  api.use(jsonBody, authenticate(services.accounts, limit, authFailures), idempotency(services.idempotency));
   for (const routes of apiRouters(deps)) api.use(routes.routes());
   app.use(api.routes());
   app.use(
@@ -95,13 +88,12 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 }
 
 /** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
-export function apiRouters(deps: AppDeps) {
-  const payments = paymentsService(deps);
+export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'config'>) {
   return [
-    paymentRoutes(payments, { maxAmount: deps.config.PAYMENT_MAX_AMOUNT }),
-    eventRoutes(eventsService(deps)),
-    webhookRoutes(deps),
-    apiKeyRoutes(deps),
-    testHelperRoutes(payments),
+    paymentRoutes(services.payments, { maxAmount: config.PAYMENT_MAX_AMOUNT }),
+    eventRoutes(services.events),
+    webhookRoutes(services.webhooks),
+    apiKeyRoutes(services.accounts),
+    testHelperRoutes(services.payments),
   ];
 }

@@ -1,15 +1,14 @@
-import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
 import type { Config } from '../config';
 import type { Principal } from '../domain/tenancy';
 import type { Logger } from '../lib/logger';
+import type { Services } from '../services';
 import { type Call, TEMPORAL_CALL_TIMEOUT_MS } from '../services/payments';
 
 export type { Principal };
 
+/** What the HTTP layer is given: the use cases, never the Temporal client or the repositories. */
 export interface AppDeps {
-  db: Knex;
-  temporal: Client;
+  services: Services;
   config: Config;
   logger: Logger;
 }
@@ -41,8 +40,4 @@ export function callOf(state: AppState): Call {
     retry: state.retry,
     deadline: state.deadline,
   };
-}
-
-export function withTemporalDeadline<T>(temporal: Client, fn: () => Promise<T>, ms = TEMPORAL_CALL_TIMEOUT_MS): Promise<T> {
-  return temporal.connection.withDeadline(Date.now() + ms, fn);
 }

@@ -1,7 +1,15 @@
 import type { Context, Next } from 'koa';
-import type { z } from 'zod';
 import type { Logger } from '../lib/logger';
-import { InvalidInput, InvalidTransition, NotFound, isUnavailable } from '../services/errors';
+import {
+  Forbidden,
+  IdempotencyConflict,
+  InvalidInput,
+  InvalidTransition,
+  NotFound,
+  RateLimited,
+  Unauthenticated,
+  isUnavailable,
+} from '../services/errors';
 
 export type ErrorCode =
   | 'invalid_request'
@@ -32,36 +40,13 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ApiError(404, 'not_found', `no such ${what}`);
-
 export interface FieldError {
   field: string;
   message: string;
 }
 
-export function fieldErrors(error: z.ZodError, where: 'body' | 'query' = 'body'): FieldError[] {
-  return error.issues.map((issue) => ({
-    // A field name can itself be a client's malformed key: shown with U+FFFD for its lone surrogates.
-    field: issue.path.length ? issue.path.map((p) => String(p).toWellFormed()).join('.') : where,
-    message:
-      issue.code === 'unrecognized_keys'
-        ? `unknown ${where === 'query' ? 'parameter' : 'field'}(s): ${issue.keys.join(', ')}`
-        : issue.message,
-  }));
-}
-
 export function invalidRequest(details: FieldError[]): ApiError {
   return new ApiError(400, 'invalid_request', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
-}
-
-export function validationError(error: z.ZodError, where: 'body' | 'query' = 'body'): ApiError {
-  return invalidRequest(fieldErrors(error, where));
-}
-
-export function parse<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query' = 'body'): z.infer<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw validationError(result.error, where);
-  return result.data;
 }
 
 /** The one place a failure becomes an HTTP answer: errors by meaning below the API, mapped here. */
@@ -70,6 +55,11 @@ export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof NotFound) return new ApiError(404, 'not_found', err.message);
   if (err instanceof InvalidTransition) return new ApiError(409, 'invalid_transition', err.message, { status: err.status });
   if (err instanceof InvalidInput) return invalidRequest(err.details);
+  if (err instanceof Unauthenticated) return new ApiError(401, 'unauthorized', err.message, undefined, { 'WWW-Authenticate': 'Bearer' });
+  if (err instanceof Forbidden) return new ApiError(403, 'forbidden', err.message);
+  if (err instanceof IdempotencyConflict) return new ApiError(409, 'idempotency_conflict', err.message);
+  if (err instanceof RateLimited)
+    return new ApiError(429, 'rate_limited', err.message, undefined, { 'Retry-After': String(err.retryAfterSeconds) });
   if (isUnavailable(err))
     return new ApiError(503, 'service_unavailable', 'a service this request needs is unavailable; retry later', undefined, {
       'Retry-After': '1',
@@ -97,15 +87,5 @@ export function errorMiddleware(logger: Logger) {
         request_id: ctx.state.requestId,
       };
     }
-  };
-}
-
-/** Path ids are ours (`pay_…`, `wh_…`, `key_…`): anything else cannot exist, so it is a 404 before any lookup. */
-export const ID_PATTERN = /^[a-z]{2,5}_[0-9A-Za-z_]{1,64}$/;
-
-export function checkIdParam(what: string) {
-  return (id: string, _ctx: unknown, next: () => Promise<unknown>) => {
-    if (!ID_PATTERN.test(id)) throw notFound(what);
-    return next();
   };
 }

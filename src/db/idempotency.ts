@@ -3,7 +3,8 @@ import type { Scope } from '../domain/tenancy';
 
 export type Claim =
   /** Go ahead; `resourceId` is the id to give whatever this request creates, the same on every retry. */
-  | { kind: 'claimed'; resourceId: string; retaken: boolean }
+  /** `retry`: the key's earlier attempt failed or was abandoned, so what it started may already exist. */
+  | { kind: 'claimed'; resourceId: string; retry: boolean }
   | { kind: 'replay'; status: number; body: unknown }
   /** Another request with this key has not finished (or its process died before it could say). */
   | { kind: 'in_progress'; resourceId: string }
@@ -41,7 +42,7 @@ export async function claimIdempotencyKey(
     .onConflict(['account_id', 'livemode', 'key'])
     .ignore()
     .returning('key');
-  if (inserted.length > 0) return { kind: 'claimed', resourceId, retaken: false };
+  if (inserted.length > 0) return { kind: 'claimed', resourceId, retry: false };
   const row = await db('idempotency_keys').where(where(scope, key)).first();
   if (row.request_hash !== requestHash) return { kind: 'conflict', message: 'this Idempotency-Key was used with a different request' };
   if (row.status_code != null)
@@ -49,13 +50,13 @@ export async function claimIdempotencyKey(
   // A failed claim, or one abandoned by a process that died mid-request, is taken over atomically:
   // of two concurrent retries, one wins.
   // Staleness by the database's clock, the same clock that stamped the claim.
-  const retaken = await db('idempotency_keys')
+  const takenOver = await db('idempotency_keys')
     .where(where(scope, key))
     .whereNull('status_code')
     .andWhere((w) => w.whereNotNull('failed_at').orWhereRaw('claimed_at < now() - make_interval(secs => ?)', [STALE_CLAIM_MS / 1000]))
     .update({ failed_at: null, claimed_at: db.fn.now(), resource_id: db.raw("coalesce(nullif(resource_id, ''), ?)", [resourceId]) })
     .returning('resource_id');
-  if (retaken.length > 0) return { kind: 'claimed', resourceId: retaken[0].resource_id, retaken: true };
+  if (takenOver.length > 0) return { kind: 'claimed', resourceId: takenOver[0].resource_id, retry: true };
   return { kind: 'in_progress', resourceId: row.resource_id };
 }
 

@@ -1,4 +1,5 @@
-import { ConfigError } from '../config';
+/** A setting that is missing or malformed: its message names the setting. */
+export class ConfigError extends Error {}
 
 /** A start-up failure is one clear line on stderr and exit code 1, not a stack trace. */
 export function exitOnStartupError(err: unknown): never {

@@ -6,7 +6,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_TYPES } from '../domain/searchAttributes';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
 export const CLI_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'bin');
@@ -62,6 +61,8 @@ export interface DevServerOptions {
   /** Persist workflows across restarts; in memory when unset. */
   dbFilename?: string;
   headless?: boolean;
+  /** Search attributes to register, name → type (e.g. Keyword). */
+  searchAttributes?: Record<string, string>;
   log?: (msg: string) => void;
 }
 
@@ -87,7 +88,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const log = opts.log ?? (() => undefined);
   const namespace = opts.namespace ?? 'default';
   const cli = findTemporalCli(log);
-  const searchAttributes = Object.entries(SEARCH_ATTRIBUTE_TYPES).map(([k, v]) => `${k}=${v}`);
+  const searchAttributes = Object.entries(opts.searchAttributes ?? {}).map(([k, v]) => `${k}=${v}`);
   if (!cli) {
     log('no Temporal CLI and no Go: using the Temporal SDK download of the dev server');
     const { TestWorkflowEnvironment } = await import('@temporalio/testing');

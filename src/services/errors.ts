@@ -36,6 +36,22 @@ export class InvalidInput extends DomainError {
   }
 }
 
+/** No credential, or one that is wrong, revoked or expired. */
+export class Unauthenticated extends DomainError {}
+
+/** A valid credential that may not do this (e.g. a test key minting a live key). */
+export class Forbidden extends DomainError {}
+
+/** An Idempotency-Key reused for another request, still in progress, or whose answer held a secret. */
+export class IdempotencyConflict extends DomainError {}
+
+/** Too many requests or failed attempts: retry after the given number of seconds. */
+export class RateLimited extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many requests; retry in ${retryAfterSeconds} s`);
+  }
+}
+
 /** Temporal or PostgreSQL could not be reached in time: the request may be retried. */
 export class DependencyUnavailable extends DomainError {
   constructor(readonly cause: unknown) {

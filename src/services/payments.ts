@@ -181,11 +181,11 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
 
     /** A client's transition, as a Workflow Update whose id is stable across the request's retries. */
     async transition(call: Call, id: string, command: TransitionCommand): Promise<PaymentState> {
-      const row = await load(scopeOf(call.principal), id);
+      const current = await load(scopeOf(call.principal), id);
       const { action } = command;
       // A retry may be asking about its own first attempt, which may have made the payment final.
-      if (isTerminal(row.status) && !call.retry) throw refusal(action, row.status);
-      const handle = temporal.workflow.getHandle(row.id);
+      if (isTerminal(current.status) && !call.retry) throw refusal(action, current.status);
+      const handle = temporal.workflow.getHandle(current.id);
       let outcome: ReturnType<typeof outcomeOf>;
       try {
         const request = { ...command, reason: command.reason ?? null, actor: call.principal.actor, requestId: call.requestId };
@@ -196,7 +196,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message: it names the status and, when a timer was due, why.
-          throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? row.status, err.cause.message);
+          throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? current.status, err.cause.message);
         }
         if (!isClosedRun(err)) throw err;
         // The run closed meanwhile: a timer, or this very update in an earlier attempt, made it final.
@@ -205,8 +205,8 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
             ? await within(call, () => handle.getUpdateHandle<PaymentState>(call.resourceId!).result()).catch(() => undefined)
             : undefined;
         if (first) return outcomeOf(first).payment;
-        const latest = await findPayment(db, scopeOf(call.principal), row.id);
-        throw refusal(action, latest?.status ?? row.status);
+        const latest = await findPayment(db, scopeOf(call.principal), current.id);
+        throw refusal(action, latest?.status ?? current.status);
       }
       await showDurable(call, outcome.payment, outcome.entry);
       return outcome.payment;
@@ -215,10 +215,10 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
     /** Test clocks: a test-mode payment's clock moves forward; due timers fire. Live: not found. */
     async advanceClock(call: Call, id: string, seconds: number): Promise<PaymentState> {
       if (call.principal.livemode) throw new NotFound('test-mode payment');
-      const row = await load(scopeOf(call.principal), id);
-      if (isTerminal(row.status)) return row;
+      const current = await load(scopeOf(call.principal), id);
+      if (isTerminal(current.status)) return current;
       const { payment, entry } = await within(call, () =>
-        temporal.workflow.getHandle(row.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
+        temporal.workflow.getHandle(current.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
       );
       await showDurable(call, payment, entry);
       return payment;

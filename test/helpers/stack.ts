@@ -4,18 +4,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { inject } from 'vitest';
-import { connectClient, startApiServer, type ApiServer } from '../../src/bootstrap';
 import { loadConfig, type Config } from '../../src/config';
-import { createAccount } from '../../src/db/accounts';
-import { createDb } from '../../src/db/knex';
 import { createLogger } from '../../src/lib/logger';
-import { installRuntime } from '../../src/worker/runtime';
-import { createWorker } from '../../src/worker/worker';
-
-let runtime: Promise<void> | undefined;
+import { type ApiServer, type Services, buildStack } from '../../src/stack';
 
 export interface Stack {
   url: string;
@@ -24,6 +17,7 @@ export interface Stack {
   config: Config;
   taskQueue: string;
   api: ApiServer;
+  services: Services;
   http: ReturnType<typeof httpClient>;
   newAccount(): Promise<TestAccount>;
   /** Stop this stack's worker only (the API stays up), as when every worker is down. */
@@ -42,9 +36,6 @@ export interface TestAccount {
 }
 
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
-  // Once per test process, as in production: JSON logs (errors only here) and Core's worker metrics.
-  runtime ??= installRuntime(createLogger(process.env.TEST_LOG_LEVEL ?? 'error'));
-  await runtime;
   const address = env.TEMPORAL_ADDRESS ?? inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
   const config = loadConfig({
@@ -62,43 +53,32 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     API_METRICS_PORT: '0',
     ...env,
   });
-  const logger = createLogger(config.LOG_LEVEL);
-  const db = createDb(config.DATABASE_URL);
-  const connection = await NativeConnection.connect({ address });
-  const newWorker = () => createWorker({ connection, db, config, logger, workflowBundlePath: inject('workflowBundlePath') });
-  let worker = await newWorker();
-  let running = worker.run();
-  const stopWorker = async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running;
-  };
-  const client = await connectClient(address, config.TEMPORAL_NAMESPACE);
-  const api = await startApiServer({ db, temporal: client, config, logger }, 0);
+  const stack = await buildStack({
+    config,
+    logger: createLogger(config.LOG_LEVEL),
+    // As in production: JSON logs (errors only here) and Core's worker metrics, once per test process.
+    runtimeLogger: createLogger(process.env.TEST_LOG_LEVEL ?? 'error'),
+    worker: { workflowBundlePath: inject('workflowBundlePath') },
+    api: { port: 0 },
+  });
+  const api = stack.api!;
   return {
     url: api.url,
-    db,
-    client,
+    db: stack.db,
+    client: stack.client,
     config,
     taskQueue,
     api,
+    services: stack.services,
     http: httpClient(api.url),
     async newAccount() {
       const password = `pw-${randomUUID()}`;
-      const created = await createAccount(db, `user-${randomUUID()}@example.com`, password);
+      const created = await stack.services.accounts.createAccount(`user-${randomUUID()}@example.com`, password);
       return { ...created, password };
     },
-    stopWorker,
-    async startWorker() {
-      worker = await newWorker();
-      running = worker.run();
-    },
-    async stop() {
-      await api.close();
-      await stopWorker();
-      await client.connection.close();
-      await connection.close();
-      await db.destroy();
-    },
+    stopWorker: () => stack.stopWorker(),
+    startWorker: () => stack.startWorker(),
+    stop: () => stack.stop(),
   };
 }
 

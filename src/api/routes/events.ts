@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { scopeOf } from '../../domain/tenancy';
 import type { EventsService } from '../../services/events';
 import type { AppState } from '../context';
-import { checkIdParam, parse } from '../errors';
+import { checkIdParam, parse } from '../parse';
 import { ListEventsQuery, NoQuery, pageRequestOf } from '../schemas';
 
 /** `GET /events` and `GET /events/:id`: parse, call, respond. */

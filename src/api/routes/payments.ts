@@ -5,7 +5,8 @@ import { paymentView } from '../../domain/paymentView';
 import { scopeOf } from '../../domain/tenancy';
 import type { NewPayment, PaymentsService } from '../../services/payments';
 import { type AppState, callOf } from '../context';
-import { checkIdParam, fieldErrors, invalidRequest, parse } from '../errors';
+import { invalidRequest } from '../errors';
+import { checkIdParam, fieldErrors, parse } from '../parse';
 import { CreatePaymentRequest, ListPaymentsQuery, NoQuery, ResolveRequest, TransitionRequest, pageRequestOf } from '../schemas';
 
 /**

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { paymentView } from '../../domain/paymentView';
 import type { PaymentsService } from '../../services/payments';
 import { type AppState, callOf } from '../context';
-import { checkIdParam, parse } from '../errors';
+import { checkIdParam, parse } from '../parse';
 import { AdvanceClockRequest } from '../schemas';
 
 /**

@@ -1,20 +1,11 @@
-/** Start-up pieces shared by `npm start`, `npm run api`, `npm run worker` and the tests. */
+/** The API's HTTP server: Koa behind node:http, with the API's error format even for malformed HTTP. */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Client, Connection } from '@temporalio/client';
-import type { Knex } from 'knex';
-import { createApp } from './api/app';
-import { purgeExpiredIdempotencyKeys } from './db/idempotency';
-import type { Config } from './config';
-import type { Logger } from './lib/logger';
-import { metricsServer } from './lib/metrics';
-import { listenOn } from './lib/net';
-
-export async function connectClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
-}
+import { metricsServer } from '../lib/metrics';
+import { listenOn } from '../lib/net';
+import { createApp } from './app';
+import type { AppDeps } from './context';
 
 export interface ApiServer {
   url: string;
@@ -56,11 +47,8 @@ const closeServer = (server: http.Server) =>
     server.closeIdleConnections();
   });
 
-export async function startApiServer(
-  deps: { db: Knex; temporal: Client; config: Config; logger: Logger },
-  port: number,
-  host = '127.0.0.1',
-): Promise<ApiServer> {
+/** The API's HTTP server (and its /metrics listener on API_METRICS_PORT), listening. */
+export async function startApiServer(deps: AppDeps, port: number, host = '127.0.0.1'): Promise<ApiServer> {
   const app = createApp(deps);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000;
@@ -75,16 +63,11 @@ export async function startApiServer(
     await Promise.all([closeServer(metrics), closeServer(server)]);
     throw err;
   }
-  // Idempotency keys live 24 hours: forget expired ones hourly (each is also ignored when reused).
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(deps.db).catch((err: unknown) => deps.logger.warn({ err }, 'purging expired idempotency keys failed'));
-  }, 3600_000).unref();
   return {
     url,
     server,
     metricsUrl,
     close: async () => {
-      clearInterval(purge);
       await Promise.all([closeServer(server), closeServer(metrics)]);
     },
   };

@@ -1,26 +1,22 @@
 /** `npm run api`: the HTTP API alone, against TEMPORAL_ADDRESS and DATABASE_URL. */
-import { connectClient, startApiServer } from '../bootstrap';
 import { loadConfig, requireSecrets } from '../config';
-import { createDb } from '../db/knex';
 import { createLogger } from '../lib/logger';
-import { exitOnStartupError } from '../lib/startup';
+import { runMain, type Started } from '../lib/startup';
+import { buildStack } from '../stack';
 
-async function main() {
+async function main(started: Started) {
   const config = requireSecrets(loadConfig(), ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY'], '`npm run api`');
   const logger = createLogger(config.LOG_LEVEL);
-  const db = createDb(config.DATABASE_URL, config.DATA_DIR);
-  const temporal = await connectClient(config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', config.TEMPORAL_NAMESPACE);
-  const api = await startApiServer({ db, temporal, config, logger }, config.PORT, config.HOST);
+  const stack = started.add(await buildStack({ config, logger, api: { port: config.PORT, host: config.HOST } }), (s) => s.stop());
+  const api = stack.api!;
   logger.info({ url: api.url, metrics: `${api.metricsUrl}/metrics` }, 'API listening');
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing requests in flight');
-    await api.close();
-    await temporal.connection.close();
-    await db.destroy();
+    await stack.stop();
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch(exitOnStartupError);
+runMain(main);

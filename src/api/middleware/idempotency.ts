@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { scopeOf } from '../../domain/tenancy';
+import type { IdempotencyService } from '../../services/idempotency';
+import type { AppState } from '../context';
+import { ApiError, toApiError } from '../errors';
+
+/**
+ * Payment creates and transitions carry the key's resource id into Temporal (the workflow id, the
+ * update id), and Temporal runs each at most once: they may run again while the key is "in progress".
+ */
+const REENTRANT_OPERATION = /^\/api\/v1\/payments(\/[^/]+\/[a-z]+)?$/;
+
+/**
+ * Idempotency-Key on POST: the same key and body replays the first response; another body with
+ * the same key is a 409. Keys are scoped to the account and mode.
+ */
+export function idempotency(keys: IdempotencyService) {
+  return async (ctx: Context, next: Next) => {
+    const key = ctx.get('Idempotency-Key');
+    const state = ctx.state as AppState;
+    if (ctx.method !== 'POST' || !key || !state.principal) return next();
+    if (key.length > 255)
+      throw new ApiError(400, 'invalid_request', 'Idempotency-Key is limited to 255 characters', [
+        { field: 'Idempotency-Key', message: 'too long' },
+      ]);
+    const scope = scopeOf(state.principal);
+    const hash = createHash('sha256')
+      .update(`${ctx.method} ${ctx.path}\n`)
+      .update(state.rawBody ?? Buffer.alloc(0))
+      .digest('hex');
+    const begun = await keys.begin(scope, key, hash, REENTRANT_OPERATION.test(ctx.path));
+    if (begun.kind === 'replay') {
+      ctx.status = begun.status;
+      ctx.body = begun.body;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    state.resourceId = begun.resourceId;
+    state.retry = begun.retry;
+    try {
+      await next();
+    } catch (err) {
+      // A refusal (4xx) is the answer to replay; a failure on our side leaves the key retryable.
+      const answer = toApiError(err);
+      if (answer && answer.status < 500) {
+        await keys.complete(
+          scope,
+          key,
+          answer.status,
+          {
+            error: { code: answer.code, message: answer.message, ...(answer.details !== undefined ? { details: answer.details } : {}) },
+            request_id: state.requestId,
+          },
+          false,
+        );
+      } else await keys.fail(scope, key);
+      throw err;
+    }
+    if (ctx.status >= 500) await keys.fail(scope, key);
+    else await keys.complete(scope, key, ctx.status, ctx.body, state.responseHoldsSecret === true);
+  };
+}

@@ -1,0 +1,37 @@
+import type { Context, Next } from 'koa';
+import getRawBody from 'raw-body';
+import type { AppState } from '../context';
+import { ApiError } from '../errors';
+
+export const MAX_BODY_BYTES = 100 * 1024;
+
+/** JSON bodies only, at most 100 KB; malformed JSON is a 400, never a 500. */
+export async function jsonBody(ctx: Context, next: Next) {
+  const state = ctx.state as AppState;
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
+    let raw: Buffer;
+    try {
+      raw = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
+    } catch (err) {
+      const e = err as { type?: string };
+      // The rest of the body stays unread, so this connection cannot carry another request.
+      if (e.type === 'entity.too.large') {
+        throw new ApiError(413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES / 1024} KB`, undefined, {
+          Connection: 'close',
+        });
+      }
+      throw new ApiError(400, 'invalid_request', 'the request body could not be read');
+    }
+    state.rawBody = raw;
+    if (raw.length === 0 || raw.toString('utf8').trim() === '') state.body = {};
+    else {
+      if (!ctx.is('application/json')) throw new ApiError(415, 'unsupported_media_type', 'send bodies as Content-Type: application/json');
+      try {
+        state.body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new ApiError(400, 'invalid_request', 'the request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
+      }
+    }
+  }
+  await next();
+}

@@ -1,0 +1,31 @@
+/** Every use case of the service, built once from its dependencies (by the stack builder). */
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { type Config, jwtSecret } from '../config';
+import type { Logger } from '../lib/logger';
+import { accountsService } from './accounts';
+import { eventsService } from './events';
+import { healthService } from './health';
+import { idempotencyService } from './idempotency';
+import { paymentsService } from './payments';
+import { webhooksService } from './webhooks';
+
+export interface ServiceDeps {
+  db: Knex;
+  temporal: Client;
+  config: Config;
+  logger: Logger;
+}
+
+export function createServices(deps: ServiceDeps) {
+  return {
+    payments: paymentsService(deps),
+    events: eventsService(deps),
+    webhooks: webhooksService(deps),
+    accounts: accountsService({ db: deps.db, jwtSecret: () => jwtSecret(deps.config) }),
+    idempotency: idempotencyService(deps),
+    health: healthService(deps),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

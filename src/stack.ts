@@ -1,0 +1,132 @@
+/**
+ * The one stack builder. `npm start`, `npm run api`, `npm run worker`, the scripts and the tests
+ * each ask for the parts they run (a dev server, migrations, a worker, the API), and get them
+ * wired the same way and stopped the same way: newest first, also when start-up fails half-way.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { startApiServer, type ApiServer } from './api/server';
+import type { Config } from './config';
+import { createDb, migrate } from './db/knex';
+import { SEARCH_ATTRIBUTE_TYPES } from './domain/searchAttributes';
+import type { Logger } from './lib/logger';
+import { Started } from './lib/startup';
+import { type DevServer, type DevServerOptions, startDevServer } from './lib/temporalDevServer';
+import { createServices, type Services } from './services';
+import { installRuntime } from './worker/runtime';
+import { type PaymentWorkers, createWorker } from './worker/worker';
+
+export type { ApiServer, Services };
+
+const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+
+export interface StackParts {
+  config: Config;
+  logger: Logger;
+  /** The logger the Temporal SDK's runtime logs through (once per process); default `logger`. */
+  runtimeLogger?: Logger;
+  /** Start a Temporal dev server here, instead of connecting to TEMPORAL_ADDRESS. */
+  devServer?: Omit<DevServerOptions, 'namespace'>;
+  /** Apply the knex migrations before anything uses the database. */
+  migrate?: boolean;
+  /** Run the payments and webhook workers in this process. */
+  worker?: { taskQueue?: string; workflowBundlePath?: string };
+  /** Serve the API (and its /metrics listener) in this process. */
+  api?: { port: number; host?: string };
+}
+
+export interface Stack {
+  config: Config;
+  db: Knex;
+  temporalAddress: string;
+  client: Client;
+  services: Services;
+  devServer?: DevServer;
+  api?: ApiServer;
+  /** Settles when the worker stops (shutdown, or a fatal error); undefined without a worker. */
+  workerRunning?: Promise<void>;
+  /** Stop this process's worker only (the API stays up), as when every worker is down. */
+  stopWorker(): Promise<void>;
+  /** A new worker in place of a stopped one. */
+  startWorker(): Promise<void>;
+  /** Stop everything this stack started, newest first. */
+  stop(): Promise<void>;
+}
+
+let runtime: Promise<void> | undefined;
+
+export async function connectClient(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  return new Client({ connection, namespace });
+}
+
+export async function buildStack(parts: StackParts): Promise<Stack> {
+  const { config, logger } = parts;
+  const started = new Started();
+  try {
+    // Opened (and, when embedded, locked) before the dev server, whose state may live in the same DATA_DIR.
+    const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
+    if (parts.worker) {
+      runtime ??= installRuntime(parts.runtimeLogger ?? logger);
+      await runtime;
+    }
+    const devServer = parts.devServer
+      ? started.add(
+          await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_TYPES, ...parts.devServer, namespace: config.TEMPORAL_NAMESPACE }),
+          (s) => s.stop(),
+        )
+      : undefined;
+    const temporalAddress = devServer?.address ?? config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS;
+    if (parts.migrate) await migrate(db);
+
+    let worker: PaymentWorkers | undefined;
+    let workerRunning: Promise<void> | undefined;
+    const stopWorker = async () => {
+      if (worker?.getState() === 'RUNNING') worker.shutdown();
+      await workerRunning?.catch(() => undefined);
+    };
+    let startWorker = () => Promise.resolve();
+    if (parts.worker) {
+      const { taskQueue, workflowBundlePath } = parts.worker;
+      const connection = started.add(await NativeConnection.connect({ address: temporalAddress }), (c) => c.close());
+      startWorker = async () => {
+        worker = await createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath });
+        workerRunning = worker.run();
+      };
+      await startWorker();
+      started.add(undefined, stopWorker);
+    }
+
+    const client = started.add(await connectClient(temporalAddress, config.TEMPORAL_NAMESPACE), (c) => c.connection.close());
+    const services = createServices({ db, temporal: client, config, logger });
+    let api: ApiServer | undefined;
+    if (parts.api) {
+      api = started.add(await startApiServer({ services, config, logger }, parts.api.port, parts.api.host), (a) => a.close());
+      // Idempotency keys live 24 hours: forget expired ones hourly (each is also ignored when reused).
+      const purge = setInterval(() => {
+        services.idempotency.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired idempotency keys failed'));
+      }, 3600_000).unref();
+      started.add(purge, clearInterval);
+    }
+
+    return {
+      config,
+      db,
+      temporalAddress,
+      client,
+      services,
+      devServer,
+      api,
+      get workerRunning() {
+        return workerRunning;
+      },
+      stopWorker,
+      startWorker,
+      stop: () => started.stopAll(),
+    };
+  } catch (err) {
+    await started.stopAll();
+    throw err;
+  }
+}
