@@ -4,13 +4,13 @@ import { apiRouters } from '../src/api/app';
 import { OPERATIONS, openApiDocument } from '../src/api/openapi';
 import { startApiServer as startServer } from '../src/api/server';
 import { type ServiceDeps, createServices } from '../src/services';
+import { createDb } from '../src/db/knex';
+import { createLogger } from '../src/lib/logger';
+import { eventually, httpClient, startStack, validPayment, type Stack } from './helpers/stack';
 
 /** The API over use cases built on the given (possibly unreachable) dependencies. */
 const startApiServer = (deps: ServiceDeps, port: number) =>
   startServer({ services: createServices(deps), config: deps.config, logger: deps.logger }, port);
-import { createDb } from '../src/db/knex';
-import { createLogger } from '../src/lib/logger';
-import { eventually, httpClient, startStack, validPayment, type Stack } from './helpers/stack';
 
 let stack: Stack;
 beforeAll(async () => {

@@ -1,9 +1,10 @@
 /**
  * The OpenAPI 3.1 document, written from the same zod schemas that validate requests, so the
- * reference cannot drift from the behaviour. `test/openapi.test.ts` checks every route is here.
+ * reference cannot drift from the behaviour. `test/operations.test.ts` checks every route is here; `test/openapiExamples.test.ts` that every example is valid.
  */
 import { z } from 'zod';
 import { CLIENT_ACTIONS, allowedFrom, TRANSITIONS } from '../domain/payment';
+import { EXAMPLES, errorExample } from './examples';
 import * as S from './schemas';
 
 type Schema = z.ZodType;
@@ -214,7 +215,7 @@ export const OPERATIONS: Operation[] = [
     tag: 'Operations',
     summary: 'Liveness',
     auth: false,
-    responses: { 200: { description: 'The process is up' } },
+    responses: { 200: { description: 'The process is up', schema: S.Health } },
   },
   {
     method: 'get',
@@ -222,11 +223,30 @@ export const OPERATIONS: Operation[] = [
     tag: 'Operations',
     summary: 'Readiness: PostgreSQL and Temporal reachable',
     auth: false,
-    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unreachable' } },
+    responses: {
+      200: { description: 'Ready', schema: S.Readiness },
+      503: { description: 'A dependency is unreachable', schema: S.Readiness },
+    },
   },
 ];
 
 const json = (schema: Schema, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+
+const PATH_PARAMETERS: Record<string, string> = {
+  id: 'The resource id from its creation or a list (pay_…, evt_…, wh_…, key_…)',
+  delivery_id: 'A delivery id (dlv_…) from the delivery log',
+};
+
+/** The example for a response: the error format's for errors, the schema's own otherwise. */
+function responseExample(status: number, schema: Schema): unknown {
+  if (schema === S.ErrorResponse) return errorExample(status);
+  if (schema === S.Readiness)
+    return status === 200
+      ? { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }
+      : { status: 'unavailable', checks: { postgres: 'ok', temporal: 'unavailable' } };
+  if (schema === S.Health) return { status: 'ok' };
+  return EXAMPLES.get(schema);
+}
 
 let cached: object | undefined;
 
@@ -236,12 +256,13 @@ export function openApiDocument(): object {
   for (const op of OPERATIONS) {
     const parameters: unknown[] = [];
     for (const name of op.path.match(/\{(\w+)\}/g) ?? []) {
-      parameters.push({ name: name.slice(1, -1), in: 'path', required: true, schema: { type: 'string' } });
+      const param = name.slice(1, -1);
+      parameters.push({ name: param, in: 'path', required: true, description: PATH_PARAMETERS[param], schema: { type: 'string' } });
     }
     if (op.query) {
-      const shape = json(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+      const shape = json(op.query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] };
       for (const [name, schema] of Object.entries(shape.properties ?? {})) {
-        parameters.push({ name, in: 'query', required: shape.required?.includes(name) ?? false, schema });
+        parameters.push({ name, in: 'query', required: shape.required?.includes(name) ?? false, description: schema.description, schema });
       }
     }
     if (op.auth !== false && op.method === 'post') {
@@ -273,11 +294,25 @@ export function openApiDocument(): object {
         .replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
       ...(parameters.length ? { parameters } : {}),
       ...(op.auth === false ? { security: [] } : {}),
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(op.body, 'input') } } } } : {}),
+      ...(op.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: json(op.body, 'input'), example: EXAMPLES.get(op.body) } },
+            },
+          }
+        : {}),
       responses: Object.fromEntries(
         Object.entries(op.responses).map(([status, r]) => [
           status,
-          { description: r.description, ...(r.schema ? { content: { 'application/json': { schema: json(r.schema, 'output') } } } : {}) },
+          {
+            description: r.description,
+            ...(r.schema
+              ? {
+                  content: { 'application/json': { schema: json(r.schema, 'output'), example: responseExample(Number(status), r.schema) } },
+                }
+              : {}),
+          },
         ]),
       ),
     };

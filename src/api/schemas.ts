@@ -169,7 +169,7 @@ export const PaymentHistoryEntry = z.object({
   reason: z.string().nullable(),
   at: z.string(),
 });
-export const PaymentHistory = z.object({ object: z.literal('list'), data: z.array(PaymentHistoryEntry) });
+export const PaymentHistory = z.object({ object: z.literal('list'), data: z.array(PaymentHistoryEntry), has_more: z.literal(false) });
 
 export const LoginRequest = z.object({ email, password: text(1024).min(1) }).strict();
 export const LoginResponse = z.object({ token: z.string(), expires_at: z.string() });
@@ -183,7 +183,8 @@ export const ApiKey = z.object({
   created_at: z.string(),
 });
 export const ApiKeyCreated = ApiKey.extend({ key: z.string().describe('Shown once') });
-export const ApiKeyList = z.object({ object: z.literal('list'), data: z.array(ApiKey) });
+/** Every key of the mode at once (a handful): `has_more` is always false. */
+export const ApiKeyList = z.object({ object: z.literal('list'), data: z.array(ApiKey), has_more: z.literal(false) });
 
 export const ConfigureWebhookRequest = z
   .object({
@@ -232,6 +233,8 @@ export const WebhookConfigured = z.object({ success: z.literal(true), webhook: W
 export const WebhookList = z.object({
   object: z.literal('list'),
   data: z.array(Webhook.extend({ livemode: z.boolean(), created_at: z.string() })),
+  /** Every configuration of the mode at once: always false. */
+  has_more: z.literal(false),
 });
 export const WebhookDeliveryList = z.object({
   object: z.literal('list'),
@@ -260,6 +263,10 @@ export const WebhookDeliveryList = z.object({
 export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
 export const WebhookRecovered = z.object({ success: z.literal(true), delivery_ids: z.array(z.string()) });
 export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });
+
+export const Health = z.object({ status: z.literal('ok') });
+const check = z.enum(['ok', 'unavailable']);
+export const Readiness = z.object({ status: check, checks: z.object({ postgres: check, temporal: check }) });
 
 export const ErrorResponse = z.object({
   error: z.object({

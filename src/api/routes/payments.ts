@@ -80,7 +80,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
 
   router.get('/payments/:id/events', async (ctx) => {
     parse(NoQuery, ctx.query, 'query');
-    ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id) };
+    ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
   });
 
   for (const action of CLIENT_ACTIONS) {

@@ -1,0 +1,167 @@
+/**
+ * One valid example per request and response schema, shown by the OpenAPI document (Swagger's
+ * "Try it out" starts from them). `test/openapiExamples.test.ts` parses each with its schema and
+ * posts the create example as it is.
+ */
+import type { z } from 'zod';
+import * as S from './schemas';
+
+const payment = {
+  id: 'pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F',
+  object: 'payment',
+  amount: 125.5,
+  currency: 'USD',
+  status: 'pending_deposit',
+  payer_email: 'payer@example.com',
+  recipient_email: 'seller@example.com',
+  description: 'Order 1001: vintage camera',
+  metadata: { order_id: '1001' },
+  livemode: false,
+  deposit_deadline: '2026-11-30T10:00:00.000Z',
+  auto_release_after_seconds: 259200,
+  created_at: '2026-11-23T10:00:00.000Z',
+  updated_at: '2026-11-23T10:00:00.000Z',
+} as const;
+const inCustody = { ...payment, status: 'in_custody', updated_at: '2026-11-23T10:05:00.000Z' } as const;
+const webhook = {
+  id: 'wh_01JQ8Z3N4X5Y6Z7A8B9C0D1E2G',
+  url: 'https://example.com/hooks/custody',
+  events: ['payment.created', 'payment.released'],
+  active: true,
+} as const;
+const apiKey = {
+  id: 'key_01JQ8Z3N4X5Y6Z7A8B9C0D1E2H',
+  object: 'api_key',
+  mode: 'test',
+  last4: 'x9Qa',
+  created_at: '2026-11-23T10:00:00.000Z',
+};
+const event = {
+  id: 'evt_01JQ8Z3N4X5Y6Z7A8B9C0D1E2J',
+  object: 'event',
+  type: 'payment.deposited',
+  payment_id: payment.id,
+  sequence: 2,
+  created_at: '2026-11-23T10:05:00.000Z',
+  data: inCustody,
+} as const;
+
+export const EXAMPLES = new Map<z.ZodType, unknown>([
+  // Requests
+  [
+    S.CreatePaymentRequest,
+    {
+      amount: 125.5,
+      currency: 'USD',
+      payer_email: 'payer@example.com',
+      recipient_email: 'seller@example.com',
+      description: 'Order 1001: vintage camera',
+      metadata: { order_id: '1001' },
+      auto_release_after_seconds: 259200,
+    },
+  ],
+  [S.TransitionRequest, { reason: 'Buyer confirmed delivery' }],
+  [S.ResolveRequest, { resolution: 'refund', reason: 'Item never arrived' }],
+  [S.AdvanceClockRequest, { seconds: 604800 }],
+  [S.LoginRequest, { email: 'demo@example.com', password: 'demo-password' }],
+  [S.CreateApiKeyRequest, { mode: 'test' }],
+  [S.ConfigureWebhookRequest, { url: webhook.url, events: webhook.events }],
+  [S.RotateSecretRequest, { expire_previous_in_seconds: 86400 }],
+  [S.UpdateWebhookRequest, { active: true }],
+  [S.RecoverRequest, { since: '2026-11-22T00:00:00Z' }],
+  // Responses
+  [S.Payment, inCustody],
+  [S.PaymentList, { object: 'list', data: [inCustody], has_more: false }],
+  [
+    S.PaymentHistory,
+    {
+      object: 'list',
+      data: [
+        {
+          seq: 1,
+          action: 'create',
+          from: null,
+          to: 'pending_deposit',
+          event: 'payment.created',
+          actor: apiKey.id,
+          reason: null,
+          at: payment.created_at,
+        },
+        {
+          seq: 2,
+          action: 'deposit',
+          from: 'pending_deposit',
+          to: 'in_custody',
+          event: 'payment.deposited',
+          actor: apiKey.id,
+          reason: null,
+          at: inCustody.updated_at,
+        },
+      ],
+      has_more: false,
+    },
+  ],
+  [S.Event, event],
+  [S.EventList, { object: 'list', data: [event], has_more: false }],
+  [S.LoginResponse, { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzAxIn0.c2lnbmF0dXJl', expires_at: '2026-11-23T11:00:00.000Z' }],
+  [S.ApiKeyCreated, { ...apiKey, key: 'svc_test_4f9c2b7e1a0d8c6b5e3f2a1d0c9b8x9Qa' }],
+  [S.ApiKeyList, { object: 'list', data: [apiKey], has_more: false }],
+  [S.WebhookConfigured, { success: true, webhook: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } }],
+  [
+    S.WebhookList,
+    { object: 'list', data: [{ ...webhook, disabled_reason: null, livemode: false, created_at: payment.created_at }], has_more: false },
+  ],
+  [S.Webhook, { ...webhook, disabled_reason: null }],
+  [
+    S.WebhookDeliveryList,
+    {
+      object: 'list',
+      data: [
+        {
+          id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K',
+          event: 'payment.deposited',
+          payment_id: payment.id,
+          status: 'pending',
+          created_at: inCustody.updated_at,
+          next_attempt_at: '2026-11-23T10:06:00.000Z',
+          attempts: [
+            {
+              attempt: 1,
+              at: inCustody.updated_at,
+              status_code: 500,
+              duration_ms: 42,
+              error: 'receiver answered HTTP 500',
+              response_excerpt: 'oops',
+            },
+          ],
+        },
+      ],
+      has_more: false,
+    },
+  ],
+  [S.WebhookTestSent, { success: true, delivery_id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K' }],
+  [S.WebhookRecovered, { success: true, delivery_ids: ['dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K'] }],
+  [S.DeletedResponse, { id: webhook.id, deleted: true }],
+]);
+
+const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: unknown }> = {
+  400: { code: 'invalid_request', message: 'amount: must be positive', details: [{ field: 'amount', message: 'must be positive' }] },
+  401: { code: 'unauthorized', message: 'invalid API key' },
+  403: { code: 'forbidden', message: 'a test-mode credential can only create test keys' },
+  404: { code: 'not_found', message: 'no such payment' },
+  409: {
+    code: 'invalid_transition',
+    message: 'cannot release a payment whose status is pending_deposit',
+    details: { status: 'pending_deposit' },
+  },
+  413: { code: 'payload_too_large', message: 'request bodies are limited to 100 KB' },
+  415: { code: 'unsupported_media_type', message: 'send bodies as Content-Type: application/json' },
+  429: { code: 'rate_limited', message: 'too many requests; retry in 1 s' },
+  503: { code: 'service_unavailable', message: 'a service this request needs is unavailable; retry later' },
+};
+
+/** The example error answer for an HTTP status. */
+export function errorExample(status: number): unknown {
+  const error = ERROR_EXAMPLES[status] ?? { code: 'internal_error', message: 'something went wrong on our side' };
+  return { error, request_id: 'req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15' };
+}

@@ -1,0 +1,85 @@
+/**
+ * The reference works in Swagger's "Try it out": every request and response has an example that
+ * its own schema accepts, every parameter says what it is, and the create example, posted as it
+ * is, makes a payment.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../src/api/openapi';
+import * as S from '../src/api/schemas';
+import { startStack, type Stack } from './helpers/stack';
+
+interface Content {
+  schema: object;
+  example?: unknown;
+}
+interface Op {
+  parameters?: { name: string; in: string; description?: string }[];
+  requestBody?: { content: Record<string, Content> };
+  responses: Record<string, { content?: Record<string, Content> }>;
+}
+
+let stack: Stack;
+let paths: Record<string, Record<string, Op>>;
+beforeAll(async () => {
+  stack = await startStack();
+  paths = (await stack.http.get('/api/v1/openapi.json')).body.paths;
+});
+afterAll(async () => stack?.stop());
+
+describe('OpenAPI examples and descriptions', () => {
+  it('every request body and response has an example, and every parameter a description', () => {
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        for (const p of op.parameters ?? []) if (!p.description) missing.push(`${where}: parameter ${p.name} has no description`);
+        const body = op.requestBody?.content['application/json'];
+        if (body && body.example === undefined) missing.push(`${where}: request body has no example`);
+        for (const [status, r] of Object.entries(op.responses)) {
+          const content = r.content?.['application/json'];
+          if (!content) missing.push(`${where}: ${status} has no schema`);
+          else if (content.example === undefined) missing.push(`${where}: ${status} has no example`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('each example is accepted by the zod schema that parses or shapes it', () => {
+    const refused: string[] = [];
+    for (const op of OPERATIONS) {
+      const doc = paths[op.path][op.method];
+      const where = `${op.method.toUpperCase()} ${op.path}`;
+      if (op.body) {
+        const result = op.body.safeParse(doc.requestBody?.content['application/json'].example);
+        if (!result.success) refused.push(`${where} request: ${result.error.message}`);
+      }
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (!r.schema) continue;
+        const result = r.schema.safeParse(doc.responses[status].content?.['application/json'].example);
+        if (!result.success) refused.push(`${where} ${status}: ${result.error.message}`);
+      }
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it('the create example, posted as it is, makes a payment (201)', async () => {
+    const acct = await stack.newAccount();
+    const example = paths['/api/v1/payments'].post.requestBody!.content['application/json'].example;
+    const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: example });
+    expect(res.status).toBe(201);
+    expect(S.Payment.parse(res.body)).toMatchObject({ status: 'pending_deposit', amount: 125.5, currency: 'USD' });
+  });
+
+  it('the list answers carry has_more as their schemas say', async () => {
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const p = await stack.http.post('/api/v1/payments', {
+      key,
+      body: S.CreatePaymentRequest.parse(paths['/api/v1/payments'].post.requestBody!.content['application/json'].example),
+    });
+    expect(S.PaymentHistory.parse((await stack.http.get(`/api/v1/payments/${p.body.id}/events`, { key })).body).has_more).toBe(false);
+    expect(S.ApiKeyList.parse((await stack.http.get('/api/v1/api-keys', { key })).body).has_more).toBe(false);
+    expect(S.WebhookList.parse((await stack.http.get('/api/v1/webhooks', { key })).body).has_more).toBe(false);
+  });
+});
