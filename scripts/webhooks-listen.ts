@@ -1,0 +1,146 @@
+/**
+ * `npm run webhooks:listen -- [--forward-to URL] [--api URL] [--api-key KEY] [--port N]`, in the
+ * spirit of `stripe listen`: configures a test-mode webhook pointing at a receiver on loopback,
+ * prints its secret, verifies and prints every delivery (event, payment, verdict), forwards it as
+ * it came (body and signature headers) and removes the configuration on Ctrl-C.
+ *
+ * The key: --api-key, else SERVICE_API_KEY, else the demo test key `npm start` keeps in
+ * DATA_DIR/demo.json. The API: --api, else http://127.0.0.1:$PORT/api/v1 (PORT default 3000).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { verifyWebhook } from '../src/webhooks/signature';
+
+/** Headers a receiver needs to verify a forwarded delivery; hop-by-hop ones are not forwarded. */
+const FORWARDED = [
+  'content-type',
+  'user-agent',
+  'x-service-signature',
+  'x-service-event',
+  'x-service-delivery',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
+
+function fail(message: string): never {
+  process.stderr.write(`webhooks:listen: ${message}\n`);
+  process.exit(1);
+}
+
+function apiKey(flag: string | undefined): string {
+  if (flag) return flag;
+  if (process.env.SERVICE_API_KEY) return process.env.SERVICE_API_KEY;
+  const file = path.join(process.env.DATA_DIR ?? '.data', 'demo.json');
+  try {
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { test_api_key: string }).test_api_key;
+  } catch {
+    return fail(`no API key: pass --api-key svc_test_…, set SERVICE_API_KEY, or run \`npm start\` first (it writes ${file})`);
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      'forward-to': { type: 'string' },
+      api: { type: 'string' },
+      'api-key': { type: 'string' },
+      port: { type: 'string', default: '0' },
+    },
+  });
+  const api = (values.api ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}/api/v1`).replace(/\/$/, '');
+  const key = apiKey(values['api-key']);
+  if (!key.startsWith('svc_test_')) fail('webhooks:listen is for test mode: use a svc_test_… key');
+  const forwardTo = values['forward-to'];
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  let secret = '';
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const raw = Buffer.concat(chunks);
+        const verdict = verifyWebhook(raw, req.headers, secret);
+        let paymentId = '?';
+        try {
+          const parsed = JSON.parse(raw.toString('utf8')) as { payment_id?: unknown };
+          if (typeof parsed.payment_id === 'string') paymentId = parsed.payment_id;
+        } catch {
+          /* not JSON: shown as ? */
+        }
+        const event = String(req.headers['x-service-event'] ?? '?');
+        const shown = `${new Date().toISOString()}  ${event.padEnd(18)} ${paymentId}  ${verdict.ok ? `verified (${verdict.scheme})` : `REFUSED: ${verdict.reason}`}`;
+        if (!verdict.ok) {
+          say(shown);
+          res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"error":"invalid signature"}');
+          return;
+        }
+        if (!forwardTo) {
+          say(shown);
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"received":true}');
+          return;
+        }
+        // The receiver under development answers for us, so the service's retries follow its answers.
+        const headers: Record<string, string> = {};
+        for (const name of FORWARDED) if (req.headers[name] !== undefined) headers[name] = String(req.headers[name]);
+        try {
+          const forwarded = await fetch(forwardTo, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(10_000) });
+          say(`${shown}  → ${forwarded.status}`);
+          res
+            .writeHead(forwarded.status, { 'Content-Type': forwarded.headers.get('content-type') ?? 'text/plain' })
+            .end(Buffer.from(await forwarded.arrayBuffer()));
+        } catch (err) {
+          say(`${shown}  → forward failed: ${err instanceof Error ? err.message : String(err)}`);
+          res.writeHead(502, { 'Content-Type': 'application/json' }).end('{"error":"forward target unreachable"}');
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(values.port), '127.0.0.1', resolve);
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+  const call = async (method: string, route: string, body?: unknown) => {
+    let res: Response;
+    try {
+      res = await fetch(`${api}${route}`, {
+        method,
+        headers: { 'X-API-Key': key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      return fail(`cannot reach the API at ${api} (${err instanceof Error ? err.message : String(err)}); is \`npm start\` running?`);
+    }
+    const answer = (await res.json().catch(() => ({}))) as Record<string, any>;
+    if (!res.ok) fail(`${method} ${route}: ${res.status} ${answer.error?.message ?? ''}`);
+    return answer;
+  };
+  const configured = await call('POST', '/webhooks/configure', { url });
+  const webhookId = String(configured.webhook.id);
+  secret = String(configured.webhook.secret);
+  say(`Ready. Deliveries of test-mode events go to ${url} (webhook ${webhookId}).`);
+  say(`Signing secret: ${secret}`);
+  if (forwardTo) say(`Forwarding each verified delivery to ${forwardTo}.`);
+  say('Ctrl-C removes the configuration and stops.');
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await call('DELETE', `/webhooks/${webhookId}`);
+    say(`Removed webhook ${webhookId}.`);
+    server.close();
+    server.closeAllConnections();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+void main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
