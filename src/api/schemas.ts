@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { PAYMENT_EVENTS, PAYMENT_STATUSES } from '../domain/payment';
+import { PaymentViewSchema } from '../domain/paymentView';
 
 /**
  * Text a client sends, as PostgreSQL can store and every client can read back: well-formed Unicode
@@ -132,22 +133,7 @@ export const ListEventsQuery = listQuery('evt', 'An event', {
   type: z.enum(PAYMENT_EVENTS).optional().describe('Only events of this type, e.g. payment.released'),
 });
 
-export const Payment = z.object({
-  id: z.string().describe('pay_ + ULID; also the Temporal workflow ID'),
-  object: z.literal('payment'),
-  amount: z.number(),
-  currency: z.string(),
-  status: z.enum(PAYMENT_STATUSES),
-  payer_email: z.string(),
-  recipient_email: z.string(),
-  description: z.string().nullable(),
-  metadata: z.record(z.string(), z.string()),
-  livemode: z.boolean(),
-  deposit_deadline: z.string(),
-  auto_release_after_seconds: z.number().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const Payment = PaymentViewSchema;
 export const PaymentList = z.object({ object: z.literal('list'), data: z.array(Payment), has_more: z.boolean() });
 export const Event = z.object({
   id: z.string().describe('evt_ + 26 characters, the same for every reader'),

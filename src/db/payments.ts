@@ -5,65 +5,58 @@ import type { Scope } from '../domain/tenancy';
 import { recordEvent } from './events';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
-interface PaymentRow {
-  id: string;
-  account_id: string;
-  livemode: boolean;
-  amount_minor: string;
-  amount_exponent: number;
-  currency: string;
-  status: PaymentStatus;
-  payer_email: string;
-  recipient_email: string;
-  description: string | null;
-  metadata: Record<string, string> | null;
-  deposit_deadline: Date;
-  auto_release_after_seconds: number | null;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-}
+/** Every field of the payment, once: the row's columns are these, in snake_case. */
+const FIELDS = {
+  id: true,
+  accountId: true,
+  livemode: true,
+  amountMinor: true,
+  amountExponent: true,
+  currency: true,
+  status: true,
+  payerEmail: true,
+  recipientEmail: true,
+  description: true,
+  metadata: true,
+  depositDeadline: true,
+  autoReleaseAfterSeconds: true,
+  createdAt: true,
+  updatedAt: true,
+  version: true,
+} satisfies Record<keyof PaymentState, true>;
+const DATE_FIELDS = new Set<string>(['depositDeadline', 'createdAt', 'updatedAt'] satisfies (keyof PaymentState)[]);
+type DateField = 'depositDeadline' | 'createdAt' | 'updatedAt';
+
+type Column<K extends string> = K extends `${infer H}${infer T}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${Column<T>}` : K;
+const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The read model's row, derived from `PaymentState`: timestamps as Date, the exponent always stored. */
+type PaymentRow = {
+  [K in keyof PaymentState as Column<K>]-?: K extends DateField
+    ? Date
+    : K extends 'metadata'
+      ? PaymentState[K] | null
+      : Exclude<PaymentState[K], undefined>;
+};
 
 function toRow(s: PaymentState): PaymentRow {
-  return {
-    id: s.id,
-    account_id: s.accountId,
-    livemode: s.livemode,
-    amount_minor: s.amountMinor,
-    amount_exponent: storedExponent(s),
-    currency: s.currency,
-    status: s.status,
-    payer_email: s.payerEmail,
-    recipient_email: s.recipientEmail,
-    description: s.description,
-    metadata: s.metadata,
-    deposit_deadline: new Date(s.depositDeadline),
-    auto_release_after_seconds: s.autoReleaseAfterSeconds,
-    created_at: new Date(s.createdAt),
-    updated_at: new Date(s.updatedAt),
-    version: s.version,
-  };
+  const row: Record<string, unknown> = {};
+  for (const field of Object.keys(FIELDS) as (keyof PaymentState)[]) {
+    row[column(field)] = DATE_FIELDS.has(field) ? new Date(s[field] as string) : s[field];
+  }
+  row.amount_exponent = storedExponent(s);
+  return row as PaymentRow;
 }
 
 function fromRow(r: PaymentRow): PaymentState {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    livemode: r.livemode,
-    amountMinor: r.amount_minor,
-    amountExponent: r.amount_exponent,
-    currency: r.currency,
-    status: r.status,
-    payerEmail: r.payer_email,
-    recipientEmail: r.recipient_email,
-    description: r.description,
-    metadata: r.metadata ?? {},
-    depositDeadline: r.deposit_deadline.toISOString(),
-    autoReleaseAfterSeconds: r.auto_release_after_seconds,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
-    version: r.version,
-  };
+  const row = r as unknown as Record<string, unknown>;
+  const state: Record<string, unknown> = {};
+  for (const field of Object.keys(FIELDS)) {
+    const value = row[column(field)];
+    state[field] = DATE_FIELDS.has(field) ? (value as Date).toISOString() : value;
+  }
+  state.metadata ??= {};
+  return state as unknown as PaymentState;
 }
 
 /**

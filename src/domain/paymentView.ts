@@ -1,23 +1,29 @@
+import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
-import type { PaymentState } from './payment';
+import { PAYMENT_STATUSES, type PaymentState } from './payment';
 
-/** The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units. */
-export interface PaymentView {
-  id: string;
-  object: 'payment';
-  amount: number;
-  currency: string;
-  status: string;
-  payer_email: string;
-  recipient_email: string;
-  description: string | null;
-  metadata: Record<string, string>;
-  livemode: boolean;
-  deposit_deadline: string;
-  auto_release_after_seconds: number | null;
-  created_at: string;
-  updated_at: string;
-}
+/**
+ * The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units.
+ * The one description of that shape: the type, the response validation and the OpenAPI schema
+ * (src/api/schemas.ts) all come from it.
+ */
+export const PaymentViewSchema = z.object({
+  id: z.string().describe('pay_ + ULID; also the Temporal workflow ID'),
+  object: z.literal('payment'),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.enum(PAYMENT_STATUSES),
+  payer_email: z.string(),
+  recipient_email: z.string(),
+  description: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  livemode: z.boolean(),
+  deposit_deadline: z.string(),
+  auto_release_after_seconds: z.number().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type PaymentView = z.infer<typeof PaymentViewSchema>;
 
 export function paymentView(s: PaymentState): PaymentView {
   return {
@@ -38,7 +44,7 @@ export function paymentView(s: PaymentState): PaymentView {
   };
 }
 
-/** Exact minor units as a decimal string, for search attributes and summaries. */
+/** One line for the Temporal UI's summary: the amount in major units, the currency and both parties. */
 export function summary(s: PaymentState): string {
   return `${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency} from ${s.payerEmail} to ${s.recipientEmail}`;
 }

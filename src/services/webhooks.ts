@@ -7,7 +7,8 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { type Config, webhookSecretKey } from '../config';
-import { PAYMENT_EVENTS } from '../domain/payment';
+import { PAYMENT_EVENTS, type PaymentState } from '../domain/payment';
+import { paymentView } from '../domain/paymentView';
 import { type Scope } from '../domain/tenancy';
 import {
   type DeliveryFilter,
@@ -96,22 +97,25 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     async sendTest(scope: Scope, id: string): Promise<string> {
       const row = await load(scope, id);
       const now = new Date().toISOString();
-      const data = {
+      const sample: PaymentState = {
         id: 'pay_test',
-        object: 'payment',
-        amount: 10.5,
+        accountId: scope.accountId,
+        livemode: scope.livemode,
+        amountMinor: '1050',
+        amountExponent: 2,
         currency: 'USD',
-        status: 'test',
-        payer_email: 'payer@example.com',
-        recipient_email: 'recipient@example.com',
+        status: 'pending_deposit',
+        payerEmail: 'payer@example.com',
+        recipientEmail: 'recipient@example.com',
         description: 'Sample payment for payment.test',
         metadata: {},
-        livemode: scope.livemode,
-        deposit_deadline: now,
-        auto_release_after_seconds: null,
-        created_at: now,
-        updated_at: now,
+        depositDeadline: now,
+        autoReleaseAfterSeconds: null,
+        createdAt: now,
+        updatedAt: now,
+        version: 0,
       };
+      const data = { ...paymentView(sample), status: 'test' };
       const deliveryId = await createSingleDelivery(db, row.id, {
         event: 'payment.test',
         payment_id: data.id,
