@@ -2,6 +2,8 @@
  * The delivery log an operator recovers from: paginated, filtered by status, each attempt with the
  * first 1 KB of the answer, a pending delivery's next attempt time; a 410 disables the endpoint.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
 import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
@@ -63,6 +65,43 @@ describe('GET /webhooks/:id/deliveries', () => {
       expect((await log('?colour=red')).status).toBe(400);
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+describe('a pending delivery in the log', () => {
+  it('keeps exactly the first 1 KB of a long answer and shows when the retry policy will try next', async () => {
+    // A retry an hour away: the delivery stays pending after its first attempt.
+    const slow = await startStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '1h', WEBHOOK_MAX_ATTEMPTS: '3' });
+    const long = 'x'.repeat(700) + 'é'.repeat(700); // 2,100 bytes of UTF-8
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(long));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const acct = await slow.newAccount();
+      const key = acct.test_api_key;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const hook = (await slow.http.post('/api/v1/webhooks/configure', { key, body: { url, events: ['payment.created'] } })).body.webhook;
+      await slow.http.post('/api/v1/payments', { key, body: validPayment() });
+      const pending = await eventually(
+        async () => {
+          const res = await slow.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=pending`, { key });
+          return res.body.data[0]?.attempts.length === 1 ? res.body.data[0] : undefined;
+        },
+        20_000,
+        'the first failed attempt',
+      );
+      const [attempt] = pending.attempts;
+      expect(attempt.status_code).toBe(500);
+      // 700 one-byte and 162 two-byte characters: exactly the first 1,024 bytes.
+      expect(attempt.response_excerpt).toBe(long.slice(0, 862));
+      expect(Date.parse(pending.next_attempt_at) - Date.parse(attempt.at)).toBe(3600_000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await slow.stop();
     }
   });
 });

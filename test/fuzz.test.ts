@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../src/api/openapi';
 import { CLIENT_ACTIONS, PAYMENT_EVENTS } from '../src/domain/payment';
 import { type HttpResult, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
 
@@ -165,6 +166,73 @@ describe('generated requests', () => {
         expectNoServerError(res);
       }),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('generated requests on every documented endpoint', () => {
+  let stack: Stack;
+  let acct: TestAccount;
+  let ids: Record<string, string>;
+  beforeAll(async () => {
+    stack = await startStack({ RATE_LIMIT_PER_SECOND: '100000', AUTH_FAILURES_PER_MINUTE: '100000' });
+    acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const payment = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
+    const webhook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: 'http://127.0.0.1:9/hook' } })).body.webhook
+      .id as string;
+    const event = (await stack.http.get('/api/v1/events', { key })).body.data[0].id as string;
+    ids = { payment, webhook, event, delivery: 'dlv_' + 'A'.repeat(26), key: 'key_' + 'B'.repeat(26) };
+  });
+  afterAll(async () => stack?.stop());
+
+  /** What a refused request must leave as it was: the account's payments, configurations and keys. */
+  const fingerprint = async () => {
+    const { rows } = await stack.db.raw<{ rows: unknown[] }>(
+      `select (select coalesce(json_agg(json_build_array(id, status, version) order by id), '[]') from payments where account_id = :a) as payments,
+              (select coalesce(json_agg(json_build_array(id, active, url) order by id), '[]') from webhooks where account_id = :a and deleted_at is null) as webhooks,
+              (select count(*) from api_keys where account_id = :a and revoked_at is null) as keys`,
+      { a: acct.account_id },
+    );
+    return JSON.stringify(rows[0]);
+  };
+
+  it('every operation, with hostile ids, bodies and query strings: no 5xx, the error format, and a refusal changes nothing', async () => {
+    const idFor = (name: string) =>
+      fc.oneof(
+        fc.constant(name === 'id' ? 'PLACEHOLDER' : ids.delivery),
+        hostileString.map((s) => encodeURIComponent(s.toWellFormed())),
+        fc.constantFrom('%00', '%ED%A0%BD', 'pay_' + 'Z'.repeat(26), 'wh_x'),
+      );
+    const request = fc.record({
+      op: fc.constantFrom(...OPERATIONS),
+      id: idFor('id'),
+      deliveryId: idFor('delivery_id'),
+      body: fc.oneof(fc.dictionary(hostileString, jsonValue, { maxKeys: 3 }), jsonValue),
+      query,
+      idempotencyKey,
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        const realId = r.op.path.startsWith('/api/v1/webhooks')
+          ? ids.webhook
+          : r.op.path.startsWith('/api/v1/events')
+            ? ids.event
+            : r.op.path.startsWith('/api/v1/api-keys')
+              ? ids.key
+              : ids.payment;
+        const path = r.op.path.replace('{id}', r.id === 'PLACEHOLDER' ? realId : r.id).replace('{delivery_id}', r.deliveryId);
+        const qs = new URLSearchParams(r.query).toString();
+        const before = await fingerprint();
+        const res = await stack.http.call(r.op.method.toUpperCase(), `${path}${qs ? `?${qs}` : ''}`, {
+          key: acct.test_api_key,
+          ...(r.op.method === 'get' ? {} : { raw: JSON.stringify(r.body) }),
+          headers: r.idempotencyKey ? { 'Idempotency-Key': r.idempotencyKey } : {},
+        });
+        expectNoServerError(res);
+        if (res.status >= 400 && res.headers.get('idempotent-replayed') !== 'true') expect(await fingerprint()).toBe(before);
+      }),
+      { numRuns: 800 },
     );
   });
 });
