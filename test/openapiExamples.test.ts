@@ -14,8 +14,8 @@ interface Content {
 }
 interface Op {
   parameters?: { name: string; in: string; description?: string }[];
-  requestBody?: { content: Record<string, Content> };
-  responses: Record<string, { content?: Record<string, Content> }>;
+  requestBody?: { required?: boolean; content: Record<string, Content> };
+  responses: Record<string, { description: string; content?: Record<string, Content> }>;
 }
 
 let stack: Stack;
@@ -61,6 +61,28 @@ describe('OpenAPI examples and descriptions', () => {
       }
     }
     expect(refused).toEqual([]);
+  });
+
+  it('a body is required only where the API refuses none (it reads a missing body as {}), and each error example has its code named', () => {
+    const wrong: string[] = [];
+    for (const op of OPERATIONS) {
+      const doc = paths[op.path][op.method];
+      const where = `${op.method.toUpperCase()} ${op.path}`;
+      if (op.body && doc.requestBody?.required !== !op.body.safeParse({}).success) wrong.push(`${where}: requestBody.required`);
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (r.schema !== S.ErrorResponse) continue;
+        const example = S.ErrorResponse.parse(doc.responses[status].content?.['application/json'].example);
+        if (!doc.responses[status].description.includes(example.error.code)) wrong.push(`${where} ${status}: ${example.error.code}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    const transition = paths['/api/v1/payments/{id}/release'].post;
+    expect(transition.requestBody?.required).toBe(false);
+    expect(paths['/api/v1/payments'].post.requestBody?.required).toBe(true);
+    // A create has no status to refuse a transition from: its only 409 is the Idempotency-Key's.
+    expect(S.ErrorResponse.parse(paths['/api/v1/payments'].post.responses['409'].content?.['application/json'].example).error.code).toBe(
+      'idempotency_conflict',
+    );
   });
 
   it('the create example, posted as it is, makes a payment (201)', async () => {

@@ -160,8 +160,16 @@ const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: 
   503: { code: 'service_unavailable', message: 'a service this request needs is unavailable; retry later' },
 };
 
-/** The example error answer for an HTTP status. */
-export function errorExample(status: number): unknown {
-  const error = ERROR_EXAMPLES[status] ?? { code: 'internal_error', message: 'something went wrong on our side' };
+const IDEMPOTENCY_CONFLICT = {
+  code: 'idempotency_conflict',
+  message: 'this Idempotency-Key was used with a different request',
+};
+
+/** The example error answer for an HTTP status (a 409 is invalid_transition unless told otherwise). */
+export function errorExample(status: number, code?: 'idempotency_conflict'): unknown {
+  const error =
+    code === 'idempotency_conflict'
+      ? IDEMPOTENCY_CONFLICT
+      : (ERROR_EXAMPLES[status] ?? { code: 'internal_error', message: 'something went wrong on our side' });
   return { error, request_id: 'req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15' };
 }

@@ -21,16 +21,22 @@ interface Operation {
 }
 
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { description: ERROR_TEXT[c], schema: S.ErrorResponse }]));
+/** Each starts with the error code(s) the status carries; `test/openapiExamples.test.ts` checks each example's code is named. */
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_request: field-level details',
-  401: 'Missing or wrong credentials',
+  401: 'unauthorized: missing or wrong credentials',
   403: 'forbidden: a credential may only create keys of its own mode',
   404: 'not_found (also for resources of another account or mode)',
   409: 'invalid_transition (names the current status) or idempotency_conflict',
-  413: 'Body larger than 100 KB',
-  415: 'Body is not application/json',
+  413: 'payload_too_large: body larger than 100 KB',
+  415: 'unsupported_media_type: body is not application/json',
   429: 'rate_limited, with Retry-After',
-  503: 'Temporal or PostgreSQL unreachable',
+  503: 'service_unavailable: Temporal or PostgreSQL unreachable',
+};
+/** A create's only 409: it has no status to refuse a transition from. */
+const IDEMPOTENCY_CONFLICT = {
+  description: 'idempotency_conflict: the Idempotency-Key was used with a different request',
+  schema: S.ErrorResponse,
 };
 const common = [401, 429, 503];
 
@@ -65,7 +71,11 @@ export const OPERATIONS: Operation[] = [
     tag: 'Payments',
     summary: 'Create a payment (starts its workflow)',
     body: S.CreatePaymentRequest,
-    responses: { 201: { description: 'The payment, status pending_deposit', schema: S.Payment }, ...errors(400, 409, 413, 415, ...common) },
+    responses: {
+      201: { description: 'The payment, status pending_deposit', schema: S.Payment },
+      ...errors(400, 413, 415, ...common),
+      409: IDEMPOTENCY_CONFLICT,
+    },
   },
   {
     method: 'get',
@@ -232,20 +242,30 @@ export const OPERATIONS: Operation[] = [
 
 const json = (schema: Schema, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 
-const PATH_PARAMETERS: Record<string, string> = {
-  id: 'The resource id from its creation or a list (pay_…, evt_…, wh_…, key_…)',
-  delivery_id: 'A delivery id (dlv_…) from the delivery log',
+/** What `{id}` is under each collection, and `{delivery_id}`. */
+const ID_DESCRIPTIONS: Record<string, string> = {
+  payments: 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it',
+  events: 'The event id (evt_…), from GET /api/v1/events',
+  webhooks: 'The webhook configuration id (wh_…), from POST /api/v1/webhooks/configure or GET /api/v1/webhooks',
+  'api-keys': 'The API key id (key_…), from POST or GET /api/v1/api-keys',
 };
+function pathParameterDescription(path: string, param: string): string | undefined {
+  if (param === 'delivery_id') return 'The delivery id (dlv_…), from GET /api/v1/webhooks/{id}/deliveries';
+  const collection = /^\/api\/v1\/(?:test_helpers\/)?([\w-]+)\//.exec(path)?.[1];
+  return param === 'id' && collection ? ID_DESCRIPTIONS[collection] : undefined;
+}
 
 /** The example for a response: the error format's for errors, the schema's own otherwise. */
-function responseExample(status: number, schema: Schema): unknown {
+function responseExample(status: number, response: { description: string; schema?: Schema }): unknown {
+  const { schema } = response;
+  if (response === IDEMPOTENCY_CONFLICT) return errorExample(409, 'idempotency_conflict');
   if (schema === S.ErrorResponse) return errorExample(status);
   if (schema === S.Readiness)
     return status === 200
       ? { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }
       : { status: 'unavailable', checks: { postgres: 'ok', temporal: 'unavailable' } };
   if (schema === S.Health) return { status: 'ok' };
-  return EXAMPLES.get(schema);
+  return schema && EXAMPLES.get(schema);
 }
 
 let cached: object | undefined;
@@ -257,7 +277,13 @@ export function openApiDocument(): object {
     const parameters: unknown[] = [];
     for (const name of op.path.match(/\{(\w+)\}/g) ?? []) {
       const param = name.slice(1, -1);
-      parameters.push({ name: param, in: 'path', required: true, description: PATH_PARAMETERS[param], schema: { type: 'string' } });
+      parameters.push({
+        name: param,
+        in: 'path',
+        required: true,
+        description: pathParameterDescription(op.path, param),
+        schema: { type: 'string' },
+      });
     }
     if (op.query) {
       const shape = json(op.query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] };
@@ -297,7 +323,8 @@ export function openApiDocument(): object {
       ...(op.body
         ? {
             requestBody: {
-              required: true,
+              // The API reads a missing body as {}: where that is valid (a transition's reason), the body is optional.
+              required: !op.body.safeParse({}).success,
               content: { 'application/json': { schema: json(op.body, 'input'), example: EXAMPLES.get(op.body) } },
             },
           }
@@ -309,7 +336,7 @@ export function openApiDocument(): object {
             description: r.description,
             ...(r.schema
               ? {
-                  content: { 'application/json': { schema: json(r.schema, 'output'), example: responseExample(Number(status), r.schema) } },
+                  content: { 'application/json': { schema: json(r.schema, 'output'), example: responseExample(Number(status), r) } },
                 }
               : {}),
           },
