@@ -55,6 +55,9 @@ async function main() {
   const key = apiKey(values['api-key']);
   if (!key.startsWith('svc_test_')) fail('webhooks:listen is for test mode: use a svc_test_… key');
   const forwardTo = values['forward-to'];
+  if (forwardTo !== undefined && !URL.canParse(forwardTo)) fail(`--forward-to must be an absolute URL, e.g. http://127.0.0.1:4000/hook`);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail('--port must be a port number (0, the default, picks a free one)');
   const say = (line: string) => process.stdout.write(`${line}\n`);
   let secret = '';
 
@@ -102,7 +105,7 @@ async function main() {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(Number(values.port), '127.0.0.1', resolve);
+    server.listen(port, '127.0.0.1', resolve);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
@@ -121,26 +124,31 @@ async function main() {
     if (!res.ok) fail(`${method} ${route}: ${res.status} ${answer.error?.message ?? ''}`);
     return answer;
   };
-  const configured = await call('POST', '/webhooks/configure', { url });
-  const webhookId = String(configured.webhook.id);
-  secret = String(configured.webhook.secret);
-  say(`Ready. Deliveries of test-mode events go to ${url} (webhook ${webhookId}).`);
-  say(`Signing secret: ${secret}`);
-  if (forwardTo) say(`Forwarding each verified delivery to ${forwardTo}.`);
-  say('Ctrl-C removes the configuration and stops.');
-
+  const configuring = call('POST', '/webhooks/configure', { url }).then((configured) => {
+    secret = String(configured.webhook.secret);
+    return String(configured.webhook.id);
+  });
+  // Ctrl-C at any moment, even while the configuration is being created, removes it.
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await call('DELETE', `/webhooks/${webhookId}`);
-    say(`Removed webhook ${webhookId}.`);
+    const id = await configuring;
+    await call('DELETE', `/webhooks/${id}`);
+    say(`Removed webhook ${id}.`);
     server.close();
     server.closeAllConnections();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+
+  const webhookId = await configuring;
+  if (stopping) return;
+  say(`Ready. Deliveries of test-mode events go to ${url} (webhook ${webhookId}).`);
+  say(`Signing secret: ${secret}`);
+  if (forwardTo) say(`Forwarding each verified delivery to ${forwardTo}.`);
+  say('Ctrl-C removes the configuration and stops.');
 }
 
 void main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
