@@ -1,15 +1,17 @@
 /**
- * docs/quickstart.md, run verbatim: its bash blocks, in order, in one bash, against a real stack,
- * with only API, KEY and HOOK_URL given. What they print is what the page promises.
+ * docs/quickstart.md, run verbatim: its bash blocks, in order, in one bash from the project's root,
+ * against a real stack, with only API, KEY, EMAIL, PASSWORD and HOOK_URL given. What they print is
+ * what the page promises.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
 import { eventually, startStack, type Stack } from './helpers/stack';
 
-const PAGE = path.resolve(__dirname, '../docs/quickstart.md');
+const ROOT = path.resolve(__dirname, '..');
+const PAGE = path.join(ROOT, 'docs/quickstart.md');
 
 function bashBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
@@ -17,7 +19,7 @@ function bashBlocks(markdown: string): string[] {
 
 function runBash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { env: { ...process.env, ...env }, cwd: path.dirname(PAGE) });
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { env: { ...process.env, ...env }, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -33,15 +35,24 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 describe('docs/quickstart.md', () => {
-  it('runs verbatim: a payment released, refused once, its history and events, a test clock, signed webhooks', async () => {
+  it('needs curl and jq, as the page says (CI installs them: .ci/run)', () => {
+    for (const tool of ['curl', 'jq']) {
+      const found = spawnSync('bash', ['-c', `command -v ${tool}`]).status === 0;
+      expect(found, `${tool} is not installed: apt-get install -y ${tool}`).toBe(true);
+    }
+  });
+
+  it('runs verbatim: a login, a payment released, refused once, its history and events, a test clock, signed webhooks', async () => {
     const blocks = bashBlocks(fs.readFileSync(PAGE, 'utf8'));
-    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    expect(blocks.length).toBeGreaterThanOrEqual(7);
     const acct = await stack.newAccount();
     const receiver = await startReceiver();
     try {
       const { code, stdout, stderr } = await runBash(blocks.join('\n'), {
         API: `${stack.url}/api/v1`,
         KEY: acct.test_api_key,
+        EMAIL: acct.email,
+        PASSWORD: acct.password,
         HOOK_URL: receiver.url,
       });
       expect(stderr).toBe('');
@@ -50,11 +61,18 @@ describe('docs/quickstart.md', () => {
       expect(pay).toBeDefined();
       expect(stdout).toContain(`${pay} → in_custody\n${pay} → pending_release\n${pay} → released\n`);
       expect(stdout).toContain('invalid_transition: cannot refund a payment whose status is released');
-      expect(stdout).toMatch(
-        /1\. create: - → pending_deposit by key_\w+\n2\. deposit: pending_deposit → in_custody by key_\w+\n3\. approve:/,
-      );
+      expect(stdout).toContain('logged in; 0 payment(s) on the first page\n');
+      // The history: exactly its four transitions, oldest first, each by the key that made it.
+      const history = stdout.split('\n').filter((l) => /^\d+\. \w+: /.test(l));
+      expect(history).toHaveLength(4);
+      expect(history.map((l) => l.replace(/key_\w+/, 'KEY'))).toEqual([
+        '1. create: - → pending_deposit by KEY',
+        '2. deposit: pending_deposit → in_custody by KEY',
+        '3. approve: in_custody → pending_release by KEY',
+        '4. release: pending_release → released by KEY',
+      ]);
       expect(stdout).toContain('4 payment.released\n3 payment.approved\n2 payment.deposited\n1 payment.created\n');
-      expect(stdout).toMatch(/pay_\w+ after 3 days: released/);
+      expect(stdout).toMatch(/pay_\w+ after 3 days: released\nlast step: auto_release by system \(auto-release delay elapsed\)\n/);
 
       expect(stdout).toMatch(/webhook secret whsec_/);
       expect((await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key })).body.data).toHaveLength(1);
