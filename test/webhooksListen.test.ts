@@ -50,6 +50,22 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
+/** Create a payment and wait for the listen command's line about its payment.created delivery. */
+async function createAndSeeDelivery(key: string, l: { output(): string }) {
+  const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+  expect(p.status).toBe(201);
+  const line = await eventually(
+    async () =>
+      l
+        .output()
+        .split('\n')
+        .find((s) => s.includes('payment.created') && s.includes(p.body.id as string)),
+    30_000,
+    'the delivery line',
+  );
+  return { p, line };
+}
+
 describe('npm run webhooks:listen', () => {
   it('prints the secret, verifies and forwards a delivery, answers with the target’s status, and removes its configuration on Ctrl-C', async () => {
     const acct = await stack.newAccount();
@@ -61,17 +77,7 @@ describe('npm run webhooks:listen', () => {
       const listed = (await stack.http.get('/api/v1/webhooks', { key })).body.data;
       expect(listed.map((w: { id: string }) => w.id)).toEqual([webhookId]);
 
-      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      expect(p.status).toBe(201);
-      const line = await eventually(
-        async () =>
-          l
-            .output()
-            .split('\n')
-            .find((s) => s.includes('payment.created') && s.includes(p.body.id)),
-        30_000,
-        'the delivery line',
-      );
+      const { p, line } = await createAndSeeDelivery(key, l);
       expect(line).toMatch(/verified \(standard-webhooks\)\s+→ 202$/);
 
       // The target got the exact bytes and the signature headers the service sent.
@@ -125,17 +131,7 @@ describe('npm run webhooks:listen', () => {
       expect(forged.status).toBe(401);
       expect(l.output()).toMatch(/payment\.released\s+pay_forged\s+REFUSED: no webhook-signature matches/);
 
-      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      expect(p.status).toBe(201);
-      const line = await eventually(
-        async () =>
-          l
-            .output()
-            .split('\n')
-            .find((s) => s.includes('payment.created') && s.includes(p.body.id)),
-        30_000,
-        'the delivery line',
-      );
+      const { p, line } = await createAndSeeDelivery(key, l);
       expect(line).toMatch(/verified \(standard-webhooks\)$/);
       const attempt = await eventually(async () => {
         const log = await stack.http.get(`/api/v1/webhooks/${webhookId}/deliveries`, { key });
