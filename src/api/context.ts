@@ -2,7 +2,8 @@ import type { Config } from '../config';
 import type { Principal } from '../domain/tenancy';
 import type { Logger } from '../lib/logger';
 import type { Services } from '../services';
-import { type Call, TEMPORAL_CALL_TIMEOUT_MS } from '../services/payments';
+import { TEMPORAL_CALL_TIMEOUT_MS } from '../services/deadline';
+import type { Call } from '../services/payments';
 
 export type { Principal };
 

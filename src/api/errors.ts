@@ -67,7 +67,13 @@ export function toApiError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-/** Every failure becomes `{"error":{code,message,details?},"request_id"}`; never a stack trace. */
+/** The error format: `{"error":{code,message,details?},"request_id"}`. */
+export function errorBody(apiError: ApiError, requestId: string) {
+  const { code, message, details } = apiError;
+  return { error: { code, message, ...(details !== undefined ? { details } : {}) }, request_id: requestId };
+}
+
+/** Every failure becomes the error format; never a stack trace. */
 export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
@@ -82,10 +88,7 @@ export function errorMiddleware(logger: Logger) {
       }
       ctx.status = apiError.status;
       for (const [k, v] of Object.entries(apiError.headers)) ctx.set(k, v);
-      ctx.body = {
-        error: { code: apiError.code, message: apiError.message, ...(apiError.details !== undefined ? { details: apiError.details } : {}) },
-        request_id: ctx.state.requestId,
-      };
+      ctx.body = errorBody(apiError, ctx.state.requestId);
     }
   };
 }

@@ -142,6 +142,8 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
   [S.WebhookTestSent, { success: true, delivery_id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K' }],
   [S.WebhookRecovered, { success: true, delivery_ids: ['dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K'] }],
   [S.DeletedResponse, { id: webhook.id, deleted: true }],
+  [S.Health, { status: 'ok' }],
+  [S.Readiness, { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }],
 ]);
 
 const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: unknown }> = {

@@ -260,11 +260,7 @@ function responseExample(status: number, response: { description: string; schema
   const { schema } = response;
   if (response === IDEMPOTENCY_CONFLICT) return errorExample(409, 'idempotency_conflict');
   if (schema === S.ErrorResponse) return errorExample(status);
-  if (schema === S.Readiness)
-    return status === 200
-      ? { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }
-      : { status: 'unavailable', checks: { postgres: 'ok', temporal: 'unavailable' } };
-  if (schema === S.Health) return { status: 'ok' };
+  if (schema === S.Readiness && status === 503) return { status: 'unavailable', checks: { postgres: 'ok', temporal: 'unavailable' } };
   return schema && EXAMPLES.get(schema);
 }
 

@@ -24,8 +24,9 @@ const FIELDS = {
   updatedAt: true,
   version: true,
 } satisfies Record<keyof PaymentState, true>;
-const DATE_FIELDS = new Set<string>(['depositDeadline', 'createdAt', 'updatedAt'] satisfies (keyof PaymentState)[]);
-type DateField = 'depositDeadline' | 'createdAt' | 'updatedAt';
+const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
+type DateField = (typeof DATE_FIELDS)[number];
+const isDateField = (field: string): field is DateField => (DATE_FIELDS as readonly string[]).includes(field);
 
 type Column<K extends string> = K extends `${infer H}${infer T}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${Column<T>}` : K;
 const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -42,7 +43,7 @@ type PaymentRow = {
 function toRow(s: PaymentState): PaymentRow {
   const row: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS) as (keyof PaymentState)[]) {
-    row[column(field)] = DATE_FIELDS.has(field) ? new Date(s[field] as string) : s[field];
+    row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
   }
   row.amount_exponent = storedExponent(s);
   return row as PaymentRow;
@@ -53,7 +54,7 @@ function fromRow(r: PaymentRow): PaymentState {
   const state: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS)) {
     const value = row[column(field)];
-    state[field] = DATE_FIELDS.has(field) ? (value as Date).toISOString() : value;
+    state[field] = isDateField(field) ? (value as Date).toISOString() : value;
   }
   state.metadata ??= {};
   return state as unknown as PaymentState;

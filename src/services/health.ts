@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Logger } from '../lib/logger';
+import { withinDeadline } from './deadline';
 
 export type Check = 'ok' | 'unavailable';
 
@@ -14,9 +15,10 @@ export function healthService({ db, temporal, logger }: { db: Knex; temporal: Cl
     async readiness(requestId: string): Promise<{ postgres: Check; temporal: Check }> {
       const [postgres, temporalCheck] = await Promise.all([
         db.raw('select 1').then(() => 'ok' as const, down('postgres', requestId)),
-        temporal.connection
-          .withDeadline(Date.now() + 2000, () => temporal.connection.workflowService.getSystemInfo({}))
-          .then(() => 'ok' as const, down('temporal', requestId)),
+        withinDeadline(temporal, () => temporal.connection.workflowService.getSystemInfo({}), Date.now() + 2000).then(
+          () => 'ok' as const,
+          down('temporal', requestId),
+        ),
       ]);
       return { postgres, temporal: temporalCheck };
     },

@@ -31,11 +31,10 @@ import {
   paymentWorkflow,
   transitionUpdate,
 } from '../workflows';
+import { withinDeadline } from './deadline';
 import { InvalidInput, InvalidTransition, NotFound, isClosedRun } from './errors';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
-/** Calls to Temporal from a request give up after this long (503), instead of gRPC's patient retries. */
-export const TEMPORAL_CALL_TIMEOUT_MS = 10_000;
 
 export interface PaymentsDeps {
   db: Knex;
@@ -82,8 +81,7 @@ const refusal = (action: string, status: PaymentStatus, message = `cannot ${acti
   new InvalidTransition(status, message);
 
 export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) {
-  const within = <T>(call: Call, fn: () => Promise<T>) =>
-    temporal.connection.withDeadline(call.deadline ?? Date.now() + TEMPORAL_CALL_TIMEOUT_MS, fn);
+  const within = <T>(call: Call, fn: () => Promise<T>) => withinDeadline(temporal, fn, call.deadline);
 
   /** The payment, or NotFound across accounts and modes. */
   async function load(scope: Scope, id: string): Promise<PaymentState> {

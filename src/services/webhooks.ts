@@ -29,8 +29,8 @@ import {
 import { deliveryRetry } from '../webhooks/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl } from '../webhooks/urlPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
+import { withinDeadline } from './deadline';
 import { InvalidInput, NotFound } from './errors';
-import { TEMPORAL_CALL_TIMEOUT_MS } from './payments';
 
 export interface WebhooksDeps {
   db: Knex;
@@ -44,7 +44,6 @@ const badUrl = (message: string) => new InvalidInput([{ field: 'url', message }]
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   const secretKey = () => webhookSecretKey(config);
-  const within = <T>(fn: () => Promise<T>) => temporal.connection.withDeadline(Date.now() + TEMPORAL_CALL_TIMEOUT_MS, fn);
 
   async function load(scope: Scope, id: string): Promise<WebhookRow> {
     const row = await findWebhook(db, scope, id);
@@ -54,7 +53,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
 
   /** One delivery under the retry policy, in a workflow of its own (not a payment's run). */
   async function startDelivery(workflowId: string, deliveryId: string, summary: string, attemptBase?: number): Promise<void> {
-    await within(() =>
+    await withinDeadline(temporal, () =>
       temporal.workflow.start(webhookDeliveryWorkflow, {
         workflowId,
         taskQueue: config.TEMPORAL_TASK_QUEUE,

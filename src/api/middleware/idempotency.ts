@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { scopeOf } from '../../domain/tenancy';
 import type { IdempotencyService } from '../../services/idempotency';
 import type { AppState } from '../context';
-import { ApiError, toApiError } from '../errors';
+import { ApiError, errorBody, toApiError } from '../errors';
 
 /**
  * Payment creates and transitions carry the key's resource id into Temporal (the workflow id, the
@@ -44,16 +44,7 @@ export function idempotency(keys: IdempotencyService) {
       // A refusal (4xx) is the answer to replay; a failure on our side leaves the key retryable.
       const answer = toApiError(err);
       if (answer && answer.status < 500) {
-        await keys.complete(
-          scope,
-          key,
-          answer.status,
-          {
-            error: { code: answer.code, message: answer.message, ...(answer.details !== undefined ? { details: answer.details } : {}) },
-            request_id: state.requestId,
-          },
-          false,
-        );
+        await keys.complete(scope, key, answer.status, errorBody(answer, state.requestId), false);
       } else await keys.fail(scope, key);
       throw err;
     }
