@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { webhookSecretKey, type Config } from '../config';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
-import { paymentView } from '../domain/paymentView';
+import { webhookEnvelope } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
 import { isDataRefusal } from '../db/errors';
 import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
@@ -40,8 +40,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
      * refuses can never succeed: not retryable.
      */
     async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
-      // `sequence`: the payment's version, so receivers can ignore an event older than one applied.
-      const envelope = { event: entry.event, payment_id: state.id, timestamp: entry.at, sequence: state.version, data: paymentView(state) };
+      const envelope = webhookEnvelope(state, entry.event, entry.at);
       let deliveryIds: string[];
       try {
         deliveryIds = await db.transaction(async (trx) => {
@@ -84,7 +83,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       event: PaymentEvent,
       timestamp: string,
     ): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
-      const envelope = { event, payment_id: state.id, timestamp, sequence: state.version, data: paymentView(state) };
+      const envelope = webhookEnvelope(state, event, timestamp);
       const deliveryIds = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
       return { deliveryIds, retry: deliveryRetry(config) };
     },

@@ -67,15 +67,17 @@ export function toMinor(amount: number, currency: string): AmountParse {
   const text = plainDecimal(amount);
   const [whole, fraction = ''] = text.split('.');
   if (fraction.length > digits) {
-    return {
-      ok: false,
-      message:
-        digits === 0
-          ? `${currency} amounts cannot have fractional digits`
-          : `${currency} amounts can have at most ${digits} fractional digit${digits === 1 ? '' : 's'}`,
-    };
+    return { ok: false, message: fractionDigitsMessage(currency, digits) };
   }
   return { ok: true, minor: BigInt(whole + fraction.padEnd(digits, '0')) };
+}
+
+/** The refusal of an amount with more fractional digits than the currency has (its own function so that the
+ * singular is tested: no ISO 4217 currency has exactly 1). */
+export function fractionDigitsMessage(currency: string, digits: number): string {
+  return digits === 0
+    ? `${currency} amounts cannot have fractional digits`
+    : `${currency} amounts can have at most ${digits} fractional digit${digits === 1 ? '' : 's'}`;
 }
 
 /**
@@ -96,16 +98,17 @@ export function formatMajor(minor: bigint, currency: string, exponent?: number):
   return (negative ? '-' : '') + (digits ? `${whole}.${fraction}` : whole);
 }
 
-/** Shortest round-trip decimal text of a positive finite number, without exponent notation. */
-function plainDecimal(n: number): string {
+/**
+ * Shortest round-trip decimal text of a positive finite number, without exponent notation.
+ * `String` writes exponent notation only below 1e-6 and from 1e21 up, always with one digit before
+ * the point (ECMAScript's Number::toString): `1.5e-7`, `1.2345e+21`. Exported for its unit test.
+ */
+export function plainDecimal(n: number): string {
   const text = String(n);
-  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  const match = /^(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
   if (!match) return text;
-  const [, intPart, fracPart = '', expText] = match;
+  const [, lead, rest = '', expText] = match;
   const exp = Number(expText);
-  const digits = intPart + fracPart;
-  const point = intPart.length + exp;
-  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
-  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+  if (exp < 0) return `0.${'0'.repeat(-exp - 1)}${lead}${rest}`;
+  return lead + rest + '0'.repeat(exp - rest.length);
 }

@@ -87,21 +87,58 @@ export function checkTransition(status: PaymentStatus, action: TransitionAction,
   return { ok: true, transition };
 }
 
+/** A durable timer a payment waits on in its status: the transition it makes and when it is due (ms). */
+export interface PendingTimer {
+  action: TimerAction;
+  dueAt: number;
+}
+
+/**
+ * The timer the payment waits on in its current status, if any: the deposit deadline in
+ * pending_deposit, the auto-release in pending_release when it has one.
+ * `pendingReleaseSince`: when the payment entered pending_release (ms), if it did.
+ */
+export function pendingTimer(state: PaymentState, pendingReleaseSince: number | null): PendingTimer | undefined {
+  if (state.status === 'pending_deposit') return { action: 'deadline', dueAt: Date.parse(state.depositDeadline) };
+  if (state.status === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null) {
+    return { action: 'auto_release', dueAt: pendingReleaseSince + state.autoReleaseAfterSeconds * 1000 };
+  }
+  return undefined;
+}
+
 /**
  * The timer transition already due at `now`, if any. A message that arrives after a timer was due
  * (say, a deposit after the deadline while workers were down) must not win over the timer.
- * `pendingReleaseSince`: when the payment entered pending_release (ms), if it did.
  */
 export function dueTimer(state: PaymentState, now: number, pendingReleaseSince: number | null): TimerAction | undefined {
-  if (state.status === 'pending_deposit' && now >= Date.parse(state.depositDeadline)) return 'deadline';
-  if (
-    state.status === 'pending_release' &&
-    state.autoReleaseAfterSeconds != null &&
-    pendingReleaseSince != null &&
-    now >= pendingReleaseSince + state.autoReleaseAfterSeconds * 1000
-  ) {
-    return 'auto_release';
-  }
+  const timer = pendingTimer(state, pendingReleaseSince);
+  return timer && now >= timer.dueAt ? timer.action : undefined;
+}
+
+/** How long the workflow sleeps for a timer: never less than 1 ms, so one already due still fires (at once). */
+export function timerDelayMs(timer: PendingTimer, now: number): number {
+  return Math.max(timer.dueAt - now, 1);
+}
+
+/** The history entry's reason for a timer's transition. */
+export const TIMER_REASONS: Readonly<Record<TimerAction, string>> = {
+  deadline: 'deposit deadline passed',
+  auto_release: 'auto-release delay elapsed',
+};
+
+/** The timer's name in the Temporal UI (metadata, not a command). */
+export const TIMER_SUMMARIES: Readonly<Record<TimerAction, string>> = {
+  deadline: 'deposit deadline',
+  auto_release: 'auto-release',
+};
+
+/** Why a test clock may not move a payment's time, if it may not: test mode only, whole seconds from 1 up. */
+export function clockAdvanceRefusal(
+  livemode: boolean,
+  seconds: number,
+): { type: 'LivePayment' | 'InvalidArgument'; message: string } | undefined {
+  if (livemode) return { type: 'LivePayment', message: 'test clocks are for test-mode payments only' };
+  if (!Number.isInteger(seconds) || seconds < 1) return { type: 'InvalidArgument', message: 'seconds must be a positive integer' };
   return undefined;
 }
 

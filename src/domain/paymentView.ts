@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
-import { PAYMENT_STATUSES, type PaymentState } from './payment';
+import { PAYMENT_STATUSES, type PaymentEvent, type PaymentState } from './payment';
 
 /**
  * The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units.
@@ -47,4 +47,17 @@ export function paymentView(s: PaymentState): PaymentView {
 /** One line for the Temporal UI's summary: the amount in major units, the currency and both parties. */
 export function summary(s: PaymentState): string {
   return `${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency} from ${s.payerEmail} to ${s.recipientEmail}`;
+}
+
+/** The payment's current details in the Temporal UI: its status and amount. */
+export function details(s: PaymentState): string {
+  return `**${s.status}** — ${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency}`;
+}
+
+/**
+ * A webhook's body for one history entry (PRODUCT.md part 4). `sequence` is the payment's version,
+ * so a receiver can ignore an event older than one it has applied.
+ */
+export function webhookEnvelope(s: PaymentState, event: PaymentEvent, timestamp: string) {
+  return { event, payment_id: s.id, timestamp, sequence: s.version, data: paymentView(s) };
 }

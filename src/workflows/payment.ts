@@ -24,16 +24,21 @@ import {
   type HistoryEntry,
   type PaymentState,
   type Resolution,
+  type TimerAction,
   type Transition,
-  type TransitionAction,
   applyTransition,
   checkClientTransition,
   checkTransition,
+  clockAdvanceRefusal,
   creationEntry,
   dueTimer,
   isTerminal,
+  pendingTimer,
+  TIMER_REASONS,
+  TIMER_SUMMARIES,
+  timerDelayMs,
 } from '../domain/payment';
-import { storedExponent, toMajor } from '../domain/money';
+import { details } from '../domain/paymentView';
 import { PaymentStatusKey } from '../domain/searchAttributes';
 import { deliveryActivityOptions, webhookDeliveryWorkflow } from './webhookDelivery';
 
@@ -104,11 +109,6 @@ const { recordTransition, planWebhookDeliveries } = proxyLocalActivities<Activit
   retry: { initialInterval: '100 ms', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 
-/** What the Temporal UI shows as the payment's current details. */
-function currentDetails(s: PaymentState): string {
-  return `**${s.status}** — ${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency}`;
-}
-
 /** The payment's logic; the workflow function below only wires messages and timers to it. */
 class Payment {
   state: PaymentState;
@@ -122,7 +122,7 @@ class Payment {
   constructor(private readonly input: PaymentWorkflowInput) {
     this.state = input.payment;
     this.history = [creationEntry(input.payment, input.actor)];
-    setCurrentDetails(currentDetails(this.state));
+    setCurrentDetails(details(this.state));
   }
 
   /** The transition a client's `action` may take now, or a failure naming the current status. */
@@ -144,9 +144,8 @@ class Payment {
 
   /** Refused for live payments: a live payment's time is the world's. */
   validateAdvance(seconds: number): void {
-    if (this.state.livemode) throw ApplicationFailure.nonRetryable('test clocks are for test-mode payments only', 'LivePayment');
-    if (!Number.isInteger(seconds) || seconds < 1)
-      throw ApplicationFailure.nonRetryable('seconds must be a positive integer', 'InvalidArgument');
+    const refusal = clockAdvanceRefusal(this.state.livemode, seconds);
+    if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
   }
 
   /** Move the clock; a timer now due fires at once (the run loop re-arms the others). */
@@ -164,7 +163,7 @@ class Payment {
     if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at) + this.clockOffsetMs;
     this.history.push(entry);
     upsertSearchAttributes([{ key: PaymentStatusKey, value: next.status }]);
-    setCurrentDetails(currentDetails(next));
+    setCurrentDetails(details(next));
     log.info('payment transition', { request_id: requestId, action: entry.action, from: entry.from, to: entry.to, version: next.version });
     return { payment: next, entry };
   }
@@ -188,11 +187,10 @@ class Payment {
   }
 
   /** A timer's transition; re-checked, since a message may have moved the payment meanwhile. */
-  async fire(action: TransitionAction): Promise<TransitionOutcome | undefined> {
+  async fire(action: TimerAction): Promise<TransitionOutcome | undefined> {
     const check = checkTransition(this.state.status, action);
     if (!check.ok) return undefined;
-    const reason = action === 'deadline' ? 'deposit deadline passed' : 'auto-release delay elapsed';
-    const outcome = this.apply(check.transition, 'system', reason);
+    const outcome = this.apply(check.transition, 'system', TIMER_REASONS[action]);
     if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(outcome);
     else await this.publishInline(outcome);
     return outcome;
@@ -263,12 +261,10 @@ class Payment {
       const offset = this.clockOffsetMs;
       // A test clock's move wakes the loop too, so that the timers are re-armed on the new time.
       const moved = () => this.state.status !== current || this.clockOffsetMs !== offset;
-      if (current === 'pending_deposit') {
-        const dueMs = Math.max(Date.parse(this.state.depositDeadline) - this.now(), 1);
-        if (!(await condition(moved, dueMs, { summary: 'deposit deadline' }))) await this.fire('deadline');
-      } else if (current === 'pending_release' && this.state.autoReleaseAfterSeconds != null && this.pendingReleaseSince != null) {
-        const dueMs = Math.max(this.pendingReleaseSince + this.state.autoReleaseAfterSeconds * 1000 - this.now(), 1);
-        if (!(await condition(moved, dueMs, { summary: 'auto-release' }))) await this.fire('auto_release');
+      const timer = pendingTimer(this.state, this.pendingReleaseSince);
+      if (timer) {
+        const dueMs = timerDelayMs(timer, this.now());
+        if (!(await condition(moved, dueMs, { summary: TIMER_SUMMARIES[timer.action] }))) await this.fire(timer.action);
       } else {
         await condition(moved);
       }

@@ -1,0 +1,18 @@
+// Mutation testing of the pure rules (src/domain) against the stack-free unit tests: `npm run test:mutation`.
+// See docs/testing.md for how to read a surviving mutant and the equivalent mutants accepted.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  mutate: ['src/domain/**/*.ts'],
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.unit.config.mts' },
+  coverageAnalysis: 'perTest',
+  thresholds: { high: 95, low: 90, break: 90 },
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  // Two cores shared with the rest of the machine.
+  concurrency: 2,
+  // What the sandbox copy does not need (the Temporal CLI binary alone is 250 MB).
+  ignorePatterns: ['.cache', '.data', 'test-output', 'dist', 'reports'],
+  tempDirName: '.stryker-tmp',
+};

@@ -1,0 +1,74 @@
+/**
+ * Names other systems rely on: the search attributes operators query in the Temporal UI (name and
+ * type), the state diagram in docs/concepts.md, and the scope a principal's data is kept under.
+ */
+import { SearchAttributeType } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import {
+  AccountIdKey,
+  LivemodeKey,
+  PaymentAmountKey,
+  PaymentCurrencyKey,
+  PaymentStatusKey,
+  SEARCH_ATTRIBUTE_TYPES,
+} from '../../src/domain/searchAttributes';
+import { stateMachineMermaid } from '../../src/domain/stateMachineDiagram';
+import { scopeOf } from '../../src/domain/tenancy';
+
+describe('search attributes', () => {
+  it('have the exact names and types saved searches use', () => {
+    expect([PaymentStatusKey, PaymentAmountKey, PaymentCurrencyKey, AccountIdKey, LivemodeKey]).toEqual([
+      { name: 'PaymentStatus', type: SearchAttributeType.KEYWORD },
+      { name: 'PaymentAmount', type: SearchAttributeType.DOUBLE },
+      { name: 'PaymentCurrency', type: SearchAttributeType.KEYWORD },
+      { name: 'AccountId', type: SearchAttributeType.KEYWORD },
+      { name: 'Livemode', type: SearchAttributeType.BOOL },
+    ]);
+  });
+
+  it('are registered with the dev server under the same names, typed as the CLI spells them', () => {
+    expect(SEARCH_ATTRIBUTE_TYPES).toStrictEqual({
+      PaymentStatus: 'Keyword',
+      PaymentAmount: 'Double',
+      PaymentCurrency: 'Keyword',
+      AccountId: 'Keyword',
+      Livemode: 'Bool',
+    });
+  });
+});
+
+describe('stateMachineMermaid', () => {
+  it('draws every row of the table, the timers and resolutions labelled', () => {
+    expect(stateMachineMermaid()).toBe(
+      [
+        'stateDiagram-v2',
+        '  [*] --> pending_deposit: create',
+        '  pending_deposit --> in_custody: deposit',
+        '  in_custody --> pending_release: approve',
+        '  pending_release --> released: release',
+        '  pending_deposit --> cancelled: cancel',
+        '  in_custody --> refunded: refund',
+        '  pending_release --> refunded: refund',
+        '  disputed --> refunded: refund',
+        '  in_custody --> disputed: dispute',
+        '  pending_release --> disputed: dispute',
+        '  disputed --> released: resolve (release)',
+        '  disputed --> refunded: resolve (refund)',
+        '  pending_deposit --> cancelled: deposit deadline (timer)',
+        '  pending_release --> released: auto-release (timer)',
+        '  released --> [*]',
+        '  cancelled --> [*]',
+        '  refunded --> [*]',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('scopeOf', () => {
+  it('keeps the account and the mode, nothing else', () => {
+    expect(scopeOf({ accountId: 'acct_1', livemode: true, actor: 'key_1', credential: 'c' } as never)).toStrictEqual({
+      accountId: 'acct_1',
+      livemode: true,
+    });
+  });
+});

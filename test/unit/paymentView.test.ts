@@ -1,0 +1,106 @@
+/** The payment as the API and webhooks show it, its webhook envelope, and its lines in the Temporal UI. */
+import { describe, expect, it } from 'vitest';
+import { PaymentViewSchema, details, paymentView, summary, webhookEnvelope } from '../../src/domain/paymentView';
+import { paymentState } from './fixtures';
+
+const VIEW = {
+  id: 'pay_01JD0000000000000000000000',
+  object: 'payment',
+  amount: 125.5,
+  currency: 'USD',
+  status: 'pending_deposit',
+  payer_email: 'payer@example.com',
+  recipient_email: 'seller@example.com',
+  description: 'a lamp',
+  metadata: { order: '42' },
+  livemode: false,
+  deposit_deadline: '2026-11-30T12:00:00.000Z',
+  auto_release_after_seconds: null,
+  created_at: '2026-11-23T12:00:00.000Z',
+  updated_at: '2026-11-23T12:00:00.000Z',
+};
+
+describe('paymentView', () => {
+  it('maps every field, the amount in major units', () => {
+    expect(paymentView(paymentState())).toStrictEqual(VIEW);
+  });
+
+  it('passes status, mode, nulls and the auto-release through', () => {
+    const view = paymentView(
+      paymentState({
+        status: 'disputed',
+        livemode: true,
+        description: null,
+        autoReleaseAfterSeconds: 86_400,
+        updatedAt: '2026-11-24T00:00:00.000Z',
+      }),
+    );
+    expect(view).toMatchObject({
+      status: 'disputed',
+      livemode: true,
+      description: null,
+      auto_release_after_seconds: 86_400,
+      updated_at: '2026-11-24T00:00:00.000Z',
+    });
+  });
+
+  it('scales the amount by the exponent stored with it, else by the legacy (ICU) one', () => {
+    expect(paymentView(paymentState({ currency: 'KWD', amountMinor: '1005', amountExponent: 3 })).amount).toBe(1.005);
+    expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 2 })).amount).toBe(10.5);
+    expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: undefined })).amount).toBe(1050);
+  });
+
+  it('is what the response schema accepts, and the schema refuses anything else', () => {
+    expect(PaymentViewSchema.parse(VIEW)).toStrictEqual(VIEW);
+    expect(PaymentViewSchema.safeParse({ ...VIEW, description: null, auto_release_after_seconds: 60 }).success).toBe(true);
+    for (const bad of [
+      { ...VIEW, object: 'list' },
+      { ...VIEW, status: 'lost' },
+      { ...VIEW, amount: '125.50' },
+      { ...VIEW, metadata: { order: 42 } },
+      { ...VIEW, livemode: 'false' },
+      { ...VIEW, id: undefined },
+    ]) {
+      expect(PaymentViewSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+    expect(PaymentViewSchema.shape.id.description).toBe('pay_ + ULID; also the Temporal workflow ID');
+  });
+});
+
+describe('webhookEnvelope', () => {
+  it('is the event, the payment id, the time, the version as sequence and the view, in that order', () => {
+    const state = paymentState({ status: 'in_custody', version: 2 });
+    const envelope = webhookEnvelope(state, 'payment.deposited', '2026-11-24T08:00:00.000Z');
+    expect(envelope).toStrictEqual({
+      event: 'payment.deposited',
+      payment_id: 'pay_01JD0000000000000000000000',
+      timestamp: '2026-11-24T08:00:00.000Z',
+      sequence: 2,
+      data: { ...VIEW, status: 'in_custody' },
+    });
+    // The body is signed as serialised: the key order is part of the contract.
+    expect(Object.keys(envelope)).toEqual(['event', 'payment_id', 'timestamp', 'sequence', 'data']);
+  });
+});
+
+describe('the Temporal UI lines', () => {
+  it('summary: amount, currency and both parties', () => {
+    expect(summary(paymentState())).toBe('125.5 USD from payer@example.com to seller@example.com');
+    expect(summary(paymentState({ currency: 'JPY', amountMinor: '1500', amountExponent: 0 }))).toBe(
+      '1500 JPY from payer@example.com to seller@example.com',
+    );
+    expect(summary(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: undefined }))).toBe(
+      '1050 HUF from payer@example.com to seller@example.com',
+    );
+  });
+
+  it('details: the status in bold, then the amount', () => {
+    expect(details(paymentState({ status: 'in_custody' }))).toBe('**in_custody** — 125.5 USD');
+    expect(details(paymentState({ status: 'released', currency: 'KWD', amountMinor: '1005', amountExponent: 3 }))).toBe(
+      '**released** — 1.005 KWD',
+    );
+    expect(details(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: undefined }))).toBe(
+      '**pending_deposit** — 1050 HUF',
+    );
+  });
+});
