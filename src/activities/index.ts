@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { webhookSecretKey, type Config } from '../config';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { webhookEnvelope } from '../domain/paymentView';
+import { answerError, statusAfterAttempt } from '../domain/deliveryAttempt';
 import { projectPayment } from '../db/payments';
 import { isDataRefusal } from '../db/errors';
 import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
@@ -151,7 +152,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
         });
         statusCode = response.status;
         excerpt = await readExcerpt(response.body);
-        if (statusCode < 200 || statusCode >= 300) error = `receiver answered HTTP ${statusCode}`;
+        error = answerError(statusCode);
       } catch (err) {
         const e = err as Error & { cause?: { code?: string; message?: string } };
         if (e.cause?.code === 'EBLOCKEDADDRESS') blockedAtConnect = e.cause.message ?? 'blocked address';
@@ -162,7 +163,7 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       const outcome = error ? 'failed' : 'succeeded';
       webhookDeliveries.inc({ outcome });
       webhookDuration.observe({ outcome }, durationMs / 1000);
-      const finalStatus = error ? (seriesAttempt >= maximumAttempts ? 'failed' : 'pending') : 'succeeded';
+      const finalStatus = statusAfterAttempt(Boolean(error), seriesAttempt, maximumAttempts);
       // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
       if (statusCode === 410) {
         await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
