@@ -8,6 +8,11 @@ const VIEW = {
   object: 'payment',
   amount: 125.5,
   currency: 'USD',
+  platform_fee: 0,
+  amount_held: 0,
+  amount_released: 0,
+  amount_refunded: 0,
+  fee_collected: 0,
   status: 'pending_deposit',
   payer_email: 'payer@example.com',
   recipient_email: 'seller@example.com',
@@ -44,6 +49,33 @@ describe('paymentView', () => {
     });
   });
 
+  it('shows the money in major units: the fee, held, released, refunded and the fee collected', () => {
+    const view = paymentView(
+      paymentState({
+        status: 'released',
+        platformFeeMinor: '300',
+        heldMinor: '0',
+        releasedMinor: '10000',
+        refundedMinor: '2550',
+        feeCollectedMinor: '239',
+      }),
+    );
+    expect(view).toMatchObject({
+      amount: 125.5,
+      platform_fee: 3,
+      amount_held: 0,
+      amount_released: 100,
+      amount_refunded: 25.5,
+      fee_collected: 2.39,
+    });
+    expect(
+      paymentView(paymentState({ status: 'in_custody', currency: 'KWD', amountMinor: '1005', amountExponent: 3, heldMinor: '1005' })),
+    ).toMatchObject({
+      amount_held: 1.005,
+      platform_fee: 0,
+    });
+  });
+
   it('scales the amount by the exponent stored with it, else by the legacy (ICU) one', () => {
     expect(paymentView(paymentState({ currency: 'KWD', amountMinor: '1005', amountExponent: 3 })).amount).toBe(1.005);
     expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 2 })).amount).toBe(10.5);
@@ -64,6 +96,13 @@ describe('paymentView', () => {
       expect(PaymentViewSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
     expect(PaymentViewSchema.shape.id.description).toBe('pay_ + ULID; also the Temporal workflow ID');
+    expect(PaymentViewSchema.shape.fee_collected.description).toBe('floor(platform_fee × amount_released / amount), in minor units');
+    expect(PaymentViewSchema.shape.platform_fee.description).toBe(
+      "The platform's commission, taken from what the recipient receives (docs/money.md)",
+    );
+    expect(PaymentViewSchema.shape.amount_held.description).toBe('In custody now; from deposit on, held + released + refunded = amount');
+    expect(PaymentViewSchema.shape.amount_released.description).toBe('Released to the recipient, before the fee');
+    expect(PaymentViewSchema.shape.amount_refunded.description).toBe('Refunded to the payer');
   });
 });
 
@@ -76,7 +115,7 @@ describe('webhookEnvelope', () => {
       payment_id: 'pay_01JD0000000000000000000000',
       timestamp: '2026-11-24T08:00:00.000Z',
       sequence: 2,
-      data: { ...VIEW, status: 'in_custody' },
+      data: { ...VIEW, status: 'in_custody', amount_held: 125.5 },
     });
     // The body is signed as serialised: the key order is part of the contract.
     expect(Object.keys(envelope)).toEqual(['event', 'payment_id', 'timestamp', 'sequence', 'data']);

@@ -9,6 +9,7 @@ import {
   INITIAL_STATUS,
   PAYMENT_EVENTS,
   PAYMENT_STATUSES,
+  RESOLUTIONS,
   TERMINAL_STATUSES,
   TRANSITIONS,
   type Transition,
@@ -23,18 +24,35 @@ import { paymentState } from './fixtures';
 
 const STATUSES = ['pending_deposit', 'in_custody', 'pending_release', 'released', 'cancelled', 'refunded', 'disputed'] as const;
 
-/** PRODUCT.md part 2's table, written out again by hand: a change to src/domain/payment.ts's copy disagrees with it. */
+/** docs/concepts.md's and docs/money.md's table, written out again by hand: a change to src/domain/payment.ts's copy disagrees with it. */
 const TABLE: Transition[] = [
-  { action: 'deposit', from: ['pending_deposit'], to: 'in_custody', event: 'payment.deposited' },
-  { action: 'approve', from: ['in_custody'], to: 'pending_release', event: 'payment.approved' },
-  { action: 'release', from: ['pending_release'], to: 'released', event: 'payment.released' },
-  { action: 'cancel', from: ['pending_deposit'], to: 'cancelled', event: 'payment.cancelled' },
-  { action: 'refund', from: ['in_custody', 'pending_release', 'disputed'], to: 'refunded', event: 'payment.refunded' },
-  { action: 'dispute', from: ['in_custody', 'pending_release'], to: 'disputed', event: 'payment.disputed' },
-  { action: 'resolve', resolution: 'release', from: ['disputed'], to: 'released', event: 'payment.released' },
-  { action: 'resolve', resolution: 'refund', from: ['disputed'], to: 'refunded', event: 'payment.refunded' },
-  { action: 'deadline', from: ['pending_deposit'], to: 'cancelled', event: 'payment.cancelled' },
-  { action: 'auto_release', from: ['pending_release'], to: 'released', event: 'payment.released' },
+  { action: 'deposit', from: ['pending_deposit'], to: 'in_custody', event: 'payment.deposited', money: 'deposit' },
+  { action: 'approve', from: ['in_custody'], to: 'pending_release', event: 'payment.approved', money: 'none' },
+  { action: 'release', from: ['pending_release'], to: 'released', event: 'payment.released', money: 'release_rest' },
+  { action: 'cancel', from: ['pending_deposit'], to: 'cancelled', event: 'payment.cancelled', money: 'none' },
+  {
+    action: 'refund',
+    from: ['in_custody', 'pending_release', 'disputed'],
+    to: 'refunded',
+    event: 'payment.refunded',
+    money: 'refund_rest',
+  },
+  { action: 'refund', partial: true, from: ['in_custody'], to: 'in_custody', event: 'payment.partially_refunded', money: 'refund_part' },
+  {
+    action: 'refund',
+    partial: true,
+    from: ['pending_release'],
+    to: 'pending_release',
+    event: 'payment.partially_refunded',
+    money: 'refund_part',
+  },
+  { action: 'refund', partial: true, from: ['disputed'], to: 'disputed', event: 'payment.partially_refunded', money: 'refund_part' },
+  { action: 'dispute', from: ['in_custody', 'pending_release'], to: 'disputed', event: 'payment.disputed', money: 'none' },
+  { action: 'resolve', resolution: 'release', from: ['disputed'], to: 'released', event: 'payment.released', money: 'release_rest' },
+  { action: 'resolve', resolution: 'refund', from: ['disputed'], to: 'refunded', event: 'payment.refunded', money: 'refund_rest' },
+  { action: 'resolve', resolution: 'split', from: ['disputed'], to: 'released', event: 'payment.released', money: 'split' },
+  { action: 'deadline', from: ['pending_deposit'], to: 'cancelled', event: 'payment.cancelled', money: 'none' },
+  { action: 'auto_release', from: ['pending_release'], to: 'released', event: 'payment.released', money: 'release_rest' },
 ];
 
 describe('the lists the API, the OpenAPI document and the webhooks read', () => {
@@ -47,10 +65,12 @@ describe('the lists the API, the OpenAPI document and the webhooks read', () => 
       'payment.released',
       'payment.cancelled',
       'payment.refunded',
+      'payment.partially_refunded',
       'payment.disputed',
       'payment.test',
     ]);
     expect(CLIENT_ACTIONS).toEqual(['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve']);
+    expect(RESOLUTIONS).toEqual(['release', 'refund', 'split']);
     expect(CREATED_EVENT).toBe('payment.created');
     expect(INITIAL_STATUS).toBe('pending_deposit');
   });
@@ -60,24 +80,44 @@ describe('the lists the API, the OpenAPI document and the webhooks read', () => 
     expect(STATUSES.filter(isTerminal)).toEqual(['released', 'cancelled', 'refunded']);
   });
 
-  it('is the table of PRODUCT.md part 2, row for row', () => {
+  it('is the table of the docs, row for row', () => {
     expect(TRANSITIONS).toEqual(TABLE);
   });
 });
 
 describe('checkTransition: every action from every status', () => {
-  const cases = TABLE.flatMap((row) => STATUSES.map((status) => ({ status, row, allowed: row.from.includes(status) })));
-  it.each(cases)('$row.action $row.resolution from $status: allowed $allowed', ({ status, row, allowed }) => {
-    const check = checkTransition(status, row.action, row.resolution);
-    if (allowed) {
+  // Each request the table answers (action, resolution, partial), from each status: the row the
+  // hand-written table gives, or a refusal naming the action and the status.
+  const requests = [
+    ...new Map(
+      TABLE.map((r) => [`${r.action}/${r.resolution}/${r.partial}`, { action: r.action, resolution: r.resolution, partial: r.partial }]),
+    ).values(),
+  ];
+  const cases = requests.flatMap((req) =>
+    STATUSES.map((status) => ({
+      ...req,
+      status,
+      row: TABLE.find(
+        (r) => r.action === req.action && r.resolution === req.resolution && r.partial === req.partial && r.from.includes(status),
+      ),
+    })),
+  );
+  it.each(cases)('$action $resolution (partial: $partial) from $status', ({ action, resolution, partial, status, row }) => {
+    const check = checkTransition(status, action, resolution, partial ?? false);
+    if (row) {
       expect(check).toEqual({ ok: true, transition: row });
     } else {
       expect(check).toEqual({
         ok: false,
         reason: 'invalid_transition',
-        message: `cannot ${row.action} a payment whose status is ${status}`,
+        message: `cannot ${action} a payment whose status is ${status}`,
       });
     }
+  });
+
+  it('allows exactly the pairs of the table: 17 of 84', () => {
+    expect(cases).toHaveLength(12 * 7);
+    expect(cases.filter((c) => c.row)).toHaveLength(17);
   });
 
   it('refuses resolve without a resolution from any status, before looking at the status', () => {
@@ -85,7 +125,7 @@ describe('checkTransition: every action from every status', () => {
       expect(checkTransition(status, 'resolve')).toEqual({
         ok: false,
         reason: 'resolution_required',
-        message: 'resolve needs a resolution: "release" or "refund"',
+        message: 'resolve needs a resolution: "release", "refund" or "split"',
       });
     }
   });
@@ -93,12 +133,28 @@ describe('checkTransition: every action from every status', () => {
   it('ignores a resolution sent with an action that has none', () => {
     expect(checkTransition('pending_release', 'release', 'refund')).toEqual({ ok: true, transition: TABLE[2] });
     expect(checkTransition('in_custody', 'refund', 'release')).toEqual({ ok: true, transition: TABLE[4] });
+    expect(checkTransition('in_custody', 'refund', 'split', true)).toEqual({ ok: true, transition: TABLE[5] });
     expect(checkTransition('pending_deposit', 'deposit', 'refund')).toEqual({ ok: true, transition: TABLE[0] });
   });
 
   it('picks the resolve row of the resolution asked for', () => {
     expect(checkTransition('disputed', 'resolve', 'release')).toMatchObject({ ok: true, transition: { to: 'released' } });
     expect(checkTransition('disputed', 'resolve', 'refund')).toMatchObject({ ok: true, transition: { to: 'refunded' } });
+    expect(checkTransition('disputed', 'resolve', 'split')).toMatchObject({ ok: true, transition: { to: 'released', money: 'split' } });
+  });
+
+  it('a partial refund is its own row: never the full refund, and only a refund can be partial', () => {
+    expect(checkTransition('in_custody', 'refund')).toEqual({ ok: true, transition: TABLE[4] });
+    expect(checkTransition('in_custody', 'refund', undefined, true)).toEqual({ ok: true, transition: TABLE[5] });
+    expect(checkTransition('disputed', 'refund', undefined, true)).toEqual({ ok: true, transition: TABLE[7] });
+    for (const action of ['deposit', 'release', 'approve'] as const) {
+      const from = action === 'deposit' ? 'pending_deposit' : action === 'release' ? 'pending_release' : 'in_custody';
+      expect(checkTransition(from, action, undefined, true)).toEqual({
+        ok: false,
+        reason: 'invalid_transition',
+        message: `cannot ${action} a payment whose status is ${from}`,
+      });
+    }
   });
 
   it('refuses an action the table does not know', () => {
@@ -126,13 +182,25 @@ describe('allowedFrom', () => {
 
 describe('applyTransition and creationEntry', () => {
   const meta = { actor: 'key_1', reason: 'buyer asked', at: '2026-11-24T08:00:00.000Z' };
+  const amounts = { held: 12_550n, released: 0n, refunded: 0n, feeCollected: 0n };
+  const still = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
 
-  it('moves the status, bumps the version by one and writes the history entry', () => {
+  it('moves the status, bumps the version by one, writes the amounts and the history entry', () => {
     const before = paymentState({ status: 'in_custody', version: 2 });
     const snapshot = structuredClone(before);
-    const { state, entry } = applyTransition(before, TABLE[1], meta);
-    expect(state).toEqual({ ...snapshot, status: 'pending_release', updatedAt: meta.at, version: 3 });
-    expect(entry).toEqual({
+    const { state, entry } = applyTransition(before, { transition: TABLE[1], movement: still, after: amounts }, meta);
+    expect(state).toEqual({
+      ...snapshot,
+      status: 'pending_release',
+      updatedAt: meta.at,
+      version: 3,
+      platformFeeMinor: '0',
+      heldMinor: '12550',
+      releasedMinor: '0',
+      refundedMinor: '0',
+      feeCollectedMinor: '0',
+    });
+    expect(entry).toStrictEqual({
       seq: 3,
       action: 'approve',
       from: 'in_custody',
@@ -145,8 +213,27 @@ describe('applyTransition and creationEntry', () => {
     expect(before).toEqual(snapshot); // the old state is untouched
   });
 
+  it('records the money a step moved in its entry, as decimal text', () => {
+    const movement = { deposited: 0n, refunded: 0n, released: 12_550n, fee: 300n };
+    const after = { held: 0n, released: 12_550n, refunded: 0n, feeCollected: 300n };
+    const before = paymentState({ status: 'pending_release', platformFeeMinor: '300' });
+    const { state, entry } = applyTransition(before, { transition: TABLE[2], movement, after }, meta);
+    expect(entry.movement).toEqual({ deposited: '0', refunded: '0', released: '12550', fee: '300' });
+    expect(state).toMatchObject({
+      status: 'released',
+      platformFeeMinor: '300',
+      heldMinor: '0',
+      releasedMinor: '12550',
+      feeCollectedMinor: '300',
+    });
+  });
+
   it('keeps a null reason null', () => {
-    const { entry } = applyTransition(paymentState(), TABLE[8], { ...meta, actor: 'system', reason: null });
+    const { entry } = applyTransition(
+      paymentState(),
+      { transition: TABLE[12], movement: still, after: amounts },
+      { ...meta, actor: 'system', reason: null },
+    );
     expect(entry).toMatchObject({ seq: 2, action: 'deadline', actor: 'system', reason: null, event: 'payment.cancelled' });
   });
 
