@@ -3,7 +3,20 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', '.cache', '.data', 'test-output', 'reports', '.stryker-tmp', 'migrations', '*.config.mjs', '*.config.mts'] },
+  {
+    ignores: [
+      'node_modules',
+      'dist',
+      '.cache',
+      '.data',
+      'test-output',
+      'reports',
+      '.stryker-tmp',
+      'migrations',
+      '*.config.mjs',
+      '*.config.mts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -143,6 +143,31 @@ describe('toMinor', () => {
     }
   });
 
+  it('names the field it reads in every refusal', () => {
+    expect(toMinor(Number.NaN, 'USD', { field: 'platform_fee' })).toEqual({ ok: false, message: 'platform_fee must be a finite number' });
+    expect(toMinor(0, 'USD', { field: 'refund_amount' })).toEqual({ ok: false, message: 'refund_amount must be greater than 0' });
+    expect(toMinor(-1, 'USD', { field: 'refund_amount' })).toEqual({ ok: false, message: 'refund_amount must be greater than 0' });
+  });
+
+  it('takes 0 when asked to (a fee), never a negative', () => {
+    expect(toMinor(0, 'USD', { field: 'platform_fee', allowZero: true })).toEqual({ ok: true, minor: 0n });
+    expect(toMinor(-0, 'USD', { field: 'platform_fee', allowZero: true })).toEqual({ ok: true, minor: 0n });
+    expect(toMinor(2.5, 'USD', { field: 'platform_fee', allowZero: true })).toEqual({ ok: true, minor: 250n });
+    for (const amount of [-0.01, -1, -Number.MIN_VALUE]) {
+      expect(toMinor(amount, 'USD', { field: 'platform_fee', allowZero: true })).toEqual({
+        ok: false,
+        message: 'platform_fee must not be negative',
+      });
+    }
+  });
+
+  it('measures in a stored exponent when given one, over today’s table', () => {
+    expect(toMinor(1.5, 'JPY', { exponent: 2 })).toEqual({ ok: true, minor: 150n });
+    expect(toMinor(10, 'HUF', { exponent: 0 })).toEqual({ ok: true, minor: 10n });
+    expect(toMinor(1.5, 'HUF', { exponent: 0 })).toEqual({ ok: false, message: 'HUF amounts cannot have fractional digits' });
+    expect(toMinor(1.005, 'KWD', { exponent: 2 })).toEqual({ ok: false, message: 'KWD amounts can have at most 2 fractional digits' });
+  });
+
   it('throws for a currency that is not one (callers check isCurrency first)', () => {
     expect(() => toMinor(1, 'XAU')).toThrow('not an ISO 4217 currency: XAU');
   });

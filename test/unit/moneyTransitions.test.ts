@@ -1,0 +1,312 @@
+/**
+ * A transition's money (docs/money.md): partial refunds keep the status, a split releases the rest,
+ * every refusal names its field with its exact message, and the state and history carry the amounts.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type PaymentState,
+  TRANSITIONS,
+  amountsOf,
+  applyTransition,
+  checkTransition,
+  moneyOf,
+  movementOf,
+  movementRecord,
+  planMovement,
+  planTransition,
+  withAmounts,
+} from '../../src/domain/payment';
+import { paymentState } from './fixtures';
+
+const NOW = Date.parse('2026-11-24T00:00:00.000Z');
+/** 125.50 USD with a 3.00 fee, deposited: all of it held. */
+const held = (status: PaymentState['status'], overrides: Partial<PaymentState> = {}) =>
+  paymentState({
+    status,
+    platformFeeMinor: '300',
+    heldMinor: '12550',
+    releasedMinor: '0',
+    refundedMinor: '0',
+    feeCollectedMinor: '0',
+    ...overrides,
+  });
+
+describe('amountsOf and moneyOf', () => {
+  it('read the amounts the workflow keeps', () => {
+    const s = held('in_custody', { heldMinor: '10000', refundedMinor: '2550' });
+    expect(amountsOf(s)).toEqual({ held: 10_000n, released: 0n, refunded: 2_550n, feeCollected: 0n });
+    expect(moneyOf(s)).toEqual({ amount: 12_550n, platformFee: 300n });
+  });
+
+  it('derive a payment’s made before the ledger from its status, its fee 0', () => {
+    const legacy = (status: PaymentState['status']) => amountsOf(paymentState({ status }));
+    expect(legacy('pending_deposit')).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
+    expect(legacy('cancelled')).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
+    for (const status of ['in_custody', 'pending_release', 'disputed'] as const) {
+      expect(legacy(status)).toEqual({ held: 12_550n, released: 0n, refunded: 0n, feeCollected: 0n });
+    }
+    expect(legacy('released')).toEqual({ held: 0n, released: 12_550n, refunded: 0n, feeCollected: 0n });
+    expect(legacy('refunded')).toEqual({ held: 0n, released: 0n, refunded: 12_550n, feeCollected: 0n });
+    expect(moneyOf(paymentState())).toEqual({ amount: 12_550n, platformFee: 0n });
+    expect(amountsOf(paymentState({ status: 'released', platformFeeMinor: '300' })).feeCollected).toBe(300n);
+  });
+
+  it('read a missing part as 0 where the held amount is kept', () => {
+    expect(amountsOf(paymentState({ heldMinor: '5' }))).toEqual({ held: 5n, released: 0n, refunded: 0n, feeCollected: 0n });
+  });
+
+  it('withAmounts writes them out, the fee 0 when absent', () => {
+    expect(withAmounts(paymentState({ status: 'in_custody' }))).toMatchObject({
+      platformFeeMinor: '0',
+      heldMinor: '12550',
+      releasedMinor: '0',
+      refundedMinor: '0',
+      feeCollectedMinor: '0',
+    });
+    expect(withAmounts(held('in_custody'), { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toMatchObject({
+      platformFeeMinor: '300',
+      heldMinor: '1',
+      releasedMinor: '2',
+      refundedMinor: '3',
+      feeCollectedMinor: '4',
+    });
+  });
+
+  it('movementRecord and movementOf cross JSON and back', () => {
+    const m = { deposited: 1n, refunded: 2n, released: 3n, fee: 4n };
+    expect(movementRecord(m)).toEqual({ deposited: '1', refunded: '2', released: '3', fee: '4' });
+    expect(movementOf(movementRecord(m))).toEqual(m);
+  });
+});
+
+describe('the partial-refund and split rows', () => {
+  it('a partial refund keeps the status, from each status a refund is allowed from', () => {
+    for (const status of ['in_custody', 'pending_release', 'disputed'] as const) {
+      expect(checkTransition(status, 'refund', undefined, true)).toMatchObject({
+        ok: true,
+        transition: {
+          action: 'refund',
+          partial: true,
+          from: [status],
+          to: status,
+          event: 'payment.partially_refunded',
+          money: 'refund_part',
+        },
+      });
+    }
+    for (const status of ['pending_deposit', 'released', 'cancelled', 'refunded'] as const) {
+      expect(checkTransition(status, 'refund', undefined, true)).toEqual({
+        ok: false,
+        reason: 'invalid_transition',
+        message: `cannot refund a payment whose status is ${status}`,
+      });
+    }
+  });
+
+  it('split resolves a dispute into released', () => {
+    expect(checkTransition('disputed', 'resolve', 'split')).toMatchObject({
+      ok: true,
+      transition: { resolution: 'split', to: 'released', event: 'payment.released', money: 'split' },
+    });
+  });
+
+  it('each row names what it does to the money', () => {
+    expect(TRANSITIONS.map((t) => `${t.action}${t.resolution ? `:${t.resolution}` : ''}${t.partial ? ':partial' : ''}=${t.money}`)).toEqual(
+      [
+        'deposit=deposit',
+        'approve=none',
+        'release=release_rest',
+        'cancel=none',
+        'refund=refund_rest',
+        'refund:partial=refund_part',
+        'refund:partial=refund_part',
+        'refund:partial=refund_part',
+        'dispute=none',
+        'resolve:release=release_rest',
+        'resolve:refund=refund_rest',
+        'resolve:split=split',
+        'deadline=none',
+        'auto_release=release_rest',
+      ],
+    );
+  });
+});
+
+describe('planTransition', () => {
+  const plan = (
+    s: PaymentState,
+    action: 'refund' | 'resolve' | 'release' | 'deposit',
+    amountMinor?: bigint,
+    resolution?: 'split' | 'refund' | 'release',
+  ) => planTransition(s, { action, resolution, amountMinor }, NOW, null);
+
+  it('a refund of less than is held is partial: the status stays', () => {
+    expect(plan(held('in_custody'), 'refund', 2_550n)).toMatchObject({
+      ok: true,
+      transition: { partial: true, to: 'in_custody', event: 'payment.partially_refunded' },
+      movement: { deposited: 0n, refunded: 2_550n, released: 0n, fee: 0n },
+      after: { held: 10_000n, released: 0n, refunded: 2_550n, feeCollected: 0n },
+    });
+  });
+
+  it('a refund of all that is held, or of no amount, empties custody: refunded', () => {
+    for (const amount of [12_550n, undefined]) {
+      expect(plan(held('pending_release'), 'refund', amount)).toMatchObject({
+        ok: true,
+        transition: { to: 'refunded', event: 'payment.refunded' },
+        movement: { refunded: 12_550n },
+        after: { held: 0n, refunded: 12_550n },
+      });
+    }
+  });
+
+  it('refuses a refund of more than is held, naming the amount held', () => {
+    expect(plan(held('in_custody', { heldMinor: '10000', refundedMinor: '2550' }), 'refund', 10_001n)).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'amount',
+      message: 'amount must be at most the amount held, 100.00 USD',
+    });
+  });
+
+  it('refuses a refund amount of 0 or less', () => {
+    for (const amount of [0n, -1n]) {
+      expect(plan(held('in_custody'), 'refund', amount)).toEqual({
+        ok: false,
+        reason: 'invalid_amount',
+        field: 'amount',
+        message: 'amount must be greater than 0',
+      });
+    }
+  });
+
+  it('a split refunds refund_amount and releases the rest with its pro-rata fee', () => {
+    expect(plan(held('disputed'), 'resolve', 2_550n, 'split')).toMatchObject({
+      ok: true,
+      transition: { to: 'released', money: 'split' },
+      movement: { deposited: 0n, refunded: 2_550n, released: 10_000n, fee: 239n }, // floor(300 × 10000 / 12550)
+      after: { held: 0n, released: 10_000n, refunded: 2_550n, feeCollected: 239n },
+    });
+  });
+
+  it('refuses a split without refund_amount, of 0, of all held or more', () => {
+    expect(plan(held('disputed'), 'resolve', undefined, 'split')).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'refund_amount',
+      message: 'refund_amount is required for the split resolution',
+    });
+    expect(plan(held('disputed'), 'resolve', 0n, 'split')).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'refund_amount',
+      message: 'refund_amount must be greater than 0',
+    });
+    for (const amount of [12_550n, 12_551n]) {
+      expect(plan(held('disputed'), 'resolve', amount, 'split')).toEqual({
+        ok: false,
+        reason: 'invalid_amount',
+        field: 'refund_amount',
+        message: 'refund_amount must be less than the amount held, 125.50 USD',
+      });
+    }
+    expect(plan(held('disputed'), 'resolve', 12_549n, 'split').ok).toBe(true);
+  });
+
+  it('refuses an amount on any other action', () => {
+    expect(plan(held('pending_release'), 'release', 100n)).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'refund_amount',
+      message: 'refund_amount is only for the split resolution',
+    });
+    expect(plan(held('disputed'), 'resolve', 100n, 'release')).toMatchObject({ ok: false, field: 'refund_amount' });
+  });
+
+  it('checks the status first, and a due timer', () => {
+    expect(plan(held('released'), 'refund', 100n)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      message: 'cannot refund a payment whose status is released',
+    });
+    expect(planTransition(paymentState(), { action: 'deposit' }, Date.parse('2026-12-01T00:00:00.000Z'), null)).toMatchObject({
+      ok: false,
+      reason: 'invalid_transition',
+    });
+  });
+
+  it('a release after partial refunds collects the fee on what is released', () => {
+    const s = held('pending_release', { heldMinor: '10000', refundedMinor: '2550' });
+    expect(plan(s, 'release')).toMatchObject({
+      ok: true,
+      movement: { released: 10_000n, fee: 239n },
+      after: { held: 0n, released: 10_000n, refunded: 2_550n, feeCollected: 239n },
+    });
+  });
+});
+
+describe('planMovement and applyTransition', () => {
+  it('deposit moves the whole amount into custody and the entry records it', () => {
+    const s = paymentState({ platformFeeMinor: '300' });
+    const deposit = TRANSITIONS[0];
+    const planned = planMovement(s, deposit);
+    expect(planned).toMatchObject({ ok: true, movement: { deposited: 12_550n }, after: { held: 12_550n } });
+    if (!planned.ok) throw new Error('planned');
+    const { state, entry } = applyTransition(s, planned, { actor: 'key_1', reason: null, at: '2026-11-24T00:00:00.000Z' });
+    expect(state).toMatchObject({ status: 'in_custody', version: 2, heldMinor: '12550', releasedMinor: '0', platformFeeMinor: '300' });
+    expect(entry.movement).toEqual({ deposited: '12550', refunded: '0', released: '0', fee: '0' });
+  });
+
+  it('a step that moves no money writes no movement', () => {
+    const s = held('in_custody');
+    const planned = planMovement(s, TRANSITIONS[1]);
+    if (!planned.ok) throw new Error('planned');
+    expect(applyTransition(s, planned, { actor: 'a', reason: null, at: 'x' }).entry).not.toHaveProperty('movement');
+  });
+
+  it('refuses a partial refund the timer path would make without a part', () => {
+    const partial = TRANSITIONS.find((t) => t.partial)!;
+    expect(planMovement(held('in_custody'), partial)).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'amount',
+      message: 'amount must be greater than 0',
+    });
+  });
+
+  it('held + released + refunded = amount through any run of partial refunds and a release; the fee never exceeds platform_fee (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: 1n, max: 5_000n }), { maxLength: 5 }), fc.boolean(), (parts, dispute) => {
+        let s: PaymentState = held(dispute ? 'disputed' : 'in_custody');
+        for (const part of parts) {
+          const p = planTransition(s, { action: 'refund', amountMinor: part }, NOW, null);
+          if (!p.ok) {
+            expect(part).toBeGreaterThan(amountsOf(s).held);
+            continue;
+          }
+          s = applyTransition(s, p, { actor: 'a', reason: null, at: 'x' }).state;
+          const a = amountsOf(s);
+          expect(a.held + a.released + a.refunded).toBe(12_550n);
+        }
+        if (s.status === 'refunded') return;
+        const step = (req: Parameters<typeof planTransition>[1]) => {
+          const p = planTransition(s, req, NOW, null);
+          if (!p.ok) throw new Error(p.message);
+          s = applyTransition(s, p, { actor: 'a', reason: null, at: 'x' }).state;
+        };
+        if (dispute) step({ action: 'resolve', resolution: 'release' });
+        else {
+          step({ action: 'approve' });
+          step({ action: 'release' });
+        }
+        expect(s.status).toBe('released');
+        const a = amountsOf(s);
+        expect(a.held).toBe(0n);
+        expect(a.held + a.released + a.refunded).toBe(12_550n);
+        expect(a.feeCollected).toBe((300n * a.released) / 12_550n);
+        expect(a.feeCollected).toBeLessThanOrEqual(300n);
+      }),
+    );
+  });
+});
