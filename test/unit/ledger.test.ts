@@ -118,6 +118,15 @@ describe('move: each effect of the transition table', () => {
     });
   });
 
+  it('release_rest charges only the fee not yet collected on what was released before', () => {
+    // 50.00 released earlier with 1.50 collected; releasing the other 50.00 completes the fee: 1.50 more.
+    expect(move('release_rest', money, held(5_000n, { released: 5_000n, feeCollected: 150n }))).toEqual({
+      ok: true,
+      movement: { ...NONE, released: 5_000n, fee: 150n },
+      after: { held: 0n, released: 10_000n, refunded: 0n, feeCollected: 300n },
+    });
+  });
+
   it('split refunds part and releases the rest in one movement', () => {
     expect(move('split', { amount: 10_000n, platformFee: 333n }, held(10_000n), 3_001n)).toEqual({
       ok: true,

@@ -214,6 +214,21 @@ describe('planTransition', () => {
     expect(plan(held('disputed'), 'resolve', 12_549n, 'split').ok).toBe(true);
   });
 
+  it('a resolution sent with a refund changes nothing: the field is still amount', () => {
+    expect(plan(held('in_custody'), 'refund', 0n, 'split')).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'amount',
+      message: 'amount must be greater than 0',
+    });
+    expect(plan(held('in_custody'), 'refund', 12_551n, 'split')).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'amount',
+      message: 'amount must be at most the amount held, 125.50 USD',
+    });
+  });
+
   it('refuses an amount on any other action', () => {
     expect(plan(held('pending_release'), 'release', 100n)).toEqual({
       ok: false,
