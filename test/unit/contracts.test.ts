@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AccountIdKey,
   LivemodeKey,
+  NextDeadlineKey,
   PaymentAmountKey,
   PaymentCurrencyKey,
   PaymentStatusKey,
@@ -17,12 +18,13 @@ import { scopeOf } from '../../src/domain/tenancy';
 
 describe('search attributes', () => {
   it('have the exact names and types saved searches use', () => {
-    expect([PaymentStatusKey, PaymentAmountKey, PaymentCurrencyKey, AccountIdKey, LivemodeKey]).toEqual([
+    expect([PaymentStatusKey, PaymentAmountKey, PaymentCurrencyKey, AccountIdKey, LivemodeKey, NextDeadlineKey]).toEqual([
       { name: 'PaymentStatus', type: SearchAttributeType.KEYWORD },
       { name: 'PaymentAmount', type: SearchAttributeType.DOUBLE },
       { name: 'PaymentCurrency', type: SearchAttributeType.KEYWORD },
       { name: 'AccountId', type: SearchAttributeType.KEYWORD },
       { name: 'Livemode', type: SearchAttributeType.BOOL },
+      { name: 'NextDeadline', type: SearchAttributeType.DATETIME },
     ]);
   });
 
@@ -33,6 +35,7 @@ describe('search attributes', () => {
       PaymentCurrency: 'Keyword',
       AccountId: 'Keyword',
       Livemode: 'Bool',
+      NextDeadline: 'Datetime',
     });
   });
 });
