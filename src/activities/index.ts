@@ -5,6 +5,7 @@ import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
 import { ledgerReport, verifyLedger } from '../db/ledger';
+import { queryOrUndefined } from '../lib/workflowQuery';
 import { isDataRefusal } from '../db/errors';
 import { deliveryProgress, loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
@@ -85,14 +86,9 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
      * Check every ledger invariant (docs/money.md), open payments against their workflow's own state
      * (queried with the worker's client); the count is the metric operators alert on.
      */
-    async verifyLedgerInvariants(): Promise<{ violations: number; report: string[] }> {
+    async verifyLedgerInvariants(accountId?: string): Promise<{ violations: number; report: string[] }> {
       const { client } = Context.current();
-      const violations = await verifyLedger(db, (id) =>
-        client.workflow
-          .getHandle(id)
-          .query<PaymentState>('getPayment')
-          .catch(() => undefined),
-      );
+      const violations = await verifyLedger(db, (id) => queryOrUndefined<PaymentState>(client, id, 'getPayment'), accountId);
       ledgerInvariantViolations.set(violations.length);
       const report = ledgerReport(violations);
       if (violations.length) logger.error({ violations: violations.length }, report);

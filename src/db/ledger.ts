@@ -225,13 +225,13 @@ export async function verifyLedger(
   const { violations, payments } = await findLedgerViolations(db, accountId);
   const open = payments.filter((p) => !isTerminal(p.status as PaymentStatus));
   // A few queries at a time: the check must not crowd out the payments' own work.
-  for (let i = 0; i < open.length; i += 8) {
-    const batch = open.slice(i, i + 8);
+  for (let i = 0; i < open.length; i += 16) {
+    const batch = open.slice(i, i + 16);
     const states = await Promise.all(batch.map((p) => workflowState(p.id)));
     batch.forEach((p, k) => {
       const state = states[k];
       if (!state) {
-        violations.push({ check: 'workflow_state', paymentId: p.id, message: `no workflow answers for this ${p.status} payment` });
+        violations.push({ check: 'workflow_state', paymentId: p.id, message: `no workflow answered for this ${p.status} payment` });
         return;
       }
       if (state.version !== p.version) return;
