@@ -12,6 +12,7 @@ import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits
 import { requestLog } from './middleware/requestLog';
 import { parse } from './parse';
 import { apiKeyRoutes } from './routes/account';
+import { auditRoutes } from './routes/audit';
 import { eventRoutes } from './routes/events';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
@@ -95,5 +96,6 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     webhookRoutes(services.webhooks),
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),
+    auditRoutes(services.audit),
   ];
 }

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
 import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
+import { transitionLeaf } from '../domain/audit';
+import { appendLeaf } from './audit';
 import { recordEvent } from './events';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
@@ -90,6 +92,8 @@ export async function projectPayment(db: Knex | Knex.Transaction, state: Payment
       .onConflict(['payment_id', 'seq'])
       .ignore();
     await recordEvent(trx, state, entry);
+    // The custody trail records the transition in this same transaction (idempotent by version).
+    await appendLeaf(trx, transitionLeaf(state, entry));
   };
   // Inside the caller's transaction when it has one.
   await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));
