@@ -70,13 +70,19 @@ exports.up = async function up(knex) {
         USING ERRCODE = 'insufficient_privilege';
     END
     $$`);
-  await knex.raw('CREATE TRIGGER audit_leaves_sequenced_once BEFORE UPDATE ON audit_leaves FOR EACH ROW EXECUTE FUNCTION audit_leaf_sequenced_once()');
+  await knex.raw(
+    'CREATE TRIGGER audit_leaves_sequenced_once BEFORE UPDATE ON audit_leaves FOR EACH ROW EXECUTE FUNCTION audit_leaf_sequenced_once()',
+  );
   await knex.raw('CREATE TRIGGER audit_leaves_append_only BEFORE DELETE ON audit_leaves FOR EACH ROW EXECUTE FUNCTION audit_append_only()');
   for (const table of ['audit_nodes', 'audit_tree_heads']) {
-    await knex.raw(`CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION audit_append_only()`);
+    await knex.raw(
+      `CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION audit_append_only()`,
+    );
   }
   for (const table of TABLES) {
-    await knex.raw(`CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only()`);
+    await knex.raw(
+      `CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only()`,
+    );
   }
 };
 

@@ -28,7 +28,8 @@ function trustedKeys(flags: string[]): Buffer[] {
   const file = path.join(config.DATA_DIR, LOCAL_SECRETS_FILE);
   const stored = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { AUDIT_SIGNING_KEY?: string }) : {};
   const seed = stored.AUDIT_SIGNING_KEY ? parseSecretKey(stored.AUDIT_SIGNING_KEY) : undefined;
-  if (!seed) throw new Error('no key to check signatures with: pass --public-key <base64> (GET /api/v1/audit/public_key) or set AUDIT_SIGNING_KEY');
+  if (!seed)
+    throw new Error('no key to check signatures with: pass --public-key <base64> (GET /api/v1/audit/public_key) or set AUDIT_SIGNING_KEY');
   return [rawPublicKey(privateKeyFromSeed(seed))];
 }
 
@@ -41,7 +42,11 @@ async function main(): Promise<number> {
     const heads = await allHeads(db);
     const result = await checkLog(sequencedLeaves(db), heads, (h) =>
       keys.some((k) =>
-        verifyEd25519(k, treeHeadMessage({ tree_size: h.treeSize, root_hash: h.rootHash.toString('base64'), timestamp: h.timestamp }), h.signature),
+        verifyEd25519(
+          k,
+          treeHeadMessage({ tree_size: h.treeSize, root_hash: h.rootHash.toString('base64'), timestamp: h.timestamp }),
+          h.signature,
+        ),
       ),
     );
     if (result.ok) {
@@ -50,7 +55,9 @@ async function main(): Promise<number> {
       );
       return 0;
     }
-    process.stderr.write(`audit:verify: FAILED${result.leafIndex === undefined ? '' : ` at leaf ${result.leafIndex}`}: ${result.message}\n`);
+    process.stderr.write(
+      `audit:verify: FAILED${result.leafIndex === undefined ? '' : ` at leaf ${result.leafIndex}`}: ${result.message}\n`,
+    );
     return 1;
   } finally {
     await db.destroy();

@@ -95,7 +95,10 @@ const schema = z.object({
       if (text === undefined || text === '') return undefined;
       const seed = parseSecretKey(text);
       if (!seed) {
-        ctx.addIssue({ code: 'custom', message: 'must be an Ed25519 seed: 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)' });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an Ed25519 seed: 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)',
+        });
         return z.NEVER;
       }
       return privateKeyFromSeed(seed);

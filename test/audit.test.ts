@@ -47,7 +47,13 @@ describe('custody trail API', () => {
         [1, 'pending_deposit'],
         [2, 'in_custody'],
       ]);
-      expect(transitions[1]).toMatchObject({ payment_id: p.id, account_id: acct.account_id, livemode: false, amount_minor: 12550, currency: 'USD' });
+      expect(transitions[1]).toMatchObject({
+        payment_id: p.id,
+        account_id: acct.account_id,
+        livemode: false,
+        amount_minor: 12550,
+        currency: 'USD',
+      });
       const attempt = leaves.find((l: { kind: string }) => l.kind === 'webhook.attempt');
       expect(attempt).toMatchObject({ payment_id: p.id, event: 'payment.deposited', attempt: 1, status_code: 200, outcome: 'succeeded' });
       // The leaf is the canonical JSON that was hashed: sorted keys, no whitespace.

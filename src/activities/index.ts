@@ -70,7 +70,11 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
     async signTreeHead(): Promise<{ treeSize: number; timestamp: string }> {
       const key = auditSigningKey(config);
       try {
-        const head = await signTreeHead(db, (message) => signEd25519(key, message), () => new Date());
+        const head = await signTreeHead(
+          db,
+          (message) => signEd25519(key, message),
+          () => new Date(),
+        );
         logger.info({ tree_size: head.treeSize, root_hash: head.rootHash.toString('base64') }, 'audit tree head signed');
         return { treeSize: head.treeSize, timestamp: head.timestamp };
       } catch (err) {

@@ -239,7 +239,8 @@ export const OPERATIONS: Operation[] = [
     path: '/api/v1/audit/consistency',
     tag: 'Audit',
     summary: 'A consistency proof between two tree sizes (RFC 9162 §2.1.4)',
-    description: 'Proves the tree of size `to` extends the tree of size `from` without changing it. `to` is at most the latest signed size.',
+    description:
+      'Proves the tree of size `to` extends the tree of size `from` without changing it. `to` is at most the latest signed size.',
     query: S.AuditConsistencyQuery,
     responses: { 200: { description: 'The proof', schema: S.ConsistencyProof }, ...errors(400, 404, ...common) },
   },

@@ -248,7 +248,12 @@ export interface AttemptRecord {
 }
 
 /** The custody trail's record of one attempt, in the attempt's own transaction. */
-async function appendAttemptLeaf(trx: Knex.Transaction, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
+async function appendAttemptLeaf(
+  trx: Knex.Transaction,
+  deliveryId: string,
+  a: AttemptRecord,
+  status: DeliveryRow['status'],
+): Promise<void> {
   const row = await trx('webhook_deliveries as d')
     .join('webhooks as w', 'w.id', 'd.webhook_id')
     .where('d.id', deliveryId)
