@@ -141,7 +141,7 @@ describe('tampering', () => {
           timestamp: head.timestamp,
           signature: head.signature.toString('base64'),
         },
-        leaves: leaves.map((l, i) => ({ leaf_index: l.leafIndex, leaf: l.leaf, audit_path: proofs[i]!.map((h) => h.toString('base64')) })),
+        leaves: leaves.map((l, i) => ({ leaf_index: l.leafIndex, leaf: l.leaf, audit_path: proofs[i].map((h) => h.toString('base64')) })),
       };
     };
     expect(checkProof(await proofJson(), publicKey)).toEqual([]);
@@ -163,7 +163,7 @@ describe('tampering', () => {
     expect(thorough.output).toMatch(/no longer hash to the root signed at/);
     // And the signer refuses to sign a head over a stored tree that no longer proves the last head.
     const size = (await latestHead(db))!.treeSize;
-    const top = perfectCover(0, size)[0]!;
+    const top = perfectCover(0, size)[0];
     const topRow = await db('audit_nodes').where({ level: top.level, index: top.index }).first();
     await asDba('UPDATE audit_nodes SET hash = ? WHERE level = ? AND index = ?', [randomBytes(32), top.level, top.index]);
     await appendLeaf(db, leafOf(99, 'pay_tamper', 'acct_tamper'));
@@ -201,7 +201,7 @@ describe('tampering', () => {
 describe("audit:verify's check", () => {
   const logOf = (texts: string[], heads: number[]) => {
     const hashes = texts.map((t) => leafHash(t));
-    const records: LeafRecord[] = texts.map((t, i) => ({ leafIndex: i, leaf: t, storedHash: hashes[i]!, sequencedHash: hashes[i]! }));
+    const records: LeafRecord[] = texts.map((t, i) => ({ leafIndex: i, leaf: t, storedHash: hashes[i], sequencedHash: hashes[i] }));
     const signed: HeadRecord[] = heads.map((n, i) => {
       const head = { tree_size: n, root_hash: rootOf(hashes.slice(0, n)).toString('base64'), timestamp: `t${i}` };
       return { treeSize: n, rootHash: rootOf(hashes.slice(0, n)), timestamp: head.timestamp, signature: sign(treeHeadMessage(head)) };
@@ -230,7 +230,7 @@ describe("audit:verify's check", () => {
           if (how === 'reorder') {
             const j = (i + 1) % texts.length;
             if (edited[i] === edited[j]) return;
-            [edited[i], edited[j]] = [edited[j]!, edited[i]!];
+            [edited[i], edited[j]] = [edited[j], edited[i]];
           }
           // The rows as a DBA left them: positions renumbered 0..n-1, hashes kept or rewritten.
           const tampered: LeafRecord[] = edited.map((t, k) => {
@@ -248,7 +248,7 @@ describe("audit:verify's check", () => {
 
   it('fails for a head with a bad signature', async () => {
     const { records, signed } = logOf(['a', 'b', 'c'], [2, 3]);
-    signed[0]!.signature = Buffer.alloc(64);
+    signed[0].signature = Buffer.alloc(64);
     const result = await checkLog(records, signed, verifySig);
     expect(result).toMatchObject({ ok: false, message: expect.stringContaining('bad signature') });
   });

@@ -233,6 +233,7 @@ describe('docker-compose.yml: configuration', () => {
   const REQUIRED = {
     SERVICE_JWT_SECRET: 'x'.repeat(48),
     WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+    AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
     POSTGRES_PASSWORD: 'a'.repeat(32),
     TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
     PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
@@ -269,6 +270,7 @@ describe('docker-compose.yml: configuration', () => {
         TEMPORAL_ADDRESS: 'h:7233',
         SERVICE_JWT_SECRET: 'x'.repeat(32),
         WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+        AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
       }),
     );
     const defaults = loadConfig({}) as unknown as Record<string, unknown>;

@@ -145,12 +145,12 @@ describe('RFC 9162 hashing against the Certificate Transparency reference vector
 
   it('computes the root of every size 0..8 (not padded to a power of two)', () => {
     const log = memoryLog(LEAVES);
-    expect(EMPTY_ROOT.toString('hex')).toBe(ROOTS[0]!.toString('hex'));
+    expect(EMPTY_ROOT.toString('hex')).toBe(ROOTS[0].toString('hex'));
     for (let n = 0; n <= 8; n++) {
-      expect(rootOf(LEAVES.slice(0, n).map((l) => leafHash(l))).toString('hex'), `size ${n}`).toBe(ROOTS[n]!.toString('hex'));
-      expect(log.root(n).toString('hex'), `stored nodes, size ${n}`).toBe(ROOTS[n]!.toString('hex'));
+      expect(rootOf(LEAVES.slice(0, n).map((l) => leafHash(l))).toString('hex'), `size ${n}`).toBe(ROOTS[n].toString('hex'));
+      expect(log.root(n).toString('hex'), `stored nodes, size ${n}`).toBe(ROOTS[n].toString('hex'));
     }
-    expect(log.compactRoot().toString('hex')).toBe(ROOTS[8]!.toString('hex'));
+    expect(log.compactRoot().toString('hex')).toBe(ROOTS[8].toString('hex'));
   });
 
   it('generates and verifies the reference inclusion proofs', () => {
@@ -158,25 +158,25 @@ describe('RFC 9162 hashing against the Certificate Transparency reference vector
     for (const v of INCLUSION) {
       const m = v.leaf - 1;
       expect(hex(log.inclusion(m, v.size)), `leaf ${m} of ${v.size}`).toEqual(v.proof);
-      expect(verifyInclusion(m, v.size, LEAF_HASHES[m]!, v.proof.map(hd), ROOTS[v.size]!)).toBe(true);
+      expect(verifyInclusion(m, v.size, LEAF_HASHES[m], v.proof.map(hd), ROOTS[v.size])).toBe(true);
       // Corruptions the reference test probes: wrong index, wrong size, wrong leaf, wrong root, bit flips, garbage.
       const proof = v.proof.map(hd);
-      expect(verifyInclusion(m + 1, v.size, LEAF_HASHES[m]!, proof, ROOTS[v.size]!)).toBe(false);
-      expect(verifyInclusion(m ^ 2, v.size, LEAF_HASHES[m]!, proof, ROOTS[v.size]!)).toBe(false);
-      expect(verifyInclusion(m, v.size * 2, LEAF_HASHES[m]!, proof, ROOTS[v.size]!)).toBe(false);
-      expect(verifyInclusion(m, v.size, leafHash('WrongLeaf'), proof, ROOTS[v.size]!)).toBe(false);
-      expect(verifyInclusion(m, v.size, LEAF_HASHES[m]!, proof, EMPTY_ROOT)).toBe(false);
-      expect(verifyInclusion(m, v.size, LEAF_HASHES[m]!, [...proof, ROOTS[v.size]!], ROOTS[v.size]!)).toBe(false);
-      expect(verifyInclusion(m, v.size, LEAF_HASHES[m]!, proof.slice(0, -1), ROOTS[v.size]!)).toBe(false);
+      expect(verifyInclusion(m + 1, v.size, LEAF_HASHES[m], proof, ROOTS[v.size])).toBe(false);
+      expect(verifyInclusion(m ^ 2, v.size, LEAF_HASHES[m], proof, ROOTS[v.size])).toBe(false);
+      expect(verifyInclusion(m, v.size * 2, LEAF_HASHES[m], proof, ROOTS[v.size])).toBe(false);
+      expect(verifyInclusion(m, v.size, leafHash('WrongLeaf'), proof, ROOTS[v.size])).toBe(false);
+      expect(verifyInclusion(m, v.size, LEAF_HASHES[m], proof, EMPTY_ROOT)).toBe(false);
+      expect(verifyInclusion(m, v.size, LEAF_HASHES[m], [...proof, ROOTS[v.size]], ROOTS[v.size])).toBe(false);
+      expect(verifyInclusion(m, v.size, LEAF_HASHES[m], proof.slice(0, -1), ROOTS[v.size])).toBe(false);
       for (let i = 0; i < proof.length; i++) {
         const flipped = proof.map((p) => Buffer.from(p));
-        flipped[i]![0]! ^= 8;
-        expect(verifyInclusion(m, v.size, LEAF_HASHES[m]!, flipped, ROOTS[v.size]!), `flipped proof[${i}]`).toBe(false);
+        flipped[i][0] ^= 8;
+        expect(verifyInclusion(m, v.size, LEAF_HASHES[m], flipped, ROOTS[v.size]), `flipped proof[${i}]`).toBe(false);
       }
     }
     expect(log.inclusion(0, 1)).toEqual([]);
-    expect(verifyInclusion(0, 1, LEAF_HASHES[0]!, [], ROOTS[1]!)).toBe(true);
-    expect(verifyInclusion(0, 0, LEAF_HASHES[0]!, [], EMPTY_ROOT)).toBe(false);
+    expect(verifyInclusion(0, 1, LEAF_HASHES[0], [], ROOTS[1])).toBe(true);
+    expect(verifyInclusion(0, 0, LEAF_HASHES[0], [], EMPTY_ROOT)).toBe(false);
   });
 
   it('generates and verifies the reference consistency proofs', () => {
@@ -184,25 +184,25 @@ describe('RFC 9162 hashing against the Certificate Transparency reference vector
     for (const v of CONSISTENCY) {
       expect(hex(log.consistency(v.size1, v.size2)), `${v.size1} → ${v.size2}`).toEqual(v.proof);
       const proof = v.proof.map(hd);
-      expect(verifyConsistency(v.size1, v.size2, proof, ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(true);
+      expect(verifyConsistency(v.size1, v.size2, proof, ROOTS[v.size1], ROOTS[v.size2])).toBe(true);
       if (proof.length === 0) continue;
-      expect(verifyConsistency(v.size1 - 1, v.size2, proof, ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(false);
-      expect(verifyConsistency(v.size1 + 1, v.size2, proof, ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(false);
-      expect(verifyConsistency(v.size1, v.size2, proof, ROOTS[v.size2]!, ROOTS[v.size1]!)).toBe(false);
-      expect(verifyConsistency(v.size1, v.size2, [], ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(false);
-      expect(verifyConsistency(v.size1, v.size2, proof.slice(0, -1), ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(false);
-      expect(verifyConsistency(v.size1, v.size2, [...proof, ROOTS[v.size2]!], ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(false);
-      expect(verifyConsistency(v.size1, v.size2, [proof[0]!, ...proof], ROOTS[v.size1]!, ROOTS[v.size2]!)).toBe(false);
+      expect(verifyConsistency(v.size1 - 1, v.size2, proof, ROOTS[v.size1], ROOTS[v.size2])).toBe(false);
+      expect(verifyConsistency(v.size1 + 1, v.size2, proof, ROOTS[v.size1], ROOTS[v.size2])).toBe(false);
+      expect(verifyConsistency(v.size1, v.size2, proof, ROOTS[v.size2], ROOTS[v.size1])).toBe(false);
+      expect(verifyConsistency(v.size1, v.size2, [], ROOTS[v.size1], ROOTS[v.size2])).toBe(false);
+      expect(verifyConsistency(v.size1, v.size2, proof.slice(0, -1), ROOTS[v.size1], ROOTS[v.size2])).toBe(false);
+      expect(verifyConsistency(v.size1, v.size2, [...proof, ROOTS[v.size2]], ROOTS[v.size1], ROOTS[v.size2])).toBe(false);
+      expect(verifyConsistency(v.size1, v.size2, [proof[0], ...proof], ROOTS[v.size1], ROOTS[v.size2])).toBe(false);
       for (let i = 0; i < proof.length; i++) {
         const flipped = proof.map((p) => Buffer.from(p));
-        flipped[i]![0]! ^= 16;
-        expect(verifyConsistency(v.size1, v.size2, flipped, ROOTS[v.size1]!, ROOTS[v.size2]!), `flipped proof[${i}]`).toBe(false);
+        flipped[i][0] ^= 16;
+        expect(verifyConsistency(v.size1, v.size2, flipped, ROOTS[v.size1], ROOTS[v.size2]), `flipped proof[${i}]`).toBe(false);
       }
     }
     // The sizes that are always consistent, and time travel.
-    expect(verifyConsistency(0, 5, [], EMPTY_ROOT, ROOTS[5]!)).toBe(true);
-    expect(verifyConsistency(3, 3, [], ROOTS[3]!, ROOTS[4]!)).toBe(false);
-    expect(verifyConsistency(4, 3, [], ROOTS[4]!, ROOTS[3]!)).toBe(false);
+    expect(verifyConsistency(0, 5, [], EMPTY_ROOT, ROOTS[5])).toBe(true);
+    expect(verifyConsistency(3, 3, [], ROOTS[3], ROOTS[4])).toBe(false);
+    expect(verifyConsistency(4, 3, [], ROOTS[4], ROOTS[3])).toBe(false);
   });
 
   it('reads only O(log n) stored nodes for a proof', () => {
@@ -225,7 +225,7 @@ describe('properties', () => {
         const m = b % n;
         const root = rootOf(leaves.slice(0, n).map((l) => leafHash(l)));
         expect(log.root(n).equals(root)).toBe(true);
-        expect(verifyInclusion(m, n, leafHash(leaves[m]!), log.inclusion(m, n), root)).toBe(true);
+        expect(verifyInclusion(m, n, leafHash(leaves[m]), log.inclusion(m, n), root)).toBe(true);
       }),
     );
   });
@@ -252,13 +252,13 @@ describe('properties', () => {
   function tamper(leaves: Uint8Array[], how: 'change' | 'remove' | 'insert' | 'reorder', at: number): Uint8Array[] | undefined {
     const out = leaves.map((l) => Uint8Array.from(l));
     const i = at % leaves.length;
-    if (how === 'change') out[i] = Uint8Array.from([...out[i]!, 0x2a]);
+    if (how === 'change') out[i] = Uint8Array.from([...out[i], 0x2a]);
     if (how === 'remove') out.splice(i, 1);
     if (how === 'insert') out.splice(i, 0, Uint8Array.from([0xff, i & 0xff]));
     if (how === 'reorder') {
       const j = (i + 1) % leaves.length;
-      if (Buffer.compare(out[i]!, out[j]!) === 0) return undefined; // swapping equal leaves changes nothing
-      [out[i], out[j]] = [out[j]!, out[i]!];
+      if (Buffer.compare(out[i], out[j]) === 0) return undefined; // swapping equal leaves changes nothing
+      [out[i], out[j]] = [out[j], out[i]];
     }
     return out;
   }
@@ -287,8 +287,8 @@ describe('properties', () => {
         const log = memoryLog(leaves);
         const root = log.root(n);
         const proof = log.inclusion(m, n);
-        if (other !== m) expect(verifyInclusion(other, n, leafHash(leaves[m]!), proof, root)).toBe(false);
-        const changed = Uint8Array.from([...leaves[m]!, 1]);
+        if (other !== m) expect(verifyInclusion(other, n, leafHash(leaves[m]), proof, root)).toBe(false);
+        const changed = Uint8Array.from([...leaves[m], 1]);
         expect(verifyInclusion(m, n, leafHash(changed), proof, root)).toBe(false);
       }),
     );
@@ -307,9 +307,9 @@ describe('canonical JSON', () => {
   });
 
   it('signs a tree head as {"root_hash","timestamp","tree_size"} in that order', () => {
-    const message = treeHeadMessage({ tree_size: 8, root_hash: ROOTS[8]!.toString('base64'), timestamp: '2026-11-23T14:00:00.000Z' });
+    const message = treeHeadMessage({ tree_size: 8, root_hash: ROOTS[8].toString('base64'), timestamp: '2026-11-23T14:00:00.000Z' });
     expect(message.toString('utf8')).toBe(
-      `{"root_hash":"${ROOTS[8]!.toString('base64')}","timestamp":"2026-11-23T14:00:00.000Z","tree_size":8}`,
+      `{"root_hash":"${ROOTS[8].toString('base64')}","timestamp":"2026-11-23T14:00:00.000Z","tree_size":8}`,
     );
   });
 });

@@ -165,6 +165,8 @@ export const API_REPLICAS = 2;
 export interface Secrets {
   SERVICE_JWT_SECRET: string;
   WEBHOOK_SECRET_KEY: string;
+  /** Ed25519 seed (base64) signing the custody trail's tree heads. */
+  AUDIT_SIGNING_KEY: string;
 }
 
 export interface Step {
@@ -262,6 +264,7 @@ export function planCluster(opts: {
   const required = {
     SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET,
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+    AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY,
     POSTGRES_PASSWORD: '-',
     TEMPORAL_DB_PASSWORD: pg.password || '-',
     PAYMENTS_DB_PASSWORD: '-',
@@ -387,6 +390,7 @@ export function planCluster(opts: {
     DATABASE_URL: settings.DATABASE_URL,
     TEMPORAL_ADDRESS: temporalAddress,
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+    AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
     WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
   };

@@ -230,6 +230,6 @@ export async function* sequencedLeaves(db: Knex, page = 10_000): AsyncGenerator<
       };
     }
     if (rows.length < page) return;
-    after = Number(rows[rows.length - 1]!.leaf_index);
+    after = Number(rows[rows.length - 1].leaf_index);
   }
 }

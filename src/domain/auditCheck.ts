@@ -40,8 +40,8 @@ export async function checkLog(
   const range = new CompactRange();
   /** The heads of the size just reached must sign exactly the root rebuilt from the text. */
   const checkHeads = (root: Hash): CheckResult | undefined => {
-    for (; next < bySize.length && bySize[next]!.treeSize === range.size; next++) {
-      const head = bySize[next]!;
+    for (; next < bySize.length && bySize[next].treeSize === range.size; next++) {
+      const head = bySize[next];
       if (!head.rootHash.equals(root)) {
         return {
           ok: false,
@@ -73,7 +73,7 @@ export async function checkLog(
   }
   counts.leaves = range.size;
   if (next < bySize.length) {
-    const head = bySize[next]!;
+    const head = bySize[next];
     return {
       ok: false,
       leafIndex: range.size,

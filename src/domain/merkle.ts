@@ -73,8 +73,8 @@ export function perfectCover(start: number, end: number): NodeRef[] {
 /** MTH of a range from the hashes of its perfect cover: right-fold, as the RFC's recursion nests them. */
 export function foldCover(hashes: Hash[]): Hash {
   if (hashes.length === 0) return EMPTY_ROOT;
-  let h = hashes[hashes.length - 1]!;
-  for (let i = hashes.length - 2; i >= 0; i--) h = nodeHash(hashes[i]!, h);
+  let h = hashes[hashes.length - 1];
+  for (let i = hashes.length - 2; i >= 0; i--) h = nodeHash(hashes[i], h);
   return h;
 }
 
@@ -158,7 +158,7 @@ export function nodeLookup(rows: { level: number; index: number; hash: Hash }[])
 export function rootOf(leafHashes: readonly Hash[], start = 0, end = leafHashes.length): Hash {
   const n = end - start;
   if (n === 0) return EMPTY_ROOT;
-  if (n === 1) return leafHashes[start]!;
+  if (n === 1) return leafHashes[start];
   const k = splitPoint(n);
   return nodeHash(rootOf(leafHashes, start, start + k), rootOf(leafHashes, start + k, end));
 }
@@ -178,7 +178,7 @@ export class CompactRange {
     const cover = perfectCover(0, size);
     if (cover.length !== frontier.length)
       throw new Error(`a tree of size ${size} has ${cover.length} frontier nodes, got ${frontier.length}`);
-    this.frontier = cover.map((ref, i) => ({ level: ref.level, hash: frontier[i]! }));
+    this.frontier = cover.map((ref, i) => ({ level: ref.level, hash: frontier[i] }));
   }
 
   /** Append one leaf hash; returns the nodes completed, leaf first. */
@@ -186,7 +186,7 @@ export class CompactRange {
     const index = this.size;
     const made: (NodeRef & { hash: Hash })[] = [{ level: 0, index, hash }];
     let node = { level: 0, hash };
-    while (this.frontier.length > 0 && this.frontier[this.frontier.length - 1]!.level === node.level) {
+    while (this.frontier.length > 0 && this.frontier[this.frontier.length - 1].level === node.level) {
       const left = this.frontier.pop()!;
       node = { level: node.level + 1, hash: nodeHash(left.hash, node.hash) };
       made.push({ level: node.level, index: Math.floor(index / 2 ** node.level), hash: node.hash });
@@ -249,8 +249,8 @@ export function verifyConsistency(
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  let fr: Hash = Buffer.from(path[0]!);
-  let sr: Hash = Buffer.from(path[0]!);
+  let fr: Hash = Buffer.from(path[0]);
+  let sr: Hash = Buffer.from(path[0]);
   for (const c of path.slice(1)) {
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {

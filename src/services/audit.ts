@@ -68,7 +68,7 @@ export function auditService({ db, temporal, config }: { db: Knex; temporal: Cli
       );
       return {
         tree_head: headView(head),
-        leaves: leaves.map((l, i) => ({ leaf_index: l.leafIndex, leaf: l.leaf, audit_path: b64(proofs[i]!) })),
+        leaves: leaves.map((l, i) => ({ leaf_index: l.leafIndex, leaf: l.leaf, audit_path: b64(proofs[i]) })),
       };
     },
 
