@@ -57,6 +57,7 @@ const REQUIRED = {
   POSTGRES_PASSWORD: 'p',
   TEMPORAL_DB_PASSWORD: 't',
   PAYMENTS_DB_PASSWORD: 'a',
+  PAYMENTS_APP_DB_PASSWORD: 'w',
 };
 const composeValues = (service: string) =>
   Object.fromEntries(Object.entries(composeEnvironment(services[service])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));

@@ -212,7 +212,8 @@ export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {
   },
   app: {
     API_METRICS_PORT: 'one free port per process: two APIs share this machine, where compose gives each container its own',
-    DATABASE_URL: 'DATABASE_URL itself, not the compose postgresql service',
+    DATABASE_URL:
+      'DATABASE_URL itself, not the compose postgresql service, for migrate, api and workers alike (compose: api and workers as role payments_app, migrate as the owner payments)',
     TEMPORAL_ADDRESS: '127.0.0.1:TEMPORAL_PORT instead of the compose service name',
   },
 };
@@ -268,6 +269,7 @@ export function planCluster(opts: {
     POSTGRES_PASSWORD: '-',
     TEMPORAL_DB_PASSWORD: pg.password || '-',
     PAYMENTS_DB_PASSWORD: '-',
+    PAYMENTS_APP_DB_PASSWORD: '-',
   };
   const base = { PATH: [bin.server, bin.cliDir, process.env.PATH ?? ''].join(path.delimiter), HOME: process.env.HOME ?? root };
   const shell = (service: string) => ({
