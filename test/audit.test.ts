@@ -40,7 +40,7 @@ describe('custody trail API', () => {
       const p = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body;
       expect((await stack.http.post(`/api/v1/payments/${p.id}/deposit`, { key })).status).toBe(200);
 
-      const proof = await proofWith(key, p.id, (ls) => ls.some((l) => l.kind === 'webhook.attempt') && ls.length >= 3);
+      const proof = await proofWith(key, p.id, (ls) => ls.some((l) => l.kind === 'webhook.attempt') && ls.some((l) => l.kind === 'ledger.entry'));
       const leaves = proof.leaves.map((l: { leaf: string }) => JSON.parse(l.leaf));
       const transitions = leaves.filter((l: { kind: string }) => l.kind === 'payment.transition');
       expect(transitions.map((l: { version: number; to: string }) => [l.version, l.to])).toEqual([
@@ -54,6 +54,12 @@ describe('custody trail API', () => {
         amount_minor: 12550,
         currency: 'USD',
       });
+      const entry = leaves.find((l: { kind: string }) => l.kind === 'ledger.entry');
+      expect(entry).toMatchObject({ payment_id: p.id, version: 2, type: 'deposit', currency: 'USD', amount_exponent: 2 });
+      expect(entry.postings).toEqual([
+        { ledger_account: 'payer_deposits', amount_minor: -12550 },
+        { ledger_account: 'custody', amount_minor: 12550 },
+      ]);
       const attempt = leaves.find((l: { kind: string }) => l.kind === 'webhook.attempt');
       expect(attempt).toMatchObject({ payment_id: p.id, event: 'payment.deposited', attempt: 1, status_code: 200, outcome: 'succeeded' });
       // The leaf is the canonical JSON that was hashed: sorted keys, no whitespace.

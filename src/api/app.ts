@@ -14,6 +14,7 @@ import { parse } from './parse';
 import { apiKeyRoutes } from './routes/account';
 import { auditRoutes } from './routes/audit';
 import { eventRoutes } from './routes/events';
+import { ledgerRoutes } from './routes/ledger';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -93,6 +94,7 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
   return [
     paymentRoutes(services.payments, { maxAmount: config.PAYMENT_MAX_AMOUNT }),
     eventRoutes(services.events),
+    ledgerRoutes(services.ledger),
     webhookRoutes(services.webhooks),
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),

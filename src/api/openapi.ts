@@ -49,7 +49,7 @@ function transitionOps(): Operation[] {
       tag: 'Payments',
       summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
       description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
-      body: action === 'resolve' ? S.ResolveRequest : S.TransitionRequest,
+      body: action === 'resolve' ? S.ResolveRequest : action === 'refund' ? S.RefundRequest : S.TransitionRequest,
       responses: { 200: { description: 'The updated payment', schema: S.Payment }, ...errors(400, 404, 409, ...common) },
     };
   });
@@ -100,6 +100,31 @@ export const OPERATIONS: Operation[] = [
     responses: { 200: { description: 'Every transition, oldest first', schema: S.PaymentHistory }, ...errors(404, ...common) },
   },
   ...transitionOps(),
+  {
+    method: 'get',
+    path: '/api/v1/payments/{id}/ledger',
+    tag: 'Ledger',
+    summary: "A payment's ledger entries, oldest first",
+    description: 'One entry per movement of money (deposit, refund, release, split), each with postings that sum to zero.',
+    responses: { 200: { description: 'Every entry of the payment', schema: S.PaymentLedger }, ...errors(404, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/balance',
+    tag: 'Ledger',
+    summary: 'Balances per currency of the caller’s mode',
+    description:
+      'deposited = held + released (net to recipients) + refunded + fees; kept beside the ledger entries in the same transaction.',
+    responses: { 200: { description: 'The balances', schema: S.Balance }, ...errors(400, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/ledger_entries',
+    tag: 'Ledger',
+    summary: 'List ledger entries, newest first',
+    query: S.ListLedgerEntriesQuery,
+    responses: { 200: { description: 'A page of ledger entries', schema: S.LedgerEntryList }, ...errors(400, ...common) },
+  },
   {
     method: 'get',
     path: '/api/v1/events',

@@ -94,3 +94,41 @@ export function webhookAttemptLeaf(a: AttemptFacts): AuditLeaf {
     leaf: canonicalJson(body),
   };
 }
+
+export interface LedgerEntryFacts {
+  entryId: string;
+  paymentId: string;
+  accountId: string;
+  livemode: boolean;
+  version: number;
+  type: string;
+  currency: string;
+  exponent: number;
+  at: string;
+  postings: { account: string; amount: bigint }[];
+}
+
+/** One ledger entry with its postings (integer minor units; they sum to zero). */
+export function ledgerEntryLeaf(e: LedgerEntryFacts): AuditLeaf {
+  const body = {
+    kind: 'ledger.entry',
+    entry_id: e.entryId,
+    payment_id: e.paymentId,
+    account_id: e.accountId,
+    livemode: e.livemode,
+    version: e.version,
+    type: e.type,
+    currency: e.currency,
+    amount_exponent: e.exponent,
+    at: e.at,
+    postings: e.postings.map((p) => ({ ledger_account: p.account, amount_minor: p.amount })),
+  };
+  return {
+    entryKey: `ledger:${e.entryId}`,
+    kind: 'ledger.entry',
+    paymentId: e.paymentId,
+    accountId: e.accountId,
+    livemode: e.livemode,
+    leaf: canonicalJson(body),
+  };
+}

@@ -1,13 +1,21 @@
 import Router from '@koa/router';
-import { CLIENT_ACTIONS, type Resolution } from '../../domain/payment';
+import { CLIENT_ACTIONS, type ClientAction } from '../../domain/payment';
 import { isCurrency, toMinor } from '../../domain/money';
 import { paymentView } from '../../domain/paymentView';
 import { scopeOf } from '../../domain/tenancy';
-import type { NewPayment, PaymentsService } from '../../services/payments';
+import type { NewPayment, PaymentsService, TransitionCommand } from '../../services/payments';
 import { type AppState, callOf } from '../context';
 import { invalidRequest } from '../errors';
 import { checkIdParam, fieldErrors, parse } from '../parse';
-import { CreatePaymentRequest, ListPaymentsQuery, NoQuery, ResolveRequest, TransitionRequest, pageRequestOf } from '../schemas';
+import {
+  CreatePaymentRequest,
+  ListPaymentsQuery,
+  NoQuery,
+  RefundRequest,
+  ResolveRequest,
+  TransitionRequest,
+  pageRequestOf,
+} from '../schemas';
 
 /**
  * The create body: the schema, plus what it cannot express alone (currency, amount precision and
@@ -20,6 +28,7 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
   let amountMinor = 0n;
+  let platformFeeMinor = 0n;
   if (!failed.has('currency') && !isCurrency(currency)) {
     details.push({ field: 'currency', message: `${String(raw.currency)} is not an ISO 4217 currency code` });
   } else if (!failed.has('currency') && !failed.has('amount')) {
@@ -29,6 +38,13 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
       const max = toMinor(maxAmount, currency);
       if (max.ok && parsed.minor > max.minor) details.push({ field: 'amount', message: `amount must not exceed ${maxAmount} ${currency}` });
       amountMinor = parsed.minor;
+    }
+    if (raw.platform_fee !== undefined && !failed.has('platform_fee')) {
+      const fee = toMinor(raw.platform_fee as number, currency, { field: 'platform_fee', allowZero: true });
+      if (!fee.ok) details.push({ field: 'platform_fee', message: fee.message });
+      else if (parsed.ok && fee.minor > parsed.minor)
+        details.push({ field: 'platform_fee', message: 'platform_fee must not exceed amount' });
+      else platformFeeMinor = fee.minor;
     }
   }
   // JSON.parse keeps a "__proto__" key, but an object built from it would drop it without a word.
@@ -46,6 +62,7 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
   const body = result.data;
   return {
     amountMinor,
+    platformFeeMinor,
     currency,
     payerEmail: body.payer_email,
     recipientEmail: body.recipient_email,
@@ -54,6 +71,24 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
     depositDeadlineSeconds: body.deposit_deadline_seconds,
     autoReleaseAfterSeconds: body.auto_release_after_seconds,
   };
+}
+
+/** A transition's body: refund may name an amount, resolve a resolution (and a split's refund_amount). */
+function transitionCommand(action: ClientAction, body: unknown): TransitionCommand {
+  if (action === 'refund') {
+    const { reason, amount } = parse(RefundRequest, body);
+    return { action, reason, amount: amount === undefined ? undefined : { field: 'amount', value: amount } };
+  }
+  if (action === 'resolve') {
+    const { reason, resolution, refund_amount } = parse(ResolveRequest, body);
+    return {
+      action,
+      reason,
+      resolution,
+      amount: refund_amount === undefined ? undefined : { field: 'refund_amount', value: refund_amount },
+    };
+  }
+  return { action, reason: parse(TransitionRequest, body).reason };
 }
 
 /** Parse, call one use case, respond. */
@@ -85,9 +120,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
 
   for (const action of CLIENT_ACTIONS) {
     router.post(`/payments/:id/${action}`, async (ctx) => {
-      const { reason, resolution }: { reason?: string | null; resolution?: Resolution } =
-        action === 'resolve' ? parse(ResolveRequest, ctx.state.body) : parse(TransitionRequest, ctx.state.body);
-      ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, { action, resolution, reason }));
+      ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, transitionCommand(action, ctx.state.body)));
     });
   }
 
