@@ -25,7 +25,9 @@ function percentiles(samples: number[]) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { leaves: { type: 'string', default: '1000000' }, samples: { type: 'string', default: '2000' } } });
+  const { values } = parseArgs({
+    options: { leaves: { type: 'string', default: '1000000' }, samples: { type: 'string', default: '2000' } },
+  });
   const n = Number(values.leaves);
   const samples = Number(values.samples);
   const base = new URL(process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL);
@@ -64,7 +66,7 @@ async function main() {
     // The SQL-built tree must be the RFC 9162 tree: rebuild the root from the leaf texts in TypeScript.
     t = process.hrtime.bigint();
     const range = new CompactRange();
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const rows: { leaf_index: string; leaf: string }[] = await db('audit_leaves')
         .select('leaf_index', 'leaf')
         .where('leaf_index', '>', after)
@@ -77,9 +79,15 @@ async function main() {
     const size = await treeSize(db);
     const root = await rootAt(db, size);
     if (size !== n || !root.equals(range.root())) throw new Error('the SQL-built tree is not the RFC 9162 tree of its leaves');
-    say(`root from ${size} leaf texts (TypeScript, one pass) = root from stored nodes: ${root.toString('base64')} (${(ms(process.hrtime.bigint() - t) / 1000).toFixed(1)} s)`);
+    say(
+      `root from ${size} leaf texts (TypeScript, one pass) = root from stored nodes: ${root.toString('base64')} (${(ms(process.hrtime.bigint() - t) / 1000).toFixed(1)} s)`,
+    );
     const key = privateKeyFromSeed(randomBytes(32));
-    await signTreeHead(db, (m) => signEd25519(key, m), () => new Date());
+    await signTreeHead(
+      db,
+      (m) => signEd25519(key, m),
+      () => new Date(),
+    );
 
     const inclusion: number[] = [];
     const consistency: number[] = [];
@@ -122,13 +130,17 @@ async function main() {
     const appendSeconds = ms(process.hrtime.bigint() - t) / 1000;
     t = process.hrtime.bigint();
     let sequenced = 0;
-    for (let got = 1; got > 0; ) sequenced += got = await sequence(db);
+    for (let got = 1; got > 0;) sequenced += got = await sequence(db);
     const sequenceSeconds = ms(process.hrtime.bigint() - t) / 1000;
     say(
       `append: ${extra} leaves in ${extra} transactions (8 concurrent) in ${appendSeconds.toFixed(1)} s (${Math.round(extra / appendSeconds)}/s); ` +
         `sequencer numbered ${sequenced} and stored their subtrees in ${sequenceSeconds.toFixed(2)} s (${Math.round(sequenced / sequenceSeconds)}/s)`,
     );
-    await signTreeHead(db, (m) => signEd25519(key, m), () => new Date());
+    await signTreeHead(
+      db,
+      (m) => signEd25519(key, m),
+      () => new Date(),
+    );
     say(`signed a head over ${await treeSize(db)} leaves, consistent with the one at ${size}`);
   } finally {
     await db.destroy();

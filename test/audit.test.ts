@@ -40,7 +40,11 @@ describe('custody trail API', () => {
       const p = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body;
       expect((await stack.http.post(`/api/v1/payments/${p.id}/deposit`, { key })).status).toBe(200);
 
-      const proof = await proofWith(key, p.id, (ls) => ls.some((l) => l.kind === 'webhook.attempt') && ls.some((l) => l.kind === 'ledger.entry'));
+      const proof = await proofWith(
+        key,
+        p.id,
+        (ls) => ls.some((l) => l.kind === 'webhook.attempt') && ls.some((l) => l.kind === 'ledger.entry'),
+      );
       const leaves = proof.leaves.map((l: { leaf: string }) => JSON.parse(l.leaf));
       const transitions = leaves.filter((l: { kind: string }) => l.kind === 'payment.transition');
       expect(transitions.map((l: { version: number; to: string }) => [l.version, l.to])).toEqual([
