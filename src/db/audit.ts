@@ -1,7 +1,6 @@
 /**
- * The custody trail's repository: leaves appended inside the writers' transactions, the single
- * sequencer that gives them gap-free positions and stores the tree's perfect subtrees, proofs read
- * from those in O(log n) rows, and the signed tree heads (docs/audit.md).
+ * The custody trail's repository (docs/audit.md): leaves appended in the writers' transactions, the
+ * sequencer that numbers them and stores the tree's subtrees, O(log n)-row proofs, signed heads.
  */
 import type { Knex } from 'knex';
 import type { AuditLeaf } from '../domain/audit';

@@ -1,7 +1,6 @@
 /**
- * What each leaf of the custody trail says: one builder per kind of movement, giving the leaf's
- * natural key (so a repeated write never appends twice) and its canonical JSON (docs/audit.md).
- * Pure; not imported by workflows.
+ * What each leaf of the custody trail says (docs/audit.md): per kind of movement, its natural key
+ * (a repeated write never appends twice) and its canonical JSON. Pure; not imported by workflows.
  */
 import { canonicalJson } from './merkle';
 import { storedExponent } from './money';

@@ -1,6 +1,5 @@
 /**
- * The custody trail's Merkle tree, exactly as RFC 9162 §2.1 defines it (SHA-256, not padded), its
- * inclusion and consistency proofs (§2.1.3, §2.1.4) and the canonical JSON its leaves are written in.
+ * The custody trail's RFC 9162 Merkle tree (§2.1), its proofs (§2.1.3–2.1.4) and canonical JSON.
  * Pure (node:crypto only, no I/O); not imported by workflows.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
