@@ -1,6 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import { webhookSecretKey, type Config } from '../config';
+import { auditSigningKey, webhookSecretKey, type Config } from '../config';
+import { AuditLogInconsistent, signTreeHead } from '../db/audit';
+import { signEd25519 } from '../lib/ed25519';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
@@ -80,6 +82,29 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
         taskQueue: webhookTaskQueue(config),
         handoffAfterMs: config.WEBHOOK_HANDOFF_AFTER,
       };
+    },
+
+    /**
+     * The schedule's tree head: sequence the leaves waiting for a position and sign the new head,
+     * never one the stored tree cannot prove consistent with the previous head.
+     */
+    async signTreeHead(): Promise<{ treeSize: number; timestamp: string }> {
+      const key = auditSigningKey(config);
+      try {
+        const head = await signTreeHead(
+          db,
+          (message) => signEd25519(key, message),
+          () => new Date(),
+        );
+        logger.info({ tree_size: head.treeSize, root_hash: head.rootHash.toString('base64') }, 'audit tree head signed');
+        return { treeSize: head.treeSize, timestamp: head.timestamp };
+      } catch (err) {
+        if (err instanceof AuditLogInconsistent) {
+          logger.error({ err }, 'audit log inconsistent with its last signed head; no head signed (run npm run audit:verify)');
+          throw ApplicationFailure.nonRetryable(err.message, 'AuditLogInconsistent');
+        }
+        throw err;
+      }
     },
 
     /**

@@ -16,6 +16,8 @@ import {
 import { type HistoryEntry, type PaymentState, type PaymentStatus, amountsOf, isTerminal, movementOf } from '../domain/payment';
 import { storedExponent } from '../domain/money';
 import type { Scope } from '../domain/tenancy';
+import { ledgerEntryLeaf } from '../domain/audit';
+import { appendLeaf } from './audit';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** Derived from the payment and its version, so every writer of one movement writes one entry. */
@@ -56,6 +58,22 @@ export async function recordLedgerEntry(trx: Knex.Transaction, state: PaymentSta
   if (inserted.length === 0) return;
   await trx('ledger_postings').insert(
     postings.map((p) => ({ entry_id: id, ledger_account: p.account, amount_minor: p.amount.toString() })),
+  );
+  // The custody trail records the entry in this same transaction (docs/audit.md).
+  await appendLeaf(
+    trx,
+    ledgerEntryLeaf({
+      entryId: id,
+      paymentId: state.id,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      version: entry.seq,
+      type: entryTypeOf(movement),
+      currency: state.currency,
+      exponent,
+      at: entry.at,
+      postings,
+    }),
   );
   // In the table's account order, so that two transactions never wait on each other's rows crosswise.
   await trx('ledger_balances')
