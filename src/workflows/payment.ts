@@ -40,7 +40,7 @@ import {
   planTransition,
 } from '../domain/payment';
 import { storedExponent, toMajor } from '../domain/money';
-import { NextDeadlineKey, PaymentStatusKey, type RecordKind, RecordKindKey } from '../domain/searchAttributes';
+import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { deliveryActivityOptions, webhookDeliveryWorkflow } from './webhookDelivery';
 
 export interface PaymentWorkflowInput {
@@ -346,8 +346,6 @@ class Payment {
         workflowId: `${target.id}-continued`,
         args: [{ deliveryId: target.id, retry: plan.retry, continued: true }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        // Kept out of the operators' payments list (docs/operations.md).
-        typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
         staticSummary: `continue ${target.id} for ${this.state.id}`,
       });
     }
