@@ -34,6 +34,17 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop());
 
 describe('docs/operations.md', () => {
+  it('has a runbook line for every alert of deploy/prometheus/alerts.yml, and each alert points to it', () => {
+    const page = fs.readFileSync(PAGE, 'utf8');
+    const rules = fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.yml'), 'utf8');
+    const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1]);
+    expect(alerts.length).toBeGreaterThan(0);
+    for (const alert of alerts) {
+      expect(page).toMatch(new RegExp(`^\\| \`${alert}\`\\s+\\| \\S`, 'm'));
+      expect(rules).toContain(`runbook_url: docs/operations.md#alerts-and-their-runbooks (${alert})`);
+    }
+  });
+
   it('runs verbatim: lists of payments only, a readable describe, saved queries, deliveries, repair after a terminate, the ledger check', async () => {
     const acct = await stack.newAccount();
     const key = acct.test_api_key;
