@@ -12,6 +12,7 @@ import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits
 import { requestLog } from './middleware/requestLog';
 import { parse } from './parse';
 import { apiKeyRoutes } from './routes/account';
+import { auditRoutes } from './routes/audit';
 import { eventRoutes } from './routes/events';
 import { ledgerRoutes } from './routes/ledger';
 import { paymentRoutes } from './routes/payments';
@@ -97,5 +98,6 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     webhookRoutes(services.webhooks),
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),
+    auditRoutes(services.audit),
   ];
 }

@@ -246,6 +246,40 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/audit/public_key',
+    tag: 'Audit',
+    summary: 'The Ed25519 public key that signs tree heads',
+    responses: { 200: { description: 'The raw 32-byte key', schema: S.AuditPublicKey }, ...errors(...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/audit/tree_head',
+    tag: 'Audit',
+    summary: 'The latest signed tree head of the custody trail (RFC 9162 Merkle tree)',
+    description: 'Signed by a Temporal Schedule every AUDIT_HEAD_INTERVAL. 404 only before the first head is signed.',
+    responses: { 200: { description: 'The tree head', schema: S.TreeHead }, ...errors(404, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/audit/consistency',
+    tag: 'Audit',
+    summary: 'A consistency proof between two tree sizes (RFC 9162 §2.1.4)',
+    description:
+      'Proves the tree of size `to` extends the tree of size `from` without changing it. `to` is at most the latest signed size.',
+    query: S.AuditConsistencyQuery,
+    responses: { 200: { description: 'The proof', schema: S.ConsistencyProof }, ...errors(400, 404, ...common) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/payments/{id}/proof',
+    tag: 'Audit',
+    summary: "A payment's custody-trail leaves, each with its inclusion proof against the latest signed tree head",
+    description:
+      'Every status transition, ledger entry and webhook delivery attempt of the payment that the latest signed head covers. Verify offline with examples/verify-proof.ts.',
+    responses: { 200: { description: 'The leaves and the head', schema: S.PaymentProof }, ...errors(404, ...common) },
+  },
+  {
+    method: 'get',
     path: '/healthz',
     tag: 'Operations',
     summary: 'Liveness',
