@@ -8,6 +8,7 @@ import {
   AccountIdKey,
   LivemodeKey,
   NextDeadlineKey,
+  RecordKindKey,
   PaymentAmountKey,
   PaymentCurrencyKey,
   PaymentStatusKey,
@@ -18,13 +19,14 @@ import { scopeOf } from '../../src/domain/tenancy';
 
 describe('search attributes', () => {
   it('have the exact names and types saved searches use', () => {
-    expect([PaymentStatusKey, PaymentAmountKey, PaymentCurrencyKey, AccountIdKey, LivemodeKey, NextDeadlineKey]).toEqual([
+    expect([PaymentStatusKey, PaymentAmountKey, PaymentCurrencyKey, AccountIdKey, LivemodeKey, NextDeadlineKey, RecordKindKey]).toEqual([
       { name: 'PaymentStatus', type: SearchAttributeType.KEYWORD },
       { name: 'PaymentAmount', type: SearchAttributeType.DOUBLE },
       { name: 'PaymentCurrency', type: SearchAttributeType.KEYWORD },
       { name: 'AccountId', type: SearchAttributeType.KEYWORD },
       { name: 'Livemode', type: SearchAttributeType.BOOL },
       { name: 'NextDeadline', type: SearchAttributeType.DATETIME },
+      { name: 'RecordKind', type: SearchAttributeType.KEYWORD },
     ]);
   });
 
@@ -36,6 +38,7 @@ describe('search attributes', () => {
       AccountId: 'Keyword',
       Livemode: 'Bool',
       NextDeadline: 'Datetime',
+      RecordKind: 'Keyword',
     });
   });
 });

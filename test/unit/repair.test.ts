@@ -1,0 +1,88 @@
+/** What `npm run repair` decides per payment, and the timer facts a repaired run is rebuilt from. */
+import { describe, expect, it } from 'vitest';
+import { type HistoryEntry, nextDeadlineOf, pendingReleaseSinceOf } from '../../src/domain/payment';
+import { repairDecision } from '../../src/domain/repair';
+import { paymentState } from './fixtures';
+
+const entry = (to: HistoryEntry['to'], at: string) => ({ to, at }) as HistoryEntry;
+
+describe('repairDecision', () => {
+  it('a finished payment: healthy, unless its run was stopped (its deliveries continue)', () => {
+    expect(repairDecision({ status: 'released', version: 4 }, { status: 'COMPLETED' })).toEqual({
+      kind: 'healthy',
+      why: 'finished (released)',
+    });
+    expect(repairDecision({ status: 'refunded', version: 4 }, { status: 'missing' })).toEqual({
+      kind: 'healthy',
+      why: 'finished (refunded)',
+    });
+    for (const status of ['TERMINATED', 'CANCELLED', 'TIMED_OUT'] as const) {
+      expect(repairDecision({ status: 'cancelled', version: 2 }, { status })).toEqual({
+        kind: 'deliveries',
+        why: `finished (cancelled), but its run is ${status.toLowerCase()}: its deliveries continue`,
+      });
+    }
+  });
+
+  it('an open payment whose run was stopped or is missing: start a new run', () => {
+    expect(repairDecision({ status: 'in_custody', version: 2 }, { status: 'missing' })).toEqual({
+      kind: 'start',
+      why: 'in_custody in the read model, but its run is missing',
+    });
+    expect(repairDecision({ status: 'disputed', version: 3 }, { status: 'TERMINATED' })).toEqual({
+      kind: 'start',
+      why: 'disputed in the read model, but its run is terminated',
+    });
+  });
+
+  it('a running run: healthy at or ahead of the read model, replaced when behind it', () => {
+    expect(repairDecision({ status: 'in_custody', version: 3 }, { status: 'RUNNING', version: 2 })).toEqual({
+      kind: 'replace',
+      why: "its run is at version 2, behind the read model's 3 (reset?)",
+    });
+    expect(repairDecision({ status: 'in_custody', version: 3 }, { status: 'RUNNING', version: 3 })).toEqual({
+      kind: 'healthy',
+      why: 'running at version 3',
+    });
+    expect(repairDecision({ status: 'in_custody', version: 3 }, { status: 'RUNNING' })).toEqual({
+      kind: 'healthy',
+      why: 'running at version ?',
+    });
+  });
+
+  it('anything else is for a person to look at', () => {
+    for (const status of ['COMPLETED', 'FAILED', 'CONTINUED_AS_NEW'] as const) {
+      expect(repairDecision({ status: 'pending_release', version: 3 }, { status })).toEqual({
+        kind: 'attention',
+        why: `pending_release in the read model, but its run is ${status.toLowerCase()}`,
+      });
+    }
+  });
+});
+
+describe('pendingReleaseSinceOf and nextDeadlineOf', () => {
+  const history = [
+    entry('pending_deposit', '2026-11-23T12:00:00.000Z'),
+    entry('pending_release', '2026-11-24T08:00:00.000Z'),
+    entry('disputed', '2026-11-24T09:00:00.000Z'),
+    entry('pending_release', '2026-11-25T10:00:00.000Z'),
+  ];
+
+  it('the last entry into pending_release, only while the payment is there', () => {
+    expect(pendingReleaseSinceOf(paymentState({ status: 'pending_release' }), history)).toBe(Date.parse('2026-11-25T10:00:00.000Z'));
+    expect(pendingReleaseSinceOf(paymentState({ status: 'pending_release' }), history.slice(0, 1))).toBeNull();
+    expect(pendingReleaseSinceOf(paymentState({ status: 'disputed' }), history)).toBeNull();
+    expect(history[3].at).toBe('2026-11-25T10:00:00.000Z'); // the history is not reordered
+  });
+
+  it('the deposit deadline, the auto-release time, or none', () => {
+    expect(nextDeadlineOf(paymentState(), null)).toEqual(new Date('2026-11-30T12:00:00.000Z'));
+    const since = Date.parse('2026-11-25T10:00:00.000Z');
+    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: 60 }), since)).toEqual(
+      new Date(since + 60_000),
+    );
+    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }), since)).toBeNull();
+    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: 60 }), null)).toBeNull();
+    expect(nextDeadlineOf(paymentState({ status: 'in_custody', autoReleaseAfterSeconds: 60 }), since)).toBeNull();
+  });
+});
