@@ -1,13 +1,22 @@
-import Router from '@koa/router';
-import { CLIENT_ACTIONS, type Resolution } from '../../domain/payment';
+import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type Resolution } from '../../domain/payment';
 import { isCurrency, toMinor } from '../../domain/money';
 import { paymentView } from '../../domain/paymentView';
 import { scopeOf } from '../../domain/tenancy';
 import type { NewPayment, PaymentsService } from '../../services/payments';
-import { type AppState, callOf } from '../context';
+import { callOf } from '../context';
 import { invalidRequest } from '../errors';
-import { checkIdParam, fieldErrors, parse } from '../parse';
-import { CreatePaymentRequest, ListPaymentsQuery, NoQuery, ResolveRequest, TransitionRequest, pageRequestOf } from '../schemas';
+import { fieldErrors } from '../parse';
+import { Routes } from '../registry';
+import {
+  CreatePaymentRequest,
+  ListPaymentsQuery,
+  Payment,
+  PaymentHistory,
+  PaymentList,
+  ResolveRequest,
+  TransitionRequest,
+  pageRequestOf,
+} from '../schemas';
 
 /**
  * The create body: the schema, plus what it cannot express alone (currency, amount precision and
@@ -58,38 +67,84 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
 
 /** Parse, call one use case, respond. */
 export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmount: number }) {
-  const router = new Router<AppState>();
-  router.param('id', checkIdParam('payment'));
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'payment', 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it');
+  const tag = 'Payments';
 
-  router.post('/payments', async (ctx) => {
-    const input = parseCreate(ctx.state.body, maxAmount);
-    ctx.status = 201;
-    ctx.body = paymentView(await payments.create(callOf(ctx.state), input));
-  });
+  routes.add<NewPayment>(
+    {
+      method: 'post',
+      path: '/payments',
+      tag,
+      summary: 'Create a payment (starts its workflow)',
+      body: { schema: CreatePaymentRequest, parse: (raw: unknown) => parseCreate(raw, maxAmount) },
+      responses: { 201: { description: 'The payment, status pending_deposit', schema: Payment } },
+    },
+    async (ctx, { body }) => {
+      ctx.status = 201;
+      ctx.body = paymentView(await payments.create(callOf(ctx.state), body));
+    },
+  );
 
-  router.get('/payments', async (ctx) => {
-    const q = parse(ListPaymentsQuery, ctx.query, 'query');
-    const page = await payments.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), status: q.status });
-    ctx.body = { object: 'list', data: page.data.map(paymentView), has_more: page.hasMore };
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/payments',
+      tag,
+      summary: 'List payments, newest first',
+      query: ListPaymentsQuery,
+      responses: { 200: { description: 'A page of payments', schema: PaymentList } },
+    },
+    async (ctx, { query: q }) => {
+      const page = await payments.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), status: q.status });
+      ctx.body = { object: 'list', data: page.data.map(paymentView), has_more: page.hasMore };
+    },
+  );
 
-  router.get('/payments/:id', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    ctx.body = paymentView(await payments.get(scopeOf(ctx.state.principal!), ctx.params.id));
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/payments/:id',
+      tag,
+      summary: 'Read a payment',
+      responses: { 200: { description: 'The payment', schema: Payment } },
+    },
+    async (ctx) => {
+      ctx.body = paymentView(await payments.get(scopeOf(ctx.state.principal!), ctx.params.id));
+    },
+  );
 
-  router.get('/payments/:id/events', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/payments/:id/events',
+      tag,
+      summary: "A payment's history",
+      responses: { 200: { description: 'Every transition, oldest first', schema: PaymentHistory } },
+    },
+    async (ctx) => {
+      ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
+    },
+  );
 
   for (const action of CLIENT_ACTIONS) {
-    router.post(`/payments/:id/${action}`, async (ctx) => {
-      const { reason, resolution }: { reason?: string | null; resolution?: Resolution } =
-        action === 'resolve' ? parse(ResolveRequest, ctx.state.body) : parse(TransitionRequest, ctx.state.body);
-      ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, { action, resolution, reason }));
-    });
+    const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
+    routes.add<{ reason?: string | null; resolution?: Resolution }>(
+      {
+        method: 'post',
+        path: `/payments/:id/${action}`,
+        tag,
+        summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
+        description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
+        body: action === 'resolve' ? ResolveRequest : TransitionRequest,
+        responses: { 200: { description: 'The updated payment', schema: Payment } },
+        errors: ['invalid_transition'],
+      },
+      async (ctx, { body: { reason, resolution } }) => {
+        ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, { action, resolution, reason }));
+      },
+    );
   }
 
-  return router;
+  return routes;
 }
