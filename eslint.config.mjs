@@ -41,7 +41,19 @@ function importDirections() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', '.cache', '.data', 'test-output', 'migrations', '*.config.mjs', '*.config.mts'] },
+  {
+    ignores: [
+      'node_modules',
+      'dist',
+      '.cache',
+      '.data',
+      'test-output',
+      'migrations',
+      '*.config.mjs',
+      '*.config.mts',
+      'examples/client/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
