@@ -29,7 +29,7 @@ export async function quickstart(baseUrl: string, apiKey: string) {
     console.log(err.status, err.code); // 409 invalid_transition
   }
 
-  const history = await api('get', '/api/v1/payments/{id}/events', { params });
+  const history = await api('get', '/api/v1/payments/{id}/history', { params });
   console.log(history.data.map((h) => `${h.from ?? '∅'} → ${h.to}`).join(', '));
   return { payment: released, history: history.data };
 }

@@ -114,18 +114,29 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
     },
   );
 
-  routes.add(
-    {
-      method: 'get',
-      path: '/payments/:id/events',
-      tag,
-      summary: "A payment's history",
-      responses: { 200: { description: 'Every transition, oldest first', schema: PaymentHistory } },
-    },
-    async (ctx) => {
-      ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
-    },
-  );
+  // One name for one thing: a payment's history is not the Events API (GET /events), so it moved
+  // to /history; the old path answers the same and is marked deprecated in the document.
+  for (const [suffix, deprecated] of [
+    ['history', false],
+    ['events', true],
+  ] as const) {
+    routes.add(
+      {
+        method: 'get',
+        path: `/payments/:id/${suffix}`,
+        tag,
+        summary: deprecated ? "A payment's history (deprecated: use /history)" : "A payment's history",
+        description: deprecated
+          ? 'The same answer as GET /api/v1/payments/{id}/history, which replaces it; GET /api/v1/events is the Events API.'
+          : 'Every transition, oldest first: who asked for it, from and to which status, and why.',
+        deprecated,
+        responses: { 200: { description: 'Every transition, oldest first', schema: PaymentHistory } },
+      },
+      async (ctx) => {
+        ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
+      },
+    );
+  }
 
   for (const action of CLIENT_ACTIONS) {
     const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
