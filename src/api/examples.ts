@@ -131,6 +131,7 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
     { object: 'list', data: [{ ...webhook, disabled_reason: null, livemode: false, created_at: payment.created_at }], has_more: false },
   ],
   [S.Webhook, { ...webhook, disabled_reason: null }],
+  [S.WebhookListItem, { ...webhook, disabled_reason: null, livemode: false, created_at: payment.created_at }],
   [S.Delivery, delivery],
   [S.WebhookDeliveryList, { object: 'list', data: [delivery], has_more: false }],
   [S.WebhookTestSent, { success: true, delivery_id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K' }],

@@ -201,11 +201,20 @@ export const UpdateWebhookRequest = z
   .strict();
 
 export const RecoverRequest = z
-  .object({ since: z.iso.datetime({ offset: true }).describe('Resend every failed delivery created at or after this ISO 8601 time') })
+  .object({
+    since: z.iso
+      .datetime({ offset: true })
+      .describe('Resend every delivery created at or after this ISO 8601 time that failed or is still being retried after a failure'),
+  })
   .strict();
 
 export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
   status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this status'),
+  payment_id: z
+    .string()
+    .regex(/^pay_[0-9A-Za-z]{1,64}$/, 'must be a payment id')
+    .optional()
+    .describe("Only this payment's deliveries"),
 });
 
 export const Webhook = z.object({

@@ -5,6 +5,7 @@ import { Routes } from '../registry';
 import {
   ConfigureWebhookRequest,
   DeletedResponse,
+  Delivery,
   ListDeliveriesQuery,
   RecoverRequest,
   RotateSecretRequest,
@@ -13,6 +14,7 @@ import {
   WebhookConfigured,
   WebhookDeliveryList,
   WebhookList,
+  WebhookListItem,
   WebhookRecovered,
   WebhookTestSent,
   pageRequestOf,
@@ -22,6 +24,7 @@ import {
 const configuredView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
 const withSecret = (w: WebhookWithSecret) => ({ success: true, webhook: { ...configuredView(w), secret: w.secret } });
 const publicView = (w: WebhookRow) => ({ ...configuredView(w), disabled_reason: w.disabled_reason });
+const listedView = (w: WebhookRow) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() });
 
 /** Parse, call one use case, respond. */
 export function webhookRoutes(webhooks: WebhooksService) {
@@ -58,11 +61,21 @@ export function webhookRoutes(webhooks: WebhooksService) {
     },
     async (ctx) => {
       const rows = await webhooks.list(scope(ctx.state));
-      ctx.body = {
-        object: 'list',
-        data: rows.map((w) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() })),
-        has_more: false,
-      };
+      ctx.body = { object: 'list', data: rows.map(listedView), has_more: false };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/webhooks/:id',
+      tag,
+      summary: 'Read a configuration (its secret never shown)',
+      description: 'A deleted configuration is not found here; its delivery log stays readable.',
+      responses: { 200: { description: 'The configuration', schema: WebhookListItem } },
+    },
+    async (ctx) => {
+      ctx.body = listedView(await webhooks.get(scope(ctx.state), ctx.params.id));
     },
   );
 
@@ -131,7 +144,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       method: 'post',
       path: '/webhooks/:id/recover',
       tag,
-      summary: 'Resend every failed delivery since a time',
+      summary: 'Resend every delivery since a time that failed or is still being retried after a failure',
       body: RecoverRequest,
       responses: { 202: { description: 'The deliveries resent', schema: WebhookRecovered } },
     },
@@ -148,12 +161,31 @@ export function webhookRoutes(webhooks: WebhooksService) {
       path: '/webhooks/:id/deliveries',
       tag,
       summary: "Delivery log: every attempt with time, status code, duration, error and the answer's first 1 KB",
+      description: 'Readable after the configuration is deleted, too.',
       query: ListDeliveriesQuery,
       responses: { 200: { description: 'Deliveries, newest first', schema: WebhookDeliveryList } },
     },
     async (ctx, { query: q }) => {
-      const page = await webhooks.deliveries(scope(ctx.state), ctx.params.id, { ...pageRequestOf(q), status: q.status });
+      const page = await webhooks.deliveries(scope(ctx.state), ctx.params.id, {
+        ...pageRequestOf(q),
+        status: q.status,
+        paymentId: q.payment_id,
+      });
       ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/webhooks/:id/deliveries/:delivery_id',
+      tag,
+      summary: 'Read one delivery with every attempt',
+      description: 'Readable after the configuration is deleted, too.',
+      responses: { 200: { description: 'The delivery', schema: Delivery } },
+    },
+    async (ctx) => {
+      ctx.body = await webhooks.delivery(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
     },
   );
 
