@@ -1,9 +1,9 @@
 /**
  * Record event histories of the payment workflow for the replay test (test/replay.test.ts):
  * `npm run record-history -- <prefix>`. Against a throw-away dev server and the test database,
- * with a webhook configured, it drives three payments that together cover every kind of message
- * and timer: updates (deposit, dispute, resolve), a signal, the auto-release timer and the deposit
- * deadline. Each history goes to test/fixtures/histories/<prefix>-<scenario>.json. Histories
+ * with a webhook configured, it drives four payments that together cover every kind of message
+ * and timer: updates (deposit, dispute, resolve), a signal, the auto-release timer, the deposit
+ * deadline, and the money of docs/money.md (a fee, a partial refund, a split). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json. Histories
  * recorded earlier stay: they are the running payments a change must not break.
  */
 import { execFileSync } from 'node:child_process';
@@ -41,7 +41,19 @@ async function main() {
 
       const expired = await call('/payments', { ...base, amount: 7, deposit_deadline_seconds: 1 });
 
-      const scenarios = { 'dispute-refund': disputed.id, 'signal-auto-release': autoReleased.id, 'deposit-deadline': expired.id };
+      // The money of docs/money.md: a fee, a partial refund, then a dispute resolved by a split.
+      const split = await call('/payments', { ...base, amount: 100, platform_fee: 5 });
+      await call(`/payments/${split.id}/deposit`);
+      await call(`/payments/${split.id}/refund`, { amount: 20, reason: 'one item returned' });
+      await call(`/payments/${split.id}/dispute`);
+      await call(`/payments/${split.id}/resolve`, { resolution: 'split', refund_amount: 30 });
+
+      const scenarios = {
+        'dispute-refund': disputed.id,
+        'signal-auto-release': autoReleased.id,
+        'deposit-deadline': expired.id,
+        'fee-refund-split': split.id,
+      };
       for (const [name, id] of Object.entries(scenarios)) {
         await client.workflow.getHandle(id).result();
         // The CLI's JSON is the canonical history format that historyFromJSON reads back.

@@ -16,10 +16,11 @@ import { type DevServer, type DevServerOptions, startDevServer } from './lib/tem
 import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
 import { type PaymentWorkers, createWorker } from './worker/worker';
+import { ensureLedgerSchedule } from './worker/schedules';
 
 export type { ApiServer, Services };
 
-const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 
 export interface StackParts {
   config: Config;
@@ -80,6 +81,7 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
     const temporalAddress = devServer?.address ?? config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS;
     if (parts.migrate) await migrate(db);
 
+    const client = started.add(await connectClient(temporalAddress, config.TEMPORAL_NAMESPACE), (c) => c.connection.close());
     let worker: PaymentWorkers | undefined;
     let workerRunning: Promise<void> | undefined;
     const stopWorker = async () => {
@@ -96,9 +98,13 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       };
       await startWorker();
       started.add(undefined, stopWorker);
+      await ensureLedgerSchedule(client, {
+        taskQueue: taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+        intervalMs: config.LEDGER_VERIFY_INTERVAL,
+        logger,
+      });
     }
 
-    const client = started.add(await connectClient(temporalAddress, config.TEMPORAL_NAMESPACE), (c) => c.connection.close());
     const services = createServices({ db, temporal: client, config, logger });
     let api: ApiServer | undefined;
     if (parts.api) {

@@ -146,6 +146,7 @@ describe('against the shared servers', () => {
     expect(retry.body.status).toBe('refunded');
     const history = await stack.client.workflow.getHandle(p.body.id).query(getHistoryQuery);
     expect(history.filter((h) => h.to === 'refunded')).toHaveLength(1);
+    await expectLedgerBalanced(stack, acct.account_id, { [p.body.id]: ['deposit', 'refund'] });
   });
 });
 
@@ -191,6 +192,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
       expect(approved.body.error?.code).toBeUndefined();
       expect(approved.status).toBe(200);
       expect(approved.body.status).toBe('pending_release');
+      await expectLedgerBalanced(stack, acct.account_id, { [p.body.id]: ['deposit'] });
     } finally {
       await stack.stop();
     }
@@ -223,7 +225,9 @@ describe('with PostgreSQL and the Temporal server the test may break', () => {
     try {
       expect((await http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).status).toBe(201);
       const ids: string[] = [];
-      for (let i = 0; i < 6; i++) ids.push((await http.post('/api/v1/payments', { key, body: validPayment({ amount: i + 1 }) })).body.id);
+      for (let i = 0; i < 6; i++) {
+        ids.push((await http.post('/api/v1/payments', { key, body: validPayment({ amount: i + 1, platform_fee: 0.33 }) })).body.id);
+      }
 
       /** A client that retries with its Idempotency-Key until it hears something other than 5xx. */
       const client = async (id: string, action: string) => {
@@ -289,11 +293,32 @@ describe('with PostgreSQL and the Temporal server the test may break', () => {
         'every webhook',
       );
       expect(seen).toEqual(expected);
+      // Every movement in the ledger exactly once, balanced, and equal to each workflow's own amounts.
+      await expectLedgerBalanced(stack, acct.account_id, Object.fromEntries(ids.map((id) => [id, ['deposit', 'release']])));
     } finally {
       await receiver.close();
     }
   }, 300_000);
 });
+
+/**
+ * After a fault: `ledger:verify`'s check finds nothing for the account, and each payment has
+ * exactly the entries its movements made (none missing, none doubled).
+ */
+async function expectLedgerBalanced(stack: Stack, accountId: string, entries: Record<string, string[]>): Promise<void> {
+  for (const [paymentId, types] of Object.entries(entries)) {
+    const got = await eventually(
+      async () => {
+        const rows = await stack.db('ledger_entries').where({ payment_id: paymentId }).orderBy('version');
+        return rows.length >= types.length ? rows.map((r: { type: string }) => r.type) : undefined;
+      },
+      30_000,
+      `ledger entries of ${paymentId}`,
+    );
+    expect(got).toEqual(types);
+  }
+  expect(await stack.services.ledger.verify(accountId)).toEqual([]);
+}
 
 async function projectionFailures(): Promise<number> {
   const metric = await registry.getSingleMetric('payment_projection_failures_total')?.get();

@@ -74,6 +74,15 @@ describe('docs/quickstart.md', () => {
       expect(stdout).toContain('4 payment.released\n3 payment.approved\n2 payment.deposited\n1 payment.created\n');
       expect(stdout).toMatch(/pay_\w+ after 3 days: released\nlast step: auto_release by system \(auto-release delay elapsed\)\n/);
 
+      expect(stdout).toContain(
+        [
+          'partial refund: in_custody, held 80, refunded 20',
+          'released 80, fee 4, seller nets 76',
+          'deposit: payer_deposits -100, custody 100',
+          'refund: custody -20, payer_refunds 20',
+          'release: custody -80, recipient_payable 76, platform_fees 4',
+        ].join('\n'),
+      );
       expect(stdout).toMatch(/webhook secret whsec_/);
       expect((await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key })).body.data).toHaveLength(1);
       const events = await eventually(

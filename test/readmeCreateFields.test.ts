@@ -13,8 +13,11 @@ describe('README: the create fields table', () => {
       .split('\n')
       .slice(2)
       .filter((line, i, all) => line.startsWith('|') && all.slice(0, i).every((l) => l.startsWith('|')));
+    // A row may name several fields (`payer_email`, `recipient_email`); "no (7 days)" gives the default.
     const table = Object.fromEntries(
-      rows.map((r) => r.split('|').map((c) => c.trim())).map(([, field, required]) => [field.replace(/`/g, ''), required]),
+      rows
+        .map((r) => r.split('|').map((c) => c.trim()))
+        .flatMap(([, fields, required]) => fields.split(',').map((f) => [f.trim().replace(/`/g, ''), required.split(' ')[0]])),
     );
     const shape = CreatePaymentRequest.shape;
     expect(Object.keys(table).sort()).toEqual(Object.keys(shape).sort());

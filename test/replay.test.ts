@@ -7,7 +7,8 @@ import { describe, expect, it, inject } from 'vitest';
 /**
  * Replays recorded histories (scripts/record-history.ts) through today's workflow code: each file
  * stands for payments running in production when a change ships. A change that would make them
- * non-deterministic fails here. `v1-*` was recorded before the side-effects-as-activities patch.
+ * non-deterministic fails here. `v1-*` was recorded before the side-effects-as-activities patch,
+ * `v2-*` before the money of docs/money.md, `v3-*` with it (a fee, a partial refund, a split).
  */
 const DIR = path.resolve(__dirname, 'fixtures/histories');
 const files = fs
@@ -19,6 +20,7 @@ describe('workflow determinism', () => {
   it('has histories from before and after the latest patch', () => {
     expect(files.some((f) => f.startsWith('v1-'))).toBe(true);
     expect(files.some((f) => f.startsWith('v2-'))).toBe(true);
+    expect(files).toContain('v3-fee-refund-split.json');
   });
 
   it.each(files)('replays %s with the current workflow code', async (file) => {

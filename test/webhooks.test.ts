@@ -37,7 +37,9 @@ async function pay(acct: TestAccount, actions: string[], key = acct.test_api_key
   const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
   expect(p.status).toBe(201);
   for (const action of actions) {
-    const res = await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key, body: action === 'resolve' ? body : undefined });
+    // `body` goes with the action it is for: resolve's resolution, or a partial refund's amount.
+    const forAction = action === 'resolve' || (action === 'refund' && body !== undefined) ? body : undefined;
+    const res = await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key, body: forAction });
     expect(res.status, `${action}: ${JSON.stringify(res.body)}`).toBe(200);
   }
   return p.body.id as string;
@@ -155,7 +157,7 @@ describe('delivery', () => {
     }
   });
 
-  it('all eight event names reach a subscriber; a narrower subscription gets only its events', async () => {
+  it('all nine event names reach a subscriber; a narrower subscription gets only its events', async () => {
     const acct = await stack.newAccount();
     const all = await startReceiver();
     const narrow = await startReceiver();
@@ -165,15 +167,16 @@ describe('delivery', () => {
       await pay(acct, ['cancel']);
       await pay(acct, ['deposit', 'dispute', 'resolve'], acct.test_api_key, { resolution: 'refund' });
       await pay(acct, ['deposit', 'approve', 'release']);
+      await pay(acct, ['deposit', 'refund'], acct.test_api_key, { amount: 1 });
       const test = await stack.http.post(`/api/v1/webhooks/${hook.id}/test`, { key: acct.test_api_key });
       expect(test.status).toBe(202);
       const names = await eventually(
         async () => {
           const seen = new Set(all.received.map((r) => r.body.event));
-          return seen.size === 8 ? [...seen].sort() : undefined;
+          return seen.size === PAYMENT_EVENTS.length ? [...seen].sort() : undefined;
         },
         20_000,
-        'all eight events',
+        'all nine events',
       );
       expect(names).toEqual([...PAYMENT_EVENTS].sort());
       const testEvent = all.received.find((r) => r.body.event === 'payment.test')!;
@@ -181,7 +184,7 @@ describe('delivery', () => {
       expect(testEvent.headers['x-service-signature']).toBe(hmac(testEvent.raw, hook.secret));
       await eventually(async () => (narrow.received.length >= 1 ? true : undefined));
       expect(narrow.received.map((r) => r.body.event)).toEqual(['payment.refunded']);
-      // Each event's deliveries are planned for every configuration at once, so by now (all eight
+      // Each event's deliveries are planned for every configuration at once, so by now (all nine
       // arrived at `all`) the narrow configuration's share is complete: exactly one delivery.
       expect((await stack.db('webhook_deliveries').where({ webhook_id: narrowHook.id })).map((d) => d.event)).toEqual(['payment.refunded']);
     } finally {

@@ -222,7 +222,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Allowed from in_custody, pending_release, disputed; moves it to refunded. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody, pending_release, disputed; moves it to refunded or in_custody or pending_release or disputed. Any other status: 409 invalid_transition.
          */
         post: operations["postPaymentsIdRefund"];
         delete?: never;
@@ -300,6 +300,63 @@ export interface paths {
         };
         /** Read one event */
         get: operations["getEventsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Balances per currency of the caller’s mode
+         * @description deposited = held + released (net to recipients) + refunded + fees; kept beside the ledger entries in the same transaction.
+         */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment's ledger entries, oldest first
+         * @description One entry per movement of money (deposit, refund, release, split), each with postings that sum to zero.
+         */
+        get: operations["getPaymentsIdLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger_entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List ledger entries, newest first */
+        get: operations["getLedger_entries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -649,6 +706,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.partially_refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.partially_refunded
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentPartiallyRefundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.disputed": {
         parameters: {
             query?: never;
@@ -723,10 +800,28 @@ export interface components {
             /** @constant */
             has_more: false;
         };
+        Balance: {
+            /** @constant */
+            object: "balance";
+            livemode: boolean;
+            balances: {
+                currency: string;
+                /** @description Paid in by payers; = held + released + refunded + fees */
+                deposited: number;
+                /** @description In custody now */
+                held: number;
+                /** @description Net to recipients (after fees) */
+                released: number;
+                /** @description Back to payers */
+                refunded: number;
+                /** @description The platform's fees collected */
+                fees: number;
+            }[];
+        };
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: all eight */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
         };
         CreateApiKeyRequest: {
             /** @enum {string} */
@@ -737,6 +832,8 @@ export interface components {
             amount: number;
             /** @description ISO 4217 code, e.g. USD */
             currency: string;
+            /** @description The platform's commission in major units, 0 to amount (default 0); taken pro rata from what the recipient receives */
+            platform_fee?: number;
             /** Format: email */
             payer_email: string;
             /** Format: email */
@@ -801,7 +898,7 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test";
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test";
             payment_id: string;
             /** @description The payment's version: order a payment's events by it */
             sequence: number;
@@ -819,6 +916,33 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        LedgerEntry: {
+            /** @description le_ + 26 characters, derived from the payment and its version */
+            id: string;
+            /** @constant */
+            object: "ledger_entry";
+            payment_id: string;
+            /** @description The payment's version this movement made (its history seq) */
+            version: number;
+            /** @enum {string} */
+            type: "deposit" | "refund" | "release" | "split";
+            currency: string;
+            livemode: boolean;
+            created_at: string;
+            /** @description Every posting of the entry; they sum to zero */
+            postings: {
+                /** @enum {string} */
+                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees";
+                /** @description Major units, signed: the postings sum to 0 */
+                amount: number;
+            }[];
+        };
+        LedgerEntryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["LedgerEntry"][];
+            has_more: boolean;
+        };
         LoginRequest: {
             /** Format: email */
             email: string;
@@ -835,6 +959,16 @@ export interface components {
             object: "payment";
             amount: number;
             currency: string;
+            /** @description The platform's commission, taken from what the recipient receives (docs/money.md) */
+            platform_fee: number;
+            /** @description In custody now; from deposit on, held + released + refunded = amount */
+            amount_held: number;
+            /** @description Released to the recipient, before the fee */
+            amount_released: number;
+            /** @description Refunded to the payer */
+            amount_refunded: number;
+            /** @description floor(platform_fee × amount_released / amount), in minor units */
+            fee_collected: number;
             /** @enum {string} */
             status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             payer_email: string;
@@ -918,16 +1052,34 @@ export interface components {
             /** @enum {string} */
             to: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             /** @enum {string} */
-            event: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test";
+            event: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test";
             actor: string;
             reason: string | null;
             at: string;
+        };
+        PaymentLedger: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["LedgerEntry"][];
+            /** @constant */
+            has_more: false;
         };
         PaymentList: {
             /** @constant */
             object: "list";
             data: components["schemas"]["Payment"][];
             has_more: boolean;
+        };
+        PaymentPartiallyRefundedEvent: {
+            /** @constant */
+            event: "payment.partially_refunded";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
         };
         PaymentRefundedEvent: {
             /** @constant */
@@ -967,6 +1119,16 @@ export interface components {
                 object: "payment";
                 amount: number;
                 currency: string;
+                /** @description The platform's commission, taken from what the recipient receives (docs/money.md) */
+                platform_fee: number;
+                /** @description In custody now; from deposit on, held + released + refunded = amount */
+                amount_held: number;
+                /** @description Released to the recipient, before the fee */
+                amount_released: number;
+                /** @description Refunded to the payer */
+                amount_refunded: number;
+                /** @description floor(platform_fee × amount_released / amount), in minor units */
+                fee_collected: number;
                 /** @constant */
                 status: "test";
                 payer_email: string;
@@ -999,9 +1161,17 @@ export interface components {
              */
             since: string;
         };
+        RefundRequest: {
+            /** @description How much of what is held to refund (default: all of it), in major units; no more fractional digits than the currency has */
+            amount?: number;
+            /** @description Why; recorded in the payment history */
+            reason?: string | null;
+        };
         ResolveRequest: {
             /** @enum {string} */
-            resolution: "release" | "refund";
+            resolution: "release" | "refund" | "split";
+            /** @description For split: refunded to the payer (0 < refund_amount < amount_held); the rest is released, in major units; no more fractional digits than the currency has */
+            refund_amount?: number;
             /** @description Why; recorded in the payment history */
             reason?: string | null;
         };
@@ -1023,7 +1193,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
             active: boolean;
             /** @description Why the service turned it off (a 410 from the receiver), if it did */
             disabled_reason: string | null;
@@ -1049,7 +1219,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
             active: boolean;
             /** @description Why the service turned it off (a 410 from the receiver), if it did */
             disabled_reason: string | null;
@@ -1069,7 +1239,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
             active: boolean;
             secret: string;
         };
@@ -1416,7 +1586,12 @@ export interface operations {
                      *           "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *           "auto_release_after_seconds": 259200,
                      *           "created_at": "2026-11-23T10:00:00.000Z",
-                     *           "updated_at": "2026-11-23T10:05:00.000Z"
+                     *           "updated_at": "2026-11-23T10:05:00.000Z",
+                     *           "platform_fee": 6.27,
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0
                      *         }
                      *       ],
                      *       "has_more": false
@@ -1536,7 +1711,8 @@ export interface operations {
                  *       "metadata": {
                  *         "order_id": "1001"
                  *       },
-                 *       "auto_release_after_seconds": 259200
+                 *       "auto_release_after_seconds": 259200,
+                 *       "platform_fee": 6.27
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePaymentRequest"];
@@ -1568,7 +1744,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -1764,7 +1945,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2245,7 +2431,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2464,7 +2655,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2683,7 +2879,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2902,7 +3103,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3089,10 +3295,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Buyer confirmed delivery"
+                 *       "amount": 20,
+                 *       "reason": "One item returned"
                  *     }
                  */
-                "application/json": components["schemas"]["TransitionRequest"];
+                "application/json": components["schemas"]["RefundRequest"];
             };
         };
         responses: {
@@ -3121,7 +3328,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3340,7 +3552,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3560,7 +3777,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3744,7 +3966,7 @@ export interface operations {
                 /** @description Only this payment's events */
                 payment_id?: string;
                 /** @description Only events of this type, e.g. payment.released */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.disputed" | "payment.test";
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -3789,7 +4011,12 @@ export interface operations {
                      *             "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *             "auto_release_after_seconds": 259200,
                      *             "created_at": "2026-11-23T10:00:00.000Z",
-                     *             "updated_at": "2026-11-23T10:05:00.000Z"
+                     *             "updated_at": "2026-11-23T10:05:00.000Z",
+                     *             "platform_fee": 6.27,
+                     *             "amount_held": 125.5,
+                     *             "amount_released": 0,
+                     *             "amount_refunded": 0,
+                     *             "fee_collected": 0
                      *           }
                      *         }
                      *       ],
@@ -3932,7 +4159,12 @@ export interface operations {
                      *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *         "auto_release_after_seconds": 259200,
                      *         "created_at": "2026-11-23T10:00:00.000Z",
-                     *         "updated_at": "2026-11-23T10:05:00.000Z"
+                     *         "updated_at": "2026-11-23T10:05:00.000Z",
+                     *         "platform_fee": 6.27,
+                     *         "amount_held": 125.5,
+                     *         "amount_released": 0,
+                     *         "amount_refunded": 0,
+                     *         "fee_collected": 0
                      *       }
                      *     }
                      */
@@ -3996,6 +4228,442 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "balance",
+                     *       "livemode": false,
+                     *       "balances": [
+                     *         {
+                     *           "currency": "USD",
+                     *           "deposited": 125.5,
+                     *           "held": 125.5,
+                     *           "released": 0,
+                     *           "refunded": 0,
+                     *           "fees": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPaymentsIdLedger: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every entry of the payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "le_4b1f0c9e8d7a6b5c4d3e2f1a0b",
+                     *           "object": "ledger_entry",
+                     *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "version": 2,
+                     *           "type": "deposit",
+                     *           "currency": "USD",
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-23T10:05:00.000Z",
+                     *           "postings": [
+                     *             {
+                     *               "account": "payer_deposits",
+                     *               "amount": -125.5
+                     *             },
+                     *             {
+                     *               "account": "custody",
+                     *               "amount": 125.5
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLedger"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getLedger_entries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description A ledger entry id: the page after it (older items) */
+                starting_after?: string;
+                /** @description A ledger entry id: the page before it (newer items) */
+                ending_before?: string;
+                /** @description Only items created at or after this ISO 8601 time */
+                created_gte?: string;
+                /** @description Only items created at or before this ISO 8601 time */
+                created_lte?: string;
+                /** @description Only this payment's entries */
+                payment_id?: string;
+                /** @description Only entries of this type: deposit, refund, release or split */
+                type?: "deposit" | "refund" | "release" | "split";
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger entries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "le_4b1f0c9e8d7a6b5c4d3e2f1a0b",
+                     *           "object": "ledger_entry",
+                     *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "version": 2,
+                     *           "type": "deposit",
+                     *           "currency": "USD",
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-23T10:05:00.000Z",
+                     *           "postings": [
+                     *             {
+                     *               "account": "payer_deposits",
+                     *               "amount": -125.5
+                     *             },
+                     *             {
+                     *               "account": "custody",
+                     *               "amount": 125.5
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntryList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
                      *       },
                      *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
                      *     }
@@ -6629,7 +7297,12 @@ export interface operations {
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
-                     *       "updated_at": "2026-11-23T10:05:00.000Z"
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -6837,7 +7510,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
@@ -6892,7 +7570,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
@@ -6947,7 +7630,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
@@ -7002,7 +7690,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
@@ -7057,7 +7750,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
@@ -7112,11 +7810,76 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentPartiallyRefundedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.partially_refunded",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentPartiallyRefundedEvent"];
             };
         };
         responses: {
@@ -7167,7 +7930,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */
@@ -7222,7 +7990,12 @@ export interface operations {
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
-                 *         "updated_at": "2026-11-23T10:05:00.000Z"
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0
                  *       }
                  *     }
                  */

@@ -4,10 +4,11 @@ import { webhookSecretKey, type Config } from '../config';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
+import { ledgerReport, verifyLedger } from '../db/ledger';
 import { isDataRefusal } from '../db/errors';
 import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
-import { paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
+import { ledgerInvariantViolations, paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
@@ -35,8 +36,8 @@ export interface DeliveryPlan {
 export function createActivities({ db, config, logger }: ActivityDeps) {
   return {
     /**
-     * Project the payment and its history entry into the read model and record the webhook
-     * deliveries the entry owes, in one transaction (idempotent, versioned). Data PostgreSQL
+     * Project the payment and its history entry into the read model and the ledger, and record the
+     * webhook deliveries the entry owes, in one transaction (idempotent, versioned). Data PostgreSQL
      * refuses can never succeed: not retryable.
      */
     async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
@@ -45,8 +46,10 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       let deliveryIds: string[];
       try {
         deliveryIds = await db.transaction(async (trx) => {
+          const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+          // The read model and the ledger last: the ledger's balance rows are shared, so they are held until commit only.
           await projectPayment(trx, state, entry);
-          return planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+          return planned;
         });
       } catch (err) {
         if (isDataRefusal(err))
@@ -59,6 +62,25 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
         'payment transition recorded',
       );
       return { deliveryIds, retry: deliveryRetry(config), taskQueue: webhookTaskQueue(config) };
+    },
+
+    /**
+     * Check every ledger invariant (docs/money.md), open payments against their workflow's own state
+     * (queried with the worker's client); the count is the metric operators alert on.
+     */
+    async verifyLedgerInvariants(): Promise<{ violations: number; report: string[] }> {
+      const { client } = Context.current();
+      const violations = await verifyLedger(db, (id) =>
+        client.workflow
+          .getHandle(id)
+          .query<PaymentState>('getPayment')
+          .catch(() => undefined),
+      );
+      ledgerInvariantViolations.set(violations.length);
+      const report = ledgerReport(violations);
+      if (violations.length) logger.error({ violations: violations.length }, report);
+      else logger.info('ledger verified: every invariant holds');
+      return { violations: violations.length, report: report.split('\n').slice(0, 50) };
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */

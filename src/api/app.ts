@@ -14,6 +14,7 @@ import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits
 import { requestLog } from './middleware/requestLog';
 import { apiKeyRoutes } from './routes/account';
 import { eventRoutes } from './routes/events';
+import { ledgerRoutes } from './routes/ledger';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -153,6 +154,7 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
   return [
     paymentRoutes(services.payments, { maxAmount: config.PAYMENT_MAX_AMOUNT }),
     eventRoutes(services.events),
+    ledgerRoutes(services.ledger),
     webhookRoutes(services.webhooks),
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),

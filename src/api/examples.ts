@@ -21,8 +21,27 @@ const payment = {
   auto_release_after_seconds: 259200,
   created_at: '2026-11-23T10:00:00.000Z',
   updated_at: '2026-11-23T10:00:00.000Z',
+  platform_fee: 6.27,
+  amount_held: 0,
+  amount_released: 0,
+  amount_refunded: 0,
+  fee_collected: 0,
 } as const;
-const inCustody = { ...payment, status: 'in_custody', updated_at: '2026-11-23T10:05:00.000Z' } as const;
+const inCustody = { ...payment, status: 'in_custody', updated_at: '2026-11-23T10:05:00.000Z', amount_held: 125.5 } as const;
+const ledgerEntry = {
+  id: 'le_4b1f0c9e8d7a6b5c4d3e2f1a0b',
+  object: 'ledger_entry',
+  payment_id: payment.id,
+  version: 2,
+  type: 'deposit',
+  currency: 'USD',
+  livemode: false,
+  created_at: inCustody.updated_at,
+  postings: [
+    { account: 'payer_deposits', amount: -125.5 },
+    { account: 'custody', amount: 125.5 },
+  ],
+} as const;
 const webhook = {
   id: 'wh_01JQ8Z3N4X5Y6Z7A8B9C0D1E2G',
   url: 'https://example.com/hooks/custody',
@@ -77,9 +96,11 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
       description: 'Order 1001: vintage camera',
       metadata: { order_id: '1001' },
       auto_release_after_seconds: 259200,
+      platform_fee: 6.27,
     },
   ],
   [S.TransitionRequest, { reason: 'Buyer confirmed delivery' }],
+  [S.RefundRequest, { amount: 20, reason: 'One item returned' }],
   [S.ResolveRequest, { resolution: 'refund', reason: 'Item never arrived' }],
   [S.AdvanceClockRequest, { seconds: 604800 }],
   [S.LoginRequest, { email: 'demo@example.com', password: 'demo-password' }],
@@ -120,6 +141,17 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
       has_more: false,
     },
   ],
+  [S.LedgerEntry, ledgerEntry],
+  [S.LedgerEntryList, { object: 'list', data: [ledgerEntry], has_more: false }],
+  [S.PaymentLedger, { object: 'list', data: [ledgerEntry], has_more: false }],
+  [
+    S.Balance,
+    {
+      object: 'balance',
+      livemode: false,
+      balances: [{ currency: 'USD', deposited: 125.5, held: 125.5, released: 0, refunded: 0, fees: 0 }],
+    },
+  ],
   [S.Event, event],
   [S.EventList, { object: 'list', data: [event], has_more: false }],
   [S.LoginResponse, { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzAxIn0.c2lnbmF0dXJl', expires_at: '2026-11-23T11:00:00.000Z' }],
@@ -150,6 +182,7 @@ export function webhookExample(event: string): unknown {
     'payment.released': 'released',
     'payment.cancelled': 'cancelled',
     'payment.refunded': 'refunded',
+    'payment.partially_refunded': 'in_custody',
     'payment.disputed': 'disputed',
     'payment.test': 'test',
   };

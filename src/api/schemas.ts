@@ -3,8 +3,10 @@
  * the OpenAPI document, so the three cannot drift apart.
  */
 import { z } from 'zod';
-import { PAYMENT_EVENTS, PAYMENT_STATUSES, type PaymentEvent } from '../domain/payment';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, type PaymentEvent } from '../domain/payment';
 import { PaymentViewSchema } from '../domain/paymentView';
+import { ENTRY_TYPES } from '../domain/ledger';
+import { BalanceViewSchema, LedgerEntryViewSchema } from '../domain/ledgerView';
 import { ERROR_CODES } from './errorCatalogue';
 
 /**
@@ -30,6 +32,10 @@ export const CreatePaymentRequest = z
       .string()
       .regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code')
       .describe('ISO 4217 code, e.g. USD'),
+    platform_fee: z
+      .number({ message: 'platform_fee must be a number in major units, e.g. 5.00' })
+      .optional()
+      .describe("The platform's commission in major units, 0 to amount (default 0); taken pro rata from what the recipient receives"),
     payer_email: email,
     recipient_email: email,
     description: text(1000).nullable().optional(),
@@ -57,9 +63,31 @@ export const CreatePaymentRequest = z
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
 
 export const TransitionRequest = z.object({ reason }).strict();
-export const ResolveRequest = z
-  .object({ resolution: z.enum(['release', 'refund'], { message: 'resolution must be "release" or "refund"' }), reason })
+const partAmount = (field: string, what: string) =>
+  z
+    .number({ message: `${field} must be a number in major units, e.g. 20.00` })
+    .describe(`${what}, in major units; no more fractional digits than the currency has`);
+export const RefundRequest = z
+  .object({ amount: partAmount('amount', 'How much of what is held to refund (default: all of it)').optional(), reason })
   .strict();
+export const ResolveRequest = z
+  .object({
+    resolution: z.enum(RESOLUTIONS, { message: 'resolution must be "release", "refund" or "split"' }),
+    refund_amount: partAmount(
+      'refund_amount',
+      'For split: refunded to the payer (0 < refund_amount < amount_held); the rest is released',
+    ).optional(),
+    reason,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.resolution === 'split' && body.refund_amount === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['refund_amount'], message: 'refund_amount is required for the split resolution' });
+    }
+    if (body.resolution !== 'split' && body.refund_amount !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['refund_amount'], message: 'refund_amount is only for the split resolution' });
+    }
+  });
 
 export const AdvanceClockRequest = z
   .object({
@@ -134,7 +162,20 @@ export const ListEventsQuery = listQuery('evt', 'An event', {
   type: z.enum(PAYMENT_EVENTS).optional().describe('Only events of this type, e.g. payment.released'),
 });
 
+export const ListLedgerEntriesQuery = listQuery('le', 'A ledger entry', {
+  payment_id: z
+    .string()
+    .regex(/^pay_[0-9A-Z]{26}$/, 'must be a payment id')
+    .optional()
+    .describe("Only this payment's entries"),
+  type: z.enum(ENTRY_TYPES).optional().describe('Only entries of this type: deposit, refund, release or split'),
+});
+
 export const Payment = PaymentViewSchema;
+export const LedgerEntry = LedgerEntryViewSchema;
+export const LedgerEntryList = z.object({ object: z.literal('list'), data: z.array(LedgerEntry), has_more: z.boolean() });
+export const PaymentLedger = z.object({ object: z.literal('list'), data: z.array(LedgerEntry), has_more: z.literal(false) });
+export const Balance = BalanceViewSchema;
 export const PaymentList = z.object({ object: z.literal('list'), data: z.array(Payment), has_more: z.boolean() });
 export const Event = z.object({
   id: z.string().describe('evt_ + 26 characters, the same for every reader'),

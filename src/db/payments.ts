@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
-import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
+import { type HistoryEntry, type PaymentState, type PaymentStatus, withAmounts } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import { recordEvent } from './events';
+import { recordLedgerEntry } from './ledger';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** Every field of the payment, once: the row's columns are these, in snake_case. */
@@ -23,6 +24,11 @@ const FIELDS = {
   createdAt: true,
   updatedAt: true,
   version: true,
+  platformFeeMinor: true,
+  heldMinor: true,
+  releasedMinor: true,
+  refundedMinor: true,
+  feeCollectedMinor: true,
 } satisfies Record<keyof PaymentState, true>;
 const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
 type DateField = (typeof DATE_FIELDS)[number];
@@ -54,7 +60,8 @@ function fromRow(r: PaymentRow): PaymentState {
   const state: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS)) {
     const value = row[column(field)];
-    state[field] = isDateField(field) ? (value as Date).toISOString() : value;
+    // Minor units as decimal text, whichever type the driver gave a bigint column.
+    state[field] = isDateField(field) ? (value as Date).toISOString() : field.endsWith('Minor') ? String(value) : value;
   }
   state.metadata ??= {};
   return state as unknown as PaymentState;
@@ -64,13 +71,15 @@ function fromRow(r: PaymentRow): PaymentState {
  * Project a payment and one history entry into the read model. Idempotent and monotonic: the row
  * only moves to a higher version, so a late or repeated write never moves it backwards.
  */
-export async function projectPayment(db: Knex | Knex.Transaction, state: PaymentState, entry: HistoryEntry): Promise<void> {
+export async function projectPayment(db: Knex | Knex.Transaction, payment: PaymentState, entry: HistoryEntry): Promise<void> {
+  // A payment made before the ledger has its amounts derived from its status.
+  const state = withAmounts(payment);
   const row = { ...toRow(state), metadata: JSON.stringify(state.metadata) };
   const write = async (trx: Knex.Transaction) => {
     await trx('payments')
       .insert(row)
       .onConflict('id')
-      .merge(['status', 'updated_at', 'version'])
+      .merge(['status', 'updated_at', 'version', 'held_minor', 'released_minor', 'refunded_minor', 'fee_collected_minor'])
       // Only durable states are written (the workflow after its task, the API after Temporal's
       // answer), so the same version is the same state: rewriting it is harmless, and a row never
       // keeps a status the workflow did not make durable at that version.
@@ -90,6 +99,8 @@ export async function projectPayment(db: Knex | Knex.Transaction, state: Payment
       .onConflict(['payment_id', 'seq'])
       .ignore();
     await recordEvent(trx, state, entry);
+    // Last: the balance rows it moves are shared by the account's payments, so hold them briefly.
+    await recordLedgerEntry(trx, state, entry);
   };
   // Inside the caller's transaction when it has one.
   await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));

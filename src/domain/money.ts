@@ -59,11 +59,21 @@ export function storedExponent(amount: { currency: string; amountExponent?: numb
 
 export type AmountParse = { ok: true; minor: bigint } | { ok: false; message: string };
 
-/** Convert a JSON number in major units to minor units, refusing anything the currency cannot hold. */
-export function toMinor(amount: number, currency: string): AmountParse {
-  if (typeof amount !== 'number' || !Number.isFinite(amount)) return { ok: false, message: 'amount must be a finite number' };
-  if (amount <= 0) return { ok: false, message: 'amount must be greater than 0' };
-  const digits = minorUnits(currency);
+/**
+ * Convert a JSON number in major units to minor units, refusing anything the currency cannot hold.
+ * `field` names the value in messages; `allowZero` accepts 0 (a fee); `exponent` is a stored amount's
+ * (a refund of a payment is measured in the payment's own minor units).
+ */
+export function toMinor(
+  amount: number,
+  currency: string,
+  { field = 'amount', allowZero = false, exponent }: { field?: string; allowZero?: boolean; exponent?: number } = {},
+): AmountParse {
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) return { ok: false, message: `${field} must be a finite number` };
+  if (allowZero ? amount < 0 : amount <= 0) {
+    return { ok: false, message: allowZero ? `${field} must not be negative` : `${field} must be greater than 0` };
+  }
+  const digits = exponent ?? minorUnits(currency);
   const text = plainDecimal(amount);
   const [whole, fraction = ''] = text.split('.');
   if (fraction.length > digits) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
-import { PAYMENT_STATUSES, type PaymentState } from './payment';
+import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from './payment';
 
 /**
  * The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units.
@@ -12,6 +12,11 @@ export const PaymentViewSchema = z.object({
   object: z.literal('payment'),
   amount: z.number(),
   currency: z.string(),
+  platform_fee: z.number().describe("The platform's commission, taken from what the recipient receives (docs/money.md)"),
+  amount_held: z.number().describe('In custody now; from deposit on, held + released + refunded = amount'),
+  amount_released: z.number().describe('Released to the recipient, before the fee'),
+  amount_refunded: z.number().describe('Refunded to the payer'),
+  fee_collected: z.number().describe('floor(platform_fee × amount_released / amount), in minor units'),
   status: z.enum(PAYMENT_STATUSES),
   payer_email: z.string(),
   recipient_email: z.string(),
@@ -26,11 +31,18 @@ export const PaymentViewSchema = z.object({
 export type PaymentView = z.infer<typeof PaymentViewSchema>;
 
 export function paymentView(s: PaymentState): PaymentView {
+  const major = (minor: bigint | string) => toMajor(minor, s.currency, storedExponent(s));
+  const amounts = amountsOf(s);
   return {
     id: s.id,
     object: 'payment',
-    amount: toMajor(s.amountMinor, s.currency, storedExponent(s)),
+    amount: major(s.amountMinor),
     currency: s.currency,
+    platform_fee: major(moneyOf(s).platformFee),
+    amount_held: major(amounts.held),
+    amount_released: major(amounts.released),
+    amount_refunded: major(amounts.refunded),
+    fee_collected: major(amounts.feeCollected),
     status: s.status,
     payer_email: s.payerEmail,
     recipient_email: s.recipientEmail,

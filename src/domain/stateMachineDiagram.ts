@@ -11,7 +11,9 @@ export function stateMachineMermaid(): string {
           ? 'deposit deadline (timer)'
           : t.action === 'auto_release'
             ? 'auto-release (timer)'
-            : t.action;
+            : t.partial
+              ? `${t.action} (part of what is held)`
+              : t.action;
     for (const from of t.from) lines.push(`  ${from} --> ${t.to}: ${label}`);
   }
   for (const s of TERMINAL_STATUSES) lines.push(`  ${s} --> [*]`);

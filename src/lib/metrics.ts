@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per process; `/metrics` serves it. */
 export const registry = new Registry();
@@ -27,6 +27,11 @@ export const paymentTransitions = new Counter({
 export const projectionFailures = new Counter({
   name: 'payment_projection_failures_total',
   help: 'Read-model projections that failed for good (the payment goes on in Temporal; alert on any)',
+  registers: [registry],
+});
+export const ledgerInvariantViolations = new Gauge({
+  name: 'ledger_invariant_violations',
+  help: "Breaches of the ledger's invariants found by the last scheduled check (docs/money.md; alert on any)",
   registers: [registry],
 });
 export const webhookDeliveries = new Counter({

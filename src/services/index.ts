@@ -7,6 +7,7 @@ import { accountsService } from './accounts';
 import { eventsService } from './events';
 import { healthService } from './health';
 import { idempotencyService } from './idempotency';
+import { ledgerService } from './ledger';
 import { paymentsService } from './payments';
 import { webhooksService } from './webhooks';
 
@@ -21,6 +22,7 @@ export function createServices(deps: ServiceDeps) {
   return {
     payments: paymentsService(deps),
     events: eventsService(deps),
+    ledger: ledgerService(deps),
     webhooks: webhooksService(deps),
     accounts: accountsService({ db: deps.db, jwtSecret: () => jwtSecret(deps.config) }),
     idempotency: idempotencyService(deps),

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../config';
-import { minorUnits, toMajor } from '../domain/money';
+import { minorUnits, storedExponent, toMajor, toMinor } from '../domain/money';
 import {
   type ClientAction,
   type HistoryEntry,
@@ -24,8 +24,10 @@ import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments, projectPayment } from '../db/payments';
 import type { Logger } from '../lib/logger';
 import {
+  INVALID_AMOUNT,
   INVALID_TRANSITION,
   type TransitionOutcome,
+  type TransitionRequest,
   advanceClockUpdate,
   getPaymentQuery,
   paymentWorkflow,
@@ -57,6 +59,8 @@ export interface Call {
 
 export interface NewPayment {
   amountMinor: bigint;
+  /** 0 ≤ fee ≤ amount (docs/money.md). */
+  platformFeeMinor?: bigint;
   currency: string;
   payerEmail: string;
   recipientEmail: string;
@@ -70,11 +74,30 @@ export interface TransitionCommand {
   action: ClientAction;
   resolution?: Resolution;
   reason?: string | null;
+  /** A partial refund's amount or a split's refund_amount, in major units as the client sent it. */
+  amount?: { field: 'amount' | 'refund_amount'; value: number };
 }
 
 /** Runs recorded before the side-effects-as-activities patch answer the bare payment (already projected). */
 function outcomeOf(result: TransitionOutcome | PaymentState): { payment: PaymentState; entry?: HistoryEntry } {
   return 'entry' in result ? result : { payment: result };
+}
+
+/** A new payment's money: its fee, nothing held yet. */
+const moneyFields = (platformFee: bigint) => ({
+  platformFeeMinor: platformFee.toString(),
+  heldMinor: '0',
+  releasedMinor: '0',
+  refundedMinor: '0',
+  feeCollectedMinor: '0',
+});
+
+/** A client's amount in the payment's own minor units, or a 400 naming the field. */
+function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): string | undefined {
+  if (!amount) return undefined;
+  const parsed = toMinor(amount.value, payment.currency, { field: amount.field, exponent: storedExponent(payment) });
+  if (!parsed.ok) throw new InvalidInput([{ field: amount.field, message: parsed.message }]);
+  return parsed.minor.toString();
 }
 
 const refusal = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) =>
@@ -123,6 +146,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
         version: 1,
+        ...moneyFields(input.platformFeeMinor ?? 0n),
       };
       try {
         await within(call, () =>
@@ -186,7 +210,14 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       const handle = temporal.workflow.getHandle(current.id);
       let outcome: ReturnType<typeof outcomeOf>;
       try {
-        const request = { ...command, reason: command.reason ?? null, actor: call.principal.actor, requestId: call.requestId };
+        const request: TransitionRequest = {
+          action,
+          resolution: command.resolution,
+          amountMinor: amountOf(current, command.amount),
+          reason: command.reason ?? null,
+          actor: call.principal.actor,
+          requestId: call.requestId,
+        };
         // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
         outcome = outcomeOf(
           await within(call, () => handle.executeUpdate(transitionUpdate, { args: [request], updateId: call.resourceId })),
@@ -195,6 +226,10 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message: it names the status and, when a timer was due, why.
           throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? current.status, err.cause.message);
+        }
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_AMOUNT) {
+          const field = err.cause.details?.[0];
+          throw new InvalidInput([{ field: typeof field === 'string' ? field : 'amount', message: err.cause.message }]);
         }
         if (!isClosedRun(err)) throw err;
         // The run closed meanwhile: a timer, or this very update in an earlier attempt, made it final.

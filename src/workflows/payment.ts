@@ -24,14 +24,15 @@ import {
   type HistoryEntry,
   type PaymentState,
   type Resolution,
-  type Transition,
   type TransitionAction,
+  type TransitionPlan,
   applyTransition,
-  checkClientTransition,
   checkTransition,
   creationEntry,
   dueTimer,
   isTerminal,
+  planMovement,
+  planTransition,
 } from '../domain/payment';
 import { storedExponent, toMajor } from '../domain/money';
 import { PaymentStatusKey } from '../domain/searchAttributes';
@@ -47,6 +48,8 @@ export interface PaymentWorkflowInput {
 export interface TransitionRequest {
   action: ClientAction;
   resolution?: Resolution;
+  /** A partial refund's amount, or a split's refund_amount: minor units as decimal text. */
+  amountMinor?: string;
   reason?: string | null;
   actor: string;
   requestId?: string;
@@ -75,6 +78,8 @@ export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');
 
 /** Failure type of a refused transition; `details[0]` is the current status. */
 export const INVALID_TRANSITION = 'InvalidTransition';
+/** Failure type of an amount the payment cannot pay (more than held, say); `details[0]` is the field. */
+export const INVALID_AMOUNT = 'InvalidAmount';
 
 /**
  * Version marker: side effects (read model, webhooks) run as ordinary activities after the
@@ -125,13 +130,22 @@ class Payment {
     setCurrentDetails(currentDetails(this.state));
   }
 
-  /** The transition a client's `action` may take now, or a failure naming the current status. */
-  transitionFor(action: ClientAction, resolution?: Resolution): Transition {
-    const check = checkClientTransition(this.state, action, resolution, this.now(), this.pendingReleaseSince);
-    if (check.ok) return check.transition;
+  /** The plan of the transition a client's request may take now, or a failure naming the current status or the field. */
+  transitionFor(req: TransitionRequest): Extract<TransitionPlan, { ok: true }> {
+    const amountMinor = req.amountMinor === undefined ? undefined : BigInt(req.amountMinor);
+    const plan = planTransition(
+      this.state,
+      { action: req.action, resolution: req.resolution, amountMinor },
+      this.now(),
+      this.pendingReleaseSince,
+    );
+    if (plan.ok) return plan;
+    if (plan.reason === 'invalid_amount') {
+      throw ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
+    }
     throw ApplicationFailure.create({
-      message: check.message,
-      type: check.reason === 'invalid_transition' ? INVALID_TRANSITION : 'ResolutionRequired',
+      message: plan.message,
+      type: plan.reason === 'invalid_transition' ? INVALID_TRANSITION : 'ResolutionRequired',
       nonRetryable: true,
       details: [this.state.status],
     });
@@ -157,8 +171,8 @@ class Payment {
   }
 
   /** Change state synchronously (so the next validator sees it); side effects come after. */
-  apply(transition: Transition, actor: string, reason: string | null, requestId?: string): TransitionOutcome {
-    const { state: next, entry } = applyTransition(this.state, transition, { actor, reason, at: new Date().toISOString() });
+  apply(plan: Extract<TransitionPlan, { ok: true }>, actor: string, reason: string | null, requestId?: string): TransitionOutcome {
+    const { state: next, entry } = applyTransition(this.state, plan, { actor, reason, at: new Date().toISOString() });
     this.state = next;
     // On the payment's clock, so that a test clock's earlier moves do not count towards auto-release.
     if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at) + this.clockOffsetMs;
@@ -177,8 +191,8 @@ class Payment {
   }
 
   /** A client's transition (update or signal): state first, side effects after, never awaited. */
-  async transition(req: TransitionRequest, transition: Transition): Promise<TransitionOutcome | PaymentState> {
-    const outcome = this.apply(transition, req.actor, req.reason ?? null, req.requestId);
+  async transition(req: TransitionRequest, plan: Extract<TransitionPlan, { ok: true }>): Promise<TransitionOutcome | PaymentState> {
+    const outcome = this.apply(plan, req.actor, req.reason ?? null, req.requestId);
     if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) {
       this.publish(outcome, req.requestId);
       return outcome;
@@ -191,8 +205,10 @@ class Payment {
   async fire(action: TransitionAction): Promise<TransitionOutcome | undefined> {
     const check = checkTransition(this.state.status, action);
     if (!check.ok) return undefined;
+    const plan = planMovement(this.state, check.transition);
+    if (!plan.ok) return undefined;
     const reason = action === 'deadline' ? 'deposit deadline passed' : 'auto-release delay elapsed';
-    const outcome = this.apply(check.transition, 'system', reason);
+    const outcome = this.apply(plan, 'system', reason);
     if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(outcome);
     else await this.publishInline(outcome);
     return outcome;
@@ -288,19 +304,21 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   setHandler(
     transitionUpdate,
     // Validated again: an update accepted earlier in this task may have moved the payment.
-    (req) => payment.transition(req, payment.transitionFor(req.action, req.resolution)),
-    { validator: (req) => void payment.transitionFor(req.action, req.resolution) },
+    (req) => payment.transition(req, payment.transitionFor(req)),
+    { validator: (req) => void payment.transitionFor(req) },
   );
   setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {
     validator: ({ seconds }) => payment.validateAdvance(seconds),
   });
   setHandler(transitionSignal, async (req) => {
-    const check = checkClientTransition(payment.state, req.action, req.resolution, payment.now(), payment.pendingReleaseSince);
-    if (!check.ok) {
-      log.warn('transition signal refused', { action: req.action, status: payment.state.status });
+    let plan: Extract<TransitionPlan, { ok: true }>;
+    try {
+      plan = payment.transitionFor(req);
+    } catch (err) {
+      log.warn('transition signal refused', { action: req.action, status: payment.state.status, error: String(err) });
       return;
     }
-    await payment.transition(req, check.transition);
+    await payment.transition(req, plan);
   });
   return payment.run();
 }

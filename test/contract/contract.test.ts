@@ -173,6 +173,22 @@ describe('every operation through Prism’s validating proxy', () => {
     );
     expect((await send(advance, `/api/v1/test_helpers/payments/${p5}/advance`, { key, body: { seconds: -1 } })).status).toBe(400);
 
+    // Money: a fee, a partial refund, a split resolution, the ledger and the balance.
+    const p6 = (await send(create, '/api/v1/payments', { key, body: validPayment({ amount: 100, platform_fee: 5 }) })).body.id as string;
+    await transition('deposit', p6);
+    expect((await transition('refund', p6, { amount: 20 })).status).toBe(200);
+    expect((await transition('refund', p6, { amount: 1000 })).status).toBe(400);
+    await transition('dispute', p6);
+    expect((await transition('resolve', p6, { resolution: 'split' })).status).toBe(400);
+    expect((await transition('resolve', p6, { resolution: 'split', refund_amount: 30 })).status).toBe(200);
+    if (documented.includes('get /api/v1/balance')) {
+      expect((await send('get /api/v1/balance', '/api/v1/balance', { key })).status).toBe(200);
+      expect((await send('get /api/v1/balance', '/api/v1/balance?currency=USD', { key })).status).toBe(400);
+      const entries = 'get /api/v1/ledger_entries';
+      expect((await send(entries, `/api/v1/ledger_entries?payment_id=${p6}`, { key })).status).toBe(200);
+      expect((await send(entries, '/api/v1/ledger_entries?type=bogus', { key })).status).toBe(400);
+    }
+
     // Events.
     const events = await send('get /api/v1/events', `/api/v1/events?payment_id=${id}`, { key });
     expect(events.status).toBe(200);

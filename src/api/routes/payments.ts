@@ -1,11 +1,11 @@
-import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type Resolution } from '../../domain/payment';
+import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
 import { isCurrency, toMinor } from '../../domain/money';
 import { paymentView } from '../../domain/paymentView';
 import { scopeOf } from '../../domain/tenancy';
-import type { NewPayment, PaymentsService } from '../../services/payments';
+import type { NewPayment, PaymentsService, TransitionCommand } from '../../services/payments';
 import { callOf } from '../context';
 import { invalidRequest } from '../errors';
-import { fieldErrors } from '../parse';
+import { fieldErrors, parse } from '../parse';
 import { Routes } from '../registry';
 import {
   CreatePaymentRequest,
@@ -13,6 +13,7 @@ import {
   Payment,
   PaymentHistory,
   PaymentList,
+  RefundRequest,
   ResolveRequest,
   TransitionRequest,
   pageRequestOf,
@@ -29,6 +30,7 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
   const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
   const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
   let amountMinor = 0n;
+  let platformFeeMinor = 0n;
   if (!failed.has('currency') && !isCurrency(currency)) {
     details.push({ field: 'currency', message: `${String(raw.currency)} is not an ISO 4217 currency code` });
   } else if (!failed.has('currency') && !failed.has('amount')) {
@@ -38,6 +40,13 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
       const max = toMinor(maxAmount, currency);
       if (max.ok && parsed.minor > max.minor) details.push({ field: 'amount', message: `amount must not exceed ${maxAmount} ${currency}` });
       amountMinor = parsed.minor;
+    }
+    if (raw.platform_fee !== undefined && !failed.has('platform_fee')) {
+      const fee = toMinor(raw.platform_fee as number, currency, { field: 'platform_fee', allowZero: true });
+      if (!fee.ok) details.push({ field: 'platform_fee', message: fee.message });
+      else if (parsed.ok && fee.minor > parsed.minor)
+        details.push({ field: 'platform_fee', message: 'platform_fee must not exceed amount' });
+      else platformFeeMinor = fee.minor;
     }
   }
   // JSON.parse keeps a "__proto__" key, but an object built from it would drop it without a word.
@@ -55,6 +64,7 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
   const body = result.data;
   return {
     amountMinor,
+    platformFeeMinor,
     currency,
     payerEmail: body.payer_email,
     recipientEmail: body.recipient_email,
@@ -63,6 +73,24 @@ function parseCreate(input: unknown, maxAmount: number): NewPayment {
     depositDeadlineSeconds: body.deposit_deadline_seconds,
     autoReleaseAfterSeconds: body.auto_release_after_seconds,
   };
+}
+
+/** A transition's body: refund may name an amount, resolve a resolution (and a split's refund_amount). */
+function transitionCommand(action: ClientAction, body: unknown): TransitionCommand {
+  if (action === 'refund') {
+    const { reason, amount } = parse(RefundRequest, body);
+    return { action, reason, amount: amount === undefined ? undefined : { field: 'amount', value: amount } };
+  }
+  if (action === 'resolve') {
+    const { reason, resolution, refund_amount } = parse(ResolveRequest, body);
+    return {
+      action,
+      reason,
+      resolution,
+      amount: refund_amount === undefined ? undefined : { field: 'refund_amount', value: refund_amount },
+    };
+  }
+  return { action, reason: parse(TransitionRequest, body).reason };
 }
 
 /** Parse, call one use case, respond. */
@@ -140,19 +168,22 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
 
   for (const action of CLIENT_ACTIONS) {
     const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
-    routes.add<{ reason?: string | null; resolution?: Resolution }>(
+    routes.add<TransitionCommand>(
       {
         method: 'post',
         path: `/payments/:id/${action}`,
         tag,
         summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
         description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
-        body: action === 'resolve' ? ResolveRequest : TransitionRequest,
+        body: {
+          schema: action === 'resolve' ? ResolveRequest : action === 'refund' ? RefundRequest : TransitionRequest,
+          parse: (raw: unknown) => transitionCommand(action, raw),
+        },
         responses: { 200: { description: 'The updated payment', schema: Payment } },
         errors: ['invalid_transition'],
       },
-      async (ctx, { body: { reason, resolution } }) => {
-        ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, { action, resolution, reason }));
+      async (ctx, { body }) => {
+        ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, body));
       },
     );
   }

@@ -1,0 +1,259 @@
+/**
+ * The ledger's repository (docs/money.md): one immutable entry per movement, its postings, and the
+ * balances kept beside them in the same transaction; the queries `ledger:verify` checks them with.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import {
+  type EntryType,
+  type LedgerAccount,
+  type PaymentMoneyRecord,
+  LEDGER_ACCOUNTS,
+  entryTypeOf,
+  paymentMoneyViolations,
+  postingsOf,
+} from '../domain/ledger';
+import { type HistoryEntry, type PaymentState, type PaymentStatus, amountsOf, isTerminal, movementOf } from '../domain/payment';
+import { storedExponent } from '../domain/money';
+import type { Scope } from '../domain/tenancy';
+import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
+
+/** Derived from the payment and its version, so every writer of one movement writes one entry. */
+export function ledgerEntryId(paymentId: string, version: number): string {
+  return `le_${createHash('sha256').update(`${paymentId}|${version}`).digest('hex').slice(0, 26)}`;
+}
+
+export interface LedgerEntryRecord {
+  id: string;
+  payment_id: string;
+  version: number;
+  account_id: string;
+  livemode: boolean;
+  currency: string;
+  exponent: number;
+  type: EntryType;
+  created_at: Date;
+  postings: { ledger_account: LedgerAccount; amount_minor: bigint }[];
+}
+
+/**
+ * Record the movement a history entry made, inside the caller's transaction (the read model's).
+ * Idempotent: an entry already written (a retried projection, the API's own write) is not written
+ * again, and its balances are not moved twice.
+ */
+export async function recordLedgerEntry(trx: Knex.Transaction, state: PaymentState, entry: HistoryEntry): Promise<void> {
+  if (!entry.movement) return;
+  const movement = movementOf(entry.movement);
+  const postings = postingsOf(movement);
+  const id = ledgerEntryId(state.id, entry.seq);
+  const exponent = storedExponent(state);
+  const scope = { account_id: state.accountId, livemode: state.livemode, currency: state.currency, exponent };
+  const inserted = await trx('ledger_entries')
+    .insert({ id, payment_id: state.id, version: entry.seq, ...scope, type: entryTypeOf(movement), created_at: new Date(entry.at) })
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  if (inserted.length === 0) return;
+  await trx('ledger_postings').insert(
+    postings.map((p) => ({ entry_id: id, ledger_account: p.account, amount_minor: p.amount.toString() })),
+  );
+  // In the table's account order, so that two transactions never wait on each other's rows crosswise.
+  await trx('ledger_balances')
+    .insert(postings.map((p) => ({ ...scope, ledger_account: p.account, balance_minor: p.amount.toString() })))
+    .onConflict(['account_id', 'livemode', 'currency', 'exponent', 'ledger_account'])
+    .merge({ balance_minor: trx.raw('ledger_balances.balance_minor + excluded.balance_minor') });
+}
+
+/** The caller's balances, per currency and exponent and ledger account, as kept (no scan of postings). */
+export async function findBalances(db: Knex, scope: Scope) {
+  const rows = (await db('ledger_balances')
+    .where({ account_id: scope.accountId, livemode: scope.livemode })
+    .orderBy(['currency', 'exponent', 'ledger_account'])) as {
+    currency: string;
+    exponent: number;
+    ledger_account: LedgerAccount;
+    balance_minor: string;
+  }[];
+  return rows.map((r) => ({ ...r, balance_minor: BigInt(r.balance_minor) }));
+}
+
+async function withPostings(db: Knex, entries: Omit<LedgerEntryRecord, 'postings'>[]): Promise<LedgerEntryRecord[]> {
+  if (entries.length === 0) return [];
+  const postings = (await db('ledger_postings').whereIn(
+    'entry_id',
+    entries.map((e) => e.id),
+  )) as { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[];
+  const order = (a: LedgerAccount) => LEDGER_ACCOUNTS.indexOf(a);
+  return entries.map((e) => ({
+    ...e,
+    postings: postings
+      .filter((p) => p.entry_id === e.id)
+      .sort((a, b) => order(a.ledger_account) - order(b.ledger_account))
+      .map((p) => ({ ledger_account: p.ledger_account, amount_minor: BigInt(p.amount_minor) })),
+  }));
+}
+
+/** A payment's entries, oldest first (the caller has checked the payment is theirs). */
+export async function paymentLedger(db: Knex, paymentId: string): Promise<LedgerEntryRecord[]> {
+  return withPostings(db, await db('ledger_entries').where({ payment_id: paymentId }).orderBy('version'));
+}
+
+export interface LedgerEntryFilter extends PageRequest, CreatedRange {
+  paymentId?: string;
+  type?: EntryType;
+}
+
+export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEntryFilter) {
+  const page = await pageOf<Omit<LedgerEntryRecord, 'postings'>>(
+    'ledger_entries',
+    () => db('ledger_entries').where({ account_id: scope.accountId, livemode: scope.livemode }),
+    (q) => {
+      if (filter.paymentId) q.andWhere('payment_id', filter.paymentId);
+      if (filter.type) q.andWhere('type', filter.type);
+      return withinCreated(q, filter);
+    },
+    filter,
+  );
+  return 'cursorNotFound' in page ? page : { rows: await withPostings(db, page.rows), hasMore: page.hasMore };
+}
+
+/** One breach of a ledger invariant, as `ledger:verify` reports it. */
+export interface LedgerViolation {
+  check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'workflow_state';
+  paymentId?: string;
+  entryId?: string;
+  message: string;
+}
+
+/** A payment's amounts in the read model beside its postings' sums (open payments are also compared with their workflow). */
+export interface PaymentMoneyRow extends PaymentMoneyRecord {
+  id: string;
+  version: number;
+}
+
+/**
+ * The invariants PostgreSQL can check by itself (docs/money.md): every entry balances, every
+ * balance equals its postings, every payment's amounts equal its postings. `accountId` narrows the
+ * check to one account (tests share a database); without it, everything.
+ */
+export async function findLedgerViolations(
+  db: Knex,
+  accountId?: string,
+): Promise<{ violations: LedgerViolation[]; payments: PaymentMoneyRow[] }> {
+  const violations: LedgerViolation[] = [];
+  const onlyEntries = accountId ? 'where e.account_id = ?' : '';
+  const args = accountId ? [accountId] : [];
+  const unbalanced = await db.raw<{ rows: { id: string; payment_id: string; total: string; postings: string }[] }>(
+    `select e.id, e.payment_id, coalesce(sum(p.amount_minor), 0) as total, count(p.entry_id) as postings
+     from ledger_entries e left join ledger_postings p on p.entry_id = e.id ${onlyEntries}
+     group by e.id, e.payment_id having count(p.entry_id) < 2 or coalesce(sum(p.amount_minor), 0) <> 0`,
+    args,
+  );
+  for (const r of unbalanced.rows) {
+    violations.push({
+      check: 'entry_balanced',
+      paymentId: r.payment_id,
+      entryId: r.id,
+      message: `entry ${r.id} has ${r.postings} postings summing to ${r.total}, not 0`,
+    });
+  }
+  const drifted = await db.raw<{ rows: Record<string, string | boolean | null>[] }>(
+    `with sums as (
+       select e.account_id, e.livemode, e.currency, e.exponent, p.ledger_account, sum(p.amount_minor) as total
+       from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries}
+       group by e.account_id, e.livemode, e.currency, e.exponent, p.ledger_account),
+     kept as (select * from ledger_balances ${accountId ? 'where account_id = ?' : ''})
+     select account_id, livemode, currency, exponent, ledger_account, k.balance_minor, s.total
+     from kept k full outer join sums s using (account_id, livemode, currency, exponent, ledger_account)
+     where coalesce(k.balance_minor, 0) <> coalesce(s.total, 0)`,
+    [...args, ...args],
+  );
+  for (const r of drifted.rows) {
+    violations.push({
+      check: 'balance_equals_postings',
+      message: `balance ${String(r.ledger_account)} of account ${String(r.account_id)} (${r.livemode ? 'live' : 'test'}, ${String(r.currency)}) is ${String(r.balance_minor ?? 0)}; its postings sum to ${String(r.total ?? 0)}`,
+    });
+  }
+  const sum = (accounts: string) => `coalesce(sum(case when p.ledger_account in (${accounts}) then p.amount_minor else 0 end), 0)`;
+  const rows = await db.raw<{ rows: Record<string, string | number>[] }>(
+    `with per as (
+       select e.payment_id, -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody,
+              ${sum(`'payer_refunds'`)} as l_refunded, ${sum(`'recipient_payable', 'platform_fees'`)} as l_released,
+              ${sum(`'platform_fees'`)} as l_fees
+       from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries} group by e.payment_id)
+     select py.id, py.status, py.version, py.amount_minor, py.platform_fee_minor, py.held_minor, py.released_minor,
+            py.refunded_minor, py.fee_collected_minor, per.l_deposited, per.l_custody, per.l_refunded, per.l_released, per.l_fees
+     from payments py left join per on per.payment_id = py.id ${accountId ? 'where py.account_id = ?' : ''}
+     order by py.id`,
+    [...args, ...args],
+  );
+  const big = (v: string | number | undefined | null) => BigInt(v ?? 0);
+  const payments = rows.rows.map((r): PaymentMoneyRow => ({
+    id: String(r.id),
+    version: Number(r.version),
+    status: String(r.status),
+    amount: big(r.amount_minor),
+    platformFee: big(r.platform_fee_minor),
+    held: big(r.held_minor),
+    released: big(r.released_minor),
+    refunded: big(r.refunded_minor),
+    feeCollected: big(r.fee_collected_minor),
+    ledger: {
+      deposited: big(r.l_deposited),
+      custody: big(r.l_custody),
+      refunded: big(r.l_refunded),
+      released: big(r.l_released),
+      fees: big(r.l_fees),
+    },
+  }));
+  for (const p of payments) {
+    for (const message of paymentMoneyViolations(p)) violations.push({ check: 'payment_amounts', paymentId: p.id, message });
+  }
+  return { violations, payments };
+}
+
+/**
+ * Every invariant of docs/money.md, including, for each open payment, its workflow's own state
+ * (`workflowState` queries it; undefined when no workflow answers). A workflow ahead of the read
+ * model is a projection in flight, not a breach.
+ */
+export async function verifyLedger(
+  db: Knex,
+  workflowState: (paymentId: string) => Promise<PaymentState | undefined>,
+  accountId?: string,
+): Promise<LedgerViolation[]> {
+  const { violations, payments } = await findLedgerViolations(db, accountId);
+  const open = payments.filter((p) => !isTerminal(p.status as PaymentStatus));
+  // A few queries at a time: the check must not crowd out the payments' own work.
+  for (let i = 0; i < open.length; i += 8) {
+    const batch = open.slice(i, i + 8);
+    const states = await Promise.all(batch.map((p) => workflowState(p.id)));
+    batch.forEach((p, k) => {
+      const state = states[k];
+      if (!state) {
+        violations.push({ check: 'workflow_state', paymentId: p.id, message: `no workflow answers for this ${p.status} payment` });
+        return;
+      }
+      if (state.version !== p.version) return;
+      const a = amountsOf(state);
+      const same = a.held === p.held && a.released === p.released && a.refunded === p.refunded && a.feeCollected === p.feeCollected;
+      if (!same) {
+        violations.push({
+          check: 'workflow_state',
+          paymentId: p.id,
+          message: `the workflow holds ${a.held}, released ${a.released}, refunded ${a.refunded}, fee ${a.feeCollected}; the read model ${p.held}, ${p.released}, ${p.refunded}, ${p.feeCollected}`,
+        });
+      }
+    });
+  }
+  return violations;
+}
+
+/** The report `ledger:verify` prints: one line per breach, naming the payment. */
+export function ledgerReport(violations: LedgerViolation[]): string {
+  if (violations.length === 0) return 'ledger verified: every invariant holds';
+  return [
+    `ledger verification failed: ${violations.length} breach${violations.length === 1 ? '' : 'es'}`,
+    ...violations.map((v) => `  [${v.check}]${v.paymentId ? ` ${v.paymentId}` : ''}: ${v.message}`),
+  ].join('\n');
+}

@@ -1,0 +1,185 @@
+/**
+ * The money rules of docs/money.md, pure: a payment's amounts (held, released, refunded, fee), the
+ * movement each transition makes, and the double-entry postings that record it. Integer minor units
+ * as bigint throughout; read by the workflow, the projection, `ledger:verify` and the tests.
+ */
+
+/** The ledger accounts kept per account, mode and currency. */
+export const LEDGER_ACCOUNTS = ['payer_deposits', 'custody', 'recipient_payable', 'payer_refunds', 'platform_fees'] as const;
+export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
+
+export const ENTRY_TYPES = ['deposit', 'refund', 'release', 'split'] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+/** What a transition does to the money (a column of the transition table). */
+export type MoneyEffect = 'none' | 'deposit' | 'refund_part' | 'refund_rest' | 'release_rest' | 'split';
+
+/** A payment's amounts, minor units. Before deposit all four are 0. */
+export interface Amounts {
+  held: bigint;
+  released: bigint;
+  refunded: bigint;
+  feeCollected: bigint;
+}
+
+/** One movement of money, minor units, every part ≥ 0: what a ledger entry records. */
+export interface Movement {
+  deposited: bigint;
+  refunded: bigint;
+  /** Gross, to the recipient before the fee. */
+  released: bigint;
+  fee: bigint;
+}
+
+export interface Posting {
+  account: LedgerAccount;
+  amount: bigint;
+}
+
+export const ZERO_AMOUNTS: Amounts = { held: 0n, released: 0n, refunded: 0n, feeCollected: 0n };
+
+/**
+ * The platform's fee on what has been released so far: pro rata, rounded down, so it never exceeds
+ * `platformFee` and a payment released in full collects exactly `platformFee`.
+ */
+export function feeOnReleased(platformFee: bigint, amount: bigint, released: bigint): bigint {
+  return (platformFee * released) / amount;
+}
+
+export type MovementResult = { ok: true; movement: Movement; after: Amounts } | { ok: false; field: string; message: string };
+
+/**
+ * The movement `effect` makes from `before`, and the amounts after it. `part` is the amount a
+ * partial refund or a split refunds (minor units); it must be > 0 and < what is held.
+ */
+export function move(effect: MoneyEffect, money: { amount: bigint; platformFee: bigint }, before: Amounts, part?: bigint): MovementResult {
+  const none: Movement = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
+  switch (effect) {
+    case 'none':
+      return { ok: true, movement: none, after: before };
+    case 'deposit':
+      return { ok: true, movement: { ...none, deposited: money.amount }, after: { ...ZERO_AMOUNTS, held: money.amount } };
+    case 'refund_rest':
+      return {
+        ok: true,
+        movement: { ...none, refunded: before.held },
+        after: { ...before, held: 0n, refunded: before.refunded + before.held },
+      };
+    case 'refund_part':
+    case 'split': {
+      const field = effect === 'split' ? 'refund_amount' : 'amount';
+      if (part === undefined || part <= 0n) return { ok: false, field, message: `${field} must be greater than 0` };
+      if (part >= before.held) {
+        return { ok: false, field, message: `${field} must be less than the amount held` };
+      }
+      if (effect === 'refund_part') {
+        return {
+          ok: true,
+          movement: { ...none, refunded: part },
+          after: { ...before, held: before.held - part, refunded: before.refunded + part },
+        };
+      }
+      return release(money, { ...before, held: before.held - part, refunded: before.refunded + part }, part);
+    }
+    case 'release_rest':
+      return release(money, before, 0n);
+  }
+}
+
+/** Release everything held (after `refunded` has gone back to the payer in the same movement). */
+function release(money: { amount: bigint; platformFee: bigint }, before: Amounts, refunded: bigint): MovementResult {
+  const released = before.released + before.held;
+  const feeCollected = feeOnReleased(money.platformFee, money.amount, released);
+  return {
+    ok: true,
+    movement: { deposited: 0n, refunded, released: before.held, fee: feeCollected - before.feeCollected },
+    after: { held: 0n, released, refunded: before.refunded, feeCollected },
+  };
+}
+
+export function isEmptyMovement(m: Movement): boolean {
+  return m.deposited === 0n && m.refunded === 0n && m.released === 0n && m.fee === 0n;
+}
+
+/** The entry type a movement is recorded as. */
+export function entryTypeOf(m: Movement): EntryType {
+  if (m.deposited > 0n) return 'deposit';
+  if (m.refunded > 0n && m.released > 0n) return 'split';
+  return m.released > 0n ? 'release' : 'refund';
+}
+
+/**
+ * The double-entry postings of one movement: they sum to zero. Deposit: payer_deposits −A,
+ * custody +A. Refund r: custody −r, payer_refunds +r. Release h with fee f: custody −h,
+ * recipient_payable +(h−f), platform_fees +f. A split is both in one entry. No zero postings.
+ */
+export function postingsOf(m: Movement): Posting[] {
+  const totals = new Map<LedgerAccount, bigint>();
+  const add = (account: LedgerAccount, amount: bigint) => totals.set(account, (totals.get(account) ?? 0n) + amount);
+  add('payer_deposits', -m.deposited);
+  add('custody', m.deposited - m.refunded - m.released);
+  add('payer_refunds', m.refunded);
+  add('recipient_payable', m.released - m.fee);
+  add('platform_fees', m.fee);
+  return LEDGER_ACCOUNTS.filter((a) => totals.get(a) !== 0n).map((account) => ({ account, amount: totals.get(account)! }));
+}
+
+/** Per-currency balance as the API shows it, from the five ledger accounts' balances (minor units). */
+export interface BalanceView {
+  deposited: bigint;
+  held: bigint;
+  released: bigint;
+  refunded: bigint;
+  fees: bigint;
+}
+
+export function balanceOf(accounts: Partial<Record<LedgerAccount, bigint>>): BalanceView {
+  return {
+    deposited: -(accounts.payer_deposits ?? 0n),
+    held: accounts.custody ?? 0n,
+    released: accounts.recipient_payable ?? 0n,
+    refunded: accounts.payer_refunds ?? 0n,
+    fees: accounts.platform_fees ?? 0n,
+  };
+}
+
+/** One payment as `ledger:verify` sees it: the read model's amounts beside the sums of its postings (minor units). */
+export interface PaymentMoneyRecord {
+  status: string;
+  amount: bigint;
+  platformFee: bigint;
+  held: bigint;
+  released: bigint;
+  refunded: bigint;
+  feeCollected: bigint;
+  /** Sums of the payment's postings: payer_deposits (negated), custody, payer_refunds, recipient_payable + platform_fees, platform_fees. */
+  ledger: { deposited: bigint; custody: bigint; refunded: bigint; released: bigint; fees: bigint };
+}
+
+/** Statuses in which nothing has been deposited. */
+const NOTHING_DEPOSITED: readonly string[] = ['pending_deposit', 'cancelled'];
+
+/** Every invariant of docs/money.md that one payment can break; each broken one as a sentence. */
+export function paymentMoneyViolations(p: PaymentMoneyRecord): string[] {
+  const out: string[] = [];
+  const expect = (ok: boolean, message: string) => {
+    if (!ok) out.push(message);
+  };
+  const deposited = NOTHING_DEPOSITED.includes(p.status) ? 0n : p.amount;
+  expect(p.held >= 0n && p.held <= p.amount, `held ${p.held} is outside 0..${p.amount}`);
+  expect(
+    p.held + p.released + p.refunded === deposited,
+    `held ${p.held} + released ${p.released} + refunded ${p.refunded} ≠ ${deposited} deposited`,
+  );
+  expect(p.feeCollected <= p.platformFee, `fee_collected ${p.feeCollected} exceeds platform_fee ${p.platformFee}`);
+  expect(
+    p.amount > 0n && p.feeCollected === feeOnReleased(p.platformFee, p.amount, p.released),
+    `fee_collected ${p.feeCollected} is not floor(platform_fee × released / amount)`,
+  );
+  expect(p.ledger.deposited === deposited, `the ledger shows ${p.ledger.deposited} deposited, the payment ${deposited}`);
+  expect(p.ledger.custody === p.held, `custody in the ledger ${p.ledger.custody} ≠ amount_held ${p.held}`);
+  expect(p.ledger.refunded === p.refunded, `payer_refunds in the ledger ${p.ledger.refunded} ≠ amount_refunded ${p.refunded}`);
+  expect(p.ledger.released === p.released, `released in the ledger ${p.ledger.released} ≠ amount_released ${p.released}`);
+  expect(p.ledger.fees === p.feeCollected, `platform_fees in the ledger ${p.ledger.fees} ≠ fee_collected ${p.feeCollected}`);
+  return out;
+}

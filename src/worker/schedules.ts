@@ -1,0 +1,30 @@
+/** The worker's Temporal Schedules, created idempotently when it starts: the periodic ledger check (docs/money.md). */
+import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Logger } from '../lib/logger';
+import { ledgerVerifyWorkflow } from '../workflows/ledgerVerify';
+
+/** One schedule per task queue, so that stacks sharing a Temporal namespace (tests) each check with their own worker. */
+export const ledgerScheduleId = (taskQueue: string) => `ledger-verify:${taskQueue}`;
+
+export async function ensureLedgerSchedule(client: Client, opts: { taskQueue: string; intervalMs: number; logger: Logger }): Promise<void> {
+  const scheduleId = ledgerScheduleId(opts.taskQueue);
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: opts.intervalMs }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: ledgerVerifyWorkflow,
+        taskQueue: opts.taskQueue,
+        workflowId: `ledger-verify-${opts.taskQueue}`,
+      },
+      // A check still running when the next is due: the next is skipped, never stacked.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+      memo: { purpose: 'checks the ledger invariants of docs/money.md' },
+    });
+    opts.logger.info({ schedule_id: scheduleId }, 'ledger verification schedule created');
+  } catch (err) {
+    // Another worker (or an earlier start) made it: one schedule for them all.
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+}

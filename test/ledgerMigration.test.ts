@@ -1,0 +1,116 @@
+/**
+ * Payments made before the ledger existed get their amounts and entries from the migration, so
+ * the balance and `ledger:verify` are right for old data too (docs/money.md). On a database of its
+ * own, migrated to just before the ledger, filled as the service wrote it then, then migrated.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { createAccount } from '../src/db/accounts';
+import { MIGRATIONS_DIR, createDb } from '../src/db/knex';
+import { findBalances, findLedgerViolations, paymentLedger } from '../src/db/ledger';
+import { balanceView } from '../src/domain/ledgerView';
+
+const LEDGER_MIGRATION = '20261123000000_ledger.js';
+const migrations = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
+const name = `ledger_migration_${randomBytes(6).toString('hex')}`;
+let admin: Knex;
+let db: Knex;
+
+beforeAll(async () => {
+  admin = createDb(inject('databaseUrl'));
+  await admin.raw(`create database ${name}`);
+  const url = new URL(inject('databaseUrl'));
+  url.pathname = `/${name}`;
+  db = createDb(url.toString());
+  for (;;) {
+    const [, pending] = (await db.migrate.list(migrations)) as [unknown, { file: string }[]];
+    if (pending[0]?.file === LEDGER_MIGRATION) break;
+    await db.migrate.up(migrations);
+  }
+});
+afterAll(async () => {
+  await db?.destroy();
+  await admin?.raw(`drop database if exists ${name}`);
+  await admin?.destroy();
+});
+
+/** A payment as the read model held it before the ledger, with its history. */
+async function legacyPayment(accountId: string, amountMinor: number, steps: [string, string | null, string][]) {
+  const id = `pay_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`;
+  const at = new Date('2026-11-01T10:00:00Z');
+  const [, , status] = steps.at(-1)!;
+  await db('payments').insert({
+    id,
+    account_id: accountId,
+    livemode: false,
+    amount_minor: amountMinor,
+    amount_exponent: 2,
+    currency: 'USD',
+    status,
+    payer_email: 'payer@example.com',
+    recipient_email: 'recipient@example.com',
+    metadata: '{}',
+    deposit_deadline: at,
+    created_at: at,
+    updated_at: at,
+    version: steps.length,
+  });
+  await db('payment_events').insert(
+    steps.map(([action, from, to], i) => ({
+      payment_id: id,
+      seq: i + 1,
+      action,
+      from_status: from,
+      to_status: to,
+      event: `payment.${action}`,
+      actor: 'key_legacy',
+      at: new Date(at.getTime() + i * 1000),
+    })),
+  );
+  return id;
+}
+
+it('writes the entries, amounts and balances of payments made before it, and every invariant holds', async () => {
+  const { account_id } = await createAccount(db, `legacy-${name}@example.com`, 'legacy-password');
+  const created: [string, null, string] = ['create', null, 'pending_deposit'];
+  const held = await legacyPayment(account_id, 1000, [created, ['deposit', 'pending_deposit', 'in_custody']]);
+  const released = await legacyPayment(account_id, 2500, [
+    created,
+    ['deposit', 'pending_deposit', 'in_custody'],
+    ['approve', 'in_custody', 'pending_release'],
+    ['release', 'pending_release', 'released'],
+  ]);
+  const refunded = await legacyPayment(account_id, 700, [
+    created,
+    ['deposit', 'pending_deposit', 'in_custody'],
+    ['dispute', 'in_custody', 'disputed'],
+    ['resolve', 'disputed', 'refunded'],
+  ]);
+  const cancelled = await legacyPayment(account_id, 300, [created, ['cancel', 'pending_deposit', 'cancelled']]);
+
+  await db.migrate.latest(migrations);
+
+  const amounts = await db('payments')
+    .select('id', 'held_minor', 'released_minor', 'refunded_minor', 'fee_collected_minor')
+    .whereIn('id', [held, released, refunded, cancelled]);
+  const byId = Object.fromEntries(amounts.map((r: Record<string, string>) => [r.id, r]));
+  expect(byId[held]).toMatchObject({ held_minor: '1000', released_minor: '0', refunded_minor: '0' });
+  expect(byId[released]).toMatchObject({ held_minor: '0', released_minor: '2500', refunded_minor: '0', fee_collected_minor: '0' });
+  expect(byId[refunded]).toMatchObject({ held_minor: '0', released_minor: '0', refunded_minor: '700' });
+  expect(byId[cancelled]).toMatchObject({ held_minor: '0', released_minor: '0', refunded_minor: '0' });
+
+  expect((await paymentLedger(db, released)).map((e) => [e.type, e.version])).toEqual([
+    ['deposit', 2],
+    ['release', 4],
+  ]);
+  expect((await paymentLedger(db, refunded)).map((e) => [e.type, e.version])).toEqual([
+    ['deposit', 2],
+    ['refund', 4],
+  ]);
+  expect(await paymentLedger(db, cancelled)).toEqual([]);
+
+  const balance = balanceView(false, await findBalances(db, { accountId: account_id, livemode: false }));
+  expect(balance.balances).toEqual([{ currency: 'USD', deposited: 42, held: 10, released: 25, refunded: 7, fees: 0 }]);
+  expect((await findLedgerViolations(db, account_id)).violations).toEqual([]);
+});
