@@ -181,13 +181,11 @@ describe('every operation through Prism’s validating proxy', () => {
     await transition('dispute', p6);
     expect((await transition('resolve', p6, { resolution: 'split' })).status).toBe(400);
     expect((await transition('resolve', p6, { resolution: 'split', refund_amount: 30 })).status).toBe(200);
-    if (documented.includes('get /api/v1/balance')) {
-      expect((await send('get /api/v1/balance', '/api/v1/balance', { key })).status).toBe(200);
-      expect((await send('get /api/v1/balance', '/api/v1/balance?currency=USD', { key })).status).toBe(400);
-      const entries = 'get /api/v1/ledger_entries';
-      expect((await send(entries, `/api/v1/ledger_entries?payment_id=${p6}`, { key })).status).toBe(200);
-      expect((await send(entries, '/api/v1/ledger_entries?type=bogus', { key })).status).toBe(400);
-    }
+    expect((await send('get /api/v1/balance', '/api/v1/balance', { key })).status).toBe(200);
+    expect((await send('get /api/v1/balance', '/api/v1/balance?currency=USD', { key })).status).toBe(400);
+    const entries = 'get /api/v1/ledger_entries';
+    expect((await send(entries, `/api/v1/ledger_entries?payment_id=${p6}`, { key })).status).toBe(200);
+    expect((await send(entries, '/api/v1/ledger_entries?type=bogus', { key })).status).toBe(400);
 
     // Events.
     const events = await send('get /api/v1/events', `/api/v1/events?payment_id=${id}`, { key });
@@ -213,15 +211,12 @@ describe('every operation through Prism’s validating proxy', () => {
     const deliveries = `/api/v1/webhooks/${wh}/deliveries`;
     expect((await send('get /api/v1/webhooks/{id}/deliveries', `${deliveries}?limit=5`, { key })).status).toBe(200);
     expect((await send('get /api/v1/webhooks/{id}/deliveries', `${deliveries}?status=bogus`, { key })).status).toBe(400);
-    if (documented.includes('get /api/v1/webhooks/{id}/deliveries/{delivery_id}')) {
-      const one = 'get /api/v1/webhooks/{id}/deliveries/{delivery_id}';
-      expect((await send(one, `${deliveries}/${deliveryId}`, { key })).status).toBe(200);
-      expect((await send(one, `${deliveries}/dlv_NOPE`, { key })).status).toBe(404);
-    }
-    if (documented.includes('get /api/v1/webhooks/{id}')) {
-      expect((await send('get /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key })).status).toBe(200);
-      expect((await send('get /api/v1/webhooks/{id}', '/api/v1/webhooks/wh_NOPE', { key })).status).toBe(404);
-    }
+    const one = 'get /api/v1/webhooks/{id}/deliveries/{delivery_id}';
+    expect((await send(one, `${deliveries}/${deliveryId}`, { key })).status).toBe(200);
+    expect((await send(one, `${deliveries}/dlv_NOPE`, { key })).status).toBe(404);
+    expect((await send('get /api/v1/webhooks/{id}/deliveries', `${deliveries}?payment_id=${id}`, { key })).status).toBe(200);
+    expect((await send('get /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key })).status).toBe(200);
+    expect((await send('get /api/v1/webhooks/{id}', '/api/v1/webhooks/wh_NOPE', { key })).status).toBe(404);
     const resend = 'post /api/v1/webhooks/{id}/deliveries/{delivery_id}/resend';
     expect((await send(resend, `${deliveries}/${deliveryId}/resend`, { key })).status).toBe(202);
     expect((await send(resend, `${deliveries}/dlv_NOPE/resend`, { key })).status).toBe(404);
@@ -237,6 +232,7 @@ describe('every operation through Prism’s validating proxy', () => {
     expect((await send('patch /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key, body: { active: 'no' } })).status).toBe(400);
     expect((await send('delete /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key })).status).toBe(200);
     expect((await send('delete /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key })).status).toBe(404);
+    expect((await send('get /api/v1/webhooks/{id}/deliveries', deliveries, { key })).status).toBe(200);
 
     // API keys.
     const made = await send('post /api/v1/api-keys', '/api/v1/api-keys', { key, body: { mode: 'test' } });
