@@ -103,6 +103,8 @@ const schema = z.object({
   WEBHOOK_TIMEOUT: duration('10s'),
   /** A configuration whose every delivery failed for this long is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER: duration('5 days'),
+  /** How long a finished payment's run waits for its deliveries before handing the rest over (docs/operations.md; ≤ 1 min). */
+  WEBHOOK_HANDOFF_AFTER: duration('30s'),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */
   LEDGER_VERIFY_INTERVAL: duration('5 min'),
 });

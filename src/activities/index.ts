@@ -6,7 +6,7 @@ import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
 import { ledgerReport, verifyLedger } from '../db/ledger';
 import { isDataRefusal } from '../db/errors';
-import { loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
+import { deliveryProgress, loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
 import { ledgerInvariantViolations, paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
@@ -25,12 +25,23 @@ export interface ActivityDeps {
 
 export type DeliveryOutcome = 'succeeded' | 'skipped' | 'refused';
 
+/** One delivery a transition owes, with its receiver (named in the Temporal UI's activity summary). */
+export interface DeliveryTarget {
+  id: string;
+  /** Absent in plans made before deliveries named their receivers. */
+  url?: string;
+  webhookId?: string;
+}
+
 /** The deliveries a transition owes, and how the workflow runs them. */
 export interface DeliveryPlan {
   deliveryIds: string[];
+  deliveries?: DeliveryTarget[];
   retry: DeliveryRetry;
   /** Deliveries have a task queue (and workers) of their own, so they never delay transitions. */
   taskQueue: string;
+  /** How long a finished payment waits for its deliveries before handing them over (WEBHOOK_HANDOFF_AFTER). */
+  handoffAfterMs?: number;
 }
 
 export function createActivities({ db, config, logger }: ActivityDeps) {
@@ -43,9 +54,9 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
     async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
       // `sequence`: the payment's version, so receivers can ignore an event older than one applied.
       const envelope = { event: entry.event, payment_id: state.id, timestamp: entry.at, sequence: state.version, data: paymentView(state) };
-      let deliveryIds: string[];
+      let deliveries: DeliveryTarget[];
       try {
-        deliveryIds = await db.transaction(async (trx) => {
+        deliveries = await db.transaction(async (trx) => {
           const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
           // The read model and the ledger last: the ledger's balance rows are shared, so they are held until commit only.
           await projectPayment(trx, state, entry);
@@ -61,7 +72,13 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
         { request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version },
         'payment transition recorded',
       );
-      return { deliveryIds, retry: deliveryRetry(config), taskQueue: webhookTaskQueue(config) };
+      return {
+        deliveryIds: deliveries.map((d) => d.id),
+        deliveries,
+        retry: deliveryRetry(config),
+        taskQueue: webhookTaskQueue(config),
+        handoffAfterMs: config.WEBHOOK_HANDOFF_AFTER,
+      };
     },
 
     /**
@@ -81,6 +98,11 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       if (violations.length) logger.error({ violations: violations.length }, report);
       else logger.info('ledger verified: every invariant holds');
       return { violations: violations.length, report: report.split('\n').slice(0, 50) };
+    },
+
+    /** Where a delivery stands, for a series that continues it (webhookDeliveryWorkflow, `continued`). */
+    async deliveryProgress(deliveryId: string): Promise<{ status: string; attempts: number; lastAttemptAt: number | null } | null> {
+      return deliveryProgress(db, deliveryId);
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */
@@ -107,8 +129,8 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       timestamp: string,
     ): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
       const envelope = { event, payment_id: state.id, timestamp, sequence: state.version, data: paymentView(state) };
-      const deliveryIds = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
-      return { deliveryIds, retry: deliveryRetry(config) };
+      const planned = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+      return { deliveryIds: planned.map((d) => d.id), retry: deliveryRetry(config) };
     },
 
     /**

@@ -151,7 +151,12 @@ export interface Envelope {
  * Record one delivery per subscribed, active configuration. The id is derived from the payment,
  * its version and the configuration, so a retried activity never records a delivery twice.
  */
-export async function planDeliveries(db: Knex, scope: Scope, envelope: Envelope, version: number): Promise<string[]> {
+export async function planDeliveries(
+  db: Knex,
+  scope: Scope,
+  envelope: Envelope,
+  version: number,
+): Promise<{ id: string; url: string; webhookId: string }[]> {
   const hooks = await live(db, scope).andWhere({ active: true }).andWhere('events', '@>', [envelope.event]);
   if (hooks.length === 0) return [];
   const body = JSON.stringify(envelope);
@@ -163,7 +168,19 @@ export async function planDeliveries(db: Knex, scope: Scope, envelope: Envelope,
     body,
   }));
   await db('webhook_deliveries').insert(rows).onConflict('id').ignore();
-  return rows.map((r) => r.id);
+  return rows.map((r, i) => ({ id: r.id, url: hooks[i].url, webhookId: hooks[i].id }));
+}
+
+/** A delivery's status, the attempts logged and when the last was made (ms), or null when there is no such delivery. */
+export async function deliveryProgress(
+  db: Knex,
+  id: string,
+): Promise<{ status: string; attempts: number; lastAttemptAt: number | null } | null> {
+  const row = (await db('webhook_deliveries').where({ id }).first()) as { status: string } | undefined;
+  if (!row) return null;
+  const last = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('attempt as attempts').max('at as at').first()) as
+    { attempts: number | null; at: Date | null } | undefined;
+  return { status: row.status, attempts: last?.attempts ?? 0, lastAttemptAt: last?.at ? last.at.getTime() : null };
 }
 
 export async function createSingleDelivery(db: Knex, webhookId: string, envelope: Envelope): Promise<string> {

@@ -6,6 +6,8 @@ export const PaymentAmountKey = defineSearchAttributeKey('PaymentAmount', Search
 export const PaymentCurrencyKey = defineSearchAttributeKey('PaymentCurrency', SearchAttributeType.KEYWORD);
 export const AccountIdKey = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
 export const LivemodeKey = defineSearchAttributeKey('Livemode', SearchAttributeType.BOOL);
+/** The pending deposit deadline or auto-release time; absent when none is pending (docs/operations.md). */
+export const NextDeadlineKey = defineSearchAttributeKey('NextDeadline', SearchAttributeType.DATETIME);
 
 /** Name → type as `temporal server start-dev --search-attribute` and `operator search-attribute create` spell them. */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {
@@ -14,4 +16,5 @@ export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {
   PaymentCurrency: 'Keyword',
   AccountId: 'Keyword',
   Livemode: 'Bool',
+  NextDeadline: 'Datetime',
 };

@@ -19,19 +19,26 @@ import {
   isTerminal,
 } from '../domain/payment';
 import { summary } from '../domain/paymentView';
-import { AccountIdKey, LivemodeKey, PaymentAmountKey, PaymentCurrencyKey, PaymentStatusKey } from '../domain/searchAttributes';
+import {
+  AccountIdKey,
+  LivemodeKey,
+  NextDeadlineKey,
+  PaymentAmountKey,
+  PaymentCurrencyKey,
+  PaymentStatusKey,
+} from '../domain/searchAttributes';
 import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments, projectPayment } from '../db/payments';
 import type { Logger } from '../lib/logger';
 import {
   INVALID_AMOUNT,
   INVALID_TRANSITION,
+  type ActionRequest,
   type TransitionOutcome,
-  type TransitionRequest,
+  actionUpdate,
   advanceClockUpdate,
   getPaymentQuery,
   paymentWorkflow,
-  transitionUpdate,
 } from '../workflows';
 import { withinDeadline } from './deadline';
 import { InvalidInput, InvalidTransition, NotFound, isClosedRun } from './errors';
@@ -165,6 +172,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
               { key: PaymentCurrencyKey, value: payment.currency },
               { key: AccountIdKey, value: payment.accountId },
               { key: LivemodeKey, value: payment.livemode },
+              { key: NextDeadlineKey, value: new Date(payment.depositDeadline) },
             ],
             staticSummary: `Payment ${summary(payment)}`,
             staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
@@ -210,8 +218,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       const handle = temporal.workflow.getHandle(current.id);
       let outcome: ReturnType<typeof outcomeOf>;
       try {
-        const request: TransitionRequest = {
-          action,
+        const request: ActionRequest = {
           resolution: command.resolution,
           amountMinor: amountOf(current, command.amount),
           reason: command.reason ?? null,
@@ -220,7 +227,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         };
         // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
         outcome = outcomeOf(
-          await within(call, () => handle.executeUpdate(transitionUpdate, { args: [request], updateId: call.resourceId })),
+          await within(call, () => handle.executeUpdate(actionUpdate(action), { args: [request], updateId: call.resourceId })),
         );
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {

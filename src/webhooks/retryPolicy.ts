@@ -24,3 +24,22 @@ export function deliveryRetry(config: Config): DeliveryRetry {
     timeoutMs: config.WEBHOOK_TIMEOUT,
   };
 }
+
+/** The wait after attempt `n` (1-based) of a series, as Temporal's retry policy computes it. */
+export function intervalAfter(retry: DeliveryRetry, n: number): number {
+  return Math.min(retry.initialIntervalMs * retry.backoffCoefficient ** (n - 1), retry.maximumIntervalMs);
+}
+
+/**
+ * The rest of a delivery's schedule after `made` attempts, for a series that continues it (a
+ * finished payment's hand-over): the wait before the next attempt, and a policy whose intervals
+ * and attempts are the ones the first series had left. Undefined when no attempt is left.
+ */
+export function continuedRetry(retry: DeliveryRetry, made: number): { waitMs: number; retry: DeliveryRetry } | undefined {
+  if (made >= retry.maximumAttempts) return undefined;
+  if (made === 0) return { waitMs: 0, retry };
+  return {
+    waitMs: intervalAfter(retry, made),
+    retry: { ...retry, initialIntervalMs: intervalAfter(retry, made + 1), maximumAttempts: retry.maximumAttempts - made },
+  };
+}

@@ -1,12 +1,16 @@
 import {
+  type ActivityOptions,
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
   defineQuery,
   defineSignal,
   defineUpdate,
+  isCancellation,
   log,
   patched,
   proxyActivities,
@@ -18,8 +22,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { Activities, DeliveryPlan } from '../activities';
+import type { Activities, DeliveryPlan, DeliveryTarget } from '../activities';
 import {
+  CLIENT_ACTIONS,
   type ClientAction,
   type HistoryEntry,
   type PaymentState,
@@ -35,7 +40,7 @@ import {
   planTransition,
 } from '../domain/payment';
 import { storedExponent, toMajor } from '../domain/money';
-import { PaymentStatusKey } from '../domain/searchAttributes';
+import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { deliveryActivityOptions, webhookDeliveryWorkflow } from './webhookDelivery';
 
 export interface PaymentWorkflowInput {
@@ -43,6 +48,12 @@ export interface PaymentWorkflowInput {
   /** API key id or user id that created the payment. */
   actor: string;
   requestId?: string;
+  /**
+   * A run started by `npm run repair` after an operator's terminate or reset: the payment as the
+   * read model and ledger hold it, its history, and when it entered pending_release (ms). Its
+   * creation is not published again (docs/operations.md).
+   */
+  resumed?: { history: HistoryEntry[]; pendingReleaseSince: number | null };
 }
 
 export interface TransitionRequest {
@@ -64,7 +75,16 @@ export interface TransitionOutcome {
   entry: HistoryEntry;
 }
 
-/** The validated, synchronous way in: the caller gets the new payment or a refusal. */
+/** A client's request, as one of the per-action updates carries it (the action is the update's name). */
+export type ActionRequest = Omit<TransitionRequest, 'action'>;
+
+/**
+ * The validated, synchronous way in, one Workflow Update per action (`deposit`, `refund`, …), so
+ * that the history in the Temporal UI reads as the payment's story. The caller gets the new payment
+ * or a refusal.
+ */
+export const actionUpdate = (action: ClientAction) => defineUpdate<TransitionOutcome, [ActionRequest]>(action);
+/** The one update every action used before the per-action updates; kept so that running payments keep working. */
 export const transitionUpdate = defineUpdate<TransitionOutcome | PaymentState, [TransitionRequest]>('transition');
 /** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
 export const transitionSignal = defineSignal<[TransitionRequest]>('transition');
@@ -88,10 +108,20 @@ export const INVALID_AMOUNT = 'InvalidAmount';
  */
 export const SIDE_EFFECTS_AS_ACTIVITIES = 'side-effects-as-activities';
 
+/**
+ * Version marker: a finished payment's run closes once its read model and ledger are written,
+ * handing deliveries still being retried to workflows of their own (docs/operations.md), and it
+ * keeps the `NextDeadline` search attribute. Runs recorded before it waited for every delivery.
+ */
+export const CLOSE_WHEN_FINISHED = 'close-when-finished';
+
+/** How long a finished payment waits for its last deliveries before handing them over, if the plan does not say. */
+const DEFAULT_HANDOFF_AFTER_MS = 30_000;
+
 // Projection and delivery planning in one transaction. An ordinary activity: it is scheduled by
 // the workflow task that made the transition durable, so the read model never runs ahead of the
 // workflow. Database outages are retried for hours; data PostgreSQL refuses is not retryable.
-const { projectTransition } = proxyActivities<Activities>({
+const PROJECTION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '10 seconds',
   retry: {
     initialInterval: '200 ms',
@@ -100,7 +130,8 @@ const { projectTransition } = proxyActivities<Activities>({
     maximumAttempts: 500,
     nonRetryableErrorTypes: ['ProjectionRefused'],
   },
-});
+};
+
 // Rare path: make a projection that failed for good visible (metric and error log).
 const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
 // The path before SIDE_EFFECTS_AS_ACTIVITIES, kept so that runs recorded with it replay.
@@ -121,12 +152,20 @@ class Payment {
   pendingReleaseSince: number | null = null;
   /** How far a test clock moved this payment's time forward (ms); 0 for every live payment. */
   clockOffsetMs = 0;
-  /** Side effects still running; the run closes only when they are done. */
+  /** Side effects still running (projection, then deliveries); before CLOSE_WHEN_FINISHED the run waited for all. */
   private readonly sideEffects: Promise<unknown>[] = [];
+  /** Projections (read model and ledger) still running: a finished run waits for these. */
+  private readonly projections: Promise<unknown>[] = [];
+  /** Deliveries in progress, by delivery id, each in a scope the hand-over can cancel. */
+  private readonly deliveries = new Map<string, { scope: CancellationScope; target: DeliveryTarget; plan: DeliveryPlan }>();
+  /** Deliveries whose retries were cut short by the hand-over, to continue in workflows of their own. */
+  private readonly handedOver: { target: DeliveryTarget; plan: DeliveryPlan }[] = [];
+  private handoffAfterMs = DEFAULT_HANDOFF_AFTER_MS;
 
   constructor(private readonly input: PaymentWorkflowInput) {
     this.state = input.payment;
-    this.history = [creationEntry(input.payment, input.actor)];
+    this.history = input.resumed ? [...input.resumed.history] : [creationEntry(input.payment, input.actor)];
+    if (input.resumed) this.pendingReleaseSince = input.resumed.pendingReleaseSince;
     setCurrentDetails(currentDetails(this.state));
   }
 
@@ -177,14 +216,35 @@ class Payment {
     // On the payment's clock, so that a test clock's earlier moves do not count towards auto-release.
     if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at) + this.clockOffsetMs;
     this.history.push(entry);
-    upsertSearchAttributes([{ key: PaymentStatusKey, value: next.status }]);
+    if (patched(CLOSE_WHEN_FINISHED)) {
+      upsertSearchAttributes([
+        { key: PaymentStatusKey, value: next.status },
+        { key: NextDeadlineKey, value: this.nextDeadline() },
+      ]);
+    } else {
+      upsertSearchAttributes([{ key: PaymentStatusKey, value: next.status }]);
+    }
     setCurrentDetails(currentDetails(next));
     log.info('payment transition', { request_id: requestId, action: entry.action, from: entry.from, to: entry.to, version: next.version });
     return { payment: next, entry };
   }
 
-  /** The creation's side effects, then every later transition's through `publish`. */
+  /**
+   * The pending deposit deadline or auto-release, in real time (a test clock's offset taken off),
+   * for the `NextDeadline` search attribute; null when none is pending.
+   */
+  nextDeadline(): Date | null {
+    const s = this.state;
+    if (s.status === 'pending_deposit') return new Date(Date.parse(s.depositDeadline) - this.clockOffsetMs);
+    if (s.status === 'pending_release' && s.autoReleaseAfterSeconds != null && this.pendingReleaseSince != null) {
+      return new Date(this.pendingReleaseSince + s.autoReleaseAfterSeconds * 1000 - this.clockOffsetMs);
+    }
+    return null;
+  }
+
+  /** The creation's side effects, then every later transition's through `publish`. A repaired run's creation was published by the first. */
   async start(): Promise<void> {
+    if (this.input.resumed) return;
     const created = { payment: this.input.payment, entry: this.history[0] };
     if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(created, this.input.requestId);
     else await this.publishInline(created, this.input.requestId);
@@ -216,10 +276,18 @@ class Payment {
 
   /** Read model and webhooks in the background: a slow receiver never delays a transition. */
   private publish({ payment, entry }: TransitionOutcome, requestId?: string): void {
-    this.sideEffects.push(this.project(payment, entry, requestId));
+    let projected!: () => void;
+    this.projections.push(new Promise<void>((resolve) => (projected = resolve)));
+    this.sideEffects.push(this.project(payment, entry, requestId, projected).finally(projected));
   }
 
-  private async project(payment: PaymentState, entry: HistoryEntry, requestId?: string): Promise<void> {
+  /** `projected` is called once the read model and ledger are written (or failed for good), before the deliveries. */
+  private async project(payment: PaymentState, entry: HistoryEntry, requestId: string | undefined, projected: () => void): Promise<void> {
+    // Named for the Temporal UI: which step, to which status, at which version.
+    const { projectTransition } = proxyActivities<Activities>({
+      ...PROJECTION_OPTIONS,
+      summary: `project ${entry.action} → ${entry.to} (v${entry.seq})`,
+    });
     let plan: DeliveryPlan;
     try {
       plan = await projectTransition(payment, entry, requestId);
@@ -229,22 +297,57 @@ class Payment {
       await reportProjectionFailure(payment.id, payment.version, message);
       return;
     }
-    await Promise.all(plan.deliveryIds.map((deliveryId) => this.deliver(deliveryId, plan)));
+    projected();
+    if (plan.handoffAfterMs !== undefined) this.handoffAfterMs = plan.handoffAfterMs;
+    // Plans made before deliveries named their receivers carry ids only.
+    const targets: DeliveryTarget[] = plan.deliveries ?? plan.deliveryIds.map((id) => ({ id }));
+    await Promise.all(targets.map((target) => this.deliver(target, plan, entry.event)));
   }
 
   /** One delivery on the webhook task queue, under Temporal's retry policy from the plan. */
-  private async deliver(deliveryId: string, { retry, taskQueue }: DeliveryPlan): Promise<void> {
+  private async deliver(target: DeliveryTarget, plan: DeliveryPlan, event: string): Promise<void> {
+    const { retry, taskQueue } = plan;
     const { deliverWebhook } = proxyActivities<Activities>({
       ...deliveryActivityOptions(retry),
       taskQueue,
-      activityId: deliveryId,
-      summary: deliveryId,
+      activityId: target.id,
+      summary: target.url ? `deliver ${event} → ${target.url} (${target.webhookId})` : target.id,
+      // A hand-over waits until no attempt is in flight, so the next series never overlaps it.
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     });
+    const scope = new CancellationScope();
+    this.deliveries.set(target.id, { scope, target, plan });
     try {
-      await deliverWebhook(deliveryId, retry.timeoutMs, retry.maximumAttempts);
+      await scope.run(() => deliverWebhook(target.id, retry.timeoutMs, retry.maximumAttempts));
     } catch (err) {
+      if (isCancellation(err)) this.handedOver.push({ target, plan });
       // The delivery log holds every attempt; the payment itself is not affected.
-      log.warn('webhook delivery failed after its retries', { deliveryId, error: String(err) });
+      else log.warn('webhook delivery failed after its retries', { deliveryId: target.id, error: String(err) });
+    } finally {
+      this.deliveries.delete(target.id);
+    }
+  }
+
+  /**
+   * The payment is finished: once its read model and ledger are written the run may close. Its
+   * deliveries get a short while to finish; those still being retried then continue in workflows of
+   * their own, with the same delivery id and their attempt count carried over.
+   */
+  private async finish(): Promise<void> {
+    await Promise.all(this.projections);
+    if (this.deliveries.size === 0) return;
+    if (await condition(() => this.deliveries.size === 0, this.handoffAfterMs)) return;
+    const pending = [...this.deliveries.values()];
+    for (const d of pending) d.scope.cancel();
+    await condition(() => this.deliveries.size === 0);
+    for (const { target, plan } of this.handedOver) {
+      await startChild(webhookDeliveryWorkflow, {
+        // On this payment's task queue, as resends run: the webhook queue's workers run activities only.
+        workflowId: `${target.id}-continued`,
+        args: [{ deliveryId: target.id, retry: plan.retry, continued: true }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        staticSummary: `continue ${target.id} for ${this.state.id}`,
+      });
     }
   }
 
@@ -289,9 +392,10 @@ class Payment {
         await condition(moved);
       }
     }
-    // Let in-flight handlers, the read model and webhook deliveries finish before the run closes.
+    // Let in-flight handlers, the read model and the ledger finish before the run closes.
     await condition(allHandlersFinished);
-    await Promise.all(this.sideEffects);
+    if (patched(CLOSE_WHEN_FINISHED)) await this.finish();
+    else await Promise.all(this.sideEffects);
     log.info('payment reached a terminal status', { status: this.state.status, workflowId: workflowInfo().workflowId });
     return this.state;
   }
@@ -307,6 +411,17 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     (req) => payment.transition(req, payment.transitionFor(req)),
     { validator: (req) => void payment.transitionFor(req) },
   );
+  for (const action of CLIENT_ACTIONS) {
+    setHandler(
+      actionUpdate(action),
+      async (req) => {
+        const outcome = await payment.transition({ ...req, action }, payment.transitionFor({ ...req, action }));
+        // Only runs recorded before SIDE_EFFECTS_AS_ACTIVITIES answer a bare payment, and they never had these updates.
+        return 'entry' in outcome ? outcome : { payment: outcome, entry: payment.history[payment.history.length - 1] };
+      },
+      { validator: (req) => void payment.transitionFor({ ...req, action }) },
+    );
+  }
   setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {
     validator: ({ seconds }) => payment.validateAdvance(seconds),
   });

@@ -1,0 +1,164 @@
+/**
+ * What an operator sees in Temporal (docs/operations.md): a finished payment's run closes even
+ * while a receiver is failing (its deliveries continue elsewhere, same id, attempts carried over),
+ * one update per action, activity summaries naming the step and the receiver, and `NextDeadline`.
+ */
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal as proto } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NextDeadlineKey } from '../src/domain/searchAttributes';
+import { startReceiver } from './helpers/receiver';
+import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+
+const EventType = proto.api.enums.v1.EventType;
+let stack: Stack;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  stack = await startStack({
+    // Retries a second apart, so a failing receiver keeps the deliveries pending past the hand-over.
+    WEBHOOK_RETRY_INITIAL_INTERVAL: '1s',
+    WEBHOOK_RETRY_BACKOFF: '1',
+    WEBHOOK_RETRY_MAX_INTERVAL: '1s',
+    WEBHOOK_MAX_ATTEMPTS: '20',
+    WEBHOOK_TIMEOUT: '2s',
+    WEBHOOK_HANDOFF_AFTER: '1s',
+  });
+  acct = await stack.newAccount();
+});
+afterAll(async () => stack?.stop());
+
+const key = () => acct.test_api_key;
+async function lifecycle(over: Record<string, unknown> = {}, actions = ['deposit', 'approve', 'release']) {
+  const p = await stack.http.post('/api/v1/payments', { key: key(), body: validPayment(over) });
+  expect(p.status).toBe(201);
+  for (const action of actions) expect((await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: key() })).status).toBe(200);
+  return p.body.id as string;
+}
+const summaryOf = (e: proto.api.history.v1.IHistoryEvent) =>
+  e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : undefined;
+
+describe('a finished payment closes', () => {
+  it('while its receiver fails: the run completes, and the deliveries go on to success with the same id and consecutive attempts', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 200 : 503));
+    try {
+      const hook = await stack.http.post('/api/v1/webhooks/configure', { key: key(), body: { url: receiver.url } });
+      expect(hook.status).toBe(201);
+      const id = await lifecycle();
+      // Completed within seconds of the release, although no delivery has succeeded yet.
+      const result = await stack.client.workflow.getHandle(id).result();
+      expect(result.status).toBe('released');
+      expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
+      const pending = (await stack.db('webhook_deliveries').where({ payment_id: id })) as { id: string; status: string }[];
+      expect(pending.length).toBe(4);
+      expect(pending.filter((d) => d.status === 'succeeded')).toEqual([]);
+      // Each pending delivery continues in a workflow of its own.
+      for (const d of pending) expect((await stack.client.workflow.getHandle(`${d.id}-continued`).describe()).status.name).toBe('RUNNING');
+
+      healthy = true;
+      await eventually(
+        async () => {
+          const rows = (await stack.db('webhook_deliveries').where({ payment_id: id })) as { status: string }[];
+          return rows.every((r) => r.status === 'succeeded') ? true : undefined;
+        },
+        30_000,
+        'every delivery to succeed',
+      );
+      for (const d of pending) {
+        const attempts = (await stack.db('webhook_delivery_attempts').where({ delivery_id: d.id }).orderBy('attempt')) as {
+          attempt: number;
+          status_code: number | null;
+        }[];
+        // The attempt count carried over: 1, 2, …, n with no gap or repeat, the last one the success.
+        expect(attempts.map((a) => a.attempt)).toEqual(attempts.map((_, i) => i + 1));
+        expect(attempts.at(-1)?.status_code).toBe(200);
+        const sent = receiver.received.filter((r) => r.headers['webhook-id'] === d.id);
+        expect(sent.length).toBe(attempts.length);
+        expect(new Set(sent.map((r) => r.raw.toString('utf8'))).size).toBe(1);
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('with a healthy receiver: closes once delivered, handing nothing over', async () => {
+    const receiver = await startReceiver();
+    try {
+      const own = await stack.newAccount();
+      await stack.http.post('/api/v1/webhooks/configure', { key: own.test_api_key, body: { url: receiver.url } });
+      const p = await stack.http.post('/api/v1/payments', { key: own.test_api_key, body: validPayment() });
+      for (const action of ['deposit', 'refund'])
+        await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: own.test_api_key });
+      await stack.client.workflow.getHandle(p.body.id).result();
+      const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id })) as { id: string; status: string }[];
+      expect(deliveries.map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
+      expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("the history reads as the payment's story", () => {
+  it('one update per action, and activities named by step and receiver', async () => {
+    const receiver = await startReceiver();
+    try {
+      const own = await stack.newAccount();
+      const hook = await stack.http.post('/api/v1/webhooks/configure', {
+        key: own.test_api_key,
+        body: { url: `${receiver.url}/custody`, events: ['payment.deposited'] },
+      });
+      const p = await stack.http.post('/api/v1/payments', { key: own.test_api_key, body: validPayment() });
+      for (const [action, body] of [['deposit'], ['dispute'], ['resolve', { resolution: 'refund' }]] as const) {
+        expect((await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: own.test_api_key, body })).status).toBe(200);
+      }
+      await stack.client.workflow.getHandle(p.body.id).result();
+      const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
+      const updates = events
+        .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)
+        .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
+      expect(updates).toEqual(['deposit', 'dispute', 'resolve']);
+      const summaries = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map(summaryOf);
+      // The delivery runs beside the next transition, so its place in the history varies.
+      expect(summaries.sort()).toEqual(
+        [
+          'project create → pending_deposit (v1)',
+          'project deposit → in_custody (v2)',
+          `deliver payment.deposited → ${receiver.url}/custody (${hook.body.webhook.id})`,
+          'project dispute → disputed (v3)',
+          'project resolve → refunded (v4)',
+        ].sort(),
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('NextDeadline', () => {
+  it('is the deposit deadline, then absent in custody, then the auto-release time; a list query finds it', async () => {
+    const own = await stack.newAccount();
+    const p = await stack.http.post('/api/v1/payments', {
+      key: own.test_api_key,
+      body: validPayment({ deposit_deadline_seconds: 3600, auto_release_after_seconds: 7200 }),
+    });
+    const handle = stack.client.workflow.getHandle(p.body.id);
+    const deadline = async () => (await handle.describe()).typedSearchAttributes.get(NextDeadlineKey);
+    expect((await deadline())?.toISOString()).toBe(p.body.deposit_deadline);
+    await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: own.test_api_key });
+    expect(await deadline()).toBeUndefined();
+    const approved = await stack.http.post(`/api/v1/payments/${p.body.id}/approve`, { key: own.test_api_key });
+    const due = (await deadline())!;
+    expect(Math.abs(due.getTime() - (Date.parse(approved.body.updated_at) + 7200_000))).toBeLessThan(1000);
+    // "Auto-releases in the next 24 hours", as docs/operations.md writes it.
+    const query = `NextDeadline < "${new Date(Date.now() + 24 * 3600_000).toISOString()}" AND AccountId = "${own.account_id}"`;
+    const found = await eventually(async () => {
+      const ids: string[] = [];
+      for await (const w of stack.client.workflow.list({ query })) ids.push(w.workflowId);
+      return ids.length ? ids : undefined;
+    });
+    expect(found).toEqual([p.body.id]);
+  });
+});
