@@ -72,11 +72,13 @@ async function npmStart(env: Record<string, string>) {
   return { code, stdout, stderr, dataDir };
 }
 
-const ports = async () => ({ port: await freePort(), devPort: await freePort(), uiPort: await freePort() });
-const portEnv = (p: { port: number; devPort: number; uiPort: number }) => ({
+const ports = async () => ({ port: await freePort(), devPort: await freePort(), uiPort: await freePort(), metricsPort: await freePort() });
+// Every port ephemeral, the metrics port too: a user's own `npm start` may hold the defaults.
+const portEnv = (p: { port: number; devPort: number; uiPort: number; metricsPort: number }) => ({
   PORT: String(p.port),
   TEMPORAL_DEV_PORT: String(p.devPort),
   TEMPORAL_UI_PORT: String(p.uiPort),
+  API_METRICS_PORT: String(p.metricsPort),
 });
 
 describe('npm start that cannot start', () => {
