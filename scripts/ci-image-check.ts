@@ -179,6 +179,7 @@ async function main() {
       TEMPORAL_TASK_QUEUE: `image-check-${process.pid}`,
       SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      AUDIT_SIGNING_KEY: randomBytes(32).toString('base64'),
       HOST: '127.0.0.1',
       PORT: String(await freePort()),
       WORKER_METRICS_PORT: String(await freePort()),

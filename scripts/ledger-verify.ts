@@ -8,6 +8,7 @@ import { createDb } from '../src/db/knex';
 import { ledgerReport, verifyLedger } from '../src/db/ledger';
 import type { PaymentState } from '../src/domain/payment';
 import { DEFAULT_TEMPORAL_ADDRESS, connectClient } from '../src/stack';
+import { queryOrUndefined } from '../src/lib/workflowQuery';
 import { getPaymentQuery } from '../src/workflows';
 
 async function main(): Promise<number> {
@@ -25,12 +26,7 @@ async function main(): Promise<number> {
     : await connectClient(config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
   try {
     const workflowState = (id: string): Promise<PaymentState | undefined> =>
-      client
-        ? client.workflow
-            .getHandle(id)
-            .query(getPaymentQuery)
-            .catch(() => undefined)
-        : Promise.resolve(undefined);
+      client ? queryOrUndefined<PaymentState>(client, id, getPaymentQuery.name) : Promise.resolve(undefined);
     const violations = (await verifyLedger(db, workflowState, values.account)).filter((v) => client || v.check !== 'workflow_state');
     process.stdout.write(`${ledgerReport(violations)}\n`);
     return violations.length ? 1 : 0;

@@ -71,10 +71,18 @@ function writeState(extra: Record<string, unknown> = {}) {
 
 function loadSecrets(dir: string): Secrets {
   const file = path.join(dir, 'secrets.json');
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Secrets;
+  if (fs.existsSync(file)) {
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Secrets> & Omit<Secrets, 'AUDIT_SIGNING_KEY'>;
+    if (stored.AUDIT_SIGNING_KEY) return stored as Secrets;
+    // A stack made before the custody trail: its signing key is added once.
+    const upgraded = { ...stored, AUDIT_SIGNING_KEY: randomBytes(32).toString('base64') };
+    fs.writeFileSync(file, `${JSON.stringify(upgraded)}\n`, { mode: 0o600 });
+    return upgraded;
+  }
   const secrets: Secrets = {
     SERVICE_JWT_SECRET: randomBytes(48).toString('base64url'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    AUDIT_SIGNING_KEY: randomBytes(32).toString('base64'),
   };
   fs.writeFileSync(file, `${JSON.stringify(secrets)}\n`, { mode: 0o600 });
   return secrets;

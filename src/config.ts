@@ -2,9 +2,11 @@
  * Configuration: read from the environment once, validated with zod, frozen.
  * A missing or malformed setting stops start-up with a message naming it.
  */
+import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import ms from 'ms';
 import { z } from 'zod';
+import { privateKeyFromSeed } from './lib/ed25519';
 import { ConfigError } from './lib/startup';
 
 const duration = (fallback: string) =>
@@ -82,6 +84,27 @@ const schema = z.object({
       }
       return key;
     }),
+  /**
+   * Signs the custody trail's tree heads: an Ed25519 seed, 32 random bytes as base64 or hex.
+   * Required by `npm run api` and `npm run worker`; `npm start` generates one under DATA_DIR.
+   */
+  AUDIT_SIGNING_KEY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text === '') return undefined;
+      const seed = parseSecretKey(text);
+      if (!seed) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an Ed25519 seed: 32 random bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)',
+        });
+        return z.NEVER;
+      }
+      return privateKeyFromSeed(seed);
+    }),
+  /** How often the Temporal Schedule signs a tree head. */
+  AUDIT_HEAD_INTERVAL: duration('1 min').refine((v) => v >= 1000, 'AUDIT_HEAD_INTERVAL must be at least 1s'),
   /** Test-mode webhooks may target loopback (plain http too). Default: on, off under NODE_ENV=production. */
   WEBHOOK_ALLOW_LOOPBACK: flag(),
   /** Failed authentications (bad API key or token) allowed per client address and minute; then 429. */
@@ -130,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 const HOW_TO = {
   SERVICE_JWT_SECRET: 'at least 32 random characters, e.g. `openssl rand -base64 48`',
   WEBHOOK_SECRET_KEY: '32 random bytes as base64 or hex, e.g. `openssl rand -base64 32`',
+  AUDIT_SIGNING_KEY: 'an Ed25519 seed, 32 random bytes as base64 or hex, e.g. `openssl rand -base64 32`',
 } as const;
 export type SecretSetting = keyof typeof HOW_TO;
 
@@ -158,6 +182,11 @@ export function jwtSecret(config: Config): string {
 /** The webhook secret key, or a clear error naming WEBHOOK_SECRET_KEY. */
 export function webhookSecretKey(config: Config): Buffer {
   return requireSecrets(config, ['WEBHOOK_SECRET_KEY'], 'this process').WEBHOOK_SECRET_KEY;
+}
+
+/** The tree-head signing key, or a clear error naming AUDIT_SIGNING_KEY. */
+export function auditSigningKey(config: Config): KeyObject {
+  return requireSecrets(config, ['AUDIT_SIGNING_KEY'], 'this process').AUDIT_SIGNING_KEY;
 }
 
 /** The database URL tests and tools use when none is given. */

@@ -14,11 +14,14 @@ export interface LocalSecrets {
   SERVICE_JWT_SECRET: string;
   /** base64 of 32 random bytes */
   WEBHOOK_SECRET_KEY: string;
+  /** base64 of a 32-byte Ed25519 seed: signs the custody trail's tree heads */
+  AUDIT_SIGNING_KEY: string;
 }
 
 const generate = (): LocalSecrets => ({
   SERVICE_JWT_SECRET: randomBytes(48).toString('base64url'),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  AUDIT_SIGNING_KEY: randomBytes(32).toString('base64'),
 });
 
 /** Read DATA_DIR/secrets.json, creating it (0600, exclusively) with fresh random values when absent. */
@@ -43,14 +46,23 @@ export function loadOrCreateLocalSecrets(dataDir: string): LocalSecrets {
   if (typeof stored.SERVICE_JWT_SECRET !== 'string' || typeof stored.WEBHOOK_SECRET_KEY !== 'string') {
     throw new ConfigError(`invalid configuration:\n  ${file}: must hold SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY`);
   }
-  return { SERVICE_JWT_SECRET: stored.SERVICE_JWT_SECRET, WEBHOOK_SECRET_KEY: stored.WEBHOOK_SECRET_KEY };
+  // A file written before the custody trail existed gains its signing key, once.
+  if (typeof stored.AUDIT_SIGNING_KEY !== 'string') {
+    stored.AUDIT_SIGNING_KEY = randomBytes(32).toString('base64');
+    fs.writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+  }
+  return {
+    SERVICE_JWT_SECRET: stored.SERVICE_JWT_SECRET,
+    WEBHOOK_SECRET_KEY: stored.WEBHOOK_SECRET_KEY,
+    AUDIT_SIGNING_KEY: stored.AUDIT_SIGNING_KEY,
+  };
 }
 
 /** `npm start`'s configuration: the environment, with the local secrets for what it does not set. */
 export function loadConfigWithLocalSecrets(env: NodeJS.ProcessEnv = process.env): Config {
   const base = loadConfig(env);
-  if (base.SERVICE_JWT_SECRET && base.WEBHOOK_SECRET_KEY) return base;
+  if (base.SERVICE_JWT_SECRET && base.WEBHOOK_SECRET_KEY && base.AUDIT_SIGNING_KEY) return base;
   const local = loadOrCreateLocalSecrets(base.DATA_DIR);
   const set = (name: keyof LocalSecrets) => (env[name] ? {} : { [name]: local[name] });
-  return loadConfig({ ...env, ...set('SERVICE_JWT_SECRET'), ...set('WEBHOOK_SECRET_KEY') });
+  return loadConfig({ ...env, ...set('SERVICE_JWT_SECRET'), ...set('WEBHOOK_SECRET_KEY'), ...set('AUDIT_SIGNING_KEY') });
 }

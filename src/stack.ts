@@ -106,6 +106,8 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
     }
 
     const services = createServices({ db, temporal: client, config, logger });
+    // The custody trail's head-signing schedule, for the queue this worker polls (idempotent).
+    if (parts.worker && config.AUDIT_SIGNING_KEY) await services.audit.ensureSchedule(parts.worker.taskQueue ?? config.TEMPORAL_TASK_QUEUE);
     let api: ApiServer | undefined;
     if (parts.api) {
       api = started.add(await startApiServer({ services, config, logger }, parts.api.port, parts.api.host), (a) => a.close());

@@ -28,7 +28,11 @@ import { loadConfig } from '../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 
 const services = readCompose();
-const secrets = { SERVICE_JWT_SECRET: 'j'.repeat(48), WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+const secrets = {
+  SERVICE_JWT_SECRET: 'j'.repeat(48),
+  WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+  AUDIT_SIGNING_KEY: Buffer.alloc(32, 9).toString('base64'),
+};
 const ports = (() => {
   const list = Array.from({ length: internalPortCount(services) }, (_, i) => 41000 + i);
   const [frontendHttp, frontendMembership, history, historyMembership, matching, matchingMembership, worker, workerMembership, ...metrics] =
@@ -49,9 +53,11 @@ const one = (p: Plan, service: string): Step => {
 const REQUIRED = {
   SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET,
   WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+  AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY,
   POSTGRES_PASSWORD: 'p',
   TEMPORAL_DB_PASSWORD: 't',
   PAYMENTS_DB_PASSWORD: 'a',
+  PAYMENTS_APP_DB_PASSWORD: 'w',
 };
 const composeValues = (service: string) =>
   Object.fromEntries(Object.entries(composeEnvironment(services[service])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
@@ -160,6 +166,8 @@ describe('stack:cluster and docker-compose.yml: environment', () => {
       expect(step.env.NODE_ENV).toBe('production');
       expect(step.env.SERVICE_JWT_SECRET.length).toBeGreaterThanOrEqual(32);
       expect(Buffer.from(step.env.WEBHOOK_SECRET_KEY, 'base64')).toHaveLength(32);
+      expect(Buffer.from(step.env.AUDIT_SIGNING_KEY, 'base64')).toHaveLength(32);
+      expect(loadConfig(step.env).AUDIT_SIGNING_KEY).toBeDefined();
       expect(step.env.WEBHOOK_ALLOW_LOOPBACK).toBe('true');
       const config = loadConfig(step.env);
       expect(config.TEMPORAL_ADDRESS).toBe('127.0.0.1:7233');

@@ -3,11 +3,19 @@
  * its structure compared with what the production topology needs (docs/deploy.md) and with the code
  * it runs, so that neither can drift from the other unnoticed.
  */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import type { Knex } from 'knex';
+import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config';
+import { createAccount } from '../src/db/accounts';
+import { appendLeaf, sequence } from '../src/db/audit';
+import { createDb, migrate } from '../src/db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 import { type ComposeService, composeEnvironment, interpolate } from '../scripts/lib/cluster';
 
@@ -233,9 +241,11 @@ describe('docker-compose.yml: configuration', () => {
   const REQUIRED = {
     SERVICE_JWT_SECRET: 'x'.repeat(48),
     WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+    AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
     POSTGRES_PASSWORD: 'a'.repeat(32),
     TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
     PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
+    PAYMENTS_APP_DB_PASSWORD: 'd'.repeat(32),
   };
   const appEnv = (name: string, env: Record<string, string | undefined> = REQUIRED) =>
     Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, env)]));
@@ -269,6 +279,7 @@ describe('docker-compose.yml: configuration', () => {
         TEMPORAL_ADDRESS: 'h:7233',
         SERVICE_JWT_SECRET: 'x'.repeat(32),
         WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+        AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
       }),
     );
     const defaults = loadConfig({}) as unknown as Record<string, unknown>;
@@ -338,5 +349,80 @@ describe('Dockerfile', () => {
       .split('\n')
       .map((l) => l.trim());
     for (const entry of ['node_modules', '.cache', '.data', 'test-output', '.git', '.env']) expect(ignored, entry).toContain(entry);
+  });
+});
+
+describe('docker-compose.yml: database roles', () => {
+  const REQUIRED_ENV = {
+    SERVICE_JWT_SECRET: 'x'.repeat(48),
+    WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+    AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
+    POSTGRES_PASSWORD: 'a'.repeat(32),
+    TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
+    PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
+    PAYMENTS_APP_DB_PASSWORD: 'd'.repeat(32),
+  };
+  const envOf = (name: string) =>
+    Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, REQUIRED_ENV)]));
+
+  it('runs api and workers as payments_app and only migrate as the tables’ owner', () => {
+    expect(new URL(envOf('api').DATABASE_URL).username).toBe('payments_app');
+    expect(new URL(envOf('worker').DATABASE_URL).username).toBe('payments_app');
+    expect(new URL(envOf('migrate').DATABASE_URL).username).toBe('payments');
+    const { DATABASE_URL: _a, ...api } = envOf('api');
+    const { DATABASE_URL: _m, ...migrate } = envOf('migrate');
+    expect(migrate).toEqual(api);
+  });
+
+  it('the init script’s app role writes rows but can neither TRUNCATE nor switch off the custody trail’s triggers', async () => {
+    const s = randomBytes(4).toString('hex');
+    const names = { TEMPORAL_ROLE: `t_${s}`, PAYMENTS_ROLE: `o_${s}`, PAYMENTS_APP_ROLE: `a_${s}`, PAYMENTS_DB: `payments_${s}` };
+    const server = new URL(inject('databaseUrl'));
+    const superuser = server.username || process.env.PGUSER || os.userInfo().username;
+    const admin = createDb(inject('databaseUrl'));
+    const urlAs = (role: string) => `postgres://${role}@${server.host}/${names.PAYMENTS_DB}`;
+    let owner: Knex | undefined;
+    let app: Knex | undefined;
+    try {
+      await promisify(execFile)('sh', [path.join(ROOT, 'deploy/postgres/init/10-roles-and-databases.sh')], {
+        env: {
+          ...process.env,
+          ...names,
+          POSTGRES_USER: superuser,
+          PGHOST: server.hostname,
+          PGPORT: server.port || '5432',
+          TEMPORAL_DB_PASSWORD: 't',
+          PAYMENTS_DB_PASSWORD: 'o',
+          PAYMENTS_APP_DB_PASSWORD: 'a',
+        },
+      });
+      owner = createDb(urlAs(names.PAYMENTS_ROLE));
+      await migrate(owner);
+      app = createDb(urlAs(names.PAYMENTS_APP_ROLE));
+      // Rows: an account, a leaf, the sequencer's numbering.
+      await createAccount(app, `roles-${s}@example.com`, 'a-long-enough-password');
+      await appendLeaf(app, {
+        entryKey: `roles:${s}`,
+        kind: 'payment.transition',
+        paymentId: null,
+        accountId: null,
+        livemode: null,
+        leaf: '{"kind":"payment.transition"}',
+      });
+      expect(await sequence(app)).toBe(1);
+      // Never: TRUNCATE, switching triggers off (owner only), or replica mode (superuser only).
+      await expect(app.raw('TRUNCATE audit_leaves')).rejects.toThrow(/permission denied/);
+      await expect(app.raw('TRUNCATE payments')).rejects.toThrow(/permission denied/);
+      await expect(app.raw('ALTER TABLE audit_leaves DISABLE TRIGGER USER')).rejects.toThrow(/must be owner/);
+      await expect(app.raw('SET session_replication_role = replica')).rejects.toThrow(/permission denied/);
+      await expect(app('audit_leaves').del()).rejects.toThrow(/append-only/);
+    } finally {
+      await app?.destroy();
+      await owner?.destroy();
+      await admin.raw(`DROP DATABASE IF EXISTS "${names.PAYMENTS_DB}"`);
+      for (const role of [names.PAYMENTS_APP_ROLE, names.PAYMENTS_ROLE, names.TEMPORAL_ROLE])
+        await admin.raw(`DROP ROLE IF EXISTS "${role}"`);
+      await admin.destroy();
+    }
   });
 });

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { creationEntry, type PaymentState } from '../src/domain/payment';
 import { projectPayment } from '../src/db/payments';
 import { createDb, migrate } from '../src/db/knex';
+import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
 import { registry } from '../src/lib/metrics';
+import { auditScheduleId } from '../src/services/audit';
 import { freePort } from '../src/lib/net';
 import { getHistoryQuery, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../src/workflows';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
@@ -169,6 +171,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
             WORKER_METRICS_PORT: String(await freePort()),
             SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
             WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+            AUDIT_SIGNING_KEY: inject('auditSigningKey'),
             LOG_LEVEL: 'info',
           },
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -293,6 +296,7 @@ describe('with PostgreSQL and the Temporal server the test may break', () => {
         'every webhook',
       );
       expect(seen).toEqual(expected);
+      await expectCustodyTrailWhole(stack, pg.url, ids);
       // Every movement in the ledger exactly once, balanced, and equal to each workflow's own amounts.
       await expectLedgerBalanced(stack, acct.account_id, Object.fromEntries(ids.map((id) => [id, ['deposit', 'release']])));
     } finally {
@@ -300,6 +304,57 @@ describe('with PostgreSQL and the Temporal server the test may break', () => {
     }
   }, 300_000);
 });
+
+/**
+ * After the faults, the custody trail holds every transition and every delivery attempt exactly
+ * once (each written in the same transaction as its row), at gap-free positions, and audit:verify
+ * rebuilds every signed head from it.
+ */
+async function expectCustodyTrailWhole(stack: Stack, databaseUrl: string, ids: string[]) {
+  const db = stack.db;
+  await eventually(
+    async () => {
+      await stack.client.schedule.getHandle(auditScheduleId(stack.taskQueue)).trigger();
+      const waiting = await db('audit_leaves').whereNull('leaf_index').count({ n: '*' }).first();
+      const total = await db('audit_leaves').count({ n: '*' }).first();
+      const head = await db('audit_tree_heads').orderBy('id', 'desc').first();
+      return Number(waiting!.n) === 0 && head && Number(head.tree_size) === Number(total!.n) ? true : undefined;
+    },
+    60_000,
+    'a signed head over every leaf',
+  );
+  const positions = (await db('audit_leaves').select('leaf_index').orderBy('leaf_index')).map((r) => Number(r.leaf_index));
+  expect(positions).toEqual(positions.map((_, i) => i));
+  const transitions = await db('audit_leaves').whereIn('payment_id', ids).where({ kind: 'payment.transition' }).select('entry_key');
+  const events = await db('payment_events').whereIn('payment_id', ids).select('payment_id', 'seq');
+  expect(transitions.map((t) => t.entry_key).sort()).toEqual(events.map((e) => `transition:${e.payment_id}:${e.seq}`).sort());
+  expect(transitions).toHaveLength(ids.length * 4);
+  const attempts = await db('webhook_delivery_attempts as a')
+    .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .whereIn('d.payment_id', ids)
+    .select('a.delivery_id', 'a.attempt');
+  const attemptLeaves = await db('audit_leaves').whereIn('payment_id', ids).where({ kind: 'webhook.attempt' }).select('entry_key');
+  expect(attemptLeaves.map((l) => l.entry_key).sort()).toEqual(attempts.map((a) => `webhook_attempt:${a.delivery_id}:${a.attempt}`).sort());
+  expect(attemptLeaves.length).toBeGreaterThanOrEqual(ids.length * 4);
+
+  const publicKey = rawPublicKey(privateKeyFromSeed(Buffer.from(inject('auditSigningKey'), 'base64'))).toString('base64');
+  const verified = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.resolve(__dirname, '../scripts/audit-verify.ts'), '--public-key', publicKey],
+      {
+        env: { ...process.env, DATABASE_URL: databaseUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+  expect(verified.output).toContain(`ok: ${positions.length} leaves`);
+  expect(verified.code).toBe(0);
+}
 
 /**
  * After a fault: `ledger:verify`'s check finds nothing for the account, and each payment has

@@ -2,6 +2,7 @@
  * One real Temporal dev server and a migrated real PostgreSQL database for the whole run; the
  * workflow code is bundled once and shared by every test file's worker.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
@@ -33,6 +34,8 @@ export async function setupSuite(project: TestProject, opts: { ui: boolean; bund
   project.provide('temporalAddress', server.address);
   project.provide('databaseUrl', databaseUrl);
   project.provide('workflowBundlePath', bundlePath);
+  // One tree-head signing key for every stack of the run: they all sign heads of the one shared log.
+  project.provide('auditSigningKey', randomBytes(32).toString('base64'));
   return server;
 }
 
@@ -46,5 +49,6 @@ declare module 'vitest' {
     temporalAddress: string;
     databaseUrl: string;
     workflowBundlePath: string;
+    auditSigningKey: string;
   }
 }

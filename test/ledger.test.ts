@@ -3,12 +3,14 @@
  * fees, partial refunds, splits, the ledger's entries and balances, and `ledger:verify`.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMajor } from '../src/domain/money';
 import { ledgerScheduleId } from '../src/worker/schedules';
+import { ledgerVerifyWorkflow } from '../src/workflows';
 import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
 
 const run = promisify(execFile);
@@ -38,6 +40,13 @@ async function ok(id: string, action: string, body?: unknown, key = acct.test_ap
   return res.body;
 }
 const verify = (accountId: string) => stack.services.ledger.verify(accountId);
+/** As a DBA could: the immutability trigger off for one statement, an entry's custody posting changed. */
+const tamperPosting = (entryId: string, amountMinor: number) =>
+  stack.db.transaction(async (trx) => {
+    await trx.raw('alter table ledger_postings disable trigger ledger_postings_immutable');
+    await trx('ledger_postings').where({ entry_id: entryId, ledger_account: 'custody' }).update({ amount_minor: amountMinor });
+    await trx.raw('alter table ledger_postings enable trigger ledger_postings_immutable');
+  });
 
 /** The amounts of a payment, as the API shows them. */
 const amounts = (p: any) => ({
@@ -325,13 +334,7 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     expect(clean.stdout).toContain('ledger verified: every invariant holds');
 
     const [entry] = (await get(`/api/v1/payments/${id}/ledger`, own.test_api_key)).body.data;
-    const tamper = (amount: number) =>
-      stack.db.transaction(async (trx) => {
-        // As a DBA could: the immutability trigger off for one statement.
-        await trx.raw('alter table ledger_postings disable trigger ledger_postings_immutable');
-        await trx('ledger_postings').where({ entry_id: entry.id, ledger_account: 'custody' }).update({ amount_minor: amount });
-        await trx.raw('alter table ledger_postings enable trigger ledger_postings_immutable');
-      });
+    const tamper = (amount: number) => tamperPosting(entry.id, amount);
     await tamper(4100);
     try {
       const failed = await run('npx', script, { cwd: root, env }).then(
@@ -349,19 +352,36 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     expect(await verify(own.account_id)).toEqual([]);
   });
 
-  it('the worker keeps a Schedule that runs the same check and exports ledger_invariant_violations', async () => {
-    const schedule = stack.client.schedule.getHandle(ledgerScheduleId(stack.taskQueue));
-    const described = await schedule.describe();
+  it('the worker keeps a Schedule that runs the same check as a workflow, which exports ledger_invariant_violations', async () => {
+    const described = await stack.client.schedule.getHandle(ledgerScheduleId(stack.taskQueue)).describe();
     expect(described.spec.intervals?.[0]?.every).toBe(stack.config.LEDGER_VERIFY_INTERVAL);
-    await schedule.trigger();
-    const workflowId = await eventually(async () => {
-      const actions = (await schedule.describe()).info.recentActions;
-      return actions[0]?.action.workflow.workflowId;
-    });
-    const result = await stack.client.workflow.getHandle<() => Promise<{ violations: number; report: string[] }>>(workflowId).result();
-    const metrics = await fetch(`${stack.api.metricsUrl}/metrics`).then((r) => r.text());
-    expect(metrics).toContain(`ledger_invariant_violations ${result.violations}`);
-    expect(result.report[0]).toMatch(result.violations ? /^ledger verification failed/ : /^ledger verified/);
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'ledgerVerifyWorkflow', taskQueue: stack.taskQueue });
+    // The scheduled workflow checks every account; here it is narrowed to one with a tampered posting
+    // (the shared test database holds other files' payments, whose stacks come and go).
+    const own = await stack.newAccount();
+    const id = await create({ amount: 42, currency: 'USD' }, own.test_api_key);
+    await ok(id, 'deposit', undefined, own.test_api_key);
+    const [entry] = (await get(`/api/v1/payments/${id}/ledger`, own.test_api_key)).body.data;
+    const check = () =>
+      stack.client.workflow.execute(ledgerVerifyWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId: `ledger-verify-test-${randomUUID()}`,
+        args: [{ accountId: own.account_id }],
+      });
+    const gauge = async () =>
+      (await fetch(`${stack.api.metricsUrl}/metrics`).then((r) => r.text())).match(/^ledger_invariant_violations (\d+)$/m)?.[1];
+    expect(await check()).toEqual({ violations: 0, report: ['ledger verified: every invariant holds'] });
+    expect(await gauge()).toBe('0');
+    await tamperPosting(entry.id, 4100);
+    try {
+      const result = await check();
+      expect(result.violations).toBe(3);
+      expect(result.report[0]).toBe('ledger verification failed: 3 breaches');
+      expect(result.report.filter((line) => line.includes(id))).toHaveLength(2);
+      expect(await gauge()).toBe('3');
+    } finally {
+      await tamperPosting(entry.id, 4200);
+    }
   });
 });
 

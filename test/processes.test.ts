@@ -44,6 +44,7 @@ function start(entry: string, port: number, extra: Record<string, string> = {}):
       // Shared by every process here: the APIs sign and check tokens, all open webhook secrets.
       SERVICE_JWT_SECRET: SECRETS.jwt,
       WEBHOOK_SECRET_KEY: SECRETS.webhookKey,
+      AUDIT_SIGNING_KEY: inject('auditSigningKey'),
       API_METRICS_PORT: '0',
       ...(entry.includes('worker') ? { WORKER_METRICS_PORT: String(port) } : { PORT: String(port), HOST: '127.0.0.1' }),
       ...extra,

@@ -72,6 +72,21 @@ describe('bearer tokens', () => {
 });
 
 describe('npm start: local secrets under DATA_DIR', () => {
+  it('adds a tree-head signing key, once, to a secrets file written before the custody trail', async () => {
+    const { loadOrCreateLocalSecrets, LOCAL_SECRETS_FILE } = await import('../src/localSecrets');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-old-'));
+    try {
+      const old = { SERVICE_JWT_SECRET: randomBytes(32).toString('base64'), WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+      fs.writeFileSync(path.join(dir, LOCAL_SECRETS_FILE), JSON.stringify(old), { mode: 0o600 });
+      const upgraded = loadOrCreateLocalSecrets(dir);
+      expect(upgraded).toMatchObject(old);
+      expect(Buffer.from(upgraded.AUDIT_SIGNING_KEY, 'base64')).toHaveLength(32);
+      expect(loadOrCreateLocalSecrets(dir)).toEqual(upgraded);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('generates a random JWT secret and webhook key on first start, mode 0600, and reuses them', async () => {
     const { loadOrCreateLocalSecrets } = await import('../src/localSecrets');
     const dirs = [fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-a-')), fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-b-'))];
@@ -85,6 +100,8 @@ describe('npm start: local secrets under DATA_DIR', () => {
       expect(first.SERVICE_JWT_SECRET.length).toBeGreaterThanOrEqual(32);
       expect(first.SERVICE_JWT_SECRET).not.toBe(OLD_PUBLIC_DEV_SECRET);
       expect(Buffer.from(first.WEBHOOK_SECRET_KEY, 'base64')).toHaveLength(32);
+      expect(Buffer.from(first.AUDIT_SIGNING_KEY, 'base64')).toHaveLength(32);
+      expect(other.AUDIT_SIGNING_KEY).not.toBe(first.AUDIT_SIGNING_KEY);
       const files = fs.readdirSync(dirs[0]);
       expect(files.length).toBeGreaterThan(0);
       for (const f of files) {
@@ -111,6 +128,7 @@ describe('npm run api / npm run worker without their secrets', () => {
       WORKER_METRICS_PORT: '0',
       SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      AUDIT_SIGNING_KEY: inject('auditSigningKey'),
       ...extra,
     };
     for (const name of remove) Reflect.deleteProperty(env, name);
@@ -145,6 +163,17 @@ describe('npm run api / npm run worker without their secrets', () => {
     expect(code).toBe(1);
     expect(output).toContain('WEBHOOK_SECRET_KEY');
     expect(output).not.toContain('SERVICE_JWT_SECRET');
+  });
+
+  it('npm run api and npm run worker refuse to start without AUDIT_SIGNING_KEY, naming it', async () => {
+    for (const entry of ['src/bin/api.ts', 'src/bin/worker.ts']) {
+      const { code, output } = await runWithout(entry, ['AUDIT_SIGNING_KEY']);
+      expect(code, entry).toBe(1);
+      expect(output, entry).toContain('AUDIT_SIGNING_KEY: required by');
+    }
+    const malformed = await runWithout('src/bin/worker.ts', [], { AUDIT_SIGNING_KEY: 'not-a-key' });
+    expect(malformed.code).toBe(1);
+    expect(malformed.output).toContain('AUDIT_SIGNING_KEY');
   });
 
   it('a malformed WEBHOOK_SECRET_KEY is a start-up error naming it', async () => {

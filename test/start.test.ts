@@ -31,6 +31,7 @@ describe('npm start', () => {
     delete env.TEMPORAL_ADDRESS;
     delete env.SERVICE_JWT_SECRET;
     delete env.WEBHOOK_SECRET_KEY;
+    delete env.AUDIT_SIGNING_KEY;
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
       cwd: ROOT,
       env,

@@ -33,6 +33,7 @@ function worker(metricsPort: number) {
       WORKER_METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'info',
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      AUDIT_SIGNING_KEY: inject('auditSigningKey'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

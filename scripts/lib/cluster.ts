@@ -165,6 +165,8 @@ export const API_REPLICAS = 2;
 export interface Secrets {
   SERVICE_JWT_SECRET: string;
   WEBHOOK_SECRET_KEY: string;
+  /** Ed25519 seed (base64) signing the custody trail's tree heads. */
+  AUDIT_SIGNING_KEY: string;
 }
 
 export interface Step {
@@ -210,7 +212,8 @@ export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {
   },
   app: {
     API_METRICS_PORT: 'one free port per process: two APIs share this machine, where compose gives each container its own',
-    DATABASE_URL: 'DATABASE_URL itself, not the compose postgresql service',
+    DATABASE_URL:
+      'DATABASE_URL itself, not the compose postgresql service, for migrate, api and workers alike (compose: api and workers as role payments_app, migrate as the owner payments)',
     TEMPORAL_ADDRESS: '127.0.0.1:TEMPORAL_PORT instead of the compose service name',
   },
 };
@@ -262,9 +265,11 @@ export function planCluster(opts: {
   const required = {
     SERVICE_JWT_SECRET: secrets.SERVICE_JWT_SECRET,
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+    AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY,
     POSTGRES_PASSWORD: '-',
     TEMPORAL_DB_PASSWORD: pg.password || '-',
     PAYMENTS_DB_PASSWORD: '-',
+    PAYMENTS_APP_DB_PASSWORD: '-',
   };
   const base = { PATH: [bin.server, bin.cliDir, process.env.PATH ?? ''].join(path.delimiter), HOME: process.env.HOME ?? root };
   const shell = (service: string) => ({
@@ -387,6 +392,7 @@ export function planCluster(opts: {
     DATABASE_URL: settings.DATABASE_URL,
     TEMPORAL_ADDRESS: temporalAddress,
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
+    AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
     WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
   };

@@ -27,6 +27,7 @@ export async function withLocalStack<T>(env: Record<string, string>, fn: (stack:
     // A throw-away stack: fresh secrets each run, metrics on any free port.
     SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    AUDIT_SIGNING_KEY: process.env.AUDIT_SIGNING_KEY ?? randomBytes(32).toString('base64'),
     API_METRICS_PORT: '0',
     ...env,
   });

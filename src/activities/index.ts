@@ -1,10 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import { webhookSecretKey, type Config } from '../config';
+import { auditSigningKey, webhookSecretKey, type Config } from '../config';
+import { AuditLogInconsistent, signTreeHead } from '../db/audit';
+import { signEd25519 } from '../lib/ed25519';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { projectPayment } from '../db/payments';
 import { ledgerReport, verifyLedger } from '../db/ledger';
+import { queryOrUndefined } from '../lib/workflowQuery';
 import { isDataRefusal } from '../db/errors';
 import { deliveryProgress, loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
@@ -82,17 +85,35 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
     },
 
     /**
+     * The schedule's tree head: sequence the leaves waiting for a position and sign the new head,
+     * never one the stored tree cannot prove consistent with the previous head.
+     */
+    async signTreeHead(): Promise<{ treeSize: number; timestamp: string }> {
+      const key = auditSigningKey(config);
+      try {
+        const head = await signTreeHead(
+          db,
+          (message) => signEd25519(key, message),
+          () => new Date(),
+        );
+        logger.info({ tree_size: head.treeSize, root_hash: head.rootHash.toString('base64') }, 'audit tree head signed');
+        return { treeSize: head.treeSize, timestamp: head.timestamp };
+      } catch (err) {
+        if (err instanceof AuditLogInconsistent) {
+          logger.error({ err }, 'audit log inconsistent with its last signed head; no head signed (run npm run audit:verify)');
+          throw ApplicationFailure.nonRetryable(err.message, 'AuditLogInconsistent');
+        }
+        throw err;
+      }
+    },
+
+    /**
      * Check every ledger invariant (docs/money.md), open payments against their workflow's own state
      * (queried with the worker's client); the count is the metric operators alert on.
      */
-    async verifyLedgerInvariants(): Promise<{ violations: number; report: string[] }> {
+    async verifyLedgerInvariants(accountId?: string): Promise<{ violations: number; report: string[] }> {
       const { client } = Context.current();
-      const violations = await verifyLedger(db, (id) =>
-        client.workflow
-          .getHandle(id)
-          .query<PaymentState>('getPayment')
-          .catch(() => undefined),
-      );
+      const violations = await verifyLedger(db, (id) => queryOrUndefined<PaymentState>(client, id, 'getPayment'), accountId);
       ledgerInvariantViolations.set(violations.length);
       const report = ledgerReport(violations);
       if (violations.length) logger.error({ violations: violations.length }, report);

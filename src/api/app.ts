@@ -13,6 +13,7 @@ import { jsonBody } from './middleware/jsonBody';
 import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits';
 import { requestLog } from './middleware/requestLog';
 import { apiKeyRoutes } from './routes/account';
+import { auditRoutes } from './routes/audit';
 import { eventRoutes } from './routes/events';
 import { ledgerRoutes } from './routes/ledger';
 import { paymentRoutes } from './routes/payments';
@@ -158,6 +159,7 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     webhookRoutes(services.webhooks),
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),
+    auditRoutes(services.audit),
   ];
 }
 

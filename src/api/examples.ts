@@ -55,6 +55,12 @@ const apiKey = {
   last4: 'x9Qa',
   created_at: '2026-11-23T10:00:00.000Z',
 };
+const treeHead = {
+  tree_size: 8,
+  root_hash: 'XcnaeacGWamtVZy3Ad7ZoqudgjqtL0lgz+Nw7/RgQyg=',
+  timestamp: '2026-11-23T10:06:00.000Z',
+  signature: 'o8m2q0Y0lq7tXzv7bC1yPp5mVvKk3N2c9Wm8o1dJtWv6bUe7PqLr2x1fZs9aHn4GkTjQyR3uVw0XcY5eD6fB7g==',
+} as const;
 const event = {
   id: 'evt_01JQ8Z3N4X5Y6Z7A8B9C0D1E2J',
   object: 'event',
@@ -169,6 +175,37 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
   [S.WebhookTestSent, { success: true, delivery_id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K' }],
   [S.WebhookRecovered, { success: true, delivery_ids: ['dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K'] }],
   [S.DeletedResponse, { id: webhook.id, deleted: true }],
+  [S.AuditPublicKey, { algorithm: 'Ed25519', public_key: 'GeNM2Ip2VjxYZx8zZbPwKeTmG7LvJbRaxJvO5KD0Hr8=' }],
+  [S.TreeHead, treeHead],
+  [
+    S.ConsistencyProof,
+    {
+      from: 6,
+      to: 8,
+      proof: [
+        'DrxdNDf74tsVi58Sah0RjjCBgQMdCpSfje3t68VY72o=',
+        'yoVOoSjtBQtBs1/8G4e46yveRh6eO1WW7Oa51ZdaCuA=',
+        '037kGJdt2VdTwcc4Yrk5j6Kiz5tP8P3+izDNlSCWFLc=',
+      ],
+    },
+  ],
+  [
+    S.PaymentProof,
+    {
+      tree_head: treeHead,
+      leaves: [
+        {
+          leaf_index: 6,
+          leaf: '{"account_id":"acct_01JQ8Z3N4X5Y6Z7A8B9C0D1E2L","action":"deposit","actor":"key_01JQ8Z3N4X5Y6Z7A8B9C0D1E2H","amount_exponent":2,"amount_minor":12550,"at":"2026-11-23T10:05:00.000Z","currency":"USD","event":"payment.deposited","from":"pending_deposit","kind":"payment.transition","livemode":false,"payment_id":"pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F","reason":null,"to":"in_custody","version":2}',
+          audit_path: [
+            'vBoGQ7EuTS18d5GPROD095qDi2z57FtcKD4fTYhZnms=',
+            'yoVOoSjtBQtBs1/8G4e46yveRh6eO1WW7Oa51ZdaCuA=',
+            '037kGJdt2VdTwcc4Yrk5j6Kiz5tP8P3+izDNlSCWFLc=',
+          ],
+        },
+      ],
+    },
+  ],
   [S.Health, { status: 'ok' }],
   [S.Readiness, { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }],
 ]);

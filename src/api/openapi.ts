@@ -248,6 +248,7 @@ const TAGS: Record<string, string> = {
   Payments: 'Payments and their transitions',
   Events: 'Every event a payment emitted, kept at least 30 days',
   Ledger: 'Double-entry ledger entries and balances (docs/money.md)',
+  Audit: 'The custody trail: signed tree heads and proofs (docs/audit.md)',
   Webhooks: 'Webhook configurations and their delivery logs',
   'Test helpers': 'Test-mode only: move a payment’s clock',
   'API keys': 'Keys of the caller’s account and mode',

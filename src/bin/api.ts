@@ -5,7 +5,7 @@ import { runMain, type Started } from '../lib/startup';
 import { buildStack } from '../stack';
 
 async function main(started: Started) {
-  const config = requireSecrets(loadConfig(), ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY'], '`npm run api`');
+  const config = requireSecrets(loadConfig(), ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY', 'AUDIT_SIGNING_KEY'], '`npm run api`');
   const logger = createLogger(config.LOG_LEVEL);
   const stack = started.add(await buildStack({ config, logger, api: { port: config.PORT, host: config.HOST } }), (s) => s.stop());
   const api = stack.api!;

@@ -7,8 +7,9 @@ import { runMain, type Started } from '../lib/startup';
 import { buildStack } from '../stack';
 
 async function main(started: Started) {
-  // Signing deliveries needs the key that opens webhook secrets; the worker never signs tokens.
-  const config = requireSecrets(loadConfig(), ['WEBHOOK_SECRET_KEY'], '`npm run worker`');
+  // Signing deliveries needs the key that opens webhook secrets, and tree heads the audit key;
+  // the worker never signs tokens.
+  const config = requireSecrets(loadConfig(), ['WEBHOOK_SECRET_KEY', 'AUDIT_SIGNING_KEY'], '`npm run worker`');
   const logger = createLogger(config.LOG_LEVEL);
   // Scrape target for this worker (activity metrics and Temporal's own) on WORKER_METRICS_PORT,
   // bound first, so a taken port is a start-up error before this process polls for any task.

@@ -16,6 +16,8 @@ import {
 import { type HistoryEntry, type PaymentState, type PaymentStatus, amountsOf, isTerminal, movementOf } from '../domain/payment';
 import { storedExponent } from '../domain/money';
 import type { Scope } from '../domain/tenancy';
+import { ledgerEntryLeaf } from '../domain/audit';
+import { appendLeaf } from './audit';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** Derived from the payment and its version, so every writer of one movement writes one entry. */
@@ -56,6 +58,22 @@ export async function recordLedgerEntry(trx: Knex.Transaction, state: PaymentSta
   if (inserted.length === 0) return;
   await trx('ledger_postings').insert(
     postings.map((p) => ({ entry_id: id, ledger_account: p.account, amount_minor: p.amount.toString() })),
+  );
+  // The custody trail records the entry in this same transaction (docs/audit.md).
+  await appendLeaf(
+    trx,
+    ledgerEntryLeaf({
+      entryId: id,
+      paymentId: state.id,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      version: entry.seq,
+      type: entryTypeOf(movement),
+      currency: state.currency,
+      exponent,
+      at: entry.at,
+      postings,
+    }),
   );
   // In the table's account order, so that two transactions never wait on each other's rows crosswise.
   await trx('ledger_balances')
@@ -225,13 +243,13 @@ export async function verifyLedger(
   const { violations, payments } = await findLedgerViolations(db, accountId);
   const open = payments.filter((p) => !isTerminal(p.status as PaymentStatus));
   // A few queries at a time: the check must not crowd out the payments' own work.
-  for (let i = 0; i < open.length; i += 8) {
-    const batch = open.slice(i, i + 8);
+  for (let i = 0; i < open.length; i += 16) {
+    const batch = open.slice(i, i + 16);
     const states = await Promise.all(batch.map((p) => workflowState(p.id)));
     batch.forEach((p, k) => {
       const state = states[k];
       if (!state) {
-        violations.push({ check: 'workflow_state', paymentId: p.id, message: `no workflow answers for this ${p.status} payment` });
+        violations.push({ check: 'workflow_state', paymentId: p.id, message: `no workflow answered for this ${p.status} payment` });
         return;
       }
       if (state.version !== p.version) return;

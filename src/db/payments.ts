@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
 import { type HistoryEntry, type PaymentState, type PaymentStatus, withAmounts } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
+import { transitionLeaf } from '../domain/audit';
+import { appendLeaf } from './audit';
 import { recordEvent } from './events';
 import { recordLedgerEntry } from './ledger';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
@@ -99,6 +101,8 @@ export async function projectPayment(db: Knex | Knex.Transaction, payment: Payme
       .onConflict(['payment_id', 'seq'])
       .ignore();
     await recordEvent(trx, state, entry);
+    // The custody trail records the transition in this same transaction (idempotent by version).
+    await appendLeaf(trx, transitionLeaf(state, entry));
     // Last: the balance rows it moves are shared by the account's payments, so hold them briefly.
     await recordLedgerEntry(trx, state, entry);
   };

@@ -5,6 +5,8 @@ import type { PaymentEvent } from '../domain/payment';
 import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
+import { webhookAttemptLeaf } from '../domain/audit';
+import { appendLeaf } from './audit';
 
 /** A webhook configuration as the service uses it. The secret, where present, is the clear one. */
 export interface WebhookRow {
@@ -268,6 +270,37 @@ export interface AttemptRecord {
   excerpt?: string | null;
 }
 
+/** The custody trail's record of one attempt, in the attempt's own transaction. */
+async function appendAttemptLeaf(
+  trx: Knex.Transaction,
+  deliveryId: string,
+  a: AttemptRecord,
+  status: DeliveryRow['status'],
+): Promise<void> {
+  const row = await trx('webhook_deliveries as d')
+    .join('webhooks as w', 'w.id', 'd.webhook_id')
+    .where('d.id', deliveryId)
+    .first('d.payment_id', 'd.event', 'd.webhook_id', 'w.account_id', 'w.livemode');
+  if (!row) return;
+  await appendLeaf(
+    trx,
+    webhookAttemptLeaf({
+      deliveryId,
+      webhookId: row.webhook_id,
+      paymentId: row.payment_id,
+      accountId: row.account_id,
+      livemode: row.livemode,
+      event: row.event,
+      attempt: a.attempt,
+      at: a.at,
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
+      error: a.error,
+      outcome: status,
+    }),
+  );
+}
+
 export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('webhook_delivery_attempts')
@@ -283,6 +316,7 @@ export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptReco
       .onConflict(['delivery_id', 'attempt'])
       .ignore();
     await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, attempts: a.attempt, updated_at: new Date() });
+    await appendAttemptLeaf(trx, deliveryId, a, status);
   });
 }
 

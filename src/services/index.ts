@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { type Config, jwtSecret } from '../config';
 import type { Logger } from '../lib/logger';
 import { accountsService } from './accounts';
+import { auditService } from './audit';
 import { eventsService } from './events';
 import { healthService } from './health';
 import { idempotencyService } from './idempotency';
@@ -27,6 +28,7 @@ export function createServices(deps: ServiceDeps) {
     accounts: accountsService({ db: deps.db, jwtSecret: () => jwtSecret(deps.config) }),
     idempotency: idempotencyService(deps),
     health: healthService(deps),
+    audit: auditService(deps),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger, verifyLedger } from '../db/ledger';
 import { findPayment } from '../db/payments';
 import { getPaymentQuery } from '../workflows';
+import { queryOrUndefined } from '../lib/workflowQuery';
 import { InvalidInput, NotFound } from './errors';
 
 export function ledgerService({ db, temporal }: { db: Knex; temporal: Client }) {
@@ -30,12 +31,7 @@ export function ledgerService({ db, temporal }: { db: Knex; temporal: Client }) 
 
     /** Every invariant, open payments against their workflow's own state; `accountId` narrows it to one account. */
     verify(accountId?: string) {
-      const workflowState = (id: string): Promise<PaymentState | undefined> =>
-        temporal.workflow
-          .getHandle(id)
-          .query(getPaymentQuery)
-          .catch(() => undefined);
-      return verifyLedger(db, workflowState, accountId);
+      return verifyLedger(db, (id) => queryOrUndefined<PaymentState>(temporal, id, getPaymentQuery.name), accountId);
     },
   };
 }

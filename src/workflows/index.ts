@@ -1,3 +1,4 @@
 export * from './payment';
 export * from './webhookDelivery';
+export * from './audit';
 export * from './ledgerVerify';

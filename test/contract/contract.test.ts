@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/lib/net';
+import { auditScheduleId } from '../../src/services/audit';
 import { startReceiver } from '../helpers/receiver';
 import { eventually, startStack, validPayment, type Stack, type TestAccount } from '../helpers/stack';
 
@@ -137,6 +138,23 @@ describe('every operation through Prism’s validating proxy', () => {
     expect((await send('get /api/v1/payments/{id}', '/api/v1/payments/pay_NOPE', { key })).status).toBe(404);
     expect((await send('get /api/v1/payments/{id}/events', `/api/v1/payments/${id}/events`, { key })).status).toBe(200);
     expect((await send('get /api/v1/payments/{id}/events', '/api/v1/payments/pay_NOPE/events', { key })).status).toBe(404);
+    // The custody trail: a signed head that covers the payment first (the Schedule, asked now).
+    await eventually(
+      async () => {
+        await stack.client.schedule.getHandle(auditScheduleId(stack.taskQueue)).trigger();
+        return (await stack.http.get(`/api/v1/payments/${id}/proof`, { key })).status === 200 ? true : undefined;
+      },
+      30_000,
+      'a signed tree head',
+    );
+    expect((await send('get /api/v1/audit/public_key', '/api/v1/audit/public_key', { key })).status).toBe(200);
+    expect((await send('get /api/v1/audit/public_key', '/api/v1/audit/public_key?format=pem', { key })).status).toBe(400);
+    const head = await send('get /api/v1/audit/tree_head', '/api/v1/audit/tree_head', { key });
+    expect(head.status).toBe(200);
+    expect((await send('get /api/v1/audit/tree_head', '/api/v1/audit/tree_head?size=1', { key })).status).toBe(400);
+    const consistency = 'get /api/v1/audit/consistency';
+    expect((await send(consistency, `/api/v1/audit/consistency?from=1&to=${head.body.tree_size}`, { key })).status).toBe(200);
+    expect((await send(consistency, '/api/v1/audit/consistency?from=x&to=1', { key })).status).toBe(400);
     for (const extra of documented.filter((o) => o.startsWith('get /api/v1/payments/{id}/') && !o.endsWith('/events'))) {
       const suffix = extra.slice('get /api/v1/payments/{id}'.length);
       expect((await send(extra, `/api/v1/payments/${id}${suffix}`, { key })).status, extra).toBe(200);

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
+import { auditScheduleId } from '../../src/services/audit';
 import { type ApiServer, type Services, buildStack } from '../../src/stack';
 
 export interface Stack {
@@ -48,6 +49,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     // Never a known secret: fresh random ones for every stack.
     SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    AUDIT_SIGNING_KEY: inject('auditSigningKey'),
     // Tests receive webhooks on loopback; metrics on any free port.
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     API_METRICS_PORT: '0',
@@ -78,7 +80,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
     stopWorker: () => stack.stopWorker(),
     startWorker: () => stack.startWorker(),
-    stop: () => stack.stop(),
+    async stop() {
+      // Its head-signing schedule goes with the test's task queue.
+      await stack.client.schedule
+        .getHandle(auditScheduleId(taskQueue))
+        .delete()
+        .catch(() => undefined);
+      await stack.stop();
+    },
   };
 }
 

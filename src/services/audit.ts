@@ -1,0 +1,111 @@
+/**
+ * The custody trail's use cases: the public key, the latest signed tree head, consistency proofs,
+ * a payment's leaves with their inclusion proofs, and the Temporal Schedule that signs heads.
+ */
+import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { auditSigningKey, type Config } from '../config';
+import type { Scope } from '../domain/tenancy';
+import { consistencyProof, inclusionProofs, latestHead, paymentLeaves, type StoredHead } from '../db/audit';
+import { findPayment } from '../db/payments';
+import { rawPublicKey } from '../lib/ed25519';
+import { InvalidInput, NotFound } from './errors';
+
+/** One schedule per task queue: each test stack (and each deployment's queue) has its own. */
+export const auditScheduleId = (taskQueue: string) => `audit-tree-head-${taskQueue}`;
+
+export interface TreeHeadView {
+  tree_size: number;
+  root_hash: string;
+  timestamp: string;
+  signature: string;
+}
+
+const headView = (h: StoredHead): TreeHeadView => ({
+  tree_size: h.treeSize,
+  root_hash: h.rootHash.toString('base64'),
+  timestamp: h.timestamp,
+  signature: h.signature.toString('base64'),
+});
+
+const b64 = (hashes: Buffer[]) => hashes.map((h) => h.toString('base64'));
+
+export function auditService({ db, temporal, config }: { db: Knex; temporal: Client; config: Config }) {
+  const signedHead = async () => {
+    const head = await latestHead(db);
+    // Only before the first worker's schedule has run once.
+    if (!head) throw new NotFound('signed tree head yet');
+    return head;
+  };
+  return {
+    publicKey() {
+      return { algorithm: 'Ed25519' as const, public_key: rawPublicKey(auditSigningKey(config)).toString('base64') };
+    },
+
+    async treeHead(): Promise<TreeHeadView> {
+      return headView(await signedHead());
+    },
+
+    /** RFC 9162 §2.1.4 between two sizes up to the latest signed head's. */
+    async consistency(from: number, to: number) {
+      const head = await signedHead();
+      if (to > head.treeSize) {
+        throw new InvalidInput([{ field: 'to', message: `must be at most ${head.treeSize}, the size of the latest signed tree head` }]);
+      }
+      if (from > to) throw new InvalidInput([{ field: 'from', message: `must be at most to (${to})` }]);
+      return { from, to, proof: b64(await consistencyProof(db, from, to)) };
+    },
+
+    /** The payment's leaves in the latest signed head, each with its inclusion proof (owner and mode only). */
+    async paymentProof(scope: Scope, paymentId: string) {
+      if (!(await findPayment(db, scope, paymentId))) throw new NotFound('payment');
+      const head = await signedHead();
+      const leaves = await paymentLeaves(db, scope, paymentId, head.treeSize);
+      const proofs = await inclusionProofs(
+        db,
+        leaves.map((l) => l.leafIndex),
+        head.treeSize,
+      );
+      return {
+        tree_head: headView(head),
+        leaves: leaves.map((l, i) => ({ leaf_index: l.leafIndex, leaf: l.leaf, audit_path: b64(proofs[i]) })),
+      };
+    },
+
+    /**
+     * Create the signing schedule for this task queue, or bring an existing one to the configured
+     * interval: idempotent, so every worker may call it at start. The first head is signed at once.
+     */
+    async ensureSchedule(taskQueue: string): Promise<string> {
+      const scheduleId = auditScheduleId(taskQueue);
+      const spec = { intervals: [{ every: config.AUDIT_HEAD_INTERVAL }] };
+      const action = {
+        type: 'startWorkflow' as const,
+        workflowType: 'auditTreeHeadWorkflow',
+        taskQueue,
+        workflowId: scheduleId,
+        workflowExecutionTimeout: '10 minutes' as const,
+      };
+      try {
+        await temporal.schedule.create({
+          scheduleId,
+          spec,
+          action,
+          policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+          state: { triggerImmediately: true, note: 'Signs the custody trail tree head (docs/audit.md)' },
+        });
+      } catch (err) {
+        if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+        const handle = temporal.schedule.getHandle(scheduleId);
+        const current = await handle.describe();
+        const every = current.spec.intervals?.[0]?.every;
+        if (every !== config.AUDIT_HEAD_INTERVAL || (current.spec.intervals?.length ?? 0) !== 1) {
+          await handle.update((previous) => ({ ...previous, spec }));
+        }
+      }
+      return scheduleId;
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof auditService>;

@@ -1,0 +1,16 @@
+/**
+ * The custody trail's tree-head signer, started by a Temporal Schedule every AUDIT_HEAD_INTERVAL
+ * (src/services/audit.ts creates it): one activity sequences the waiting leaves and signs a head.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+const { signTreeHead } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  // A log inconsistent with its last signed head is an incident for a person, not a retry.
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['AuditLogInconsistent'] },
+});
+
+export async function auditTreeHeadWorkflow(): Promise<{ treeSize: number; timestamp: string }> {
+  return signTreeHead();
+}
