@@ -25,7 +25,9 @@ function importDirections() {
     rule(['src/activities/**'], room('api', 'services', 'worker', 'workflows', ...entry)),
     rule(
       ['src/workflows/**'],
-      room('api', 'services', 'worker', 'db', 'lib', 'webhooks', 'config', ...entry),
+      room('api', 'services', 'worker', 'db', 'lib', 'config', ...entry),
+      // Of src/webhooks, only the retry schedule (pure functions) may be imported into workflow code.
+      { regex: '^(\\.\\./)+webhooks/(?!retryPolicy$)', message: 'docs/architecture.md: workflows import src/webhooks/retryPolicy only' },
       ...packages('@temporalio/client', 'knex', 'pg'),
     ),
     rule(['src/db/**'], room('api', 'services', 'worker', 'workflows', 'activities', ...entry)),
