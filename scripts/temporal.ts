@@ -1,7 +1,7 @@
 /**
  * `npm run temporal -- workflow list --query 'PaymentStatus="disputed"'`: the project's own
  * Temporal CLI (found as `npm start` finds it), pointed at the local dev server unless told
- * otherwise (`--address`, or TEMPORAL_ADDRESS).
+ * otherwise (`--address`, or TEMPORAL_ADDRESS). `workflow describe` shows search attributes readably.
  */
 import { spawnSync } from 'node:child_process';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
@@ -19,5 +19,30 @@ const talksToServer =
   !['help', 'server', 'completion'].includes(args[0]) &&
   !args.includes('--version') &&
   !args.some((a) => a === '--address' || a.startsWith('--address='));
-const result = spawnSync(cli, talksToServer ? [...args, '--address', address] : args, { stdio: 'inherit' });
+const fullArgs = talksToServer ? [...args, '--address', address] : args;
+
+/**
+ * `workflow describe` prints search attributes as protobuf text (`map[PaymentStatus:metadata:{…}
+ * data:"\"in_custody\""]`); in its plain output they are rewritten as `PaymentStatus=in_custody, …`.
+ */
+function readableSearchAttributes(text: string): string {
+  return text.replace(/^(\s*SearchAttributes\s+)map\[(.*)\]$/m, (line, head: string, body: string) => {
+    const pairs = [...body.matchAll(/(\w+):metadata:\{[^}]*\} metadata:\{key:"type" value:"\w+"\} data:"((?:[^"\\]|\\.)*)"/g)];
+    if (pairs.length === 0) return line;
+    try {
+      const value = (data: string) => JSON.parse(JSON.parse(`"${data}"`) as string) as unknown;
+      return head + pairs.map(([, name, data]) => `${name}=${String(value(data))}`).join(', ');
+    } catch {
+      return line;
+    }
+  });
+}
+
+const plainDescribe = args[0] === 'workflow' && args[1] === 'describe' && !args.some((a) => /^(-o|--output)(=|$)/.test(a));
+if (plainDescribe) {
+  const result = spawnSync(cli, fullArgs, { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
+  process.stdout.write(readableSearchAttributes(result.stdout ?? ''));
+  process.exit(result.status ?? 1);
+}
+const result = spawnSync(cli, fullArgs, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

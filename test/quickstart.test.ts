@@ -44,7 +44,7 @@ describe('docs/quickstart.md', () => {
 
   it('runs verbatim: a login, a payment released, refused once, its history and events, a test clock, signed webhooks', async () => {
     const blocks = bashBlocks(fs.readFileSync(PAGE, 'utf8'));
-    expect(blocks.length).toBeGreaterThanOrEqual(7);
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
     const acct = await stack.newAccount();
     const receiver = await startReceiver();
     try {
@@ -84,7 +84,11 @@ describe('docs/quickstart.md', () => {
         ].join('\n'),
       );
       expect(stdout).toMatch(/webhook secret whsec_/);
-      expect((await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key })).body.data).toHaveLength(1);
+      // The last step removed the endpoint: nothing is left to retry for hours.
+      expect(stdout).toMatch(/webhook wh_\w+ deleted: true\n0 webhook endpoint\(s\) configured\n$/);
+      expect((await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key })).body.data).toEqual([]);
+      const [hook] = await stack.db('webhooks').where({ account_id: acct.account_id });
+      expect(hook.deleted_at).not.toBeNull();
       const events = await eventually(
         async () => {
           const mine = receiver.received.filter((r) => r.body?.payment_id === pay);

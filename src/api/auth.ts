@@ -10,7 +10,7 @@ import type { FailureLimit } from './middleware/limits';
  * A failed authentication counts against the client address; past its budget, failures from there
  * answer 429 instead of 401. Valid credentials are never refused for their address: behind a
  * shared address (a proxy without TRUST_PROXY), one client's wrong key must not lock out the
- * others. Guessing gains nothing from that: API keys hold 190 random bits and tokens are signed;
+ * others. Guessing gains nothing from that: API keys hold 192 random bits and tokens are signed;
  * passwords, which can be guessed, have their own limit per e-mail (`loginRateLimit`).
  */
 export function authenticate(accounts: AccountsService, limit: (key: string) => Promise<void>, failures: FailureLimit) {

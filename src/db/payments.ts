@@ -147,3 +147,17 @@ export async function listPaymentEvents(db: Knex, paymentId: string): Promise<Hi
     at: (r.at as Date).toISOString(),
   }));
 }
+
+/** A payment by id alone, across accounts and modes: for operator tools (`npm run repair`), never for a client. */
+export async function findPaymentById(db: Knex, id: string): Promise<PaymentState | undefined> {
+  const row = await db<PaymentRow>('payments').where({ id }).first();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Ids of every payment (of one account, if given) whose status in the read model is not terminal, oldest first. */
+export async function listOpenPaymentIds(db: Knex, terminal: readonly PaymentStatus[], accountId?: string): Promise<string[]> {
+  const q = db<{ id: string; status: string; account_id: string }>('payments').whereNotIn('status', terminal);
+  if (accountId) q.andWhere('account_id', accountId);
+  const rows = await q.orderBy('created_at').select('id');
+  return rows.map((r) => r.id);
+}

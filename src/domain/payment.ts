@@ -361,3 +361,22 @@ export function creationEntry(state: PaymentState, actor: string): HistoryEntry 
     at: state.createdAt,
   };
 }
+
+/**
+ * When a payment entered pending_release (ms), from its history: the entry that moved it there
+ * last; null unless it is pending_release now. A repaired run re-arms auto-release from this.
+ */
+export function pendingReleaseSinceOf(state: PaymentState, history: readonly HistoryEntry[]): number | null {
+  if (state.status !== 'pending_release') return null;
+  const entered = [...history].reverse().find((e) => e.to === 'pending_release');
+  return entered ? Date.parse(entered.at) : null;
+}
+
+/** The pending deposit deadline or auto-release time (the `NextDeadline` search attribute); null when none is pending. */
+export function nextDeadlineOf(state: PaymentState, pendingReleaseSince: number | null): Date | null {
+  if (state.status === 'pending_deposit') return new Date(state.depositDeadline);
+  if (state.status === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null) {
+    return new Date(pendingReleaseSince + state.autoReleaseAfterSeconds * 1000);
+  }
+  return null;
+}

@@ -9,6 +9,14 @@ export const LivemodeKey = defineSearchAttributeKey('Livemode', SearchAttributeT
 /** The pending deposit deadline or auto-release time; absent when none is pending (docs/operations.md). */
 export const NextDeadlineKey = defineSearchAttributeKey('NextDeadline', SearchAttributeType.DATETIME);
 
+/**
+ * What a workflow of this service is, set when it starts, so that the operators' list can hold
+ * payments only (`RecordKind="payment"`, docs/operations.md): `payment`, `delivery` (test event,
+ * resend, continued delivery) or `check` (the scheduled ledger check).
+ */
+export const RecordKindKey = defineSearchAttributeKey('RecordKind', SearchAttributeType.KEYWORD);
+export type RecordKind = 'payment' | 'delivery' | 'check';
+
 /** Name → type as `temporal server start-dev --search-attribute` and `operator search-attribute create` spell them. */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {
   PaymentStatus: 'Keyword',
@@ -17,4 +25,5 @@ export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {
   AccountId: 'Keyword',
   Livemode: 'Bool',
   NextDeadline: 'Datetime',
+  RecordKind: 'Keyword',
 };

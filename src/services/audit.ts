@@ -5,6 +5,7 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { auditSigningKey, type Config } from '../config';
+import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import type { Scope } from '../domain/tenancy';
 import { consistencyProof, inclusionProofs, latestHead, paymentLeaves, type StoredHead } from '../db/audit';
 import { findPayment } from '../db/payments';
@@ -85,6 +86,8 @@ export function auditService({ db, temporal, config }: { db: Knex; temporal: Cli
         taskQueue,
         workflowId: scheduleId,
         workflowExecutionTimeout: '10 minutes' as const,
+        // Kept out of the operators' payments list (docs/operations.md).
+        typedSearchAttributes: [{ key: RecordKindKey, value: 'check' satisfies RecordKind }],
       };
       try {
         await temporal.schedule.create({

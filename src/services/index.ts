@@ -10,6 +10,7 @@ import { healthService } from './health';
 import { idempotencyService } from './idempotency';
 import { ledgerService } from './ledger';
 import { paymentsService } from './payments';
+import { repairService } from './repair';
 import { webhooksService } from './webhooks';
 
 export interface ServiceDeps {
@@ -28,6 +29,7 @@ export function createServices(deps: ServiceDeps) {
     accounts: accountsService({ db: deps.db, jwtSecret: () => jwtSecret(deps.config) }),
     idempotency: idempotencyService(deps),
     health: healthService(deps),
+    repair: repairService(deps),
     audit: auditService(deps),
   };
 }

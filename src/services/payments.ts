@@ -3,7 +3,7 @@
  * reads the payment repository. Routes parse, call one of these and respond.
  */
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../config';
@@ -26,6 +26,8 @@ import {
   PaymentAmountKey,
   PaymentCurrencyKey,
   PaymentStatusKey,
+  type RecordKind,
+  RecordKindKey,
 } from '../domain/searchAttributes';
 import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments, projectPayment } from '../db/payments';
@@ -110,6 +112,31 @@ function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): s
 const refusal = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) =>
   new InvalidTransition(status, message);
 
+/**
+ * What every run of a payment starts with, the first or one `npm run repair` starts: its id is the
+ * payment id, its search attributes show the payment as it is now.
+ */
+export function paymentRunOptions(config: Config, payment: PaymentState, nextDeadline: Date | null) {
+  return {
+    workflowId: payment.id,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds.
+    // (2 s timed tasks out under a burst on two cores, and every timeout is work done twice.)
+    workflowTaskTimeout: '5 seconds' as const,
+    typedSearchAttributes: [
+      { key: RecordKindKey, value: 'payment' satisfies RecordKind },
+      { key: PaymentStatusKey, value: payment.status },
+      { key: PaymentAmountKey, value: toMajor(payment.amountMinor, payment.currency, storedExponent(payment)) },
+      { key: PaymentCurrencyKey, value: payment.currency },
+      { key: AccountIdKey, value: payment.accountId },
+      { key: LivemodeKey, value: payment.livemode },
+      ...(nextDeadline ? [{ key: NextDeadlineKey, value: nextDeadline }] : []),
+    ] as SearchAttributePair[],
+    staticSummary: `Payment ${summary(payment)}`,
+    staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
+  };
+}
+
 export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) {
   const within = <T>(call: Call, fn: () => Promise<T>) => withinDeadline(temporal, fn, call.deadline);
 
@@ -158,24 +185,10 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       try {
         await within(call, () =>
           temporal.workflow.start(paymentWorkflow, {
-            workflowId: payment.id,
+            ...paymentRunOptions(config, payment, new Date(payment.depositDeadline)),
             // Never a second run under a payment id, even after the first has closed.
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            taskQueue: config.TEMPORAL_TASK_QUEUE,
-            // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds.
-            // (2 s timed tasks out under a burst on two cores, and every timeout is work done twice.)
-            workflowTaskTimeout: '5 seconds',
             args: [{ payment, actor: principal.actor, requestId: call.requestId }],
-            typedSearchAttributes: [
-              { key: PaymentStatusKey, value: payment.status },
-              { key: PaymentAmountKey, value: toMajor(payment.amountMinor, payment.currency, payment.amountExponent) },
-              { key: PaymentCurrencyKey, value: payment.currency },
-              { key: AccountIdKey, value: payment.accountId },
-              { key: LivemodeKey, value: payment.livemode },
-              { key: NextDeadlineKey, value: new Date(payment.depositDeadline) },
-            ],
-            staticSummary: `Payment ${summary(payment)}`,
-            staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
           }),
         );
       } catch (err) {

@@ -9,6 +9,7 @@ import { ulid } from 'ulid';
 import { type Config, webhookSecretKey } from '../config';
 import { PAYMENT_EVENTS, type PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
+import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { type Scope } from '../domain/tenancy';
 import {
   type DeliveryFilter,
@@ -66,6 +67,8 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
         workflowId,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [{ deliveryId, retry: deliveryRetry(config), ...(attemptBase ? { attemptBase } : {}) }],
+        // Kept out of the operators' payments list (docs/operations.md).
+        typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
         staticSummary: summary,
       }),
     );

@@ -1,5 +1,6 @@
 /** The worker's Temporal Schedules, created idempotently when it starts: the periodic ledger check (docs/money.md). */
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import type { Logger } from '../lib/logger';
 import { ledgerVerifyWorkflow } from '../workflows/ledgerVerify';
 
@@ -17,6 +18,8 @@ export async function ensureLedgerSchedule(client: Client, opts: { taskQueue: st
         workflowType: ledgerVerifyWorkflow,
         taskQueue: opts.taskQueue,
         workflowId: `ledger-verify-${opts.taskQueue}`,
+        // Kept out of the operators' payments list (docs/operations.md).
+        typedSearchAttributes: [{ key: RecordKindKey, value: 'check' satisfies RecordKind }],
       },
       // A check still running when the next is due: the next is skipped, never stacked.
       policies: { overlap: ScheduleOverlapPolicy.SKIP },

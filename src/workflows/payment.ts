@@ -161,6 +161,7 @@ class Payment {
   /** Deliveries whose retries were cut short by the hand-over, to continue in workflows of their own. */
   private readonly handedOver: { target: DeliveryTarget; plan: DeliveryPlan }[] = [];
   private handoffAfterMs = DEFAULT_HANDOFF_AFTER_MS;
+  private handingOver = false;
 
   constructor(private readonly input: PaymentWorkflowInput) {
     this.state = input.payment;
@@ -320,7 +321,9 @@ class Payment {
     try {
       await scope.run(() => deliverWebhook(target.id, retry.timeoutMs, retry.maximumAttempts));
     } catch (err) {
-      if (isCancellation(err)) this.handedOver.push({ target, plan });
+      // Cut short by the hand-over: continued elsewhere, whatever the last attempt reported (a
+      // failure that raced the cancellation too; the continuation skips a delivery already ended).
+      if (isCancellation(err) || this.handingOver) this.handedOver.push({ target, plan });
       // The delivery log holds every attempt; the payment itself is not affected.
       else log.warn('webhook delivery failed after its retries', { deliveryId: target.id, error: String(err) });
     } finally {
@@ -337,8 +340,8 @@ class Payment {
     await Promise.all(this.projections);
     if (this.deliveries.size === 0) return;
     if (await condition(() => this.deliveries.size === 0, this.handoffAfterMs)) return;
-    const pending = [...this.deliveries.values()];
-    for (const d of pending) d.scope.cancel();
+    this.handingOver = true;
+    for (const d of this.deliveries.values()) d.scope.cancel();
     await condition(() => this.deliveries.size === 0);
     for (const { target, plan } of this.handedOver) {
       await startChild(webhookDeliveryWorkflow, {

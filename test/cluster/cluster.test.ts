@@ -397,6 +397,37 @@ describe('npm run stack:cluster', () => {
     });
   });
 
+  it('a payment terminated in custody is repaired by npm run repair and released, nothing doubled', async () => {
+    const id = await create(api1, { amount: 31 });
+    await transition(api1, id, 'deposit', 'in_custody');
+    await delivered(id, ['payment.created', 'payment.deposited']);
+    cli('workflow', 'terminate', '--workflow-id', id, '--reason', 'an operator pressed Terminate');
+    const repair = spawnSync('npx', ['tsx', 'scripts/repair.ts', '--payment', id], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: appUrl, TEMPORAL_ADDRESS: state.temporalAddress, TEMPORAL_TASK_QUEUE: 'payments' },
+    });
+    expect(repair.status, repair.stderr).toBe(0);
+    expect(repair.stdout).toContain(`${id} start: in_custody in the read model, but its run is terminated → new run`);
+    await transition(api2, id, 'approve', 'pending_release');
+    await transition(api1, id, 'release', 'released');
+    await delivered(id, ['payment.created', 'payment.deposited', 'payment.approved', 'payment.released']);
+    const history = (await api2.get(`/api/v1/payments/${id}/events`, { key })).body.data as { seq: number }[];
+    expect(history.map((h) => h.seq).sort()).toEqual([1, 2, 3, 4]);
+    const db = new pg.Client({ connectionString: appUrl });
+    await db.connect();
+    try {
+      const entries = await db.query('select version from ledger_entries where payment_id = $1 order by version', [id]);
+      expect(entries.rows.map((r: { version: number }) => r.version)).toEqual([2, 4]);
+      const deliveries = await db.query('select event, count(*)::int as n from webhook_deliveries where payment_id = $1 group by event', [
+        id,
+      ]);
+      expect(deliveries.rows.every((r: { n: number }) => r.n === 1)).toBe(true);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('Ctrl-C stops every process it started', async () => {
     const pids = Object.values(readState().processes);
     expect(pids.length).toBe(6);

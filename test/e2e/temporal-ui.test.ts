@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, onTestFailed } from 'vitest';
-import { startStack, validPayment, type Stack, type TestAccount } from '../helpers/stack';
+import { startReceiver } from '../helpers/receiver';
+import { eventually, startStack, validPayment, type Stack, type TestAccount } from '../helpers/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = path.resolve(__dirname, '../../test-output');
@@ -191,6 +192,78 @@ describe('Temporal UI (browser)', () => {
     expect(rendered.join('\n')).not.toContain('**');
     await expect(page.getByRole('heading', { name: 'Summary' }).count()).resolves.toBeGreaterThan(0);
     await page.screenshot({ path: path.join(OUT, 'temporal-ui-workflow-summary.png'), fullPage: true });
+  });
+});
+
+describe("a payment's page and the NextDeadline list (docs/operations.md)", () => {
+  beforeEach(() => {
+    onTestFailed(async () => {
+      await page?.screenshot({ path: path.join(OUT, 'temporal-ui-failure.png'), fullPage: true }).catch(() => undefined);
+      console.error(`failure screenshot: ${path.join(OUT, 'temporal-ui-failure.png')} (page ${page?.url()})`);
+    });
+  });
+
+  it("a released payment's page shows Completed, its per-action updates, the activity summaries and its current details", async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: receiver.url } });
+      expect(hook.status).toBe(201);
+      const id = await createPayment({ amount: 250, currency: 'USD', description: 'E2E order 43' });
+      for (const action of ['deposit', 'approve', 'release']) {
+        const res = await stack.http.post(`/api/v1/payments/${id}/${action}`, { key: acct.test_api_key });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      }
+      // The run closes once its read model is written and its receivers have answered.
+      await stack.client.workflow.getHandle(id).result();
+      await eventually(async () => ((await stack.client.workflow.getHandle(id).describe()).status.name === 'COMPLETED' ? true : undefined));
+
+      await page.goto(`${uiUrl}/namespaces/default/workflows/${id}`);
+      const main = page.locator('main');
+      await main.getByText('Completed').first().waitFor();
+      const history = await expectEventually(
+        () => main.innerText(),
+        (t) => t.includes('project release → released (v4)'),
+      );
+      // Activities named by step, status and version, and by event, receiver and configuration.
+      expect(history).toContain('project deposit → in_custody (v2)');
+      expect(history).toContain('project approve → pending_release (v3)');
+      expect(history).toContain('project release → released (v4)');
+      expect(history).toContain(`deliver payment.released → ${receiver.url}`);
+      expect(history).toContain(hook.body.webhook.id);
+      await page.screenshot({ path: path.join(OUT, 'temporal-ui-payment-page.png'), fullPage: true });
+
+      // One update per action: the timeline labels each update with its name (never `transition`).
+      const labels = history.split('\n').map((l) => l.trim());
+      for (const action of ['deposit', 'approve', 'release']) expect(labels, `update ${action}`).toContain(action);
+      expect(labels).not.toContain('transition');
+
+      // The current details: the workflow's own, rendered.
+      // The tab, as an operator clicks it (the tab's own URL carries the run id).
+      await page.getByRole('tab', { name: 'User Metadata' }).click();
+      await page.waitForURL(/\/user-metadata$/);
+      const rendered = await expectEventually(
+        () => renderedMarkdown(),
+        (texts) => texts.some((t) => /^released\s*—\s*250 USD$/.test(t)),
+      );
+      expect(
+        rendered.some((t) => /^released\s*—\s*250 USD$/.test(t)),
+        JSON.stringify(rendered),
+      ).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('the list filtered on NextDeadline (deadlines in the next 24 hours) finds the payment due within the hour', async () => {
+    const soon = await createPayment({ amount: 12, currency: 'USD', deposit_deadline_seconds: 3600 });
+    const later = await createPayment({ amount: 13, currency: 'USD' });
+    const in24h = new Date(Date.now() + 24 * 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const query = `NextDeadline < "${in24h}"`;
+    await search(query, soon);
+    await expect(rowOf(later).count()).resolves.toBe(0);
+    await showColumns(['NextDeadline'], []).catch(() => undefined);
+    await expect.poll(() => rowOf(soon).innerText(), { timeout: 10_000 }).toContain('pending_deposit');
+    await page.screenshot({ path: path.join(OUT, 'temporal-ui-next-deadline.png'), fullPage: true });
   });
 });
 

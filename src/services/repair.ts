@@ -1,0 +1,145 @@
+/**
+ * `npm run repair`: payments whose run an operator terminated or reset (or that timed out) while
+ * their money was not settled get a new run from the durable state (docs/operations.md).
+ */
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf, pendingReleaseSinceOf } from '../domain/payment';
+import { paymentView } from '../domain/paymentView';
+import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
+import { planDeliveries } from '../db/webhooks';
+import { deliveryRetry } from '../webhooks/retryPolicy';
+import { type RepairDecision, type RunStatus, repairDecision } from '../domain/repair';
+import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from '../db/payments';
+import type { Logger } from '../lib/logger';
+import { getPaymentQuery, paymentWorkflow, webhookDeliveryWorkflow } from '../workflows';
+import { paymentRunOptions } from './payments';
+
+export interface RepairDeps {
+  db: Knex;
+  temporal: Client;
+  config: Config;
+  logger: Logger;
+}
+
+/** One payment's repair: what was found, and what was done (`started`, `replaced`, or nothing). */
+export interface RepairResult {
+  paymentId: string;
+  found: RepairDecision['kind'] | 'not_found';
+  why: string;
+  /** Set when a new run was started: its run id. */
+  runId?: string;
+  /** Deliveries the stopped run left pending, now continued in workflows of their own. */
+  deliveriesResumed?: number;
+}
+
+/** The actor written on nothing (a repaired run records no entry of its own), but logged with the run. */
+const REPAIR_ACTOR = 'repair';
+
+export function repairService({ db, temporal, config, logger }: RepairDeps) {
+  /** The latest run's status and, when it runs, the version its state is at. */
+  async function runOf(id: string): Promise<{ status: RunStatus; version?: number }> {
+    const handle = temporal.workflow.getHandle(id);
+    let status: RunStatus;
+    try {
+      status = (await handle.describe()).status.name as RunStatus;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { status: 'missing' };
+      throw err;
+    }
+    if (status !== 'RUNNING') return { status };
+    return { status, version: (await handle.query(getPaymentQuery)).version };
+  }
+
+  /** A new run from the read model row, its history (payment_events) and when it entered pending_release. */
+  async function startFromReadModel(payment: PaymentState, history: HistoryEntry[]): Promise<string | undefined> {
+    const pendingReleaseSince = pendingReleaseSinceOf(payment, history);
+    try {
+      const handle = await temporal.workflow.start(paymentWorkflow, {
+        ...paymentRunOptions(config, payment, nextDeadlineOf(payment, pendingReleaseSince)),
+        // Only after a run that failed, was terminated, cancelled or timed out: never beside a live or completed one.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        args: [{ payment, actor: REPAIR_ACTOR, resumed: { history, pendingReleaseSince } }],
+      });
+      return handle.firstExecutionRunId;
+    } catch (err) {
+      // A repair running at the same time started it first: the payment has its run.
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * The stopped run's deliveries: the last transition's are planned if its run stopped before
+   * planning them (same ids, so never twice), and every delivery still pending continues in a
+   * workflow of its own, as a finished payment hands them over (attempt count carried over).
+   */
+  async function resumeDeliveries(payment: PaymentState, last: HistoryEntry | undefined): Promise<number> {
+    if (last && last.seq === payment.version) {
+      const envelope = {
+        event: last.event,
+        payment_id: payment.id,
+        timestamp: last.at,
+        sequence: payment.version,
+        data: paymentView(payment),
+      };
+      await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, envelope, payment.version);
+    }
+    const pending = await db<{ id: string; payment_id: string; status: string }>('webhook_deliveries')
+      .where({ payment_id: payment.id, status: 'pending' })
+      .select('id');
+    for (const { id } of pending) {
+      try {
+        await temporal.workflow.start(webhookDeliveryWorkflow, {
+          workflowId: `${id}-continued`,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [{ deliveryId: id, retry: deliveryRetry(config), continued: true }],
+          typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
+          staticSummary: `continue ${id} for ${payment.id} (repair)`,
+        });
+      } catch (err) {
+        // Already being continued: once is enough.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    }
+    return pending.length;
+  }
+
+  async function repairOne(id: string): Promise<RepairResult> {
+    const row = await findPaymentById(db, id);
+    if (!row) return { paymentId: id, found: 'not_found', why: 'no such payment in the read model' };
+    const decision = repairDecision(row, await runOf(id));
+    const result: RepairResult = { paymentId: id, found: decision.kind, why: decision.why };
+    if (decision.kind === 'replace') {
+      // A reset run would redo transitions the read model, ledger and receivers already have: it
+      // goes, and the payment goes on from what they hold.
+      await temporal.workflow
+        .getHandle(id)
+        .terminate(`npm run repair: ${decision.why}; restarted from the read model`)
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        });
+    }
+    if (decision.kind === 'start' || decision.kind === 'replace' || decision.kind === 'deliveries') {
+      const history = await listPaymentEvents(db, id);
+      if (decision.kind !== 'deliveries') result.runId = await startFromReadModel(row, history);
+      result.deliveriesResumed = await resumeDeliveries(row, history.at(-1));
+      logger.warn({ payment_id: id, run_id: result.runId, why: decision.why }, 'payment run repaired');
+    }
+    return result;
+  }
+
+  return {
+    /** One payment by id; idempotent: a second repair finds the new run healthy. */
+    repair: repairOne,
+    /** Every payment (of one account, if given) whose read model status is not terminal, one after the other. */
+    async repairAll(accountId?: string): Promise<RepairResult[]> {
+      const results: RepairResult[] = [];
+      for (const id of await listOpenPaymentIds(db, TERMINAL_STATUSES, accountId)) results.push(await repairOne(id));
+      return results;
+    },
+  };
+}
+
+export type RepairService = ReturnType<typeof repairService>;
