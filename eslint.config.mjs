@@ -2,6 +2,46 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The import directions of docs/architecture.md ("Rooms and the direction of imports"): for each
+ * room, the rooms and packages it must never import (type imports included).
+ */
+function importDirections() {
+  const room = (...names) => ({
+    regex: `^(\\.\\./)+(${names.join('|')})(/|$)`,
+    message: 'docs/architecture.md: imports run one way (entry points → stack → api/worker → services/activities → workflows/db → domain)',
+  });
+  const packages = (...names) => names.map((name) => ({ regex: `^${name}(/|$)`, message: 'docs/architecture.md: not in this room' }));
+  const rule = (files, ...patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
+  const entry = ['stack', 'main', 'bin'];
+  return [
+    rule(
+      ['src/api/**'],
+      room('db', 'workflows', 'activities', 'worker', ...entry),
+      ...packages('@temporalio/client', '@temporalio/worker', 'knex', 'pg'),
+    ),
+    rule(['src/worker/**'], room('api', 'services', ...entry)),
+    rule(['src/services/**'], room('api', 'worker', 'activities', ...entry)),
+    rule(['src/activities/**'], room('api', 'services', 'worker', 'workflows', ...entry)),
+    rule(
+      ['src/workflows/**'],
+      room('api', 'services', 'worker', 'db', 'lib', 'config', ...entry),
+      // Of src/webhooks, only the retry schedule (pure functions) may be imported into workflow code.
+      { regex: '^(\\.\\./)+webhooks/(?!retryPolicy$)', message: 'docs/architecture.md: workflows import src/webhooks/retryPolicy only' },
+      ...packages('@temporalio/client', 'knex', 'pg'),
+    ),
+    rule(['src/db/**'], room('api', 'services', 'worker', 'workflows', 'activities', ...entry)),
+    rule(['src/webhooks/**', 'src/lib/**'], room('api', 'services', 'worker', 'workflows', 'activities', 'db', 'domain', ...entry)),
+    // The pure rules import nothing of ours outside src/domain, and no I/O.
+    rule(
+      ['src/domain/**'],
+      { regex: '^\\.\\./', message: 'docs/architecture.md: src/domain imports nothing of ours' },
+      ...packages('@temporalio/client', '@temporalio/worker', 'knex', 'pg', 'node:fs', 'node:http'),
+    ),
+    rule(['src/config.ts'], { regex: '^\\./(?!lib/)', message: 'docs/architecture.md: src/config.ts imports only src/lib' }),
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -15,6 +55,7 @@ export default tseslint.config(
       'migrations',
       '*.config.mjs',
       '*.config.mts',
+      'examples/client/schema.d.ts',
     ],
   },
   js.configs.recommended,
@@ -41,6 +82,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^_', argsIgnorePattern: '^_' }],
     },
   },
+  ...importDirections(),
   {
     files: ['test/**', 'scripts/**', 'examples/**'],
     rules: {

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'test/cluster/**'],
+    exclude: ['test/e2e/**', 'test/cluster/**', 'test/contract/**'],
     globalSetup: ['test/globalSetup.ts'],
     // Temporal workers use a native runtime: one forked process per file, never worker threads.
     pool: 'forks',

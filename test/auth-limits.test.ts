@@ -18,7 +18,7 @@ afterAll(async () => stack?.stop());
 const from = (ip: string) => ({ 'X-Forwarded-For': ip });
 
 describe('failed authentications', () => {
-  it('30 failures a minute per client address, then 429 rate_limited with Retry-After, for every credential from there', async () => {
+  it('30 failures a minute per client address, then 429 rate_limited with Retry-After for failures from there; valid credentials still pass', async () => {
     const acct = await stack.newAccount();
     const ip = '203.0.113.7';
     for (let i = 0; i < 30; i++) {
@@ -36,9 +36,16 @@ describe('failed authentications', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    // Even a valid key from that address waits: otherwise the limit would be an oracle for guesses.
+    // A valid key from that address is not locked out by another client's failures (issue 15)...
     const valid = await stack.http.get('/api/v1/payments', { key: acct.test_api_key, headers: from(ip) });
-    expect(valid.status).toBe(429);
+    expect(valid.status).toBe(200);
+    const token = (await stack.http.post('/api/v1/auth/login', { body: { email: acct.email, password: acct.password }, headers: from(ip) }))
+      .body.token as string;
+    expect((await stack.http.get('/api/v1/payments', { token, headers: from(ip) })).status).toBe(200);
+    // ...while guesses from there still wait, whatever they are.
+    for (const opts of [{ key: `svc_test_${'x'.repeat(32)}` }, { token: 'not.a.jwt' }, {}]) {
+      expect((await stack.http.get('/api/v1/payments', { ...opts, headers: from(ip) })).status).toBe(429);
+    }
     // Another address is not affected.
     expect((await stack.http.get('/api/v1/payments', { key: acct.test_api_key, headers: from('203.0.113.8') })).status).toBe(200);
     expect((await stack.http.get('/api/v1/payments', { key: 'garbage', headers: from('203.0.113.8') })).status).toBe(401);

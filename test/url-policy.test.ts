@@ -97,22 +97,81 @@ describe('test mode at configure time', () => {
   });
 });
 
-describe('test mode at delivery time', () => {
-  /** A test-mode configuration written past the configure-time check (as if its host changed since). */
-  async function planted(stack: Stack, acct: TestAccount, url: string) {
-    const id = `wh_planted_${randomBytes(6).toString('hex')}`;
-    await stack.db('webhooks').insert({
-      id,
-      account_id: acct.account_id,
-      livemode: false,
-      url,
-      secret: `whsec_${randomBytes(24).toString('base64')}`,
-      events: ['payment.created'],
-      active: true,
-    });
-    return id;
-  }
+describe('live mode: IANA special-purpose ranges that are not globally reachable (issue 15)', () => {
+  const RESERVED = [
+    'https://192.0.2.10/hook',
+    'https://198.51.100.7/hook',
+    'https://203.0.113.200/hook',
+    'https://[2001:db8::1]/hook',
+    'https://[100::1]/hook',
+    'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+    'https://[::ffff:0:c000:20a]/hook',
+    'https://[::ffff:192.0.2.10]/hook',
+  ];
 
+  it('refuses them at configure with a 400 naming url; test mode may still name them', async () => {
+    const acct = await open.newAccount();
+    for (const url of RESERVED) {
+      const res = await open.http.post('/api/v1/webhooks/configure', { key: acct.live_api_key, body: { url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details?.[0], url).toMatchObject({ field: 'url' });
+    }
+    expect((await configure(open, acct, 'https://192.0.2.10/hook')).status).toBe(201);
+  });
+
+  it('refuses them at delivery: one refused attempt', async () => {
+    const acct = await open.newAccount();
+    const id = await planted(open, acct, 'https://[2001:db8::1]/hook', true);
+    expect((await open.http.post('/api/v1/payments', { key: acct.live_api_key, body: validPayment() })).status).toBe(201);
+    const log = await eventually(
+      async () => {
+        const d = (await open.http.get(`/api/v1/webhooks/${id}/deliveries`, { key: acct.live_api_key })).body.data;
+        return d[0]?.status === 'failed' ? d : undefined;
+      },
+      20_000,
+      'refused delivery',
+    );
+    expect(log[0].attempts).toHaveLength(1);
+    expect(log[0].attempts[0].error).toMatch(/^refused: .*not globally reachable/);
+  });
+
+  it('the live resolver and connect-time agent refuse them too', async () => {
+    const { isAllowedAddress } = await import('../src/webhooks/urlPolicy');
+    for (const a of [
+      '192.0.2.1',
+      '198.51.100.1',
+      '203.0.113.1',
+      '2001:db8::5',
+      '100::7',
+      '2001::1',
+      '::ffff:0:102:304',
+      '::ffff:203.0.113.9',
+    ]) {
+      expect(isAllowedAddress(a, { livemode: true, allowLoopback: false }), a).toBe(false);
+      expect(isAllowedAddress(a, { livemode: false, allowLoopback: true }), a).toBe(true);
+    }
+    for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '100:0:0:1::1', '2001:4860::8888']) {
+      expect(isAllowedAddress(a, { livemode: true, allowLoopback: false }), a).toBe(true);
+    }
+  });
+});
+
+/** A configuration written past the configure-time check (as if its host changed since). */
+async function planted(stack: Stack, acct: TestAccount, url: string, livemode = false) {
+  const id = `wh_planted_${randomBytes(6).toString('hex')}`;
+  await stack.db('webhooks').insert({
+    id,
+    account_id: acct.account_id,
+    livemode,
+    url,
+    secret: `whsec_${randomBytes(24).toString('base64')}`,
+    events: ['payment.created'],
+    active: true,
+  });
+  return id;
+}
+
+describe('test mode at delivery time', () => {
   const refusedLog = (stack: Stack, acct: TestAccount, id: string) =>
     eventually(
       async () => {

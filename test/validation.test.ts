@@ -156,6 +156,26 @@ describe('Idempotency-Key', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('compares the parsed request: the same JSON with other spacing or key order replays, another value is a 409 (issue 15)', async () => {
+    const key = `idem-parsed-${Date.now()}`;
+    const before = await count();
+    const body = validPayment({ metadata: { order: '7', batch: 'b' } });
+    const post = (raw: string) => stack.http.post('/api/v1/payments', { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
+    const first = await post(JSON.stringify(body));
+    expect(first.status).toBe(201);
+    const reordered = Object.fromEntries(Object.entries({ ...body, metadata: { batch: 'b', order: '7' } }).reverse());
+    for (const raw of [JSON.stringify(body, null, 2), JSON.stringify(reordered), ` ${JSON.stringify(reordered, null, '\t')}\n`]) {
+      const again = await post(raw);
+      expect(again.status, raw).toBe(201);
+      expect(again.body.id).toBe(first.body.id);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    }
+    const other = await post(JSON.stringify({ ...body, metadata: { order: '8', batch: 'b' } }));
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_conflict');
+    expect(await count()).toBe(before + 1);
+  });
+
   it('a transition retried after its answer was lost returns its first result, not a 409', async () => {
     const p = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
     const key = `idem-transition-${Date.now()}`;

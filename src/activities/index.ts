@@ -166,6 +166,11 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, 'DeliveryNotFound');
       const { delivery, webhook } = found;
       const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, attempt });
+      // A retry of a delivery that a resend or recover delivered meanwhile: nothing left to send.
+      if (seriesAttempt > 1 && delivery.status === 'succeeded') {
+        log.info('delivered meanwhile by a resend or recover; this series stops');
+        return 'succeeded';
+      }
       if (!webhook.active || webhook.deleted_at) {
         await markDelivery(db, deliveryId, 'skipped');
         webhookDeliveries.inc({ outcome: 'skipped' });

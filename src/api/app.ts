@@ -2,15 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { Config } from '../config';
+import type { Services } from '../services';
 import { Unauthenticated } from '../services/errors';
 import { authenticate } from './auth';
 import type { AppDeps, AppState } from './context';
-import { ApiError, errorMiddleware } from './errors';
+import { ApiError, type ErrorCode, errorMiddleware } from './errors';
 import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/jsonBody';
 import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits';
 import { requestLog } from './middleware/requestLog';
-import { parse } from './parse';
 import { apiKeyRoutes } from './routes/account';
 import { auditRoutes } from './routes/audit';
 import { eventRoutes } from './routes/events';
@@ -18,7 +19,8 @@ import { ledgerRoutes } from './routes/ledger';
 import { paymentRoutes } from './routes/payments';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
-import { LoginRequest } from './schemas';
+import { type Operation, Routes } from './registry';
+import { Health, LoginRequest, LoginResponse, Readiness } from './schemas';
 import { DOCS_INIT_JS, docsPage, openApiDocument } from './openapi';
 
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -34,50 +36,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestLog(logger));
   app.use(errorMiddleware(logger));
 
-  const open = new Router<AppState>();
-  open.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  open.get('/readyz', async (ctx) => {
-    // Details go to the log, not to an unauthenticated caller (they can name hosts and users).
-    const checks = await services.health.readiness(ctx.state.requestId);
-    ctx.status = Object.values(checks).every((c) => c === 'ok') ? 200 : 503;
-    ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks };
-  });
-  open.get('/api/v1/openapi.json', (ctx) => {
-    ctx.body = openApiDocument();
-  });
-  open.get('/docs', (ctx) => {
-    ctx.type = 'html';
-    ctx.body = docsPage();
-  });
-  open.get('/docs/assets/:file', (ctx) => {
-    if (ctx.params.file === 'docs-init.js') {
-      ctx.type = 'application/javascript';
-      ctx.body = DOCS_INIT_JS;
-      return;
-    }
-    if (!DOCS_ASSETS.has(ctx.params.file)) throw new ApiError(404, 'not_found', 'no such asset');
-    ctx.type = path.extname(ctx.params.file);
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = fs.createReadStream(path.join(swaggerUiDir, ctx.params.file));
-  });
-  open.post('/api/v1/auth/login', jsonBody, async (ctx) => {
-    const body = parse(LoginRequest, ctx.state.body);
-    await loginLimit.attempt(ctx.ip, body.email);
-    try {
-      ctx.body = await services.accounts.login(body.email, body.password);
-    } catch (err) {
-      // Only wrong passwords count against the e-mail, so guessing cannot lock its owner out for long.
-      if (err instanceof Unauthenticated) await loginLimit.failed(ctx.ip, body.email);
-      throw err;
-    }
-  });
-  app.use(open.routes());
+  const docs = docsRoutes(() => openApiDocument(operations));
+  app.use(docs.routes());
+  const open = openRoutes(deps, loginLimit);
+  app.use(open.router.routes());
 
   const api = new Router<AppState>({ prefix: '/api/v1' });
   api.use(jsonBody, authenticate(services.accounts, limit, authFailures), idempotency(services.idempotency));
-  for (const routes of apiRouters(deps)) api.use(routes.routes());
+  const routed = apiRouters(deps);
+  for (const routes of routed) api.use(routes.router.routes());
+  const operations = [...open.operations, ...routed.flatMap((r) => r.operations)];
   app.use(api.routes());
   app.use(
     api.allowedMethods({
@@ -89,8 +57,101 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   return app;
 }
 
-/** The authenticated routers under /api/v1 (also read by the OpenAPI coverage test). */
-export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'config'>) {
+/** The reference: the document, its page and the page's local assets (not themselves documented). */
+export function docsRoutes(document: () => object) {
+  const router = new Router<AppState>();
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = document();
+  });
+  router.get('/docs', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = docsPage();
+  });
+  router.get('/docs/assets/:file', (ctx) => {
+    if (ctx.params.file === 'docs-init.js') {
+      ctx.type = 'application/javascript';
+      ctx.body = DOCS_INIT_JS;
+      return;
+    }
+    if (!DOCS_ASSETS.has(ctx.params.file)) throw new ApiError(404, 'not_found', 'no such asset');
+    ctx.type = path.extname(ctx.params.file);
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = fs.createReadStream(path.join(swaggerUiDir, ctx.params.file));
+  });
+  return router;
+}
+
+/** Node's HTTP parser refuses oversized headers before any route (src/api/server.ts): the probes' only refusal. */
+const PROBE_ERRORS: ErrorCode[] = ['request_header_fields_too_large'];
+
+/** The routes without an API credential: the probes and the login. */
+export function openRoutes({ services }: Pick<AppDeps, 'services'>, loginLimit: ReturnType<typeof loginRateLimit>) {
+  const routes = new Routes({ prefix: '', auth: false });
+  // Only a matched route runs it, so of these only the login reads a body.
+  routes.router.use(jsonBody);
+  const tag = 'Operations';
+  routes.add(
+    {
+      method: 'get',
+      path: '/healthz',
+      tag,
+      summary: 'Liveness',
+      responses: { 200: { description: 'The process is up', schema: Health } },
+      errors: PROBE_ERRORS,
+    },
+    (ctx) => {
+      ctx.body = { status: 'ok' };
+    },
+  );
+  routes.add(
+    {
+      method: 'get',
+      path: '/readyz',
+      tag,
+      summary: 'Readiness: PostgreSQL and Temporal reachable',
+      errors: PROBE_ERRORS,
+      responses: {
+        200: { description: 'Ready', schema: Readiness },
+        503: {
+          description: 'A dependency is unreachable',
+          schema: Readiness,
+          example: { status: 'unavailable', checks: { postgres: 'ok', temporal: 'unavailable' } },
+        },
+      },
+    },
+    async (ctx) => {
+      // Details go to the log, not to an unauthenticated caller (they can name hosts and users).
+      const checks = await services.health.readiness(ctx.state.requestId);
+      ctx.status = Object.values(checks).every((c) => c === 'ok') ? 200 : 503;
+      ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks };
+    },
+  );
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/v1/auth/login',
+      tag: 'Auth',
+      summary: 'Log in; the token lasts one hour',
+      body: LoginRequest,
+      responses: { 200: { description: 'A bearer token', schema: LoginResponse } },
+      errors: ['unauthorized', 'rate_limited', 'service_unavailable'],
+    },
+    async (ctx, { body }) => {
+      await loginLimit.attempt(ctx.ip, body.email);
+      try {
+        ctx.body = await services.accounts.login(body.email, body.password);
+      } catch (err) {
+        // Only wrong passwords count against the e-mail, so guessing cannot lock its owner out for long.
+        if (err instanceof Unauthenticated) await loginLimit.failed(ctx.ip, body.email);
+        throw err;
+      }
+    },
+  );
+  return routes;
+}
+
+/** The authenticated routes under /api/v1. */
+export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'config'>): Routes[] {
   return [
     paymentRoutes(services.payments, { maxAmount: config.PAYMENT_MAX_AMOUNT }),
     eventRoutes(services.events),
@@ -99,5 +160,17 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),
     auditRoutes(services.audit),
+  ];
+}
+
+/**
+ * Every documented operation, without a running service (for scripts and tests): the routes are
+ * built over services that are never called.
+ */
+export function documentedOperations(config: Pick<Config, 'PAYMENT_MAX_AMOUNT'>): Operation[] {
+  const services = new Proxy({} as Services, { get: () => ({}) });
+  return [
+    ...openRoutes({ services }, loginRateLimit()).operations,
+    ...apiRouters({ services, config: config as Config }).flatMap((r) => r.operations),
   ];
 }

@@ -7,17 +7,22 @@ import type { FailureLimit } from './middleware/limits';
 
 /**
  * `X-API-Key` (mode from the key's prefix) or `Authorization: Bearer` (mode from X-Service-Mode).
- * An address over its budget of failed authentications gets 429 before any credential is looked at,
- * so the limit answers the same whether the next guess would have been right or wrong.
+ * A failed authentication counts against the client address; past its budget, failures from there
+ * answer 429 instead of 401. Valid credentials are never refused for their address: behind a
+ * shared address (a proxy without TRUST_PROXY), one client's wrong key must not lock out the
+ * others. Guessing gains nothing from that: API keys hold 192 random bits and tokens are signed;
+ * passwords, which can be guessed, have their own limit per e-mail (`loginRateLimit`).
  */
 export function authenticate(accounts: AccountsService, limit: (key: string) => Promise<void>, failures: FailureLimit) {
   return async (ctx: Context, next: Next) => {
-    await failures.check(ctx.ip);
     let principal: Principal;
     try {
       principal = await resolvePrincipal(ctx);
     } catch (err) {
-      if (err instanceof Unauthenticated) await failures.failed(ctx.ip);
+      if (err instanceof Unauthenticated) {
+        await failures.check(ctx.ip);
+        await failures.failed(ctx.ip);
+      }
       throw err;
     }
     await limit(principal.credential);

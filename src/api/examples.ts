@@ -71,6 +71,25 @@ const event = {
   data: inCustody,
 } as const;
 
+const delivery = {
+  id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K',
+  event: 'payment.deposited',
+  payment_id: payment.id,
+  status: 'pending',
+  created_at: inCustody.updated_at,
+  next_attempt_at: '2026-11-23T10:06:00.000Z',
+  attempts: [
+    {
+      attempt: 1,
+      at: inCustody.updated_at,
+      status_code: 500,
+      duration_ms: 42,
+      error: 'receiver answered HTTP 500',
+      response_excerpt: 'oops',
+    },
+  ],
+} as const;
+
 export const EXAMPLES = new Map<z.ZodType, unknown>([
   // Requests
   [
@@ -150,33 +169,9 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
     { object: 'list', data: [{ ...webhook, disabled_reason: null, livemode: false, created_at: payment.created_at }], has_more: false },
   ],
   [S.Webhook, { ...webhook, disabled_reason: null }],
-  [
-    S.WebhookDeliveryList,
-    {
-      object: 'list',
-      data: [
-        {
-          id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K',
-          event: 'payment.deposited',
-          payment_id: payment.id,
-          status: 'pending',
-          created_at: inCustody.updated_at,
-          next_attempt_at: '2026-11-23T10:06:00.000Z',
-          attempts: [
-            {
-              attempt: 1,
-              at: inCustody.updated_at,
-              status_code: 500,
-              duration_ms: 42,
-              error: 'receiver answered HTTP 500',
-              response_excerpt: 'oops',
-            },
-          ],
-        },
-      ],
-      has_more: false,
-    },
-  ],
+  [S.WebhookListItem, { ...webhook, disabled_reason: null, livemode: false, created_at: payment.created_at }],
+  [S.Delivery, delivery],
+  [S.WebhookDeliveryList, { object: 'list', data: [delivery], has_more: false }],
   [S.WebhookTestSent, { success: true, delivery_id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K' }],
   [S.WebhookRecovered, { success: true, delivery_ids: ['dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K'] }],
   [S.DeletedResponse, { id: webhook.id, deleted: true }],
@@ -215,32 +210,24 @@ export const EXAMPLES = new Map<z.ZodType, unknown>([
   [S.Readiness, { status: 'ok', checks: { postgres: 'ok', temporal: 'ok' } }],
 ]);
 
-const ERROR_EXAMPLES: Record<number, { code: string; message: string; details?: unknown }> = {
-  400: { code: 'invalid_request', message: 'amount: must be positive', details: [{ field: 'amount', message: 'must be positive' }] },
-  401: { code: 'unauthorized', message: 'invalid API key' },
-  403: { code: 'forbidden', message: 'a test-mode credential can only create test keys' },
-  404: { code: 'not_found', message: 'no such payment' },
-  409: {
-    code: 'invalid_transition',
-    message: 'cannot release a payment whose status is pending_deposit',
-    details: { status: 'pending_deposit' },
-  },
-  413: { code: 'payload_too_large', message: 'request bodies are limited to 100 KB' },
-  415: { code: 'unsupported_media_type', message: 'send bodies as Content-Type: application/json' },
-  429: { code: 'rate_limited', message: 'too many requests; retry in 1 s' },
-  503: { code: 'service_unavailable', message: 'a service this request needs is unavailable; retry later' },
-};
-
-const IDEMPOTENCY_CONFLICT = {
-  code: 'idempotency_conflict',
-  message: 'this Idempotency-Key was used with a different request',
-};
-
-/** The example error answer for an HTTP status (a 409 is invalid_transition unless told otherwise). */
-export function errorExample(status: number, code?: 'idempotency_conflict'): unknown {
-  const error =
-    code === 'idempotency_conflict'
-      ? IDEMPOTENCY_CONFLICT
-      : (ERROR_EXAMPLES[status] ?? { code: 'internal_error', message: 'something went wrong on our side' });
-  return { error, request_id: 'req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15' };
+/** A delivery's body for an event, as docs/webhooks.md shows it. */
+export function webhookExample(event: string): unknown {
+  const status: Record<string, string> = {
+    'payment.created': 'pending_deposit',
+    'payment.deposited': 'in_custody',
+    'payment.approved': 'pending_release',
+    'payment.released': 'released',
+    'payment.cancelled': 'cancelled',
+    'payment.refunded': 'refunded',
+    'payment.partially_refunded': 'in_custody',
+    'payment.disputed': 'disputed',
+    'payment.test': 'test',
+  };
+  return {
+    event,
+    payment_id: event === 'payment.test' ? 'pay_test' : payment.id,
+    timestamp: inCustody.updated_at,
+    sequence: event === 'payment.test' ? 0 : 2,
+    data: { ...inCustody, ...(event === 'payment.test' ? { id: 'pay_test' } : {}), status: status[event] ?? inCustody.status },
+  };
 }

@@ -1,415 +1,233 @@
 /**
- * The OpenAPI 3.1 document, written from the same zod schemas that validate requests, so the
- * reference cannot drift from the behaviour. `test/operations.test.ts` checks every route is here; `test/openapiExamples.test.ts` that every example is valid.
+ * The OpenAPI 3.1 document, written from the routes' own definitions (src/api/registry.ts) and
+ * the zod schemas that validate requests, so the reference cannot drift from the behaviour. Named
+ * schemas become components; refusals and their texts come from the error catalogue.
  */
 import { z } from 'zod';
-import { CLIENT_ACTIONS, allowedFrom, TRANSITIONS } from '../domain/payment';
-import { EXAMPLES, errorExample } from './examples';
+import { PAYMENT_EVENTS } from '../domain/payment';
+import { ERRORS, type ErrorCode, errorExample } from './errorCatalogue';
+import { EXAMPLES, webhookExample } from './examples';
+import type { Operation, ResponseSpec } from './registry';
 import * as S from './schemas';
 
-type Schema = z.ZodType;
-interface Operation {
-  method: 'get' | 'post' | 'patch' | 'delete';
-  path: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  auth?: boolean; // default true
-  body?: Schema;
-  query?: z.ZodObject;
-  responses: Record<number, { description: string; schema?: Schema }>;
+type Json = Record<string, unknown>;
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** Every schema exported by src/api/schemas.ts is a named component, but the query strings (they become parameters). */
+function namedSchemas(): Map<z.ZodType, string> {
+  const named = new Map<z.ZodType, string>();
+  for (const [name, value] of Object.entries(S)) {
+    if (!(value instanceof z.ZodType) || name.endsWith('Query')) continue;
+    named.set(value, name);
+  }
+  for (const [event, schema] of Object.entries(S.WEBHOOK_ENVELOPES)) named.set(schema, webhookSchemaName(event));
+  return named;
+}
+const webhookSchemaName = (event: string) =>
+  `${event
+    .split(/[._]/)
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('')}Event`;
+
+/** The components: each named schema as its requests (input) or its answers (output) see it. */
+function components(named: Map<z.ZodType, string>, requestSchemas: Set<z.ZodType>): Record<string, Json> {
+  const convert = (io: 'input' | 'output') => {
+    const registry = z.registry<{ id: string }>();
+    for (const [schema, id] of named) registry.add(schema, { id });
+    return z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }).schemas as Record<
+      string,
+      Json
+    >;
+  };
+  const input = convert('input');
+  const output = convert('output');
+  const schemas: Record<string, Json> = {};
+  for (const [schema, id] of [...named].sort((a, b) => a[1].localeCompare(b[1]))) {
+    const { $schema: _s, $id: _i, ...rest } = (requestSchemas.has(schema) ? input : output)[id];
+    schemas[id] = rest;
+  }
+  return schemas;
 }
 
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { description: ERROR_TEXT[c], schema: S.ErrorResponse }]));
-/** Each starts with the error code(s) the status carries; `test/openapiExamples.test.ts` checks each example's code is named. */
-const ERROR_TEXT: Record<number, string> = {
-  400: 'invalid_request: field-level details',
-  401: 'unauthorized: missing or wrong credentials',
-  403: 'forbidden: a credential may only create keys of its own mode',
-  404: 'not_found (also for resources of another account or mode)',
-  409: 'invalid_transition (names the current status) or idempotency_conflict',
-  413: 'payload_too_large: body larger than 100 KB',
-  415: 'unsupported_media_type: body is not application/json',
-  429: 'rate_limited, with Retry-After',
-  503: 'service_unavailable: Temporal or PostgreSQL unreachable',
-};
-/** A create's only 409: it has no status to refuse a transition from. */
-const IDEMPOTENCY_CONFLICT = {
-  description: 'idempotency_conflict: the Idempotency-Key was used with a different request',
-  schema: S.ErrorResponse,
-};
-const common = [401, 429, 503];
+const HEADERS = {
+  XRequestId: {
+    description: "This request's id (a client-sent X-Request-Id is kept if it is 1-128 of A-Z a-z 0-9 . _ : -); also in every error body",
+    required: true,
+    schema: { type: 'string' },
+  },
+  IdempotentReplayed: {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  RetryAfter: { description: 'Seconds to wait before retrying', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  WWWAuthenticate: { description: 'The scheme to authenticate with', required: true, schema: { type: 'string' } },
+} as const;
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
-function transitionOps(): Operation[] {
-  return CLIENT_ACTIONS.map((action) => {
-    const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
-    return {
-      method: 'post' as const,
-      path: `/api/v1/payments/{id}/${action}`,
-      tag: 'Payments',
-      summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
-      description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
-      body: action === 'resolve' ? S.ResolveRequest : action === 'refund' ? S.RefundRequest : S.TransitionRequest,
-      responses: { 200: { description: 'The updated payment', schema: S.Payment }, ...errors(400, 404, 409, ...common) },
+function responseHeaders(op: Operation, codes: readonly ErrorCode[] = []): Json {
+  const headers: Json = { 'X-Request-Id': headerRef('XRequestId') };
+  if (op.idempotent) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
+  for (const code of codes) {
+    const entry = ERRORS[code] as { headers?: readonly string[] };
+    for (const h of entry.headers ?? []) headers[h] = headerRef(h === 'Retry-After' ? 'RetryAfter' : 'WWWAuthenticate');
+  }
+  return headers;
+}
+
+/** The error answers an operation can give, one per status, each naming its codes. */
+function errorResponses(op: Operation): Record<string, Json> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of op.errorCodes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+  const out: Record<string, Json> = {};
+  for (const [status, codes] of byStatus) {
+    const examples =
+      codes.length === 1
+        ? { example: errorExample(codes[0]) }
+        : { examples: Object.fromEntries(codes.map((c) => [c, { summary: c, value: errorExample(c) }])) };
+    out[status] = {
+      description: codes.map((c) => `${c}: ${ERRORS[c].description}`).join('; or '),
+      headers: responseHeaders(op, codes),
+      content: { 'application/json': { schema: ref('ErrorResponse'), ...examples } },
     };
-  });
+  }
+  return out;
 }
 
-export const OPERATIONS: Operation[] = [
-  {
-    method: 'post',
-    path: '/api/v1/auth/login',
-    tag: 'Auth',
-    summary: 'Log in; the token lasts one hour',
-    auth: false,
-    body: S.LoginRequest,
-    responses: { 200: { description: 'A bearer token', schema: S.LoginResponse }, ...errors(400, 401, 429) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/payments',
-    tag: 'Payments',
-    summary: 'Create a payment (starts its workflow)',
-    body: S.CreatePaymentRequest,
-    responses: {
-      201: { description: 'The payment, status pending_deposit', schema: S.Payment },
-      ...errors(400, 413, 415, ...common),
-      409: IDEMPOTENCY_CONFLICT,
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/payments',
-    tag: 'Payments',
-    summary: 'List payments, newest first',
-    query: S.ListPaymentsQuery,
-    responses: { 200: { description: 'A page of payments', schema: S.PaymentList }, ...errors(400, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/payments/{id}',
-    tag: 'Payments',
-    summary: 'Read a payment (from its workflow)',
-    responses: { 200: { description: 'The payment', schema: S.Payment }, ...errors(404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/payments/{id}/events',
-    tag: 'Payments',
-    summary: "A payment's history",
-    responses: { 200: { description: 'Every transition, oldest first', schema: S.PaymentHistory }, ...errors(404, ...common) },
-  },
-  ...transitionOps(),
-  {
-    method: 'get',
-    path: '/api/v1/payments/{id}/ledger',
-    tag: 'Ledger',
-    summary: "A payment's ledger entries, oldest first",
-    description: 'One entry per movement of money (deposit, refund, release, split), each with postings that sum to zero.',
-    responses: { 200: { description: 'Every entry of the payment', schema: S.PaymentLedger }, ...errors(404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/balance',
-    tag: 'Ledger',
-    summary: 'Balances per currency of the caller’s mode',
-    description:
-      'deposited = held + released (net to recipients) + refunded + fees; kept beside the ledger entries in the same transaction.',
-    responses: { 200: { description: 'The balances', schema: S.Balance }, ...errors(400, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/ledger_entries',
-    tag: 'Ledger',
-    summary: 'List ledger entries, newest first',
-    query: S.ListLedgerEntriesQuery,
-    responses: { 200: { description: 'A page of ledger entries', schema: S.LedgerEntryList }, ...errors(400, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/events',
-    tag: 'Events',
-    summary: 'List events, newest first (kept at least 30 days)',
-    description: 'Every event a payment emitted, whether or not a webhook was configured: recover what a receiver missed.',
-    query: S.ListEventsQuery,
-    responses: { 200: { description: 'A page of events', schema: S.EventList }, ...errors(400, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/events/{id}',
-    tag: 'Events',
-    summary: 'Read one event',
-    responses: { 200: { description: 'The event', schema: S.Event }, ...errors(404, ...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/configure',
-    tag: 'Webhooks',
-    summary: 'Configure a webhook endpoint',
-    body: S.ConfigureWebhookRequest,
-    responses: {
-      201: { description: 'The configuration with its secret (shown once)', schema: S.WebhookConfigured },
-      ...errors(400, ...common),
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks',
-    tag: 'Webhooks',
-    summary: 'List webhook configurations (secrets never shown)',
-    responses: { 200: { description: 'Configurations', schema: S.WebhookList }, ...errors(...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend',
-    tag: 'Webhooks',
-    summary: 'Resend a delivery: a new series of attempts, the same webhook-id',
-    responses: { 202: { description: 'Resend started', schema: S.WebhookTestSent }, ...errors(404, ...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/{id}/recover',
-    tag: 'Webhooks',
-    summary: 'Resend every failed delivery since a time',
-    body: S.RecoverRequest,
-    responses: { 202: { description: 'The deliveries resent', schema: S.WebhookRecovered }, ...errors(400, 404, ...common) },
-  },
-  {
-    method: 'patch',
-    path: '/api/v1/webhooks/{id}',
-    tag: 'Webhooks',
-    summary: 'Turn a configuration on (after a 410 disabled it) or off',
-    body: S.UpdateWebhookRequest,
-    responses: { 200: { description: 'The configuration', schema: S.Webhook }, ...errors(400, 404, ...common) },
-  },
-  {
-    method: 'delete',
-    path: '/api/v1/webhooks/{id}',
-    tag: 'Webhooks',
-    summary: 'Delete a configuration; pending retries stop',
-    responses: { 200: { description: 'Deleted', schema: S.DeletedResponse }, ...errors(404, ...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/{id}/rotate-secret',
-    tag: 'Webhooks',
-    summary: 'Rotate the signing secret; the previous one keeps signing during the overlap',
-    body: S.RotateSecretRequest,
-    responses: { 200: { description: 'The configuration with its new secret', schema: S.WebhookConfigured }, ...errors(404, ...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/{id}/test',
-    tag: 'Webhooks',
-    summary: 'Send a payment.test event',
-    responses: { 202: { description: 'Delivery started', schema: S.WebhookTestSent }, ...errors(404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks/{id}/deliveries',
-    tag: 'Webhooks',
-    summary: "Delivery log: every attempt with time, status code, duration, error and the answer's first 1 KB",
-    query: S.ListDeliveriesQuery,
-    responses: { 200: { description: 'Deliveries, newest first', schema: S.WebhookDeliveryList }, ...errors(404, ...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/test_helpers/payments/{id}/advance',
-    tag: 'Test helpers',
-    summary: "Move a test-mode payment's clock forward (test clock)",
-    description:
-      'Due timers fire now, with their normal history entries and webhooks: the deposit deadline cancels, an auto-release releases. A live payment answers 404.',
-    body: S.AdvanceClockRequest,
-    responses: { 200: { description: 'The payment after its due timers fired', schema: S.Payment }, ...errors(400, 404, ...common) },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/api-keys',
-    tag: 'API keys',
-    summary: "Create an API key of the caller's mode (shown once)",
-    body: S.CreateApiKeyRequest,
-    responses: { 201: { description: 'The key', schema: S.ApiKeyCreated }, ...errors(400, 403, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/api-keys',
-    tag: 'API keys',
-    summary: "List the mode's API keys",
-    responses: { 200: { description: 'Keys (last four characters only)', schema: S.ApiKeyList }, ...errors(...common) },
-  },
-  {
-    method: 'delete',
-    path: '/api/v1/api-keys/{id}',
-    tag: 'API keys',
-    summary: 'Revoke an API key',
-    responses: { 200: { description: 'Revoked', schema: S.DeletedResponse }, ...errors(404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/audit/public_key',
-    tag: 'Audit',
-    summary: 'The Ed25519 public key that signs tree heads',
-    responses: { 200: { description: 'The raw 32-byte key', schema: S.AuditPublicKey }, ...errors(...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/audit/tree_head',
-    tag: 'Audit',
-    summary: 'The latest signed tree head of the custody trail (RFC 9162 Merkle tree)',
-    description: 'Signed by a Temporal Schedule every AUDIT_HEAD_INTERVAL. 404 only before the first head is signed.',
-    responses: { 200: { description: 'The tree head', schema: S.TreeHead }, ...errors(404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/audit/consistency',
-    tag: 'Audit',
-    summary: 'A consistency proof between two tree sizes (RFC 9162 §2.1.4)',
-    description:
-      'Proves the tree of size `to` extends the tree of size `from` without changing it. `to` is at most the latest signed size.',
-    query: S.AuditConsistencyQuery,
-    responses: { 200: { description: 'The proof', schema: S.ConsistencyProof }, ...errors(400, 404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/payments/{id}/proof',
-    tag: 'Audit',
-    summary: "A payment's custody-trail leaves, each with its inclusion proof against the latest signed tree head",
-    description:
-      'Every status transition, ledger entry and webhook delivery attempt of the payment that the latest signed head covers. Verify offline with examples/verify-proof.ts.',
-    responses: { 200: { description: 'The leaves and the head', schema: S.PaymentProof }, ...errors(404, ...common) },
-  },
-  {
-    method: 'get',
-    path: '/healthz',
-    tag: 'Operations',
-    summary: 'Liveness',
-    auth: false,
-    responses: { 200: { description: 'The process is up', schema: S.Health } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    tag: 'Operations',
-    summary: 'Readiness: PostgreSQL and Temporal reachable',
-    auth: false,
-    responses: {
-      200: { description: 'Ready', schema: S.Readiness },
-      503: { description: 'A dependency is unreachable', schema: S.Readiness },
-    },
-  },
-];
-
-const json = (schema: Schema, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-
-/** What `{id}` is under each collection, and `{delivery_id}`. */
-const ID_DESCRIPTIONS: Record<string, string> = {
-  payments: 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it',
-  events: 'The event id (evt_…), from GET /api/v1/events',
-  webhooks: 'The webhook configuration id (wh_…), from POST /api/v1/webhooks/configure or GET /api/v1/webhooks',
-  'api-keys': 'The API key id (key_…), from POST or GET /api/v1/api-keys',
-};
-function pathParameterDescription(path: string, param: string): string | undefined {
-  if (param === 'delivery_id') return 'The delivery id (dlv_…), from GET /api/v1/webhooks/{id}/deliveries';
-  const collection = /^\/api\/v1\/(?:test_helpers\/)?([\w-]+)\//.exec(path)?.[1];
-  return param === 'id' && collection ? ID_DESCRIPTIONS[collection] : undefined;
+function operationId(op: Operation): string {
+  return `${op.method}${op.openApiPath
+    .replace(/\/api\/v1/, '')
+    .replace(/[{}]/g, '')
+    .replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`;
 }
 
-/** The example for a response: the error format's for errors, the schema's own otherwise. */
-function responseExample(status: number, response: { description: string; schema?: Schema }): unknown {
-  const { schema } = response;
-  if (response === IDEMPOTENCY_CONFLICT) return errorExample(409, 'idempotency_conflict');
-  if (schema === S.ErrorResponse) return errorExample(status);
-  if (schema === S.Readiness && status === 503) return { status: 'unavailable', checks: { postgres: 'ok', temporal: 'unavailable' } };
-  return schema && EXAMPLES.get(schema);
+function parameters(op: Operation): Json[] {
+  const out: Json[] = op.params.map((p) => ({
+    name: p.name,
+    in: 'path',
+    required: true,
+    description: p.description,
+    schema: { type: 'string' },
+  }));
+  if (op.query) {
+    const shape = z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, { description?: string }>;
+      required?: string[];
+    };
+    for (const [name, schema] of Object.entries(shape.properties ?? {})) {
+      out.push({ name, in: 'query', required: shape.required?.includes(name) ?? false, description: schema.description, schema });
+    }
+  }
+  if (op.idempotent) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', maxLength: 255 },
+      description:
+        'The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours.',
+    });
+  }
+  if (op.auth) {
+    out.push({
+      name: 'X-Service-Mode',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', enum: ['test', 'live'], default: 'test' },
+      description: 'Mode of a bearer-token request (API keys carry their mode in their prefix)',
+    });
+  }
+  return out;
 }
 
-let cached: object | undefined;
+function responseContent(r: ResponseSpec, named: Map<z.ZodType, string>): Json {
+  const id = named.get(r.schema);
+  if (!id) throw new Error(`response schema for "${r.description}" is not exported by src/api/schemas.ts`);
+  return { 'application/json': { schema: ref(id), example: r.example ?? EXAMPLES.get(r.schema) } };
+}
 
-export function openApiDocument(): object {
+const cache = new WeakMap<readonly Operation[], object>();
+
+/** The document for these operations (the app's own, see `documentedOperations`). */
+export function openApiDocument(operations: readonly Operation[]): object {
+  const cached = cache.get(operations);
   if (cached) return cached;
+  const named = namedSchemas();
+  const requestSchemas = new Set(operations.flatMap((op) => (op.bodySchema ? [op.bodySchema] : [])));
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
-    const parameters: unknown[] = [];
-    for (const name of op.path.match(/\{(\w+)\}/g) ?? []) {
-      const param = name.slice(1, -1);
-      parameters.push({
-        name: param,
-        in: 'path',
-        required: true,
-        description: pathParameterDescription(op.path, param),
-        schema: { type: 'string' },
-      });
-    }
-    if (op.query) {
-      const shape = json(op.query, 'input') as { properties?: Record<string, { description?: string }>; required?: string[] };
-      for (const [name, schema] of Object.entries(shape.properties ?? {})) {
-        parameters.push({ name, in: 'query', required: shape.required?.includes(name) ?? false, description: schema.description, schema });
-      }
-    }
-    if (op.auth !== false && op.method === 'post') {
-      parameters.push({
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        schema: { type: 'string', maxLength: 255 },
-        description: 'Same key and body replays the first response; a different body is 409 idempotency_conflict',
-      });
-    }
-    if (op.auth !== false) {
-      parameters.push({
-        name: 'X-Service-Mode',
-        in: 'header',
-        required: false,
-        schema: { type: 'string', enum: ['test', 'live'], default: 'test' },
-        description: 'Mode of a bearer-token request (API keys carry their mode in their prefix)',
-      });
-    }
-    paths[op.path] ??= {};
-    paths[op.path][op.method] = {
+  for (const op of operations) {
+    const params = parameters(op);
+    const body = op.bodySchema;
+    const bodyId = body && named.get(body);
+    if (body && !bodyId) throw new Error(`${op.openApiPath}: its body schema is not exported by src/api/schemas.ts`);
+    paths[op.openApiPath] ??= {};
+    paths[op.openApiPath][op.method] = {
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
-      operationId: `${op.method}${op.path
-        .replace(/\/api\/v1/, '')
-        .replace(/[{}]/g, '')
-        .replace(/[/-](\w)/g, (_m, c: string) => c.toUpperCase())}`,
-      ...(parameters.length ? { parameters } : {}),
-      ...(op.auth === false ? { security: [] } : {}),
-      ...(op.body
+      operationId: operationId(op),
+      ...(op.deprecated ? { deprecated: true } : {}),
+      ...(params.length ? { parameters: params } : {}),
+      ...(op.auth ? {} : { security: [] }),
+      ...(body && bodyId
         ? {
             requestBody: {
               // The API reads a missing body as {}: where that is valid (a transition's reason), the body is optional.
-              required: !op.body.safeParse({}).success,
-              content: { 'application/json': { schema: json(op.body, 'input'), example: EXAMPLES.get(op.body) } },
+              required: !body.safeParse({}).success,
+              content: { 'application/json': { schema: ref(bodyId), example: op.bodyExample ?? EXAMPLES.get(body) } },
             },
           }
         : {}),
-      responses: Object.fromEntries(
-        Object.entries(op.responses).map(([status, r]) => [
-          status,
-          {
-            description: r.description,
-            ...(r.schema
-              ? {
-                  content: { 'application/json': { schema: json(r.schema, 'output'), example: responseExample(Number(status), r) } },
-                }
-              : {}),
-          },
-        ]),
-      ),
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(op.responses).map(([status, r]) => [
+            status,
+            { description: r.description, headers: responseHeaders(op), content: responseContent(r, named) },
+          ]),
+        ),
+        ...errorResponses(op),
+      },
     };
   }
-  cached = {
+  const webhooks = Object.fromEntries(
+    PAYMENT_EVENTS.map((event) => [
+      event,
+      {
+        post: {
+          summary: event,
+          description:
+            'Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.',
+          operationId: `webhook${webhookSchemaName(event)}`,
+          tags: ['Webhooks'],
+          security: [],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref(webhookSchemaName(event)), example: webhookExample(event) } },
+          },
+          responses: {
+            '200': { description: 'Received (any 2xx)' },
+            '410': { description: 'Gone: the service disables this configuration' },
+          },
+        },
+      },
+    ]),
+  );
+  const doc = {
     openapi: '3.1.0',
     info: {
       title: 'Payment Custody Service',
       version: '1.0.0',
       description:
         'Payments held in custody and released, cancelled or refunded. Every error is `{"error":{code,message,details?},"request_id"}`; every response carries `X-Request-Id`. Amounts are JSON numbers in major units, never more fractional digits than the currency has.',
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
     },
     servers: [{ url: '/' }],
     security: [{ ApiKey: [] }, { Bearer: [] }],
+    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name, description: TAGS[name] ?? name })),
+    paths,
+    webhooks,
     components: {
+      schemas: components(named, requestSchemas),
+      headers: HEADERS,
       securitySchemes: {
         ApiKey: {
           type: 'apiKey',
@@ -420,10 +238,22 @@ export function openApiDocument(): object {
         Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'From POST /api/v1/auth/login; lasts one hour' },
       },
     },
-    paths,
   };
-  return cached;
+  cache.set(operations, doc);
+  return doc;
 }
+
+const TAGS: Record<string, string> = {
+  Auth: 'Bearer tokens for people (API keys need none)',
+  Payments: 'Payments and their transitions',
+  Events: 'Every event a payment emitted, kept at least 30 days',
+  Ledger: 'Double-entry ledger entries and balances (docs/money.md)',
+  Audit: 'The custody trail: signed tree heads and proofs (docs/audit.md)',
+  Webhooks: 'Webhook configurations and their delivery logs',
+  'Test helpers': 'Test-mode only: move a payment’s clock',
+  'API keys': 'Keys of the caller’s account and mode',
+  Operations: 'Liveness and readiness probes',
+};
 
 /** A reference page rendered by Swagger UI from local assets (no CDN). */
 export function docsPage(): string {

@@ -3,10 +3,11 @@
  * the OpenAPI document, so the three cannot drift apart.
  */
 import { z } from 'zod';
-import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS } from '../domain/payment';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, type PaymentEvent } from '../domain/payment';
 import { PaymentViewSchema } from '../domain/paymentView';
 import { ENTRY_TYPES } from '../domain/ledger';
 import { BalanceViewSchema, LedgerEntryViewSchema } from '../domain/ledgerView';
+import { ERROR_CODES } from './errorCatalogue';
 
 /**
  * Text a client sends, as PostgreSQL can store and every client can read back: well-formed Unicode
@@ -241,11 +242,20 @@ export const UpdateWebhookRequest = z
   .strict();
 
 export const RecoverRequest = z
-  .object({ since: z.iso.datetime({ offset: true }).describe('Resend every failed delivery created at or after this ISO 8601 time') })
+  .object({
+    since: z.iso
+      .datetime({ offset: true })
+      .describe('Resend every delivery created at or after this ISO 8601 time that failed or is still being retried after a failure'),
+  })
   .strict();
 
 export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
   status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this status'),
+  payment_id: z
+    .string()
+    .regex(/^pay_[0-9A-Za-z]{1,64}$/, 'must be a payment id')
+    .optional()
+    .describe("Only this payment's deliveries"),
 });
 
 export const Webhook = z.object({
@@ -257,36 +267,32 @@ export const Webhook = z.object({
 });
 export const WebhookWithSecret = Webhook.omit({ disabled_reason: true }).extend({ secret: z.string() });
 export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });
+export const WebhookListItem = Webhook.extend({ livemode: z.boolean(), created_at: z.string() });
 export const WebhookList = z.object({
   object: z.literal('list'),
-  data: z.array(Webhook.extend({ livemode: z.boolean(), created_at: z.string() })),
+  data: z.array(WebhookListItem),
   /** Every configuration of the mode at once: always false. */
   has_more: z.literal(false),
 });
-export const WebhookDeliveryList = z.object({
-  object: z.literal('list'),
-  data: z.array(
-    z.object({
-      id: z.string(),
-      event: z.string(),
-      payment_id: z.string().nullable(),
-      status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
-      created_at: z.string(),
-      next_attempt_at: z.string().nullable().describe("A pending delivery's next attempt, by the retry policy"),
-      attempts: z.array(
-        z.object({
-          attempt: z.number(),
-          at: z.string(),
-          status_code: z.number().nullable(),
-          duration_ms: z.number(),
-          error: z.string().nullable(),
-          response_excerpt: z.string().nullable().describe("The first 1 KB of the receiver's answer"),
-        }),
-      ),
-    }),
-  ),
-  has_more: z.boolean(),
+export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'skipped']);
+export const DeliveryAttempt = z.object({
+  attempt: z.number(),
+  at: z.string(),
+  status_code: z.number().nullable(),
+  duration_ms: z.number(),
+  error: z.string().nullable(),
+  response_excerpt: z.string().nullable().describe("The first 1 KB of the receiver's answer"),
 });
+export const Delivery = z.object({
+  id: z.string(),
+  event: z.string(),
+  payment_id: z.string().nullable(),
+  status: DeliveryStatus,
+  created_at: z.string(),
+  next_attempt_at: z.string().nullable().describe("A pending delivery's next attempt, by the retry policy"),
+  attempts: z.array(DeliveryAttempt),
+});
+export const WebhookDeliveryList = z.object({ object: z.literal('list'), data: z.array(Delivery), has_more: z.boolean() });
 export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
 export const WebhookRecovered = z.object({ success: z.literal(true), delivery_ids: z.array(z.string()) });
 export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });
@@ -297,7 +303,7 @@ export const Readiness = z.object({ status: check, checks: z.object({ postgres: 
 
 export const ErrorResponse = z.object({
   error: z.object({
-    code: z.string(),
+    code: z.enum(ERROR_CODES).describe('Stable: branch on it (the message is for people)'),
     message: z.string(),
     details: z
       .array(z.object({ field: z.string(), message: z.string() }))
@@ -305,8 +311,25 @@ export const ErrorResponse = z.object({
       .or(z.record(z.string(), z.unknown()))
       .optional(),
   }),
-  request_id: z.string(),
+  request_id: z.string().describe('The X-Request-Id of the answer: quote it when you ask us about a request'),
 });
+
+/** What every webhook delivery's body holds (docs/webhooks.md): one envelope per event name. */
+const envelope = <E extends PaymentEvent>(event: E) =>
+  z.object({
+    event: z.literal(event),
+    payment_id: z.string(),
+    timestamp: z.string().describe('The time of the transition, ISO 8601 UTC'),
+    sequence: z.number().int().describe("The payment's version: ignore an event whose sequence is lower than one you applied"),
+    data:
+      event === 'payment.test'
+        ? Payment.extend({ status: z.literal('test') }).describe('A sample payment whose status is "test"')
+        : Payment.describe('The payment as it was right after this event'),
+  });
+export const WEBHOOK_ENVELOPES = Object.fromEntries(PAYMENT_EVENTS.map((e) => [e, envelope(e)])) as Record<
+  PaymentEvent,
+  ReturnType<typeof envelope>
+>;
 
 // The custody trail (docs/audit.md). Byte strings are standard base64.
 const size = (what: string) =>

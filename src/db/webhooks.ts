@@ -87,6 +87,12 @@ export async function findWebhook(db: Knex, scope: Scope, id: string): Promise<W
   return row && withoutSecret(row);
 }
 
+/** A configuration even after its deletion: its delivery log stays readable. */
+export async function findWebhookWithDeleted(db: Knex, scope: Scope, id: string): Promise<WebhookRow | undefined> {
+  const row = await db<StoredWebhook>('webhooks').where({ account_id: scope.accountId, livemode: scope.livemode, id }).first();
+  return row && withoutSecret(row);
+}
+
 /** Soft delete: pending deliveries see `deleted_at` and make no further attempts. */
 export async function deleteWebhook(db: Knex, scope: Scope, id: string): Promise<boolean> {
   const n = await live(db, scope).andWhere({ id }).update({ deleted_at: new Date(), active: false });
@@ -326,12 +332,29 @@ export async function prepareResend(db: Knex, id: string): Promise<number> {
   return row?.last ?? 0;
 }
 
+/**
+ * Deliveries to recover: those that exhausted their attempts, and those still being retried after
+ * a failed attempt (their next retry may be hours away).
+ */
 export async function failedDeliveriesSince(db: Knex, webhookId: string, since: Date): Promise<string[]> {
-  return db('webhook_deliveries')
-    .where({ webhook_id: webhookId, status: 'failed' })
-    .andWhere('created_at', '>=', since)
-    .orderBy('created_at')
-    .pluck('id');
+  return db('webhook_deliveries as d')
+    .where({ 'd.webhook_id': webhookId })
+    .andWhere('d.created_at', '>=', since)
+    .andWhere((w) =>
+      w
+        .where('d.status', 'failed')
+        .orWhere((p) =>
+          p
+            .where('d.status', 'pending')
+            .whereExists(
+              db('webhook_delivery_attempts as a').whereRaw(
+                'a.delivery_id = d.id and (a.status_code is null or a.status_code not between 200 and 299)',
+              ),
+            ),
+        ),
+    )
+    .orderBy('d.created_at')
+    .pluck('d.id');
 }
 
 export async function markDelivery(db: Knex, deliveryId: string, status: DeliveryRow['status']): Promise<void> {
@@ -340,6 +363,7 @@ export async function markDelivery(db: Knex, deliveryId: string, status: Deliver
 
 export interface DeliveryFilter extends PageRequest, CreatedRange {
   status?: DeliveryRow['status'];
+  paymentId?: string;
 }
 
 /** How Temporal's retry policy spaces attempts: for a pending delivery's next attempt time. */
@@ -355,13 +379,27 @@ export async function listDeliveries(db: Knex, webhookId: string, filter: Delive
   const page = await pageOf<DeliveryRow>(
     'webhook_deliveries',
     () => db('webhook_deliveries').where({ webhook_id: webhookId }),
-    (q) => withinCreated(filter.status ? q.andWhere('status', filter.status) : q, filter),
+    (q) => {
+      let filtered = filter.status ? q.andWhere('status', filter.status) : q;
+      if (filter.paymentId) filtered = filtered.andWhere('payment_id', filter.paymentId);
+      return withinCreated(filtered, filter);
+    },
     filter,
   );
   if ('cursorNotFound' in page) return page;
-  const ids = page.rows.map((d) => d.id);
+  return { data: await withAttempts(db, page.rows, schedule), hasMore: page.hasMore };
+}
+
+/** One delivery of a configuration, with its attempts. */
+export async function getDelivery(db: Knex, webhookId: string, id: string, schedule: RetrySchedule) {
+  const row = await findDelivery(db, webhookId, id);
+  return row && (await withAttempts(db, [row], schedule))[0];
+}
+
+async function withAttempts(db: Knex, rows: DeliveryRow[], schedule: RetrySchedule) {
+  const ids = rows.map((d) => d.id);
   const attempts = ids.length ? await db('webhook_delivery_attempts').whereIn('delivery_id', ids).orderBy(['delivery_id', 'attempt']) : [];
-  const data = page.rows.map((d) => {
+  return rows.map((d) => {
     const mine = attempts.filter((a) => a.delivery_id === d.id);
     const last = mine.at(-1);
     // Temporal's schedule: the n-th retry waits initial × backoff^(n-1), capped at the maximum.
@@ -389,5 +427,4 @@ export async function listDeliveries(db: Knex, webhookId: string, filter: Delive
       })),
     };
   });
-  return { data, hasMore: page.hasMore };
 }

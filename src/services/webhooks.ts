@@ -21,6 +21,8 @@ import {
   failedDeliveriesSince,
   findDelivery,
   findWebhook,
+  findWebhookWithDeleted,
+  getDelivery,
   listDeliveries,
   listWebhooks,
   prepareResend,
@@ -48,6 +50,12 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
 
   async function load(scope: Scope, id: string): Promise<WebhookRow> {
     const row = await findWebhook(db, scope, id);
+    if (!row) throw new NotFound('webhook');
+    return row;
+  }
+
+  async function loadWithDeleted(scope: Scope, id: string): Promise<WebhookRow> {
+    const row = await findWebhookWithDeleted(db, scope, id);
     if (!row) throw new NotFound('webhook');
     return row;
   }
@@ -84,6 +92,8 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     },
 
     list: (scope: Scope) => listWebhooks(db, scope),
+
+    get: (scope: Scope, id: string) => load(scope, id),
 
     async remove(scope: Scope, id: string): Promise<void> {
       if (!(await deleteWebhook(db, scope, id))) throw new NotFound('webhook');
@@ -135,7 +145,10 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       await resend(row, deliveryId);
     },
 
-    /** Svix's recover: every failed delivery since a time gets a new series of attempts. */
+    /**
+     * Svix's recover: every delivery since a time that failed, or is still being retried after a
+     * failed attempt, gets a new series of attempts now.
+     */
     async recover(scope: Scope, id: string, since: Date): Promise<string[]> {
       const row = await load(scope, id);
       const ids = await failedDeliveriesSince(db, row.id, since);
@@ -143,13 +156,21 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       return ids;
     },
 
+    /** The delivery log, readable after the configuration's deletion too. */
     async deliveries(scope: Scope, id: string, filter: DeliveryFilter) {
-      const row = await load(scope, id);
+      const row = await loadWithDeleted(scope, id);
       const retry = deliveryRetry(config);
       const page = await listDeliveries(db, row.id, filter, retry);
       if ('cursorNotFound' in page)
         throw new InvalidInput([{ field: page.cursorNotFound, message: 'not a delivery of this configuration' }]);
       return page;
+    },
+
+    async delivery(scope: Scope, id: string, deliveryId: string) {
+      const row = await loadWithDeleted(scope, id);
+      const found = await getDelivery(db, row.id, deliveryId, deliveryRetry(config));
+      if (!found) throw new NotFound('delivery');
+      return found;
     },
 
     /** On again (after a 410 or the failure window disabled it) or off; deliveries resume for new events. */

@@ -33,6 +33,34 @@ for (const [net, prefix] of [
 ] as const)
   blocked.addSubnet(net, prefix, 'ipv6');
 
+/**
+ * IANA special-purpose ranges that are not globally reachable, refused in live mode (a live
+ * payment's events must reach a real receiver): documentation (192.0.2/24, 198.51.100/24,
+ * 203.0.113/24, 2001:db8::/32), discard-only (100::/64), Teredo (2001::/32) and IPv4-translated
+ * (::ffff:0:0:0/96). Test mode may name them, e.g. in examples that never deliver.
+ */
+const notGloballyReachable = new BlockList();
+for (const [net, prefix] of [
+  ['192.0.2.0', 24],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+] as const)
+  notGloballyReachable.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['2001:db8::', 32],
+  ['100::', 64],
+  ['2001::', 32],
+  ['::ffff:0:0:0', 96],
+] as const)
+  notGloballyReachable.addSubnet(net, prefix, 'ipv6');
+
+/** Is this address in a special-purpose range that is not globally reachable (live mode refuses it)? */
+export function isNotGloballyReachable(address: string): boolean {
+  const v4 = ipv4Of(address);
+  if (v4) return notGloballyReachable.check(v4, 'ipv4');
+  return isIP(address) === 6 && notGloballyReachable.check(address, 'ipv6');
+}
+
 /** Cloud metadata names, refused by name whatever they resolve to from here. */
 const METADATA_NAMES = new Set([
   'metadata',
@@ -76,6 +104,7 @@ export function isBlockedAddress(address: string): boolean {
 
 /** May a configuration under these rules reach this address? */
 export function isAllowedAddress(address: string, rules: UrlRules): boolean {
+  if (rules.livemode && isNotGloballyReachable(address)) return false;
   if (!isBlockedAddress(address)) return true;
   return loopbackAllowed(rules) && isLoopbackAddress(address);
 }
@@ -92,6 +121,8 @@ const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('
 export type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
 
 const PRIVATE = 'url host is a private, loopback, link-local or metadata address';
+const RESERVED =
+  'url host is in a special-purpose range that is not globally reachable (documentation, discard, Teredo or IPv4-translated)';
 
 /**
  * Syntax, scheme and literal-address rules, the same in both modes: absolute https, never a
@@ -123,6 +154,7 @@ export function checkWebhookUrl(text: string, rules: UrlRules): UrlCheck {
   }
   if (loopbackOk) return { ok: true, url };
   if (loopback || METADATA_NAMES.has(host) || (isIP(host) !== 0 && isBlockedAddress(host))) return { ok: false, message: PRIVATE };
+  if (rules.livemode && isIP(host) !== 0 && isNotGloballyReachable(host)) return { ok: false, message: RESERVED };
   return { ok: true, url };
 }
 
@@ -136,7 +168,12 @@ export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<UrlC
     return { ok: false, message: `url host ${host} does not resolve` };
   }
   if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a, rules))) {
-    return { ok: false, message: 'url host resolves to a private, loopback, link-local or metadata address' };
+    return {
+      ok: false,
+      message: addresses.some((a) => rules.livemode && isNotGloballyReachable(a))
+        ? `url host ${host} resolves to a special-purpose address that is not globally reachable`
+        : 'url host resolves to a private, loopback, link-local or metadata address',
+    };
   }
   return { ok: true, url };
 }

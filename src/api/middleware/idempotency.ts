@@ -11,9 +11,19 @@ import { ApiError, errorBody, toApiError } from '../errors';
  */
 const REENTRANT_OPERATION = /^\/api\/v1\/payments(\/[^/]+\/[a-z]+)?$/;
 
+/** JSON with every object's keys sorted, so that equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /**
- * Idempotency-Key on POST: the same key and body replays the first response; another body with
- * the same key is a 409. Keys are scoped to the account and mode.
+ * Idempotency-Key on POST: the same key and request (the parsed JSON) replays the first response;
+ * another request with the same key is a 409. Keys are scoped to the account and mode.
  */
 export function idempotency(keys: IdempotencyService) {
   return async (ctx: Context, next: Next) => {
@@ -25,11 +35,11 @@ export function idempotency(keys: IdempotencyService) {
         { field: 'Idempotency-Key', message: 'too long' },
       ]);
     const scope = scopeOf(state.principal);
-    const hash = createHash('sha256')
-      .update(`${ctx.method} ${ctx.path}\n`)
-      .update(state.rawBody ?? Buffer.alloc(0))
-      .digest('hex');
-    const begun = await keys.begin(scope, key, hash, REENTRANT_OPERATION.test(ctx.path));
+    const hash = (body: string | Buffer) => createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(body).digest('hex');
+    // The parsed request decides, not its bytes: the same JSON with other spacing or key order is the
+    // same request. Keys stored before this rule (hashed over the raw bytes) still match for their 24 hours.
+    const hashes = [hash(canonicalJson(state.body ?? {})), hash(state.rawBody ?? Buffer.alloc(0))] as const;
+    const begun = await keys.begin(scope, key, hashes, REENTRANT_OPERATION.test(ctx.path));
     if (begun.kind === 'replay') {
       ctx.status = begun.status;
       ctx.body = begun.body;

@@ -50,7 +50,8 @@ export interface FailureLimit {
 /**
  * Failed authentications (bad or unknown API key, bad, forged or expired token, none at all) per
  * client address (ctx.ip: X-Forwarded-For only under TRUST_PROXY): past `perMinute` failures in a
- * minute, every authenticated request from that address gets 429 until the minute is over.
+ * minute, every further failure from that address gets 429 until the minute is over (valid
+ * credentials still pass: see src/api/auth.ts).
  */
 export function authFailureLimit(perMinute: number): FailureLimit {
   const failures = new RateLimiterMemory({ points: perMinute, duration: 60 });

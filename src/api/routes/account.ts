@@ -1,13 +1,11 @@
-import Router from '@koa/router';
 import type { AccountsService, ApiKeyRecord } from '../../services/accounts';
-import type { AppState } from '../context';
-import { checkIdParam, parse } from '../parse';
-import { CreateApiKeyRequest, NoQuery } from '../schemas';
+import { Routes } from '../registry';
+import { ApiKeyCreated, ApiKeyList, CreateApiKeyRequest, DeletedResponse } from '../schemas';
 
 const keyView = (k: ApiKeyRecord) => ({
   id: k.id,
   object: 'api_key' as const,
-  mode: k.livemode ? 'live' : 'test',
+  mode: k.livemode ? ('live' as const) : ('test' as const),
   last4: k.last4,
   created_at: k.created_at.toISOString(),
 });
@@ -18,22 +16,50 @@ const keyView = (k: ApiKeyRecord) => ({
  * X-Service-Mode: live) live keys.
  */
 export function apiKeyRoutes(accounts: AccountsService) {
-  const router = new Router<AppState>();
-  router.param('id', checkIdParam('API key'));
-  router.post('/api-keys', async (ctx) => {
-    const { mode } = parse(CreateApiKeyRequest, ctx.state.body);
-    const { record, key } = await accounts.createApiKey(ctx.state.principal!, mode);
-    ctx.state.responseHoldsSecret = true;
-    ctx.status = 201;
-    ctx.body = { ...keyView(record), key };
-  });
-  router.get('/api-keys', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    ctx.body = { object: 'list', data: (await accounts.listApiKeys(ctx.state.principal!)).map(keyView), has_more: false };
-  });
-  router.delete('/api-keys/:id', async (ctx) => {
-    await accounts.revokeApiKey(ctx.state.principal!, ctx.params.id);
-    ctx.body = { id: ctx.params.id, deleted: true };
-  });
-  return router;
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'API key', 'The API key id (key_…), from POST or GET /api/v1/api-keys');
+  const tag = 'API keys';
+  routes.add(
+    {
+      method: 'post',
+      path: '/api-keys',
+      tag,
+      summary: "Create an API key of the caller's mode (shown once)",
+      body: CreateApiKeyRequest,
+      responses: { 201: { description: 'The key', schema: ApiKeyCreated } },
+      errors: ['forbidden'],
+    },
+    async (ctx, { body: { mode } }) => {
+      const { record, key } = await accounts.createApiKey(ctx.state.principal!, mode);
+      ctx.state.responseHoldsSecret = true;
+      ctx.status = 201;
+      ctx.body = { ...keyView(record), key };
+    },
+  );
+  routes.add(
+    {
+      method: 'get',
+      path: '/api-keys',
+      tag,
+      summary: "List the mode's API keys",
+      responses: { 200: { description: 'Keys (last four characters only)', schema: ApiKeyList } },
+    },
+    async (ctx) => {
+      ctx.body = { object: 'list', data: (await accounts.listApiKeys(ctx.state.principal!)).map(keyView), has_more: false };
+    },
+  );
+  routes.add(
+    {
+      method: 'delete',
+      path: '/api-keys/:id',
+      tag,
+      summary: 'Revoke an API key',
+      responses: { 200: { description: 'Revoked', schema: DeletedResponse } },
+    },
+    async (ctx) => {
+      await accounts.revokeApiKey(ctx.state.principal!, ctx.params.id);
+      ctx.body = { id: ctx.params.id, deleted: true };
+    },
+  );
+  return routes;
 }

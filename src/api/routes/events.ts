@@ -1,24 +1,35 @@
-import Router from '@koa/router';
 import { scopeOf } from '../../domain/tenancy';
 import type { EventsService } from '../../services/events';
-import type { AppState } from '../context';
-import { checkIdParam, parse } from '../parse';
-import { ListEventsQuery, NoQuery, pageRequestOf } from '../schemas';
+import { Routes } from '../registry';
+import { Event, EventList, ListEventsQuery, pageRequestOf } from '../schemas';
 
 /** `GET /events` and `GET /events/:id`: parse, call, respond. */
 export function eventRoutes(events: EventsService) {
-  const router = new Router<AppState>();
-  router.param('id', checkIdParam('event'));
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'event', 'The event id (evt_…), from GET /api/v1/events');
+  const tag = 'Events';
 
-  router.get('/events', async (ctx) => {
-    const q = parse(ListEventsQuery, ctx.query, 'query');
-    const page = await events.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
-    ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/events',
+      tag,
+      summary: 'List events, newest first (kept at least 30 days)',
+      description: 'Every event a payment emitted, whether or not a webhook was configured: recover what a receiver missed.',
+      query: ListEventsQuery,
+      responses: { 200: { description: 'A page of events', schema: EventList } },
+    },
+    async (ctx, { query: q }) => {
+      const page = await events.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
+      ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+    },
+  );
 
-  router.get('/events/:id', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    ctx.body = await events.get(scopeOf(ctx.state.principal!), ctx.params.id);
-  });
-  return router;
+  routes.add(
+    { method: 'get', path: '/events/:id', tag, summary: 'Read one event', responses: { 200: { description: 'The event', schema: Event } } },
+    async (ctx) => {
+      ctx.body = await events.get(scopeOf(ctx.state.principal!), ctx.params.id);
+    },
+  );
+  return routes;
 }

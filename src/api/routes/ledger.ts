@@ -1,29 +1,56 @@
 /** `GET /balance`, `GET /payments/:id/ledger`, `GET /ledger_entries` (docs/money.md): parse, call, respond. */
-import Router from '@koa/router';
 import { scopeOf } from '../../domain/tenancy';
 import type { LedgerService } from '../../services/ledger';
-import type { AppState } from '../context';
-import { checkIdParam, parse } from '../parse';
-import { ListLedgerEntriesQuery, NoQuery, pageRequestOf } from '../schemas';
+import { Routes } from '../registry';
+import { Balance, LedgerEntryList, ListLedgerEntriesQuery, PaymentLedger, pageRequestOf } from '../schemas';
 
 export function ledgerRoutes(ledger: LedgerService) {
-  const router = new Router<AppState>();
-  router.param('id', checkIdParam('payment'));
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'payment', 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it');
+  const tag = 'Ledger';
 
-  router.get('/balance', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    ctx.body = await ledger.balance(scopeOf(ctx.state.principal!));
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/balance',
+      tag,
+      summary: 'Balances per currency of the caller’s mode',
+      description:
+        'deposited = held + released (net to recipients) + refunded + fees; kept beside the ledger entries in the same transaction.',
+      responses: { 200: { description: 'The balances', schema: Balance } },
+    },
+    async (ctx) => {
+      ctx.body = await ledger.balance(scopeOf(ctx.state.principal!));
+    },
+  );
 
-  router.get('/payments/:id/ledger', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    ctx.body = { object: 'list', data: await ledger.paymentLedger(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/payments/:id/ledger',
+      tag,
+      summary: "A payment's ledger entries, oldest first",
+      description: 'One entry per movement of money (deposit, refund, release, split), each with postings that sum to zero.',
+      responses: { 200: { description: 'Every entry of the payment', schema: PaymentLedger } },
+    },
+    async (ctx) => {
+      ctx.body = { object: 'list', data: await ledger.paymentLedger(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
+    },
+  );
 
-  router.get('/ledger_entries', async (ctx) => {
-    const q = parse(ListLedgerEntriesQuery, ctx.query, 'query');
-    const page = await ledger.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
-    ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
-  });
-  return router;
+  routes.add(
+    {
+      method: 'get',
+      path: '/ledger_entries',
+      tag,
+      summary: 'List ledger entries, newest first',
+      query: ListLedgerEntriesQuery,
+      responses: { 200: { description: 'A page of ledger entries', schema: LedgerEntryList } },
+    },
+    async (ctx, { query: q }) => {
+      const page = await ledger.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
+      ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+    },
+  );
+  return routes;
 }

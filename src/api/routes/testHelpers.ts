@@ -1,9 +1,8 @@
-import Router from '@koa/router';
 import { paymentView } from '../../domain/paymentView';
 import type { PaymentsService } from '../../services/payments';
-import { type AppState, callOf } from '../context';
-import { checkIdParam, parse } from '../parse';
-import { AdvanceClockRequest } from '../schemas';
+import { callOf } from '../context';
+import { Routes } from '../registry';
+import { AdvanceClockRequest, Payment } from '../schemas';
 
 /**
  * Test clocks, as Stripe's test helpers: move one test-mode payment's clock forward so that its
@@ -11,11 +10,22 @@ import { AdvanceClockRequest } from '../schemas';
  * payment is not found here: its time is the world's.
  */
 export function testHelperRoutes(payments: PaymentsService) {
-  const router = new Router<AppState>();
-  router.param('id', checkIdParam('payment'));
-  router.post('/test_helpers/payments/:id/advance', async (ctx) => {
-    const { seconds } = parse(AdvanceClockRequest, ctx.state.body);
-    ctx.body = paymentView(await payments.advanceClock(callOf(ctx.state), ctx.params.id, seconds));
-  });
-  return router;
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'payment', 'The test-mode payment id (pay_…)');
+  routes.add(
+    {
+      method: 'post',
+      path: '/test_helpers/payments/:id/advance',
+      tag: 'Test helpers',
+      summary: "Move a test-mode payment's clock forward (test clock)",
+      description:
+        'Due timers fire now, with their normal history entries and webhooks: the deposit deadline cancels, an auto-release releases. A live payment answers 404.',
+      body: AdvanceClockRequest,
+      responses: { 200: { description: 'The payment after its due timers fired', schema: Payment } },
+    },
+    async (ctx, { body: { seconds } }) => {
+      ctx.body = paymentView(await payments.advanceClock(callOf(ctx.state), ctx.params.id, seconds));
+    },
+  );
+  return routes;
 }

@@ -1,15 +1,22 @@
-import Router from '@koa/router';
 import { scopeOf } from '../../domain/tenancy';
 import type { WebhookRow, WebhooksService, WebhookWithSecret } from '../../services/webhooks';
 import type { AppState } from '../context';
-import { checkIdParam, parse } from '../parse';
+import { Routes } from '../registry';
 import {
   ConfigureWebhookRequest,
+  DeletedResponse,
+  Delivery,
   ListDeliveriesQuery,
-  NoQuery,
   RecoverRequest,
   RotateSecretRequest,
   UpdateWebhookRequest,
+  Webhook,
+  WebhookConfigured,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookListItem,
+  WebhookRecovered,
+  WebhookTestSent,
   pageRequestOf,
 } from '../schemas';
 
@@ -17,75 +24,184 @@ import {
 const configuredView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
 const withSecret = (w: WebhookWithSecret) => ({ success: true, webhook: { ...configuredView(w), secret: w.secret } });
 const publicView = (w: WebhookRow) => ({ ...configuredView(w), disabled_reason: w.disabled_reason });
+const listedView = (w: WebhookRow) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() });
 
 /** Parse, call one use case, respond. */
 export function webhookRoutes(webhooks: WebhooksService) {
-  const router = new Router<AppState>();
-  router.param('id', checkIdParam('webhook'));
-  router.param('delivery_id', checkIdParam('delivery'));
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'webhook', 'The webhook configuration id (wh_…), from POST /api/v1/webhooks/configure or GET /api/v1/webhooks');
+  routes.param('delivery_id', 'delivery', 'The delivery id (dlv_…), from GET /api/v1/webhooks/{id}/deliveries');
   const scope = (state: AppState) => scopeOf(state.principal!);
+  const tag = 'Webhooks';
 
-  router.post('/webhooks/configure', async (ctx) => {
-    const body = parse(ConfigureWebhookRequest, ctx.state.body);
-    const row = await webhooks.configure(scope(ctx.state), body);
-    ctx.state.responseHoldsSecret = true;
-    ctx.status = 201;
-    ctx.body = withSecret(row);
-  });
+  routes.add(
+    {
+      method: 'post',
+      path: '/webhooks/configure',
+      tag,
+      summary: 'Configure a webhook endpoint',
+      body: ConfigureWebhookRequest,
+      responses: { 201: { description: 'The configuration with its secret (shown once)', schema: WebhookConfigured } },
+    },
+    async (ctx, { body }) => {
+      const row = await webhooks.configure(scope(ctx.state), body);
+      ctx.state.responseHoldsSecret = true;
+      ctx.status = 201;
+      ctx.body = withSecret(row);
+    },
+  );
 
-  router.get('/webhooks', async (ctx) => {
-    parse(NoQuery, ctx.query, 'query');
-    const rows = await webhooks.list(scope(ctx.state));
-    ctx.body = {
-      object: 'list',
-      data: rows.map((w) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() })),
-      has_more: false,
-    };
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/webhooks',
+      tag,
+      summary: 'List webhook configurations (secrets never shown)',
+      responses: { 200: { description: 'Configurations', schema: WebhookList } },
+    },
+    async (ctx) => {
+      const rows = await webhooks.list(scope(ctx.state));
+      ctx.body = { object: 'list', data: rows.map(listedView), has_more: false };
+    },
+  );
 
-  router.delete('/webhooks/:id', async (ctx) => {
-    await webhooks.remove(scope(ctx.state), ctx.params.id);
-    ctx.body = { id: ctx.params.id, deleted: true };
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/webhooks/:id',
+      tag,
+      summary: 'Read a configuration (its secret never shown)',
+      description: 'A deleted configuration is not found here; its delivery log stays readable.',
+      responses: { 200: { description: 'The configuration', schema: WebhookListItem } },
+    },
+    async (ctx) => {
+      ctx.body = listedView(await webhooks.get(scope(ctx.state), ctx.params.id));
+    },
+  );
 
-  router.post('/webhooks/:id/rotate-secret', async (ctx) => {
-    const { expire_previous_in_seconds } = parse(RotateSecretRequest, ctx.state.body);
-    const row = await webhooks.rotateSecret(scope(ctx.state), ctx.params.id, expire_previous_in_seconds);
-    ctx.state.responseHoldsSecret = true;
-    ctx.body = withSecret(row);
-  });
+  routes.add(
+    {
+      method: 'delete',
+      path: '/webhooks/:id',
+      tag,
+      summary: 'Delete a configuration; pending retries stop',
+      responses: { 200: { description: 'Deleted', schema: DeletedResponse } },
+    },
+    async (ctx) => {
+      await webhooks.remove(scope(ctx.state), ctx.params.id);
+      ctx.body = { id: ctx.params.id, deleted: true };
+    },
+  );
 
-  router.post('/webhooks/:id/test', async (ctx) => {
-    parse(NoQuery, ctx.state.body);
-    const deliveryId = await webhooks.sendTest(scope(ctx.state), ctx.params.id);
-    ctx.status = 202;
-    ctx.body = { success: true, delivery_id: deliveryId };
-  });
+  routes.add(
+    {
+      method: 'post',
+      path: '/webhooks/:id/rotate-secret',
+      tag,
+      summary: 'Rotate the signing secret; the previous one keeps signing during the overlap',
+      body: RotateSecretRequest,
+      responses: { 200: { description: 'The configuration with its new secret', schema: WebhookConfigured } },
+    },
+    async (ctx, { body: { expire_previous_in_seconds } }) => {
+      const row = await webhooks.rotateSecret(scope(ctx.state), ctx.params.id, expire_previous_in_seconds);
+      ctx.state.responseHoldsSecret = true;
+      ctx.body = withSecret(row);
+    },
+  );
 
-  router.post('/webhooks/:id/deliveries/:delivery_id/resend', async (ctx) => {
-    parse(NoQuery, ctx.state.body);
-    await webhooks.resend(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
-    ctx.status = 202;
-    ctx.body = { success: true, delivery_id: ctx.params.delivery_id };
-  });
+  routes.add(
+    {
+      method: 'post',
+      path: '/webhooks/:id/test',
+      tag,
+      summary: 'Send a payment.test event',
+      responses: { 202: { description: 'Delivery started', schema: WebhookTestSent } },
+    },
+    async (ctx) => {
+      const deliveryId = await webhooks.sendTest(scope(ctx.state), ctx.params.id);
+      ctx.status = 202;
+      ctx.body = { success: true, delivery_id: deliveryId };
+    },
+  );
 
-  router.post('/webhooks/:id/recover', async (ctx) => {
-    const { since } = parse(RecoverRequest, ctx.state.body);
-    const ids = await webhooks.recover(scope(ctx.state), ctx.params.id, new Date(since));
-    ctx.status = 202;
-    ctx.body = { success: true, delivery_ids: ids };
-  });
+  routes.add(
+    {
+      method: 'post',
+      path: '/webhooks/:id/deliveries/:delivery_id/resend',
+      tag,
+      summary: 'Resend a delivery: a new series of attempts, the same webhook-id',
+      responses: { 202: { description: 'Resend started', schema: WebhookTestSent } },
+    },
+    async (ctx) => {
+      await webhooks.resend(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
+      ctx.status = 202;
+      ctx.body = { success: true, delivery_id: ctx.params.delivery_id };
+    },
+  );
 
-  router.get('/webhooks/:id/deliveries', async (ctx) => {
-    const q = parse(ListDeliveriesQuery, ctx.query, 'query');
-    const page = await webhooks.deliveries(scope(ctx.state), ctx.params.id, { ...pageRequestOf(q), status: q.status });
-    ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
-  });
+  routes.add(
+    {
+      method: 'post',
+      path: '/webhooks/:id/recover',
+      tag,
+      summary: 'Resend every delivery since a time that failed or is still being retried after a failure',
+      body: RecoverRequest,
+      responses: { 202: { description: 'The deliveries resent', schema: WebhookRecovered } },
+    },
+    async (ctx, { body: { since } }) => {
+      const ids = await webhooks.recover(scope(ctx.state), ctx.params.id, new Date(since));
+      ctx.status = 202;
+      ctx.body = { success: true, delivery_ids: ids };
+    },
+  );
 
-  router.patch('/webhooks/:id', async (ctx) => {
-    const { active } = parse(UpdateWebhookRequest, ctx.state.body);
-    ctx.body = publicView(await webhooks.setActive(scope(ctx.state), ctx.params.id, active));
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/webhooks/:id/deliveries',
+      tag,
+      summary: "Delivery log: every attempt with time, status code, duration, error and the answer's first 1 KB",
+      description: 'Readable after the configuration is deleted, too.',
+      query: ListDeliveriesQuery,
+      responses: { 200: { description: 'Deliveries, newest first', schema: WebhookDeliveryList } },
+    },
+    async (ctx, { query: q }) => {
+      const page = await webhooks.deliveries(scope(ctx.state), ctx.params.id, {
+        ...pageRequestOf(q),
+        status: q.status,
+        paymentId: q.payment_id,
+      });
+      ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+    },
+  );
 
-  return router;
+  routes.add(
+    {
+      method: 'get',
+      path: '/webhooks/:id/deliveries/:delivery_id',
+      tag,
+      summary: 'Read one delivery with every attempt',
+      description: 'Readable after the configuration is deleted, too.',
+      responses: { 200: { description: 'The delivery', schema: Delivery } },
+    },
+    async (ctx) => {
+      ctx.body = await webhooks.delivery(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'patch',
+      path: '/webhooks/:id',
+      tag,
+      summary: 'Turn a configuration on (after a 410 disabled it) or off',
+      body: UpdateWebhookRequest,
+      responses: { 200: { description: 'The configuration', schema: Webhook } },
+    },
+    async (ctx, { body: { active } }) => {
+      ctx.body = publicView(await webhooks.setActive(scope(ctx.state), ctx.params.id, active));
+    },
+  );
+
+  return routes;
 }

@@ -1,0 +1,127 @@
+/**
+ * The one catalogue of API errors: each code's HTTP status, what it means, an example and (for
+ * errors thrown below the API) the error class it answers. `toApiError`, the error schema's code
+ * enum and the OpenAPI document's error texts and examples all come from here.
+ */
+import {
+  DependencyUnavailable,
+  Forbidden,
+  IdempotencyConflict,
+  InvalidInput,
+  InvalidTransition,
+  NotFound,
+  RateLimited,
+  Unauthenticated,
+  isUnavailable,
+} from '../services/errors';
+
+export interface ErrorEntry {
+  status: number;
+  /** What the code means, for the document (the code itself is prefixed there). */
+  description: string;
+  example: { message: string; details?: unknown };
+  /** Which use-case errors this code answers, and what to show of them. */
+  from?: {
+    matches: (err: unknown) => boolean;
+    details?: (err: never) => unknown;
+    headers?: (err: never) => Record<string, string>;
+    /** The message a client sees, when not the error's own (never a dependency's internals). */
+    message?: string;
+  };
+  /** Response headers every answer with this code carries. */
+  headers?: readonly ('Retry-After' | 'WWW-Authenticate')[];
+}
+
+const is =
+  <C extends abstract new (...args: never[]) => unknown>(cls: C) =>
+  (err: unknown): err is InstanceType<C> =>
+    err instanceof cls;
+
+export const ERRORS = {
+  invalid_request: {
+    status: 400,
+    description: 'the request is malformed; `details` names every bad field',
+    example: { message: 'amount: must be positive', details: [{ field: 'amount', message: 'must be positive' }] },
+    from: { matches: is(InvalidInput), details: (err: InvalidInput) => err.details },
+  },
+  unauthorized: {
+    status: 401,
+    description: 'missing or wrong credentials',
+    example: { message: 'invalid API key' },
+    from: { matches: is(Unauthenticated), headers: () => ({ 'WWW-Authenticate': 'Bearer' }) },
+    headers: ['WWW-Authenticate'],
+  },
+  forbidden: {
+    status: 403,
+    description: 'a credential may only create keys of its own mode',
+    example: { message: 'a test-mode credential can only create test keys' },
+    from: { matches: is(Forbidden) },
+  },
+  not_found: {
+    status: 404,
+    description: 'no such resource (also for resources of another account or mode)',
+    example: { message: 'no such payment' },
+    from: { matches: is(NotFound) },
+  },
+  method_not_allowed: {
+    status: 405,
+    description: 'the path exists but not with this method',
+    example: { message: 'method not allowed on this path' },
+  },
+  invalid_transition: {
+    status: 409,
+    description: "the action is not allowed from the payment's current status (`details.status` names it)",
+    example: { message: 'cannot release a payment whose status is pending_deposit', details: { status: 'pending_deposit' } },
+    from: { matches: is(InvalidTransition), details: (err: InvalidTransition) => ({ status: err.status }) },
+  },
+  idempotency_conflict: {
+    status: 409,
+    description: 'the Idempotency-Key was used with a different request, is still in progress, or created a secret',
+    example: { message: 'this Idempotency-Key was used with a different request' },
+    from: { matches: is(IdempotencyConflict) },
+  },
+  payload_too_large: {
+    status: 413,
+    description: 'the body is larger than 100 KB',
+    example: { message: 'request bodies are limited to 100 KB' },
+  },
+  unsupported_media_type: {
+    status: 415,
+    description: 'a body that is not Content-Type: application/json',
+    example: { message: 'send bodies as Content-Type: application/json' },
+  },
+  rate_limited: {
+    status: 429,
+    description: 'too many requests or failed attempts; retry after Retry-After seconds',
+    example: { message: 'too many requests; retry in 1 s' },
+    from: { matches: is(RateLimited), headers: (err: RateLimited) => ({ 'Retry-After': String(err.retryAfterSeconds) }) },
+    headers: ['Retry-After'],
+  },
+  request_header_fields_too_large: {
+    status: 431,
+    description: 'request headers larger than 16 KB',
+    example: { message: 'request headers are limited to 16 KB' },
+  },
+  internal_error: {
+    status: 500,
+    description: 'a failure on our side',
+    example: { message: 'something went wrong on our side' },
+  },
+  service_unavailable: {
+    status: 503,
+    description: 'Temporal or PostgreSQL is unreachable; retry after Retry-After seconds',
+    example: { message: new DependencyUnavailable(undefined).message },
+    from: { matches: isUnavailable, headers: () => ({ 'Retry-After': '1' }), message: new DependencyUnavailable(undefined).message },
+    headers: ['Retry-After'],
+  },
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof ERRORS;
+export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
+
+export const EXAMPLE_REQUEST_ID = 'req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15';
+
+/** The example answer for an error code, in the error format. */
+export function errorExample(code: ErrorCode): unknown {
+  return { error: { code, ...ERRORS[code].example }, request_id: EXAMPLE_REQUEST_ID };
+}

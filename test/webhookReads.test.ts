@@ -1,0 +1,100 @@
+/**
+ * Issue 15, item 4: a configuration and one delivery readable by id, the log filtered by payment
+ * and readable after the configuration's deletion, and recover reaching deliveries that are still
+ * being retried after a failure.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from './helpers/receiver';
+import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+
+let stack: Stack;
+beforeAll(async () => {
+  // Retries an hour apart: a failed first attempt leaves the delivery pending for the whole test.
+  stack = await startStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '1h', WEBHOOK_MAX_ATTEMPTS: '5', WEBHOOK_TIMEOUT: '2s' });
+});
+afterAll(async () => stack?.stop());
+
+describe('reading a configuration and its deliveries', () => {
+  it('GET /webhooks/:id, one delivery by id, the log by payment_id, and the log after the configuration is deleted', async () => {
+    const receiver = await startReceiver();
+    try {
+      const acct = await stack.newAccount();
+      const other = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+
+      const got = await stack.http.get(`/api/v1/webhooks/${hook.id}`, { key });
+      expect(got.status).toBe(200);
+      expect(got.body).toMatchObject({ id: hook.id, url: receiver.url, active: true, disabled_reason: null, livemode: false });
+      expect(got.body).not.toHaveProperty('secret');
+      expect((await stack.http.get(`/api/v1/webhooks/${hook.id}`, { key: other.test_api_key })).status).toBe(404);
+      expect((await stack.http.get(`/api/v1/webhooks/${hook.id}`, { key: acct.live_api_key })).status).toBe(404);
+
+      const p1 = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
+      const p2 = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
+      await stack.http.post(`/api/v1/payments/${p1}/deposit`, { key });
+      const log = `/api/v1/webhooks/${hook.id}/deliveries`;
+      await eventually(async () => ((await stack.http.get(`${log}?status=succeeded`, { key })).body.data.length === 3 ? true : undefined));
+
+      const mine = (await stack.http.get(`${log}?payment_id=${p1}`, { key })).body.data;
+      expect(mine.map((d: { event: string }) => d.event).sort()).toEqual(['payment.created', 'payment.deposited']);
+      expect(mine.every((d: { payment_id: string }) => d.payment_id === p1)).toBe(true);
+      expect((await stack.http.get(`${log}?payment_id=${p2}`, { key })).body.data).toHaveLength(1);
+      const bad = await stack.http.get(`${log}?payment_id=nope`, { key });
+      expect([bad.status, bad.body.error.details[0].field]).toEqual([400, 'payment_id']);
+
+      const one = await stack.http.get(`${log}/${mine[0].id}`, { key });
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual(mine[0]);
+      expect((await stack.http.get(`${log}/dlv_${'Z'.repeat(26)}`, { key })).status).toBe(404);
+      expect((await stack.http.get(`${log}/${mine[0].id}`, { key: other.test_api_key })).status).toBe(404);
+
+      // Deleted: the configuration is gone, its log is not.
+      expect((await stack.http.delete(`/api/v1/webhooks/${hook.id}`, { key })).status).toBe(200);
+      expect((await stack.http.get(`/api/v1/webhooks/${hook.id}`, { key })).status).toBe(404);
+      const after = await stack.http.get(log, { key });
+      expect(after.status).toBe(200);
+      expect(after.body.data).toHaveLength(3);
+      expect((await stack.http.get(`${log}/${mine[0].id}`, { key })).body).toEqual(mine[0]);
+      expect((await stack.http.get(log, { key: other.test_api_key })).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('recover', () => {
+  it('resends deliveries still being retried after a failure, not only those that exhausted their attempts', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? 200 : 503));
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const since = new Date().toISOString();
+      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      const log = `/api/v1/webhooks/${hook.id}/deliveries`;
+      const pending = await eventually(async () => {
+        const d = (await stack.http.get(log, { key })).body.data[0];
+        return d?.attempts.length === 1 ? d : undefined;
+      });
+      // Failed once, next retry an hour away.
+      expect(pending.status).toBe('pending');
+      expect(Date.parse(pending.next_attempt_at) - Date.now()).toBeGreaterThan(30 * 60_000);
+
+      up = true;
+      const recovered = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
+      expect(recovered.status).toBe(202);
+      expect(recovered.body.delivery_ids).toEqual([pending.id]);
+      const delivered = await eventually(async () => receiver.received.find((r, i) => i > 0 && r.headers['webhook-id'] === pending.id));
+      expect(delivered.body.event).toBe('payment.created');
+      await eventually(async () =>
+        (await stack.http.get(`${log}/${pending.id}`, { key })).body.status === 'succeeded' ? true : undefined,
+      );
+      // Delivered: a second recover finds nothing.
+      expect((await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } })).body.delivery_ids).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
