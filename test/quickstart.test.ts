@@ -3,30 +3,15 @@
  * against a real stack, with only API, KEY, EMAIL, PASSWORD and HOOK_URL given. What they print is
  * what the page promises.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, bashBlocks, runBash } from './helpers/docPage';
 import { startReceiver } from './helpers/receiver';
 import { eventually, startStack, type Stack } from './helpers/stack';
 
-const ROOT = path.resolve(__dirname, '..');
 const PAGE = path.join(ROOT, 'docs/quickstart.md');
-
-function bashBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
-}
-
-function runBash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { env: { ...process.env, ...env }, cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 let stack: Stack;
 beforeAll(async () => {
