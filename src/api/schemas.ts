@@ -4,9 +4,12 @@
  */
 import { z } from 'zod';
 import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, type PaymentEvent } from '../domain/payment';
-import { PaymentViewSchema } from '../domain/paymentView';
+import { PaymentViewSchema, SamplePaymentViewSchema } from '../domain/paymentView';
 import { ENTRY_TYPES } from '../domain/ledger';
 import { BalanceViewSchema, LedgerEntryViewSchema } from '../domain/ledgerView';
+import { ApiKeyViewSchema } from '../domain/apiKeyView';
+import { DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../domain/deliveryView';
+import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../domain/webhookView';
 import { ERROR_CODES } from './errorCatalogue';
 
 /**
@@ -203,13 +206,7 @@ export const LoginRequest = z.object({ email, password: text(1024).min(1) }).str
 export const LoginResponse = z.object({ token: z.string(), expires_at: z.string() });
 
 export const CreateApiKeyRequest = z.object({ mode: z.enum(['test', 'live']) }).strict();
-export const ApiKey = z.object({
-  id: z.string(),
-  object: z.literal('api_key'),
-  mode: z.enum(['test', 'live']),
-  last4: z.string(),
-  created_at: z.string(),
-});
+export const ApiKey = ApiKeyViewSchema;
 export const ApiKeyCreated = ApiKey.extend({ key: z.string().describe('Shown once') });
 /** Every key of the mode at once (a handful): `has_more` is always false. */
 export const ApiKeyList = z.object({ object: z.literal('list'), data: z.array(ApiKey), has_more: z.literal(false) });
@@ -258,40 +255,19 @@ export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
     .describe("Only this payment's deliveries"),
 });
 
-export const Webhook = z.object({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.enum(PAYMENT_EVENTS)),
-  active: z.boolean(),
-  disabled_reason: z.string().nullable().describe('Why the service turned it off (a 410 from the receiver), if it did'),
-});
-export const WebhookWithSecret = Webhook.omit({ disabled_reason: true }).extend({ secret: z.string() });
+export const Webhook = WebhookViewSchema;
+export const WebhookWithSecret = WebhookSecretViewSchema;
 export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });
-export const WebhookListItem = Webhook.extend({ livemode: z.boolean(), created_at: z.string() });
+export const WebhookListItem = WebhookListItemViewSchema;
 export const WebhookList = z.object({
   object: z.literal('list'),
   data: z.array(WebhookListItem),
   /** Every configuration of the mode at once: always false. */
   has_more: z.literal(false),
 });
-export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'skipped']);
-export const DeliveryAttempt = z.object({
-  attempt: z.number(),
-  at: z.string(),
-  status_code: z.number().nullable(),
-  duration_ms: z.number(),
-  error: z.string().nullable(),
-  response_excerpt: z.string().nullable().describe("The first 1 KB of the receiver's answer"),
-});
-export const Delivery = z.object({
-  id: z.string(),
-  event: z.string(),
-  payment_id: z.string().nullable(),
-  status: DeliveryStatus,
-  created_at: z.string(),
-  next_attempt_at: z.string().nullable().describe("A pending delivery's next attempt, by the retry policy"),
-  attempts: z.array(DeliveryAttempt),
-});
+export const DeliveryStatus = DeliveryStatusSchema;
+export const DeliveryAttempt = DeliveryAttemptViewSchema;
+export const Delivery = DeliveryViewSchema;
 export const WebhookDeliveryList = z.object({ object: z.literal('list'), data: z.array(Delivery), has_more: z.boolean() });
 export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
 export const WebhookRecovered = z.object({ success: z.literal(true), delivery_ids: z.array(z.string()) });
@@ -323,7 +299,7 @@ const envelope = <E extends PaymentEvent>(event: E) =>
     sequence: z.number().int().describe("The payment's version: ignore an event whose sequence is lower than one you applied"),
     data:
       event === 'payment.test'
-        ? Payment.extend({ status: z.literal('test') }).describe('A sample payment whose status is "test"')
+        ? SamplePaymentViewSchema.describe('A sample payment whose status is "test"')
         : Payment.describe('The payment as it was right after this event'),
   });
 export const WEBHOOK_ENVELOPES = Object.fromEntries(PAYMENT_EVENTS.map((e) => [e, envelope(e)])) as Record<

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
-import { PAYMENT_STATUSES, type PaymentEvent, type PaymentState, amountsOf, moneyOf } from './payment';
+import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from './payment';
 
 /**
  * The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units.
@@ -66,10 +66,31 @@ export function details(s: PaymentState): string {
   return `**${s.status}** — ${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency}`;
 }
 
-/**
- * A webhook's body for one history entry (PRODUCT.md part 4). `sequence` is the payment's version,
- * so a receiver can ignore an event older than one it has applied.
- */
-export function webhookEnvelope(s: PaymentState, event: PaymentEvent, timestamp: string) {
-  return { event, payment_id: s.id, timestamp, sequence: s.version, data: paymentView(s) };
+/** The sample payment of `payment.test`: the payment's shape, with the status "test" so that no receiver mistakes it for a real one. */
+export const SamplePaymentViewSchema = PaymentViewSchema.extend({ status: z.literal('test') });
+export type SamplePaymentView = z.infer<typeof SamplePaymentViewSchema>;
+
+/** The one sample payment `payment.test` carries (docs/webhooks.md): 10.50 USD, nothing held, dated now. */
+export function samplePayment(livemode: boolean, now: string): SamplePaymentView {
+  return SamplePaymentViewSchema.parse({
+    id: 'pay_test',
+    object: 'payment',
+    amount: 10.5,
+    currency: 'USD',
+    platform_fee: 0,
+    amount_held: 0,
+    amount_released: 0,
+    amount_refunded: 0,
+    fee_collected: 0,
+    status: 'test',
+    payer_email: 'payer@example.com',
+    recipient_email: 'recipient@example.com',
+    description: 'Sample payment for payment.test',
+    metadata: {},
+    livemode,
+    deposit_deadline: now,
+    auto_release_after_seconds: null,
+    created_at: now,
+    updated_at: now,
+  });
 }
