@@ -10,6 +10,8 @@ import { BalanceViewSchema, LedgerEntryViewSchema } from '../domain/ledgerView';
 import { ApiKeyViewSchema } from '../domain/apiKeyView';
 import { DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../domain/deliveryView';
 import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../domain/webhookView';
+import { isCurrency, toMinor } from '../domain/money';
+import type { NewPayment } from '../services/payments';
 import { ERROR_CODES } from './errorCatalogue';
 
 /**
@@ -64,6 +66,83 @@ export const CreatePaymentRequest = z
   })
   .strict();
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
+
+const metadataSchema = CreatePaymentRequest.shape.metadata.unwrap();
+/**
+ * Metadata as `CreatePaymentRequest` checks it, and no "__proto__" key: JSON.parse keeps one, but
+ * zod (and any object built from it) drops it without a word, so it is looked for in the input.
+ */
+const metadataWithoutProto = z.unknown().transform((m, ctx) => {
+  const parsed = metadataSchema.safeParse(m);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: m } as (typeof ctx.issues)[number]);
+  if (typeof m === 'object' && m !== null && Object.hasOwn(m, '__proto__'))
+    ctx.issues.push({ code: 'custom', path: ['__proto__'], message: '"__proto__" cannot be a metadata key', input: m });
+  return parsed.data as z.output<typeof metadataSchema>;
+});
+
+/**
+ * The create body as the use case takes it: the schema, plus the rules JSON Schema cannot express
+ * (a currency ISO 4217 knows, the currency's precision, the maximum `maxAmount`, a fee within the
+ * amount, distinct parties, no `__proto__` key). They run even when other fields failed, so that
+ * every problem is reported at once, each naming its field; a rule waits for the fields it reads.
+ */
+export function createPaymentBody(maxAmount: number) {
+  return CreatePaymentRequest.extend({ metadata: metadataWithoutProto.optional() })
+    .superRefine(
+      (value, ctx) => {
+        const failed = new Set(ctx.issues.map((i) => (i.path ?? []).join('.')));
+        // The input itself when it is no object at all: its fields then read as missing.
+        const input: unknown = value;
+        const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+        const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+        const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
+        if (!failed.has('currency') && !isCurrency(currency)) {
+          issue('currency', `${String(raw.currency)} is not an ISO 4217 currency code`);
+        } else if (!failed.has('currency') && !failed.has('amount')) {
+          const amount = toMinor(raw.amount as number, currency);
+          if (!amount.ok) issue('amount', amount.message);
+          else {
+            const max = toMinor(maxAmount, currency);
+            if (max.ok && amount.minor > max.minor) issue('amount', `amount must not exceed ${maxAmount} ${currency}`);
+          }
+          if (raw.platform_fee !== undefined && !failed.has('platform_fee')) {
+            const fee = toMinor(raw.platform_fee as number, currency, { field: 'platform_fee', allowZero: true });
+            if (!fee.ok) issue('platform_fee', fee.message);
+            else if (amount.ok && fee.minor > amount.minor) issue('platform_fee', 'platform_fee must not exceed amount');
+          }
+        }
+        if (
+          !failed.has('payer_email') &&
+          !failed.has('recipient_email') &&
+          String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()
+        ) {
+          issue('recipient_email', 'recipient_email must differ from payer_email');
+        }
+      },
+      // Run despite earlier issues (a wrong type included): every problem at once.
+      { when: () => true },
+    )
+    .transform((body): NewPayment => {
+      // Valid by now: the rules above refused what these conversions cannot take.
+      const currency = body.currency.toUpperCase();
+      const minor = (amount: number, field?: string) => {
+        const parsed = toMinor(amount, currency, { field, allowZero: field === 'platform_fee' });
+        if (!parsed.ok) throw new Error(parsed.message);
+        return parsed.minor;
+      };
+      return {
+        amountMinor: minor(body.amount),
+        platformFeeMinor: body.platform_fee === undefined ? 0n : minor(body.platform_fee, 'platform_fee'),
+        currency,
+        payerEmail: body.payer_email,
+        recipientEmail: body.recipient_email,
+        description: body.description,
+        metadata: body.metadata,
+        depositDeadlineSeconds: body.deposit_deadline_seconds,
+        autoReleaseAfterSeconds: body.auto_release_after_seconds,
+      };
+    });
+}
 
 export const TransitionRequest = z.object({ reason }).strict();
 const partAmount = (field: string, what: string) =>
