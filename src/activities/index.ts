@@ -1,3 +1,7 @@
+/**
+ * The activities, the workflows' only way out: project a transition into the read model and plan its
+ * deliveries, deliver one webhook attempt, sign the custody trail's tree head, verify the ledger.
+ */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { auditSigningKey, webhookSecretKey, type Config } from '../config';

@@ -1,3 +1,4 @@
+/** The payment as the API and webhooks show it, its sample for `payment.test`, and its lines in the Temporal UI. */
 import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
 import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from './payment';

@@ -1,3 +1,7 @@
+/**
+ * The payment workflow, one run per payment: the state machine's messages (per-action updates, the
+ * legacy `transition` update and signal), its timers, and its side effects as activities.
+ */
 import {
   type ActivityOptions,
   ActivityCancellationType,

@@ -1,3 +1,4 @@
+/** The API key routes (create, list, revoke): parse, call one use case, respond. */
 import { apiKeyView } from '../../domain/apiKeyView';
 import type { AccountsService } from '../../services/accounts';
 import { Routes } from '../registry';

@@ -1,3 +1,4 @@
+/** The payment routes: create, list, read, history, and one route per client action. */
 import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
 import { paymentView } from '../../domain/paymentView';
 import { scopeOf } from '../../domain/tenancy';

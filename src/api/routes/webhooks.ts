@@ -1,3 +1,4 @@
+/** The webhook routes: configurations, secrets, test events, the delivery log, resend and recover. */
 import { scopeOf } from '../../domain/tenancy';
 import { webhookListItemView, webhookSecretView, webhookView } from '../../domain/webhookView';
 import type { WebhooksService } from '../../services/webhooks';
