@@ -1,6 +1,7 @@
 /**
- * One zod schema per request and response: used to validate, to type the handlers and to write
- * the OpenAPI document, so the three cannot drift apart.
+ * One zod schema per request and response. A request's validates it and types what its handler
+ * gets; the OpenAPI document is written from all of them, so the reference cannot drift from the
+ * validation. Answers are built by the views (src/domain/*View.ts), not validated at run time.
  */
 import { z } from 'zod';
 import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, type PaymentEvent } from '../domain/payment';

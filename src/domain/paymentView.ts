@@ -4,9 +4,9 @@ import { storedExponent, toMajor } from './money';
 import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from './payment';
 
 /**
- * The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units.
- * The one description of that shape: the type, the response validation and the OpenAPI schema
- * (src/api/schemas.ts) all come from it.
+ * The payment as the API and webhook `data` show it: amounts in major units (docs/money.md).
+ * The one description of that shape: the type and the OpenAPI schema (src/api/schemas.ts) come
+ * from it, and the document's examples are checked against it (test/openapiExamples.test.ts).
  */
 export const PaymentViewSchema = z.object({
   id: z.string().describe('pay_ + ULID; also the Temporal workflow ID'),

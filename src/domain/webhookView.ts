@@ -10,7 +10,12 @@ export const WebhookViewSchema = z.object({
   url: z.string(),
   events: z.array(z.enum(PAYMENT_EVENTS)),
   active: z.boolean(),
-  disabled_reason: z.string().nullable().describe('Why the service turned it off (a 410 from the receiver), if it did'),
+  disabled_reason: z
+    .string()
+    .nullable()
+    .describe(
+      'Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on',
+    ),
 });
 export type WebhookView = z.infer<typeof WebhookViewSchema>;
 /** The configure and rotate answers: exactly the spec's fields, plus the secret (shown once). */
