@@ -183,9 +183,6 @@ export const AdvanceClockRequest = z
   })
   .strict();
 
-/** Endpoints that take no query parameters: any is a 400, as an unknown body field is. */
-export const NoQuery = z.object({}).strict();
-
 interface Cursors {
   starting_after?: string;
   ending_before?: string;
