@@ -9,7 +9,7 @@ import { PaymentViewSchema, SamplePaymentViewSchema } from '../domain/paymentVie
 import { ENTRY_TYPES } from '../domain/ledger';
 import { BalanceViewSchema, LedgerEntryViewSchema } from '../domain/ledgerView';
 import { ApiKeyViewSchema } from '../domain/apiKeyView';
-import { DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../domain/deliveryView';
+import { DELIVERY_STATUSES, DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../domain/deliveryView';
 import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../domain/webhookView';
 import { isCurrency, toMinor } from '../domain/money';
 import type { NewPayment } from '../services/payments';
@@ -324,7 +324,7 @@ export const RecoverRequest = z
   .strict();
 
 export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
-  status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this status'),
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status'),
   payment_id: z
     .string()
     .regex(/^pay_[0-9A-Za-z]{1,64}$/, 'must be a payment id')

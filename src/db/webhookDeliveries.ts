@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { webhookAttemptLeaf } from '../domain/audit';
+import type { AttemptFields, DELIVERY_STATUSES } from '../domain/deliveryView';
 import type { Scope } from '../domain/tenancy';
 import type { Envelope } from '../domain/webhookEnvelope';
 import { appendLeaf } from './audit';
@@ -18,21 +19,15 @@ export interface DeliveryRow {
   payment_id: string | null;
   event: string;
   body: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+  status: (typeof DELIVERY_STATUSES)[number];
   attempts: number;
   created_at: Date;
   updated_at: Date;
 }
 
 /** One logged attempt, as stored. */
-export interface AttemptRow {
+export interface AttemptRow extends AttemptFields {
   delivery_id: string;
-  attempt: number;
-  at: Date;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
 }
 
 /**

@@ -27,17 +27,20 @@ export const DeliveryViewSchema = z.object({
 });
 export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
 
+/** What the log shows of one stored attempt (the repository's row holds these columns). */
+export interface AttemptFields {
+  attempt: number;
+  at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
 /** A logged delivery and its attempts (oldest first); `nextAttemptAt` from the retry policy. */
 export function deliveryView(
   d: { id: string; event: string; payment_id: string | null; status: (typeof DELIVERY_STATUSES)[number]; created_at: Date },
-  attempts: {
-    attempt: number;
-    at: Date;
-    status_code: number | null;
-    duration_ms: number;
-    error: string | null;
-    response_excerpt: string | null;
-  }[],
+  attempts: AttemptFields[],
   nextAttemptAt: Date | null,
 ): DeliveryView {
   return {
