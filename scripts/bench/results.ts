@@ -1,14 +1,19 @@
 /** The shape of one run's numbers (also what `--json` writes). */
 import type { Percentiles } from './stats';
 
-export type System = 'service' | 'engine' | 'plain';
+export type System = 'service' | 'engine' | 'engineWebhooks' | 'plain' | 'cluster';
 
-export const SYSTEMS: System[] = ['service', 'engine', 'plain'];
+export const SYSTEMS: System[] = ['service', 'engine', 'engineWebhooks', 'plain', 'cluster'];
+
+/** The letters the tables and `--systems` use. */
+export const SYSTEM_CODE: Record<System, string> = { service: 'A', engine: 'B', engineWebhooks: 'B2', plain: 'C', cluster: 'A-cluster' };
 
 export const SYSTEM_LABEL: Record<System, string> = {
-  service: 'A: this service (HTTP API)',
+  service: 'A: this service (HTTP API), dev server',
   engine: 'B: bare Temporal (start + 3 Updates)',
+  engineWebhooks: 'B2: bare Temporal + one signed POST activity per transition',
   plain: 'C: plain node:http + pg',
+  cluster: 'A on stack:cluster (Temporal server on PostgreSQL, 2 APIs, 2 workers)',
 };
 
 export interface Failures {
@@ -37,12 +42,18 @@ export interface LevelResult {
   steps: Record<string, Percentiles>;
   /** All four steps' requests together, ms. */
   request: Percentiles;
+  /** The three transitions' requests together (deposit, approve, release), ms. */
+  transition?: Percentiles;
   lifecycle: Percentiles;
   errors: Failures;
   webhooks?: WebhookResult;
-  /** Peak resident memory during the level, MB, by process. */
+  /** Peak resident memory during the level, MB, by process (client, api, worker, temporal). */
   rssMb: Record<string, number>;
-  /** CPU time per completed lifecycle, ms, by process (this process holds API, worker and clients). */
+  /**
+   * CPU time per completed lifecycle, ms, by process: client (this process: the closed-loop clients
+   * and the webhook receiver; for C also the plain server), api, worker, temporal (the dev server or
+   * the cluster's Temporal server), postgres (every PostgreSQL server process).
+   */
   cpuMsPerLifecycle: Record<string, number>;
 }
 
@@ -87,7 +98,7 @@ export interface BenchResult {
   startedAt: string;
   commit: string;
   machine: Machine;
-  options: { durationS: number; concurrency: number[]; reads: number; readConcurrency: number };
+  options: { durationS: number; concurrency: number[]; reads: number; readConcurrency: number; systems: System[] };
   levels: LevelResult[];
   reads?: ReadsResult;
   histories?: Partial<Record<System, HistoryShape>>;
