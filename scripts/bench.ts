@@ -25,6 +25,7 @@ import { JsonClient } from './bench/http';
 import { STEP_NAMES, createBody, httpLifecycle } from './bench/httpLifecycle';
 import { closedLoop, errorKind, forEachConcurrently } from './bench/loop';
 import { startPlainServer, withUser } from './bench/plainPg';
+import { pgSnapshot, writesPer } from './bench/pgStats';
 import { cpuBetween, MemoryWatch, type ProcSet } from './bench/proc';
 import { Progress } from './bench/progress';
 import { WebhookReceiver } from './bench/receiver';
@@ -55,6 +56,8 @@ interface LevelSpec {
   durationMs: number;
   steps: string[];
   op: (rec: Recorder) => Promise<unknown>;
+  /** For A: the service's database, whose writes per lifecycle are measured. */
+  databaseUrl?: string;
   /** For A: transition answers, and the receiver their deliveries reach. */
   webhooks?: { answered: Map<string, number>; receiver: WebhookReceiver };
   pids: Pids;
@@ -62,6 +65,7 @@ interface LevelSpec {
 
 async function runLevel(spec: LevelSpec): Promise<LevelResult> {
   const rec = new Recorder();
+  const pgBefore = spec.databaseUrl ? await pgSnapshot(spec.databaseUrl) : undefined;
   const watch = new MemoryWatch(spec.pids).start();
   const cpuBefore = watch.cpuMs();
   const bad = spec.webhooks
@@ -98,6 +102,7 @@ async function runLevel(spec: LevelSpec): Promise<LevelResult> {
     };
   }
   const rssMb = watch.stop();
+  const pgWrites = spec.databaseUrl ? writesPer(pgBefore, await pgSnapshot(spec.databaseUrl), loop.completed) : undefined;
   const perLifecycle = Object.fromEntries(
     Object.entries(cpuBetween(cpuBefore, cpuAfter)).map(([name, cpu]) => [name, loop.completed ? cpu / loop.completed : NaN]),
   );
@@ -116,6 +121,7 @@ async function runLevel(spec: LevelSpec): Promise<LevelResult> {
     webhooks,
     rssMb,
     cpuMsPerLifecycle: perLifecycle,
+    pgWrites,
   };
   const w = webhooks
     ? `, webhook lag p50 ${fmt(webhooks.lag.p50)} / p99 ${fmt(webhooks.lag.p99)} ms, ${webhooks.delivered}/${webhooks.expected} delivered`
@@ -137,6 +143,7 @@ async function levels(
   op: (rec: Recorder, answered: Map<string, number>) => Promise<unknown>,
   steps: string[],
   receiver?: WebhookReceiver,
+  databaseUrl?: string,
 ): Promise<LevelResult[]> {
   const out: LevelResult[] = [];
   for (const concurrency of opts.concurrency) {
@@ -150,6 +157,7 @@ async function levels(
         pids,
         op: (rec) => op(rec, answered),
         webhooks: receiver && { answered, receiver },
+        databaseUrl,
       }),
     );
   }
@@ -331,7 +339,7 @@ async function serviceLevels(system: System, opts: BenchOptions, target: Service
     let last = '';
     const op = async (rec: Recorder, answered: Map<string, number>) =>
       void (last = await httpLifecycle(nextApi(), '/api/v1', rec, answered));
-    result.levels.push(...(await levels(system, opts, servicePids(target), op, STEP_NAMES, receiver)));
+    result.levels.push(...(await levels(system, opts, servicePids(target), op, STEP_NAMES, receiver, target.databaseUrl)));
     (result.histories ??= {})[system] = await historyShape(target.client, last);
     if (system === 'service' && opts.reads > 0) result.reads = await runReads(opts, apis[0], receiver, servicePids(target));
   } finally {

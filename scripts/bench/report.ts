@@ -137,6 +137,31 @@ export function markdownTables(result: BenchResult): string {
       ),
     ),
   );
+  const written = result.levels.filter((l) => l.pgWrites);
+  if (written.length) {
+    const tables = [...new Set(written.flatMap((l) => Object.keys(l.pgWrites!.inserted)))].sort();
+    out.push('');
+    out.push(
+      "PostgreSQL writes per lifecycle of A: WAL bytes (the whole server's, Temporal's own tables included on the cluster) and rows inserted per table of the service's database (updated rows in brackets):",
+    );
+    out.push('');
+    out.push(
+      table(
+        ['clients', 'system', 'WAL bytes', 'rows inserted', ...tables],
+        written.map((l) => {
+          const w = l.pgWrites!;
+          const total = Object.values(w.inserted).reduce((a, b) => a + b, 0);
+          return [
+            String(l.concurrency),
+            SYSTEM_CODE[l.system],
+            fmt(w.walBytes),
+            fmt(total),
+            ...tables.map((t) => `${fmt(w.inserted[t] ?? 0)}${w.updated[t] ? ` (${fmt(w.updated[t])})` : ''}`),
+          ];
+        }),
+      ),
+    );
+  }
   if (result.levels.some((l) => l.system === 'cluster')) {
     out.push('');
     out.push('A on `npm run stack:cluster` beside A on the dev server:');

@@ -1,4 +1,5 @@
 /** The shape of one run's numbers (also what `--json` writes). */
+import type { PgWrites } from './pgStats';
 import type { Percentiles } from './stats';
 
 export type System = 'service' | 'engine' | 'engineWebhooks' | 'plain' | 'cluster';
@@ -55,6 +56,8 @@ export interface LevelResult {
    * the cluster's Temporal server), postgres (every PostgreSQL server process).
    */
   cpuMsPerLifecycle: Record<string, number>;
+  /** For A: WAL bytes and rows written per lifecycle (./pgStats.ts). */
+  pgWrites?: PgWrites;
 }
 
 export interface ReadEndpointResult extends Percentiles {
