@@ -159,13 +159,20 @@ async function startCluster(databaseUrl: string, log: (msg: string) => void): Pr
     detached: true,
   });
   fs.closeSync(out);
-  const exited = new Promise<void>((resolve) => stack.once('exit', () => resolve()));
+  // npm does not pass SIGTERM on to the stack it runs: signal the whole process group (detached).
+  const group = (signal: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-stack.pid!, signal);
+      return true;
+    } catch {
+      return false; // the group is gone
+    }
+  };
   const stop = async () => {
-    if (stack.exitCode !== null || stack.signalCode !== null) return;
-    stack.kill('SIGTERM');
-    const killer = setTimeout(() => process.kill(-stack.pid!, 'SIGKILL'), 60_000);
-    await exited;
-    clearTimeout(killer);
+    if (!group('SIGTERM')) return;
+    const deadline = Date.now() + 60_000;
+    while (group(0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    group('SIGKILL');
   };
   try {
     log(`starting npm run stack:cluster (log: ${outFile})`);
