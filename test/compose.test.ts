@@ -17,7 +17,7 @@ import { createAccount } from '../src/db/accounts';
 import { appendLeaf, sequence } from '../src/db/audit';
 import { createDb, migrate } from '../src/db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
-import { type ComposeService, composeEnvironment, interpolate } from '../scripts/lib/cluster';
+import { type ComposeService, composeEnvironment, interpolate } from '../tools/local-cluster/compose';
 
 const ROOT = path.resolve(__dirname, '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
