@@ -3,17 +3,13 @@
  * public port; password hashes use scrypt at OWASP's baseline (N=2^17, r=8, p=1) while older hashes keep verifying.
  */
 import { randomBytes, scryptSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../src/db/accounts';
-import { startStack, type Stack } from './helpers/stack';
+import { useStack } from './helpers/stack';
 
-let stack: Stack;
+const stack = useStack({ env: { TRUST_PROXY: 'true' } });
 
 // Behind a proxy, so each test can speak for its own client address through X-Forwarded-For.
-beforeAll(async () => {
-  stack = await startStack({ TRUST_PROXY: 'true' });
-});
-afterAll(async () => stack?.stop());
 
 const from = (ip: string) => ({ 'X-Forwarded-For': ip });
 

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLIENT_ACTIONS, PAYMENT_STATUSES, type ClientAction, type PaymentStatus, type Resolution } from '../src/domain/payment';
 import { getHistoryQuery, getPaymentQuery, transitionSignal, transitionUpdate } from '../src/workflows';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack();
-  acct = await stack.newAccount();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const acct = useAccount(stack);
 
 async function create(over: Record<string, unknown> = {}) {
   const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(over) });

@@ -1,16 +1,10 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { transitionUpdate } from '../src/workflows';
-import { startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack({ PAYMENT_MAX_AMOUNT: '1000000' });
-  acct = await stack.newAccount();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ env: { PAYMENT_MAX_AMOUNT: '1000000' } });
+const acct = useAccount(stack);
 
 const count = async () => Number((await stack.db('payments').where({ account_id: acct.account_id }).count({ n: '*' }))[0].n);
 

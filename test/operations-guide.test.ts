@@ -6,18 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, bashBlocks, runBash } from './helpers/docPage';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { eventually, useStack, validPayment } from './helpers/stack';
 
 const PAGE = path.join(ROOT, 'docs/operations.md');
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 describe('docs/operations.md', () => {
   it('has a runbook line for every alert of deploy/prometheus/alerts.yml, and each alert points to it', () => {
