@@ -1,5 +1,5 @@
 /**
- * Issue 7, Low items: failed authentications are limited per client address; /metrics is off the
+ * Failed authentications are limited per client address; /metrics is off the
  * public port; password hashes use scrypt at OWASP's baseline (N=2^17, r=8, p=1) while older hashes keep verifying.
  */
 import { randomBytes, scryptSync } from 'node:crypto';
@@ -32,7 +32,7 @@ describe('failed authentications', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    // A valid key from that address is not locked out by another client's failures (issue 15)...
+    // A valid key from that address is not locked out by another client's failures...
     const valid = await stack.http.get('/api/v1/payments', { key: acct.test_api_key, headers: from(ip) });
     expect(valid.status).toBe(200);
     const token = (await stack.http.post('/api/v1/auth/login', { body: { email: acct.email, password: acct.password }, headers: from(ip) }))

@@ -71,7 +71,7 @@ describe('docs/operations.md', () => {
       // The delivery log, a resend and a recovery.
       expect(stdout).toMatch(/dlv_\w+ payment\.\w+ pending next attempt \d{4}-/);
       expect(stdout).toMatch(/resent dlv_\w+/);
-      // Recover takes the deliveries still being retried after a failure too (issue 15), not only exhausted ones.
+      // Recover takes the deliveries still being retried after a failure too, not only exhausted ones.
       expect(stdout).toMatch(/recovering [1-9]\d* deliveries/);
       // Repair after the terminate, then healthy on the second pass.
       expect(stdout).toContain(`${pay} start: in_custody in the read model, but its run is terminated → new run`);

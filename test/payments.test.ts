@@ -50,7 +50,7 @@ describe('payment lifecycle over HTTP', () => {
     const got = await stack.http.get(`/api/v1/payments/${p.id}`, { key: acct.test_api_key });
     expect(got.body.status).toBe('released');
     const events = await stack.http.get(`/api/v1/payments/${p.id}/history`, { key: acct.test_api_key });
-    // The history's earlier path answers the same, and the document marks it deprecated (issue 15).
+    // The history's earlier path answers the same, and the document marks it deprecated.
     expect((await stack.http.get(`/api/v1/payments/${p.id}/events`, { key: acct.test_api_key })).body).toEqual(events.body);
     const paths = (await stack.http.get('/api/v1/openapi.json')).body.paths;
     expect(paths['/api/v1/payments/{id}/events'].get.deprecated).toBe(true);

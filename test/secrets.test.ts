@@ -1,5 +1,5 @@
 /**
- * Issue 7, items 4 and 5: no process signs tokens with a known secret, tokens carry `exp`, and
+ * No process signs tokens with a known secret, tokens carry `exp`, and
  * webhook secrets are encrypted at rest (AES-256-GCM) while deliveries still verify.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 6: test mode gets the live URL rules (configure time, delivery time, DNS, connect
+ * Test mode gets the live URL rules (configure time, delivery time, DNS, connect
  * time), except loopback, which is allowed only while WEBHOOK_ALLOW_LOOPBACK is on.
  */
 import { randomBytes } from 'node:crypto';
@@ -88,7 +88,7 @@ describe('test mode at configure time', () => {
   });
 });
 
-describe('live mode: IANA special-purpose ranges that are not globally reachable (issue 15)', () => {
+describe('live mode: IANA special-purpose ranges that are not globally reachable', () => {
   const RESERVED = [
     'https://192.0.2.10/hook',
     'https://198.51.100.7/hook',

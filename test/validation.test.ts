@@ -150,7 +150,7 @@ describe('Idempotency-Key', () => {
     expect(await count()).toBe(before + 1);
   });
 
-  it('compares the parsed request: the same JSON with other spacing or key order replays, another value is a 409 (issue 15)', async () => {
+  it('compares the parsed request: the same JSON with other spacing or key order replays, another value is a 409', async () => {
     const key = `idem-parsed-${Date.now()}`;
     const before = await count();
     const body = validPayment({ metadata: { order: '7', batch: 'b' } });

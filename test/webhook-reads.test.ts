@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 4: a configuration and one delivery readable by id, the log filtered by payment
+ * A configuration and one delivery readable by id, the log filtered by payment
  * and readable after the configuration's deletion, and recover reaching deliveries that are still
  * being retried after a failure.
  */
