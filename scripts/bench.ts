@@ -1,13 +1,16 @@
 /**
  * `npm run bench`: one run that measures, at each concurrency (closed-loop clients),
- *  (A) this service: create → deposit → approve → release over HTTP with an API key, per-endpoint
- *      percentiles, webhook lag at a receiver verifying every signature, errors, memory;
- *  (B) the engine ceiling: a trivial workflow started and taking three Updates through the
- *      Temporal client, on its own worker and task queue, on the same dev server;
- *  (C) a plain node:http + pg server doing the same four transitions as row-locked updates;
- * then reads with many open payments. Prints tables (stdout), draws an SVG chart, and with
- * `--write-docs` rewrites the "Latest results" of docs/benchmarks.md. Asserts nothing: speed
- * lives here, never in the tests. See docs/benchmarks.md.
+ *  (A)  this service: create → deposit → approve → release over HTTP with an API key, per-endpoint
+ *       percentiles, webhook lag at a receiver verifying every signature, errors, memory, CPU per
+ *       process (API, worker, Temporal, PostgreSQL, clients);
+ *  (B)  the engine ceiling: a trivial workflow started and taking three Updates through the
+ *       Temporal client, on its own worker and task queue, on the same dev server;
+ *  (B2) the least work the design allows: B plus one activity per transition POSTing the signed
+ *       event to the same receiver under a retry policy;
+ *  (C)  a plain node:http + pg server doing the same four transitions as row-locked updates;
+ * then reads with many open payments; with `--stack cluster`, A again against `npm run stack:cluster`.
+ * Prints tables (stdout), draws an SVG chart, and with `--write-docs` rewrites the "Latest results"
+ * of docs/benchmarks.md. Asserts nothing: speed lives here, never in the tests. See docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,12 +20,13 @@ import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
 import { type BenchOptions, parseArgs } from './bench/args';
-import { createEngineWorker, engineLifecycle, ENGINE_STEPS } from './bench/engine';
+import { engineLifecycle, ENGINE_STEPS, startEngineWorker } from './bench/engine';
 import { JsonClient } from './bench/http';
 import { STEP_NAMES, createBody, httpLifecycle } from './bench/httpLifecycle';
 import { closedLoop, errorKind, forEachConcurrently } from './bench/loop';
 import { startPlainServer, withUser } from './bench/plainPg';
-import { findDevServerPid, MemoryWatch } from './bench/proc';
+import { pgSnapshot, writesPer } from './bench/pgStats';
+import { cpuBetween, MemoryWatch, type ProcSet } from './bench/proc';
 import { Progress } from './bench/progress';
 import { WebhookReceiver } from './bench/receiver';
 import { docsSection, markdownTables, relativeTo, renderSvg, rewriteDocs } from './bench/report';
@@ -37,14 +41,14 @@ import {
   SYSTEM_LABEL,
 } from './bench/results';
 import { fmt, Recorder, summarize } from './bench/stats';
-import { type LocalStack, withLocalStack } from './lib/localStack';
+import { type ServiceTarget, startTarget } from './bench/target';
 
 const progress = new Progress();
 /** How long to wait, after a level, for the deliveries it still owes. */
 const DELIVERY_WAIT_MS = 120_000;
 const WARMUP_LIFECYCLES = 5;
 
-type Pids = Record<string, number | 'self' | undefined>;
+type Pids = Record<string, ProcSet | undefined>;
 
 interface LevelSpec {
   system: System;
@@ -52,6 +56,8 @@ interface LevelSpec {
   durationMs: number;
   steps: string[];
   op: (rec: Recorder) => Promise<unknown>;
+  /** For A: the service's database, whose writes per lifecycle are measured. */
+  databaseUrl?: string;
   /** For A: transition answers, and the receiver their deliveries reach. */
   webhooks?: { answered: Map<string, number>; receiver: WebhookReceiver };
   pids: Pids;
@@ -59,6 +65,7 @@ interface LevelSpec {
 
 async function runLevel(spec: LevelSpec): Promise<LevelResult> {
   const rec = new Recorder();
+  const pgBefore = spec.databaseUrl ? await pgSnapshot(spec.databaseUrl) : undefined;
   const watch = new MemoryWatch(spec.pids).start();
   const cpuBefore = watch.cpuMs();
   const bad = spec.webhooks
@@ -95,8 +102,9 @@ async function runLevel(spec: LevelSpec): Promise<LevelResult> {
     };
   }
   const rssMb = watch.stop();
+  const pgWrites = spec.databaseUrl ? writesPer(pgBefore, await pgSnapshot(spec.databaseUrl), loop.completed) : undefined;
   const perLifecycle = Object.fromEntries(
-    Object.entries(cpuAfter).map(([name, cpu]) => [name, loop.completed ? (cpu - (cpuBefore[name] ?? 0)) / loop.completed : NaN]),
+    Object.entries(cpuBetween(cpuBefore, cpuAfter)).map(([name, cpu]) => [name, loop.completed ? cpu / loop.completed : NaN]),
   );
   const result: LevelResult = {
     system: spec.system,
@@ -107,11 +115,13 @@ async function runLevel(spec: LevelSpec): Promise<LevelResult> {
     throughput: loop.completed / (loop.elapsedMs / 1000),
     steps: rec.summary(),
     request: rec.pooled(spec.steps),
+    transition: rec.pooled(spec.steps.slice(1)),
     lifecycle: rec.pooled(['lifecycle']),
     errors: loop.errors,
     webhooks,
     rssMb,
     cpuMsPerLifecycle: perLifecycle,
+    pgWrites,
   };
   const w = webhooks
     ? `, webhook lag p50 ${fmt(webhooks.lag.p50)} / p99 ${fmt(webhooks.lag.p99)} ms, ${webhooks.delivered}/${webhooks.expected} delivered`
@@ -133,6 +143,7 @@ async function levels(
   op: (rec: Recorder, answered: Map<string, number>) => Promise<unknown>,
   steps: string[],
   receiver?: WebhookReceiver,
+  databaseUrl?: string,
 ): Promise<LevelResult[]> {
   const out: LevelResult[] = [];
   for (const concurrency of opts.concurrency) {
@@ -146,6 +157,7 @@ async function levels(
         pids,
         op: (rec) => op(rec, answered),
         webhooks: receiver && { answered, receiver },
+        databaseUrl,
       }),
     );
   }
@@ -216,6 +228,12 @@ async function runReads(opts: BenchOptions, api: JsonClient, receiver: WebhookRe
   await read('GET /payments?limit=20', async (rec) => {
     const list = await api.call<{ data: unknown[] }>(rec, 'GET /payments?limit=20', 'GET', '/api/v1/payments?limit=20');
     if (list.data.length !== 20) throw new Error(`the listing answered ${list.data.length} payments, not 20`);
+  });
+  // Every payment of the run is in the bench account and in USD: one balance over all of them.
+  await read('GET /balance', async (rec) => {
+    const balance = await api.call<{ balances?: { currency: string }[] }>(rec, 'GET /balance', 'GET', '/api/v1/balance');
+    if (!balance.balances?.some((b) => b.currency === 'USD'))
+      throw new Error(`the balance answered ${JSON.stringify(balance).slice(0, 200)}`);
   });
   return {
     openPayments: ids.length,
@@ -291,53 +309,115 @@ function commit(): string {
   }
 }
 
-async function runAll(opts: BenchOptions, stack: LocalStack, receiver: WebhookReceiver, result: BenchResult): Promise<void> {
-  const pids: Pids = { bench: 'self', devServer: findDevServerPid(stack.devServerPid) };
-  if (!pids.devServer) progress.log('the dev server process was not found: its memory and CPU are not reported');
-  const api = new JsonClient(stack.apiUrl, { 'x-api-key': stack.testKey });
+/** Process sets of a service target's levels. */
+const servicePids = (t: ServiceTarget): Pids => ({
+  client: 'self',
+  api: t.pids.api,
+  worker: t.pids.worker,
+  temporal: t.pids.temporal,
+  postgres: 'postgres',
+});
+
+/** Configure the receiver as the account's webhook for every event; the receiver checks with its secret. */
+async function configureReceiver(api: JsonClient, receiver: WebhookReceiver): Promise<void> {
   const configured = await api.call<{ webhook: { secret: string } }>(new Recorder(), 'configure', 'POST', '/api/v1/webhooks/configure', {
     url: receiver.url,
   });
   receiver.secret = configured.webhook.secret;
+}
 
-  // (A) the service
-  const warm = new Map<string, number>();
-  await warmUp(SYSTEM_LABEL.service, (rec) => httpLifecycle(api, '/api/v1', rec, warm));
-  await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
-  let last = '';
-  const serviceOp = async (rec: Recorder, answered: Map<string, number>) =>
-    void (last = await httpLifecycle(api, '/api/v1', rec, answered));
-  result.levels.push(...(await levels('service', opts, pids, serviceOp, STEP_NAMES, receiver)));
-  result.histories = { service: await historyShape(stack.client, last) };
-
-  // (B) the engine ceiling, on a worker and task queue of its own
-  progress.update('bundling the engine benchmark workflow');
-  const taskQueue = `bench-engine-${process.pid}`;
-  const engine = await createEngineWorker(stack.temporalAddress, stack.client.options.namespace, taskQueue);
+/** (A): lifecycles over HTTP, alternating between the target's APIs; the last lifecycle's payment id in `last`. */
+async function serviceLevels(system: System, opts: BenchOptions, target: ServiceTarget, receiver: WebhookReceiver, result: BenchResult) {
+  const apis = target.apiUrls.map((url) => new JsonClient(url, { 'x-api-key': target.testKey }));
+  let turn = 0;
+  const nextApi = () => apis[turn++ % apis.length];
   try {
-    await engine.worker.runUntil(async () => {
-      await warmUp(SYSTEM_LABEL.engine, (rec) => engineLifecycle(stack.client, taskQueue, rec));
-      const engineOp = async (rec: Recorder) => void (last = await engineLifecycle(stack.client, taskQueue, rec));
-      result.levels.push(...(await levels('engine', opts, pids, engineOp, ENGINE_STEPS)));
-      result.histories!.engine = await historyShape(stack.client, last);
-    });
+    await configureReceiver(apis[0], receiver);
+    const warm = new Map<string, number>();
+    await warmUp(SYSTEM_LABEL[system], (rec) => httpLifecycle(nextApi(), '/api/v1', rec, warm));
+    await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
+    let last = '';
+    const op = async (rec: Recorder, answered: Map<string, number>) =>
+      void (last = await httpLifecycle(nextApi(), '/api/v1', rec, answered));
+    result.levels.push(...(await levels(system, opts, servicePids(target), op, STEP_NAMES, receiver, target.databaseUrl)));
+    (result.histories ??= {})[system] = await historyShape(target.client, last);
+    if (system === 'service' && opts.reads > 0) result.reads = await runReads(opts, apis[0], receiver, servicePids(target));
   } finally {
-    await engine.connection.close();
+    await Promise.all(apis.map((a) => a.close()));
   }
+}
 
-  // (C) plain node:http + pg, driven by the same client loop
-  const plain = await startPlainServer(stack.databaseUrl);
+/** (B) and (B2) on a worker process and task queue of their own, on the target's Temporal server. */
+async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver: WebhookReceiver, result: BenchResult) {
+  progress.update('starting the engine worker (bundles its workflows)');
+  const taskQueue = `bench-engine-${process.pid}`;
+  const worker = await startEngineWorker({
+    address: target.temporalAddress,
+    namespace: target.namespace,
+    taskQueue,
+    receiverUrl: receiver.url,
+    receiverSecret: receiver.secret,
+  });
+  const pids: Pids = { client: 'self', worker: [worker.pid], temporal: target.pids.temporal, postgres: 'postgres' };
+  try {
+    for (const system of (['engine', 'engineWebhooks'] as const).filter((s) => opts.systems.includes(s))) {
+      const webhooks = system === 'engineWebhooks';
+      const warm = new Map<string, number>();
+      await warmUp(SYSTEM_LABEL[system], (rec) => engineLifecycle(target.client, taskQueue, rec, webhooks ? warm : undefined));
+      await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
+      let last = '';
+      const op = async (rec: Recorder, answered: Map<string, number>) =>
+        void (last = await engineLifecycle(target.client, taskQueue, rec, webhooks ? answered : undefined));
+      result.levels.push(...(await levels(system, opts, pids, op, ENGINE_STEPS, webhooks ? receiver : undefined)));
+      (result.histories ??= {})[system] = await historyShape(target.client, last);
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** (C) plain node:http + pg in this process, driven by the same client loop. */
+async function plainLevels(opts: BenchOptions, databaseUrl: string, result: BenchResult) {
+  const plain = await startPlainServer(databaseUrl);
   const plainApi = new JsonClient(plain.url);
   try {
     await warmUp(SYSTEM_LABEL.plain, (rec) => httpLifecycle(plainApi, '', rec));
-    result.levels.push(...(await levels('plain', opts, pids, (rec) => httpLifecycle(plainApi, '', rec), STEP_NAMES)));
+    result.levels.push(
+      ...(await levels('plain', opts, { client: 'self', postgres: 'postgres' }, (rec) => httpLifecycle(plainApi, '', rec), STEP_NAMES)),
+    );
   } finally {
     await plainApi.close();
     await plain.close();
   }
+}
 
-  if (opts.reads > 0) result.reads = await runReads(opts, api, receiver, pids);
-  await api.close();
+async function runAll(opts: BenchOptions, databaseUrl: string, receiver: WebhookReceiver, result: BenchResult): Promise<void> {
+  const log = (msg: string) => progress.update(msg);
+  const has = (s: System) => opts.systems.includes(s);
+  if (has('service') || has('engine') || has('engineWebhooks') || has('plain')) {
+    progress.update('starting the service on a dev server (dev server, worker, API)');
+    const target = await startTarget('dev', databaseUrl, log);
+    try {
+      if (has('service')) await serviceLevels('service', opts, target, receiver, result);
+      else {
+        const api = new JsonClient(target.apiUrls[0], { 'x-api-key': target.testKey });
+        await configureReceiver(api, receiver).finally(() => api.close());
+      }
+      if (has('engine') || has('engineWebhooks')) await engineLevels(opts, target, receiver, result);
+      if (has('plain')) await plainLevels(opts, databaseUrl, result);
+    } finally {
+      await target.stop();
+    }
+  }
+  if (has('cluster')) {
+    progress.update('starting npm run stack:cluster');
+    const target = await startTarget('cluster', databaseUrl, log);
+    try {
+      await serviceLevels('cluster', opts, target, receiver, result);
+    } finally {
+      await target.stop();
+    }
+  }
 }
 
 /** A path as the user would type it: relative below the working directory, else absolute. */
@@ -350,7 +430,13 @@ async function main() {
     startedAt: new Date().toISOString(),
     commit: commit(),
     machine: await machine(databaseUrl),
-    options: { durationS: opts.durationS, concurrency: opts.concurrency, reads: opts.reads, readConcurrency: opts.readConcurrency },
+    options: {
+      durationS: opts.durationS,
+      concurrency: opts.concurrency,
+      reads: opts.reads,
+      readConcurrency: opts.readConcurrency,
+      systems: opts.systems,
+    },
     levels: [],
   };
   const m = result.machine;
@@ -359,10 +445,8 @@ async function main() {
   );
   const receiver = new WebhookReceiver();
   await receiver.start();
-  progress.update('starting the stack (dev server, worker, API)');
   try {
-    // The bench is one credential; the API's per-credential rate limit would measure itself.
-    await withLocalStack({ DATABASE_URL: databaseUrl, RATE_LIMIT_PER_SECOND: '1000000' }, (stack) => runAll(opts, stack, receiver, result));
+    await runAll(opts, databaseUrl, receiver, result);
   } finally {
     progress.done();
     await receiver.close();

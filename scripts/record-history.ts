@@ -3,7 +3,8 @@
  * `npm run record-history -- <prefix>`. Against a throw-away dev server and the test database,
  * with a webhook configured, it drives four payments that together cover every kind of message
  * and timer: updates (deposit, dispute, resolve), a signal, the auto-release timer, the deposit
- * deadline, and the money of docs/money.md (a fee, a partial refund, a split). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json. Histories
+ * deadline, the money of docs/money.md (a fee, a partial refund, a split), and a delivery whose first
+ * attempt fails (every payment.disputed delivery's). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json. Histories
  * recorded earlier stay: they are the running payments a change must not break.
  */
 import { execFileSync } from 'node:child_process';
@@ -19,10 +20,24 @@ export const HISTORY_DIR = path.resolve(__dirname, '../test/fixtures/histories')
 async function main() {
   const prefix = process.argv[2];
   if (!prefix || !/^[a-z0-9-]+$/.test(prefix)) throw new Error('usage: npm run record-history -- <prefix, e.g. v3>');
-  const receiver = http.createServer((_req, res) => res.end('{"received":true}')).listen(0, '127.0.0.1');
+  // Fails the first attempt of each payment.disputed delivery, so that a history holds a retried
+  // delivery too (with the first attempt inline: the rest of its series as an activity).
+  const failedOnce = new Set<string>();
+  const receiver = http
+    .createServer((req, res) => {
+      const id = String(req.headers['x-service-delivery']);
+      if (req.headers['x-service-event'] === 'payment.disputed' && !failedOnce.has(id)) {
+        failedOnce.add(id);
+        res.statusCode = 503;
+      }
+      req.resume();
+      res.end('{"received":true}');
+    })
+    .listen(0, '127.0.0.1');
   await new Promise((r) => receiver.once('listening', r));
   try {
-    await withLocalStack({}, async ({ apiUrl, temporalAddress, client, testKey }) => {
+    // Retries a second apart, so that the retried delivery ends within the recording.
+    await withLocalStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '1s' }, async ({ apiUrl, temporalAddress, client, testKey }) => {
       const call = apiPoster(apiUrl, testKey);
       await call('/webhooks/configure', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` });
       const base = { currency: 'EUR', payer_email: 'payer@example.com', recipient_email: 'recipient@example.com' };

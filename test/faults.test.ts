@@ -89,7 +89,7 @@ describe('against the shared servers', () => {
     expect(events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch')).toEqual(
       [],
     );
-    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'projectTransition');
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition');
     expect(scheduled).toHaveLength(3); // created, deposited, refunded
     for (const e of scheduled) {
       // Scheduled by a completed workflow task: the server accepted that task's every command.

@@ -99,7 +99,9 @@ describe('a finished payment closes', () => {
 
 describe("the history reads as the payment's story", () => {
   it('one update per action, and activities named by step and receiver', async () => {
-    const receiver = await startReceiver();
+    // The first attempt of each delivery is made inline by the publication; this receiver fails it
+    // once, so the rest of that series shows as a delivery activity named by its receiver.
+    const receiver = await startReceiver((n) => (n === 1 ? 503 : 200));
     try {
       const own = await stack.newAccount();
       const hook = await stack.http.post('/api/v1/webhooks/configure', {
@@ -107,7 +109,13 @@ describe("the history reads as the payment's story", () => {
         body: { url: `${receiver.url}/custody`, events: ['payment.deposited'] },
       });
       const p = await stack.http.post('/api/v1/payments', { key: own.test_api_key, body: validPayment() });
-      for (const [action, body] of [['deposit'], ['dispute'], ['resolve', { resolution: 'refund' }]] as const) {
+      expect((await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: own.test_api_key })).status).toBe(200);
+      // Delivered by its second attempt before the payment finishes, so it is never handed over.
+      const delivered = await eventually(async () => {
+        const d = await stack.db('webhook_deliveries').where({ payment_id: p.body.id, status: 'succeeded' }).first();
+        return d as { id: string } | undefined;
+      });
+      for (const [action, body] of [['dispute'], ['resolve', { resolution: 'refund' }]] as const) {
         expect((await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: own.test_api_key, body })).status).toBe(200);
       }
       await stack.client.workflow.getHandle(p.body.id).result();
@@ -120,13 +128,59 @@ describe("the history reads as the payment's story", () => {
       // The delivery runs beside the next transition, so its place in the history varies.
       expect(summaries.sort()).toEqual(
         [
-          'project create → pending_deposit (v1)',
-          'project deposit → in_custody (v2)',
+          'publish create → pending_deposit (v1)',
+          'publish deposit → in_custody (v2)',
           `deliver payment.deposited → ${receiver.url}/custody (${hook.body.webhook.id})`,
-          'project dispute → disputed (v3)',
-          'project resolve → refunded (v4)',
+          'publish dispute → disputed (v3)',
+          'publish resolve → refunded (v4)',
         ].sort(),
       );
+      // One series: the inline attempt and the activity's, numbered 1 and 2 under one delivery id.
+      const attempts = await stack.db('webhook_delivery_attempts').where({ delivery_id: delivered.id }).orderBy('attempt');
+      expect(attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code])).toEqual([
+        [1, 503],
+        [2, 200],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a transition whose receivers answer is one activity: the publication delivers inline', async () => {
+    const receiver = await startReceiver();
+    try {
+      const own = await stack.newAccount();
+      expect((await stack.http.post('/api/v1/webhooks/configure', { key: own.test_api_key, body: { url: receiver.url } })).status).toBe(
+        201,
+      );
+      const p = await stack.http.post('/api/v1/payments', { key: own.test_api_key, body: validPayment() });
+      for (const action of ['deposit', 'approve', 'release']) {
+        expect((await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: own.test_api_key })).status).toBe(200);
+      }
+      await stack.client.workflow.getHandle(p.body.id).result();
+      const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
+      const activities = events
+        .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+      expect(activities).toEqual(['publishTransition', 'publishTransition', 'publishTransition', 'publishTransition']);
+      const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id }).orderBy('created_at')) as {
+        event: string;
+        status: string;
+        attempts: number;
+      }[];
+      // Publications of consecutive transitions may overlap: the order of arrival is not promised.
+      expect(deliveries.map((d) => [d.event, d.status, d.attempts]).sort()).toEqual([
+        ['payment.approved', 'succeeded', 1],
+        ['payment.created', 'succeeded', 1],
+        ['payment.deposited', 'succeeded', 1],
+        ['payment.released', 'succeeded', 1],
+      ]);
+      expect(receiver.received.map((r) => r.body.event)).toEqual([
+        'payment.created',
+        'payment.deposited',
+        'payment.approved',
+        'payment.released',
+      ]);
     } finally {
       await receiver.close();
     }

@@ -9,7 +9,8 @@ import { describe, expect, it, inject } from 'vitest';
  * stands for payments running in production when a change ships. A change that would make them
  * non-deterministic fails here. `v1-*` was recorded before the side-effects-as-activities patch,
  * `v2-*` before the money of docs/money.md, `v3-*` with it (a fee, a partial refund, a split) but
- * before the close-when-finished patch (per-action updates, NextDeadline, hand-over), `v4-*` with it.
+ * before the close-when-finished patch (per-action updates, NextDeadline, hand-over), `v4-*` with it
+ * but before the first-delivery-inline patch, `v5-*` with it (one of its deliveries retried).
  */
 const DIR = path.resolve(__dirname, 'fixtures/histories');
 const files = fs
@@ -23,6 +24,7 @@ describe('workflow determinism', () => {
     expect(files.some((f) => f.startsWith('v2-'))).toBe(true);
     expect(files).toContain('v3-fee-refund-split.json');
     expect(files).toContain('v4-fee-refund-split.json');
+    expect(files).toContain('v5-dispute-refund.json');
   });
 
   it.each(files)('replays %s with the current workflow code', async (file) => {

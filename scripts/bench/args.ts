@@ -1,10 +1,13 @@
 /** Command-line flags of `npm run bench`. */
 import path from 'node:path';
+import { type System, SYSTEM_CODE, SYSTEMS } from './results';
 
 export interface BenchOptions {
   /** Seconds per concurrency level (and per read endpoint). */
   durationS: number;
   concurrency: number[];
+  /** The systems to run, in the order of SYSTEMS; `cluster` only with `--stack cluster`. */
+  systems: System[];
   /** Open payments created before the read phase; 0 skips it. */
   reads: number;
   /** Clients of the read phase. */
@@ -21,6 +24,8 @@ const ROOT = path.resolve(__dirname, '../..');
 export const USAGE = `usage: npm run bench -- [options]
   --duration <s>          seconds per concurrency level (default 20)
   --concurrency <n>       closed-loop clients; repeatable (default 1, 8, 32)
+  --systems <list>        of A, B, B2, C, comma-separated (default all)
+  --stack cluster         also run A against npm run stack:cluster (two APIs, two workers, Temporal on PostgreSQL)
   --reads <n>             open payments before the read phase (default 5000; 0 skips it)
   --read-concurrency <n>  clients of the read phase (default 8)
   --json <file>           write every number measured as JSON
@@ -32,6 +37,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   const opts: BenchOptions = {
     durationS: 20,
     concurrency: [],
+    systems: [],
     reads: 5000,
     readConcurrency: 8,
     svg: path.join(ROOT, 'docs/benchmarks.svg'),
@@ -47,6 +53,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     if (!text) throw new Error(`${flag} needs a value\n${USAGE}`);
     return text;
   };
+  let cluster = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const next = () => (inline !== undefined ? inline : argv[++i]);
@@ -57,6 +64,19 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--concurrency':
         opts.concurrency.push(positive(flag, next()));
         break;
+      case '--systems':
+        for (const code of value(flag, next()).split(',')) {
+          const system = SYSTEMS.find((s) => SYSTEM_CODE[s] === code.trim().toUpperCase() && s !== 'cluster');
+          if (!system) throw new Error(`--systems takes A, B, B2 and C, not "${code}"\n${USAGE}`);
+          opts.systems.push(system);
+        }
+        break;
+      case '--stack': {
+        const stack = value(flag, next());
+        if (stack === 'cluster') cluster = true;
+        else if (stack !== 'dev') throw new Error(`--stack takes dev or cluster, not "${stack}"\n${USAGE}`);
+        break;
+      }
       case '--reads':
         opts.reads = positive(flag, next(), 0);
         break;
@@ -85,6 +105,9 @@ export function parseArgs(argv: string[]): BenchOptions {
     }
   }
   if (opts.concurrency.length === 0) opts.concurrency = [1, 8, 32];
+  const chosen = new Set(opts.systems.length ? opts.systems : SYSTEMS.filter((s) => s !== 'cluster'));
+  if (cluster) chosen.add('cluster');
+  opts.systems = SYSTEMS.filter((s) => chosen.has(s));
   opts.concurrency = [...new Set(opts.concurrency)].sort((a, b) => a - b);
   return opts;
 }

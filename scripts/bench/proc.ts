@@ -45,12 +45,39 @@ export function findDevServerPid(known?: number): number | undefined {
   return undefined;
 }
 
-/** Peak RSS of each watched process while a phase runs, sampled every `everyMs`. */
+/**
+ * What one row of the CPU and memory tables stands for: this process, a set of pids (a service's
+ * replicas), or every PostgreSQL server process (the postmaster and its backends, found anew at each
+ * sample since backends come and go; CPU of a backend that exited between samples is not counted).
+ */
+export type ProcSet = 'self' | 'postgres' | number[];
+
+function pidsOf(set: ProcSet): (number | 'self')[] {
+  if (set === 'self') return ['self'];
+  if (set !== 'postgres') return set;
+  const out: number[] = [];
+  try {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') out.push(Number(entry));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return out;
+}
+
+/** Peak RSS (summed over a set's pids) of each watched set while a phase runs, sampled every `everyMs`. */
 export class MemoryWatch {
   private readonly peak = new Map<string, number>();
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly pids: Record<string, number | 'self' | undefined>) {}
+  constructor(private readonly sets: Record<string, ProcSet | undefined>) {}
 
   start(everyMs = 500): this {
     this.sample();
@@ -60,26 +87,51 @@ export class MemoryWatch {
   }
 
   private sample(): void {
-    for (const [name, pid] of Object.entries(this.pids)) {
-      if (pid === undefined) continue;
-      const rss = sampleProc(pid).rssMb;
-      if (rss !== undefined) this.peak.set(name, Math.max(rss, this.peak.get(name) ?? 0));
+    for (const [name, set] of Object.entries(this.sets)) {
+      if (set === undefined || set === 'postgres') continue; // shared buffers would count once per backend
+      const samples = pidsOf(set).map((pid) => sampleProc(pid).rssMb);
+      if (samples.some((s) => s === undefined)) continue;
+      const rss = samples.reduce((a, b) => a! + b!, 0)!;
+      this.peak.set(name, Math.max(rss, this.peak.get(name) ?? 0));
     }
   }
 
-  /** Stop; the peak RSS (MB) of each process. */
+  /** Stop; the peak RSS (MB) of each set. */
   stop(): Record<string, number> {
     clearInterval(this.timer);
     this.sample();
     return Object.fromEntries(this.peak);
   }
 
-  cpuMs(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [name, pid] of Object.entries(this.pids)) {
-      const cpu = pid === undefined ? undefined : sampleProc(pid).cpuMs;
-      if (cpu !== undefined) out[name] = cpu;
+  /** CPU time so far (ms) of each pid of each set. */
+  cpuMs(): CpuSnapshot {
+    const out: CpuSnapshot = {};
+    for (const [name, set] of Object.entries(this.sets)) {
+      if (set === undefined) continue;
+      const byPid = new Map<number | 'self', number>();
+      for (const pid of pidsOf(set)) {
+        const cpu = sampleProc(pid).cpuMs;
+        if (cpu !== undefined) byPid.set(pid, cpu);
+      }
+      out[name] = byPid;
     }
     return out;
   }
+}
+
+/** Per set, each pid's CPU time so far (ms). */
+export type CpuSnapshot = Record<string, Map<number | 'self', number>>;
+
+/**
+ * CPU (ms) each set used between two snapshots: a pid seen only in `after` started meanwhile and
+ * counts whole; a pid gone by `after` (a PostgreSQL backend that exited) is not counted.
+ */
+export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pids] of Object.entries(after)) {
+    let total = 0;
+    for (const [pid, cpu] of pids) total += cpu - (before[name]?.get(pid) ?? 0);
+    out[name] = total;
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 /** The results as Markdown tables (stdout and docs/benchmarks.md) and as an SVG chart. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type BenchResult, type LevelResult, type System, SYSTEMS, SYSTEM_LABEL, errorCount } from './results';
+import { type BenchResult, type LevelResult, type System, SYSTEMS, SYSTEM_CODE, SYSTEM_LABEL, errorCount } from './results';
 import { type Percentiles, fmt } from './stats';
 
 const ms = (x: number | undefined) => fmt(x);
@@ -31,99 +31,178 @@ function errorsCell(l: LevelResult | undefined): string {
 const table = (head: string[], rows: string[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
+const ratio = (a: LevelResult | undefined, b: LevelResult | undefined) =>
+  a && b && b.throughput ? `**${(a.throughput / b.throughput).toFixed(2)}**` : '–';
+
+/** Processes in the CPU and memory tables, in this order (absent ones show –). */
+const PROCESSES = ['api', 'worker', 'temporal', 'postgres', 'client'] as const;
+
 export function markdownTables(result: BenchResult): string {
   const levels = byLevel(result);
   const out: string[] = [];
+  const dev: System[] = ['service', 'engine', 'engineWebhooks', 'plain'];
   out.push(
     table(
       [
         'clients',
-        'A service, lifecycles/s',
-        'B engine, lifecycles/s',
-        'C plain pg, lifecycles/s',
+        ...dev.map((s) => `${SYSTEM_CODE[s]} lifecycles/s`),
+        '**A / B2**',
         '**A / B**',
-        'request p99 ms A / B / C',
-        'errors A / B / C',
+        'A / C',
+        `request p99 ms ${dev.map((s) => SYSTEM_CODE[s]).join(' / ')}`,
+        `errors ${dev.map((s) => SYSTEM_CODE[s]).join(' / ')}`,
       ],
       [...levels].map(([c, r]) => [
         String(c),
-        fmt(r.service?.throughput),
-        fmt(r.engine?.throughput),
-        fmt(r.plain?.throughput),
-        r.service && r.engine ? `**${r.engine.throughput ? (r.service.throughput / r.engine.throughput).toFixed(2) : '–'}**` : '–',
-        `${ms(r.service?.request.p99)} / ${ms(r.engine?.request.p99)} / ${ms(r.plain?.request.p99)}`,
-        `${errorsCell(r.service)} / ${errorsCell(r.engine)} / ${errorsCell(r.plain)}`,
+        ...dev.map((s) => fmt(r[s]?.throughput)),
+        ratio(r.service, r.engineWebhooks),
+        ratio(r.service, r.engine),
+        ratio(r.service, r.plain).replace(/\*/g, ''),
+        dev.map((s) => ms(r[s]?.request.p99)).join(' / '),
+        dev.map((s) => errorsCell(r[s])).join(' / '),
       ]),
     ),
   );
   out.push('');
   out.push(
-    "A, the service, per endpoint (p50 / p95 / p99 ms), webhook lag from a transition's answer to its delivery, deliveries, peak RSS and CPU per lifecycle of the benchmark process (API, worker, clients, receiver) and of the dev server:",
+    "A and B2 per step (p50 / p95 / p99 ms), the three transitions' requests together (p99), webhook lag from a transition's answer to its delivery's arrival, deliveries (duplicates):",
   );
   out.push('');
+  const withWebhooks: System[] = ['service', 'cluster', 'engineWebhooks'];
   out.push(
     table(
       [
         'clients',
-        'create',
+        'system',
+        'create / start',
         'deposit',
         'approve',
         'release',
+        'transition p99',
         'webhook lag p50 / p99 ms',
         'deliveries (dup.)',
-        'RSS MB bench / dev server',
-        'CPU ms/lifecycle bench / dev server',
       ],
-      [...levels].flatMap(([c, r]) => {
-        const s = r.service;
-        if (!s) return [];
-        const w = s.webhooks;
-        return [
-          [
-            String(c),
-            triple(s.steps.create),
-            triple(s.steps.deposit),
-            triple(s.steps.approve),
-            triple(s.steps.release),
-            w ? `${ms(w.lag.p50)} / ${ms(w.lag.p99)}` : '–',
-            w ? `${w.delivered}/${w.expected} (${w.duplicates})` : '–',
-            `${fmt(s.rssMb.bench)} / ${fmt(s.rssMb.devServer)}`,
-            `${fmt(s.cpuMsPerLifecycle.bench)} / ${fmt(s.cpuMsPerLifecycle.devServer)}`,
-          ],
-        ];
-      }),
+      [...levels].flatMap(([c, r]) =>
+        withWebhooks.flatMap((sys) => {
+          const l = r[sys];
+          if (!l) return [];
+          const w = l.webhooks;
+          return [
+            [
+              String(c),
+              SYSTEM_CODE[sys],
+              triple(l.steps.create ?? l.steps.start),
+              triple(l.steps.deposit),
+              triple(l.steps.approve),
+              triple(l.steps.release),
+              ms(l.transition?.p99),
+              w ? `${ms(w.lag.p50)} / ${ms(w.lag.p99)}` : '–',
+              w ? `${w.delivered}/${w.expected} (${w.duplicates})` : '–',
+            ],
+          ];
+        }),
+      ),
     ),
   );
   out.push('');
-  out.push('B and C per step (p50 / p95 / p99 ms) and CPU per lifecycle (bench process / dev server):');
+  out.push(
+    "CPU per lifecycle (ms) and peak RSS (MB) by process: api and worker are the service's (for B and B2 the worker is the engine's), temporal the dev server or the cluster's Temporal server, postgres every PostgreSQL server process, client this process (clients, webhook receiver, and for C the plain server):",
+  );
   out.push('');
   out.push(
     table(
       [
         'clients',
-        'B start',
-        'B update 1',
-        'B update 2',
-        'B update 3',
-        'B CPU ms',
-        'C create',
-        'C deposit',
-        'C approve',
-        'C release',
-        'C CPU ms',
+        'system',
+        ...PROCESSES.map((p) => `CPU ${p}`),
+        'CPU without client',
+        ...PROCESSES.filter((p) => p !== 'postgres').map((p) => `RSS ${p}`),
       ],
+      [...levels].flatMap(([c, r]) =>
+        SYSTEMS.flatMap((sys) => {
+          const l = r[sys];
+          if (!l) return [];
+          const cpu = l.cpuMsPerLifecycle;
+          const server = PROCESSES.filter((p) => p !== 'client').reduce((sum, p) => sum + (cpu[p] ?? 0), 0);
+          return [
+            [
+              String(c),
+              SYSTEM_CODE[sys],
+              ...PROCESSES.map((p) => fmt(cpu[p])),
+              fmt(server),
+              ...PROCESSES.filter((p) => p !== 'postgres').map((p) => fmt(l.rssMb[p])),
+            ],
+          ];
+        }),
+      ),
+    ),
+  );
+  const written = result.levels.filter((l) => l.pgWrites);
+  if (written.length) {
+    const tables = [...new Set(written.flatMap((l) => Object.keys(l.pgWrites!.inserted)))].sort();
+    out.push('');
+    out.push(
+      "PostgreSQL writes per lifecycle of A: WAL bytes (the whole server's, Temporal's own tables included on the cluster) and rows inserted per table of the service's database (updated rows in brackets):",
+    );
+    out.push('');
+    out.push(
+      table(
+        ['clients', 'system', 'WAL bytes', 'rows inserted', ...tables],
+        written.map((l) => {
+          const w = l.pgWrites!;
+          const total = Object.values(w.inserted).reduce((a, b) => a + b, 0);
+          return [
+            String(l.concurrency),
+            SYSTEM_CODE[l.system],
+            fmt(w.walBytes),
+            fmt(total),
+            ...tables.map((t) => `${fmt(w.inserted[t] ?? 0)}${w.updated[t] ? ` (${fmt(w.updated[t])})` : ''}`),
+          ];
+        }),
+      ),
+    );
+  }
+  if (result.levels.some((l) => l.system === 'cluster')) {
+    out.push('');
+    out.push('A on `npm run stack:cluster` beside A on the dev server:');
+    out.push('');
+    out.push(
+      table(
+        [
+          'clients',
+          'A dev lifecycles/s',
+          'A cluster lifecycles/s',
+          'cluster / dev',
+          'request p99 ms dev / cluster',
+          'errors dev / cluster',
+        ],
+        [...levels].map(([c, r]) => [
+          String(c),
+          fmt(r.service?.throughput),
+          fmt(r.cluster?.throughput),
+          ratio(r.cluster, r.service).replace(/\*/g, ''),
+          `${ms(r.service?.request.p99)} / ${ms(r.cluster?.request.p99)}`,
+          `${errorsCell(r.service)} / ${errorsCell(r.cluster)}`,
+        ]),
+      ),
+    );
+  }
+  out.push('');
+  out.push('B and C per step (p50 / p95 / p99 ms):');
+  out.push('');
+  out.push(
+    table(
+      ['clients', 'B start', 'B update 1', 'B update 2', 'B update 3', 'C create', 'C deposit', 'C approve', 'C release'],
       [...levels].map(([c, r]) => [
         String(c),
         triple(r.engine?.steps.start),
         triple(r.engine?.steps.deposit),
         triple(r.engine?.steps.approve),
         triple(r.engine?.steps.release),
-        r.engine ? `${fmt(r.engine.cpuMsPerLifecycle.bench)} / ${fmt(r.engine.cpuMsPerLifecycle.devServer)}` : '–',
         triple(r.plain?.steps.create),
         triple(r.plain?.steps.deposit),
         triple(r.plain?.steps.approve),
         triple(r.plain?.steps.release),
-        r.plain ? `${fmt(r.plain.cpuMsPerLifecycle.bench)} / ${fmt(r.plain.cpuMsPerLifecycle.devServer)}` : '–',
       ]),
     ),
   );
@@ -134,7 +213,7 @@ export function markdownTables(result: BenchResult): string {
       `Temporal history of one lifecycle: ${shapes
         .map(
           ([s, h]) =>
-            `${s === 'service' ? 'A' : 'B'} ${h.events} events, ${h.workflowTasks} workflow tasks (${h.workflowTaskTimeouts} timed out), ${h.activities} activities, ${h.updates} updates`,
+            `${SYSTEM_CODE[s as System]} ${h.events} events, ${h.workflowTasks} workflow tasks (${h.workflowTaskTimeouts} timed out), ${h.activities} activities, ${h.updates} updates`,
         )
         .join('; ')}.`,
     );
@@ -145,7 +224,7 @@ export function markdownTables(result: BenchResult): string {
     out.push(
       `Reads with ${reads.openPayments} open payments (created in ${fmt(reads.createS)} s, ${fmt(reads.openPayments / reads.createS)}/s` +
         `${reads.createFailed ? `, **${reads.createFailed} creates failed**` : ''}${reads.webhooksMissing ? `, **${reads.webhooksMissing} created deliveries missing**` : ''}), ` +
-        `${reads.concurrency} clients; peak RSS bench ${fmt(reads.rssMb.bench)} MB, dev server ${fmt(reads.rssMb.devServer)} MB:`,
+        `${reads.concurrency} clients; peak RSS api ${fmt(reads.rssMb.api)} MB, worker ${fmt(reads.rssMb.worker)} MB, dev server ${fmt(reads.rssMb.temporal)} MB:`,
     );
     out.push('');
     out.push(
@@ -173,7 +252,7 @@ export function docsSection(result: BenchResult, svgRelative: string): string {
   const m = result.machine;
   return [
     `Measured ${result.startedAt.slice(0, 16).replace('T', ' ')} UTC on commit \`${result.commit}\`, ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB, Node ${m.node}, ${m.postgres ?? 'PostgreSQL ?'}, Temporal CLI ${m.temporalCli ?? '?'};`,
-    `\`npm run bench -- --duration ${result.options.durationS} ${result.options.concurrency.map((c) => `--concurrency ${c}`).join(' ')} --reads ${result.options.reads}\`.`,
+    `\`npm run bench -- --duration ${result.options.durationS} ${result.options.concurrency.map((c) => `--concurrency ${c}`).join(' ')} --reads ${result.options.reads}${result.options.systems.includes('cluster') ? ' --stack cluster' : ''}\`.`,
     '',
     markdownTables(result),
     '',
@@ -199,7 +278,13 @@ export function relativeTo(fromFile: string, target: string): string {
 
 // ---- SVG -------------------------------------------------------------------------------------
 
-const COLOR: Record<System, string> = { service: '#d62728', engine: '#1f77b4', plain: '#2ca02c' };
+const COLOR: Record<System, string> = {
+  service: '#d62728',
+  engine: '#1f77b4',
+  engineWebhooks: '#9467bd',
+  plain: '#2ca02c',
+  cluster: '#ff7f0e',
+};
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 interface Panel {
@@ -233,12 +318,14 @@ export function renderSvg(result: BenchResult): string {
     `<text x="${W / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">npm run bench — ${esc(result.startedAt.slice(0, 10))}, ${esc(result.commit)}, ${result.machine.cpus} CPUs, ${result.options.durationS} s per level</text>`,
   );
   // Legend
-  SYSTEMS.forEach((s, i) => {
-    const x = 60 + i * 300;
+  // Legend: the systems this run measured, three to a row.
+  SYSTEMS.filter((s) => result.levels.some((l) => l.system === s)).forEach((s, i) => {
+    const x = 60 + (i % 3) * 300;
+    const y = 36 + Math.floor(i / 3) * 16;
     parts.push(
-      `<line x1="${x}" y1="40" x2="${x + 24}" y2="40" stroke="${COLOR[s]}" stroke-width="2.5"/><circle cx="${x + 12}" cy="40" r="3.5" fill="${COLOR[s]}"/>`,
+      `<line x1="${x}" y1="${y}" x2="${x + 24}" y2="${y}" stroke="${COLOR[s]}" stroke-width="2.5"/><circle cx="${x + 12}" cy="${y}" r="3.5" fill="${COLOR[s]}"/>`,
     );
-    parts.push(`<text x="${x + 30}" y="44">${esc(SYSTEM_LABEL[s])}</text>`);
+    parts.push(`<text x="${x + 30}" y="${y + 4}">${esc(SYSTEM_LABEL[s])}</text>`);
   });
   panels.forEach((panel, pi) => {
     const ox = pi * (panelW + 40) + margin.l + 20;

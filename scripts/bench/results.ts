@@ -1,14 +1,20 @@
 /** The shape of one run's numbers (also what `--json` writes). */
+import type { PgWrites } from './pgStats';
 import type { Percentiles } from './stats';
 
-export type System = 'service' | 'engine' | 'plain';
+export type System = 'service' | 'engine' | 'engineWebhooks' | 'plain' | 'cluster';
 
-export const SYSTEMS: System[] = ['service', 'engine', 'plain'];
+export const SYSTEMS: System[] = ['service', 'engine', 'engineWebhooks', 'plain', 'cluster'];
+
+/** The letters the tables and `--systems` use. */
+export const SYSTEM_CODE: Record<System, string> = { service: 'A', engine: 'B', engineWebhooks: 'B2', plain: 'C', cluster: 'A-cluster' };
 
 export const SYSTEM_LABEL: Record<System, string> = {
-  service: 'A: this service (HTTP API)',
+  service: 'A: this service (HTTP API), dev server',
   engine: 'B: bare Temporal (start + 3 Updates)',
+  engineWebhooks: 'B2: bare Temporal + one signed POST activity per transition',
   plain: 'C: plain node:http + pg',
+  cluster: 'A on stack:cluster (Temporal server on PostgreSQL, 2 APIs, 2 workers)',
 };
 
 export interface Failures {
@@ -37,13 +43,21 @@ export interface LevelResult {
   steps: Record<string, Percentiles>;
   /** All four steps' requests together, ms. */
   request: Percentiles;
+  /** The three transitions' requests together (deposit, approve, release), ms. */
+  transition?: Percentiles;
   lifecycle: Percentiles;
   errors: Failures;
   webhooks?: WebhookResult;
-  /** Peak resident memory during the level, MB, by process. */
+  /** Peak resident memory during the level, MB, by process (client, api, worker, temporal). */
   rssMb: Record<string, number>;
-  /** CPU time per completed lifecycle, ms, by process (this process holds API, worker and clients). */
+  /**
+   * CPU time per completed lifecycle, ms, by process: client (this process: the closed-loop clients
+   * and the webhook receiver; for C also the plain server), api, worker, temporal (the dev server or
+   * the cluster's Temporal server), postgres (every PostgreSQL server process).
+   */
   cpuMsPerLifecycle: Record<string, number>;
+  /** For A: WAL bytes and rows written per lifecycle (./pgStats.ts). */
+  pgWrites?: PgWrites;
 }
 
 export interface ReadEndpointResult extends Percentiles {
@@ -87,7 +101,7 @@ export interface BenchResult {
   startedAt: string;
   commit: string;
   machine: Machine;
-  options: { durationS: number; concurrency: number[]; reads: number; readConcurrency: number };
+  options: { durationS: number; concurrency: number[]; reads: number; readConcurrency: number; systems: System[] };
   levels: LevelResult[];
   reads?: ReadsResult;
   histories?: Partial<Record<System, HistoryShape>>;

@@ -1,23 +1,19 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import { auditSigningKey, webhookSecretKey, type Config } from '../config';
+import { auditSigningKey, type Config } from '../config';
 import { AuditLogInconsistent, signTreeHead } from '../db/audit';
 import { signEd25519 } from '../lib/ed25519';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { webhookEnvelope } from '../domain/paymentView';
-import { answerError, statusAfterAttempt } from '../domain/deliveryAttempt';
 import { projectPayment } from '../db/payments';
 import { ledgerReport, verifyLedger } from '../db/ledger';
 import { queryOrUndefined } from '../lib/workflowQuery';
 import { isDataRefusal } from '../db/errors';
-import { deliveryProgress, loadDelivery, markDelivery, planDeliveries, recordAttempt, disableWebhook, failingSince } from '../db/webhooks';
+import { deliveryProgress, planDeliveries } from '../db/webhooks';
 import type { Logger } from '../lib/logger';
-import { ledgerInvariantViolations, paymentTransitions, projectionFailures, webhookDeliveries, webhookDuration } from '../lib/metrics';
-import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
+import { ledgerInvariantViolations, paymentTransitions, projectionFailures } from '../lib/metrics';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retryPolicy';
-import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
-import { fetch } from 'undici';
-import ms from 'ms';
+import { attemptDelivery } from './webhookAttempt';
 
 export { type DeliveryRetry, deliveryRetry, webhookTaskQueue };
 
@@ -46,42 +42,96 @@ export interface DeliveryPlan {
   taskQueue: string;
   /** How long a finished payment waits for its deliveries before handing them over (WEBHOOK_HANDOFF_AFTER). */
   handoffAfterMs?: number;
+  /**
+   * Plans of `publishTransition` only: how each delivery's inline first attempt ended — `done`
+   * (delivered, skipped, or failed for good), `retry` (the workflow continues its series) or
+   * `deliver` (not attempted inline: the workflow runs the whole series).
+   */
+  firstAttempts?: Record<string, FirstAttempt>;
 }
 
+export type FirstAttempt = 'done' | 'retry' | 'deliver';
+
+/**
+ * The longest WEBHOOK_TIMEOUT an inline first attempt waits for (the publication activity's
+ * time-out leaves room for it); with a longer one, every attempt runs as a delivery activity.
+ */
+export const INLINE_ATTEMPT_MAX_TIMEOUT_MS = 30_000;
+
 export function createActivities({ db, config, logger }: ActivityDeps) {
-  return {
-    /**
-     * Project the payment and its history entry into the read model and the ledger, and record the
-     * webhook deliveries the entry owes, in one transaction (idempotent, versioned). Data PostgreSQL
-     * refuses can never succeed: not retryable.
-     */
-    async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
-      const envelope = webhookEnvelope(state, entry.event, entry.at);
-      let deliveries: DeliveryTarget[];
-      try {
-        deliveries = await db.transaction(async (trx) => {
-          const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
-          // The read model and the ledger last: the ledger's balance rows are shared, so they are held until commit only.
-          await projectPayment(trx, state, entry);
-          return planned;
-        });
-      } catch (err) {
-        if (isDataRefusal(err))
-          throw ApplicationFailure.nonRetryable(`PostgreSQL refused the payment: ${(err as Error).message}`, 'ProjectionRefused');
-        throw err;
+  /**
+   * Project the payment and its history entry into the read model, the ledger and the trail, and
+   * record the webhook deliveries the entry owes, in one transaction (idempotent, versioned). Data
+   * PostgreSQL refuses can never succeed: not retryable.
+   */
+  async function projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
+    const envelope = webhookEnvelope(state, entry.event, entry.at);
+    let deliveries: DeliveryTarget[];
+    try {
+      deliveries = await db.transaction(async (trx) => {
+        const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+        // The read model and the ledger last: the ledger's balance rows are shared, so they are held until commit only.
+        await projectPayment(trx, state, entry);
+        return planned;
+      });
+    } catch (err) {
+      if (isDataRefusal(err))
+        throw ApplicationFailure.nonRetryable(`PostgreSQL refused the payment: ${(err as Error).message}`, 'ProjectionRefused');
+      throw err;
+    }
+    if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });
+    logger.info(
+      { request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version },
+      'payment transition recorded',
+    );
+    return {
+      deliveryIds: deliveries.map((d) => d.id),
+      deliveries,
+      retry: deliveryRetry(config),
+      taskQueue: webhookTaskQueue(config),
+      handoffAfterMs: config.WEBHOOK_HANDOFF_AFTER,
+    };
+  }
+
+  /**
+   * The first attempt of one delivery, inline: never throws (a database error leaves the delivery to
+   * the workflow's series, which re-checks it), and never repeats an attempt already logged.
+   */
+  async function firstAttempt(deliveryId: string, retry: DeliveryRetry): Promise<FirstAttempt> {
+    if (retry.timeoutMs > INLINE_ATTEMPT_MAX_TIMEOUT_MS) return 'deliver';
+    try {
+      const result = await attemptDelivery({ db, config, logger }, deliveryId, {
+        timeoutMs: retry.timeoutMs,
+        seriesAttempt: 1,
+        maximumAttempts: retry.maximumAttempts,
+        attemptBase: 0,
+        only: 'first',
+      });
+      if (result.outcome === 'failed') {
+        if (!result.retryable) logger.warn({ delivery_id: deliveryId, error: result.message }, 'webhook delivery failed for good');
+        return result.retryable && retry.maximumAttempts > 1 ? 'retry' : 'done';
       }
-      if (Context.current().info.attempt === 1) paymentTransitions.inc({ event: entry.event });
-      logger.info(
-        { request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version },
-        'payment transition recorded',
-      );
-      return {
-        deliveryIds: deliveries.map((d) => d.id),
-        deliveries,
-        retry: deliveryRetry(config),
-        taskQueue: webhookTaskQueue(config),
-        handoffAfterMs: config.WEBHOOK_HANDOFF_AFTER,
-      };
+      if (result.outcome === 'not-attempted') return result.status === 'pending' ? 'retry' : 'done';
+      return 'done';
+    } catch (err) {
+      logger.warn({ delivery_id: deliveryId, err }, 'inline first delivery attempt not made; the retry series takes it');
+      return 'retry';
+    }
+  }
+
+  return {
+    projectTransition,
+
+    /**
+     * A transition's publication in one activity (docs/webhooks.md): the projection, then the first
+     * attempt of each delivery it owes, inline. Deliveries whose first attempt failed are the
+     * workflow's to continue under the webhook retry policy, same delivery id, attempts carried over.
+     */
+    async publishTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
+      const plan = await projectTransition(state, entry, requestId);
+      const targets = plan.deliveries ?? [];
+      const outcomes = await Promise.all(targets.map((t) => firstAttempt(t.id, plan.retry)));
+      return { ...plan, firstAttempts: Object.fromEntries(targets.map((t, i) => [t.id, outcomes[i]])) };
     },
 
     /**
@@ -156,130 +206,39 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
 
     /**
      * One delivery attempt. Throws on failure so that Temporal's retry policy schedules the next;
-     * returns without sending when the configuration was deleted meanwhile.
+     * returns without sending when the configuration was deleted meanwhile. `continuing`: a series
+     * after a transition's inline first attempt — numbered after the attempts logged, and only while
+     * the delivery is still pending.
      */
-    async deliverWebhook(deliveryId: string, timeoutMs: number, maximumAttempts: number, attemptBase = 0): Promise<DeliveryOutcome> {
+    async deliverWebhook(
+      deliveryId: string,
+      timeoutMs: number,
+      maximumAttempts: number,
+      attemptBase = 0,
+      continuing = false,
+    ): Promise<DeliveryOutcome> {
       // A resend numbers its series after the attempts already logged; the retry policy counts its own.
       const seriesAttempt = Context.current().info.attempt;
-      const attempt = attemptBase + seriesAttempt;
-      const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
-      if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, 'DeliveryNotFound');
-      const { delivery, webhook } = found;
-      const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, attempt });
-      // A retry of a delivery that a resend or recover delivered meanwhile: nothing left to send.
-      if (seriesAttempt > 1 && delivery.status === 'succeeded') {
-        log.info('delivered meanwhile by a resend or recover; this series stops');
-        return 'succeeded';
+      const result = await attemptDelivery({ db, config, logger }, deliveryId, {
+        timeoutMs,
+        seriesAttempt,
+        maximumAttempts,
+        attemptBase: continuing ? 'logged' : attemptBase,
+        only: continuing ? 'pending' : seriesAttempt > 1 ? 'unless-delivered' : 'always',
+      });
+      switch (result.outcome) {
+        case 'succeeded':
+        case 'skipped':
+          return result.outcome;
+        case 'not-attempted':
+          return result.status === 'succeeded' ? 'succeeded' : 'skipped';
+        case 'failed':
+          throw result.retryable
+            ? ApplicationFailure.retryable(result.message, result.type)
+            : ApplicationFailure.nonRetryable(result.message, result.type);
       }
-      if (!webhook.active || webhook.deleted_at) {
-        await markDelivery(db, deliveryId, 'skipped');
-        webhookDeliveries.inc({ outcome: 'skipped' });
-        log.info('webhook configuration deleted; delivery skipped');
-        return 'skipped';
-      }
-      const started = Date.now();
-      const at = new Date(started);
-      /** A URL the rules forbid: one recorded attempt, no retries. */
-      const refuse = async (reason: string, durationMs: number): Promise<never> => {
-        await recordAttempt(db, deliveryId, { attempt, at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
-        webhookDeliveries.inc({ outcome: 'refused' });
-        throw ApplicationFailure.nonRetryable(reason, 'WebhookUrlRefused');
-      };
-      // The URL rules apply again at delivery time, in both modes: DNS may have changed since configuration.
-      const rules = { livemode: webhook.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK };
-      const check = checkWebhookUrl(webhook.url, rules);
-      if (!check.ok) return refuse(check.message, 0);
-      const resolved = await checkResolvedHost(check.url, rules);
-      if (!resolved.ok) return refuse(resolved.message, 0);
-
-      let statusCode: number | null = null;
-      let excerpt: string | null = null;
-      let error: string | null = null;
-      let blockedAtConnect: string | null = null;
-      try {
-        const response = await fetch(webhook.url, {
-          method: 'POST',
-          // Connect only to an address that passed the check (no DNS rebinding).
-          dispatcher: deliveryAgent(rules),
-          body: delivery.body,
-          redirect: 'manual', // a redirect is a failed attempt, never followed
-          signal: AbortSignal.timeout(timeoutMs),
-          headers: {
-            'Content-Type': 'application/json',
-            'User-Agent': 'payment-custody-webhooks/1',
-            'X-Service-Signature': signWebhookBody(delivery.body, webhook.secret),
-            'X-Service-Event': delivery.event,
-            'X-Service-Delivery': delivery.id,
-            // Standard Webhooks: the id, this attempt's time and the body signed together, so a
-            // captured delivery cannot be replayed later; both secrets during a rotation's overlap.
-            ...standardWebhookHeaders(
-              delivery.id,
-              delivery.body,
-              webhook.previousSecret ? [webhook.secret, webhook.previousSecret] : [webhook.secret],
-              started,
-            ),
-          },
-        });
-        statusCode = response.status;
-        excerpt = await readExcerpt(response.body);
-        error = answerError(statusCode);
-      } catch (err) {
-        const e = err as Error & { cause?: { code?: string; message?: string } };
-        if (e.cause?.code === 'EBLOCKEDADDRESS') blockedAtConnect = e.cause.message ?? 'blocked address';
-        error = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
-      }
-      const durationMs = Date.now() - started;
-      if (blockedAtConnect) return refuse(blockedAtConnect, durationMs);
-      const outcome = error ? 'failed' : 'succeeded';
-      webhookDeliveries.inc({ outcome });
-      webhookDuration.observe({ outcome }, durationMs / 1000);
-      const finalStatus = statusAfterAttempt(Boolean(error), seriesAttempt, maximumAttempts);
-      // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
-      if (statusCode === 410) {
-        await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
-        await disableWebhook(db, webhook.id, 'the receiver answered HTTP 410 Gone');
-        log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: the receiver answered 410');
-        throw ApplicationFailure.nonRetryable('the receiver answered HTTP 410 Gone; configuration disabled', 'WebhookGone');
-      }
-      await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, finalStatus);
-      // Every delivery failing for WEBHOOK_DISABLE_AFTER: the endpoint is off until re-enabled.
-      if (error && (await failingSince(db, webhook.id, config.WEBHOOK_DISABLE_AFTER))) {
-        await disableWebhook(db, webhook.id, `every delivery failed for ${ms(config.WEBHOOK_DISABLE_AFTER, { long: true })}`);
-        log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: every delivery failed for the whole window');
-        throw ApplicationFailure.nonRetryable(error, 'WebhookDisabled');
-      }
-      if (error) {
-        log.warn({ status_code: statusCode, duration_ms: durationMs, error }, 'webhook delivery attempt failed');
-        throw ApplicationFailure.retryable(error, 'WebhookDeliveryFailed');
-      }
-      log.info({ status_code: statusCode, duration_ms: durationMs }, 'webhook delivered');
-      return 'succeeded';
     },
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-
-const EXCERPT_BYTES = 1024;
-
-/** The first 1 KB of a receiver's answer, as text PostgreSQL can store; the rest is not read. */
-async function readExcerpt(body: ReadableStream<Uint8Array> | null): Promise<string | null> {
-  if (!body) return null;
-  const reader = body.getReader();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(Buffer.from(value));
-      size += value.byteLength;
-    }
-  } catch {
-    // An answer cut short still has the part read.
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-  return text.replace(/\u0000/g, '').toWellFormed();
-}

@@ -17,6 +17,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  sleep,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -46,6 +47,7 @@ import {
 } from '../domain/payment';
 import { details } from '../domain/paymentView';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
+import { continuedRetry } from '../webhooks/retryPolicy';
 import { deliveryActivityOptions, webhookDeliveryWorkflow } from './webhookDelivery';
 
 export interface PaymentWorkflowInput {
@@ -120,6 +122,14 @@ export const SIDE_EFFECTS_AS_ACTIVITIES = 'side-effects-as-activities';
  */
 export const CLOSE_WHEN_FINISHED = 'close-when-finished';
 
+/**
+ * Version marker: one activity per transition on the happy path. The publication writes the read
+ * model, ledger and trail and makes each delivery's first attempt inline; only deliveries whose first
+ * attempt failed get delivery activities, continuing the same series (docs/webhooks.md). Runs
+ * recorded before it replay projection and delivery activities.
+ */
+export const FIRST_DELIVERY_INLINE = 'first-delivery-inline';
+
 /** How long a finished payment waits for its last deliveries before handing them over, if the plan does not say. */
 const DEFAULT_HANDOFF_AFTER_MS = 30_000;
 
@@ -136,6 +146,10 @@ const PROJECTION_OPTIONS: ActivityOptions = {
     nonRetryableErrorTypes: ['ProjectionRefused'],
   },
 };
+
+// The publication (FIRST_DELIVERY_INLINE): the projection, then each delivery's first attempt inline,
+// whose HTTP time-out is WEBHOOK_TIMEOUT up to INLINE_ATTEMPT_MAX_TIMEOUT_MS (30 s); the rest is margin.
+const PUBLICATION_OPTIONS: ActivityOptions = { ...PROJECTION_OPTIONS, startToCloseTimeout: '45 seconds' };
 
 // Rare path: make a projection that failed for good visible (metric and error log).
 const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
@@ -278,14 +292,15 @@ class Payment {
 
   /** `projected` is called once the read model and ledger are written (or failed for good), before the deliveries. */
   private async project(payment: PaymentState, entry: HistoryEntry, requestId: string | undefined, projected: () => void): Promise<void> {
+    const inline = patched(FIRST_DELIVERY_INLINE);
     // Named for the Temporal UI: which step, to which status, at which version.
-    const { projectTransition } = proxyActivities<Activities>({
-      ...PROJECTION_OPTIONS,
-      summary: `project ${entry.action} → ${entry.to} (v${entry.seq})`,
+    const { projectTransition, publishTransition } = proxyActivities<Activities>({
+      ...(inline ? PUBLICATION_OPTIONS : PROJECTION_OPTIONS),
+      summary: `${inline ? 'publish' : 'project'} ${entry.action} → ${entry.to} (v${entry.seq})`,
     });
     let plan: DeliveryPlan;
     try {
-      plan = await projectTransition(payment, entry, requestId);
+      plan = await (inline ? publishTransition : projectTransition)(payment, entry, requestId);
     } catch (err) {
       // Bounded: the payment's timers and later transitions go on; operators are alerted.
       const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
@@ -296,14 +311,21 @@ class Payment {
     if (plan.handoffAfterMs !== undefined) this.handoffAfterMs = plan.handoffAfterMs;
     // Plans made before deliveries named their receivers carry ids only.
     const targets: DeliveryTarget[] = plan.deliveries ?? plan.deliveryIds.map((id) => ({ id }));
-    await Promise.all(targets.map((target) => this.deliver(target, plan, entry.event)));
+    // A delivery whose inline first attempt ended needs nothing more.
+    const open = targets.filter((target) => plan.firstAttempts?.[target.id] !== 'done');
+    await Promise.all(open.map((target) => this.deliver(target, plan, entry.event, plan.firstAttempts?.[target.id] === 'retry')));
   }
 
-  /** One delivery on the webhook task queue, under Temporal's retry policy from the plan. */
-  private async deliver(target: DeliveryTarget, plan: DeliveryPlan, event: string): Promise<void> {
+  /**
+   * One delivery on the webhook task queue, under Temporal's retry policy from the plan; after an
+   * inline first attempt that failed, the rest of that series (its next interval, its attempts left).
+   */
+  private async deliver(target: DeliveryTarget, plan: DeliveryPlan, event: string, afterFirstAttempt = false): Promise<void> {
     const { retry, taskQueue } = plan;
+    const rest = afterFirstAttempt ? continuedRetry(retry, 1) : { waitMs: 0, retry };
+    if (!rest) return;
     const { deliverWebhook } = proxyActivities<Activities>({
-      ...deliveryActivityOptions(retry),
+      ...deliveryActivityOptions(rest.retry),
       taskQueue,
       activityId: target.id,
       summary: target.url ? `deliver ${event} → ${target.url} (${target.webhookId})` : target.id,
@@ -313,7 +335,11 @@ class Payment {
     const scope = new CancellationScope();
     this.deliveries.set(target.id, { scope, target, plan });
     try {
-      await scope.run(() => deliverWebhook(target.id, retry.timeoutMs, retry.maximumAttempts));
+      await scope.run(async () => {
+        if (!afterFirstAttempt) return deliverWebhook(target.id, retry.timeoutMs, retry.maximumAttempts);
+        await sleep(rest.waitMs);
+        return deliverWebhook(target.id, rest.retry.timeoutMs, rest.retry.maximumAttempts, 1, true);
+      });
     } catch (err) {
       // Cut short by the hand-over: continued elsewhere, whatever the last attempt reported (a
       // failure that raced the cancellation too; the continuation skips a delivery already ended).

@@ -222,12 +222,12 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
       await main.getByText('Completed').first().waitFor();
       const history = await expectEventually(
         () => main.innerText(),
-        (t) => t.includes('project release → released (v4)'),
+        (t) => t.includes('publish release → released (v4)'),
       );
       // Activities named by step, status and version, and by event, receiver and configuration.
-      expect(history).toContain('project deposit → in_custody (v2)');
-      expect(history).toContain('project approve → pending_release (v3)');
-      expect(history).toContain('project release → released (v4)');
+      expect(history).toContain('publish deposit → in_custody (v2)');
+      expect(history).toContain('publish approve → pending_release (v3)');
+      expect(history).toContain('publish release → released (v4)');
       expect(history).toContain(`deliver payment.released → ${receiver.url}`);
       expect(history).toContain(hook.body.webhook.id);
       await page.screenshot({ path: path.join(OUT, 'temporal-ui-payment-page.png'), fullPage: true });
