@@ -10,15 +10,15 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { startReceiver } from '../helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from '../helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from '../helpers/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = path.resolve(__dirname, '../../test-output');
 /** Visibility is eventually consistent: how long a search may take to show a new state. */
 const VISIBILITY_TIMEOUT_MS = 30_000;
 
-let stack: Stack;
-let acct: TestAccount;
+const stack = useStack();
+const acct = useAccount(stack);
 let browser: Browser;
 let page: Page;
 let uiUrl: string;
@@ -28,8 +28,6 @@ beforeAll(async () => {
   fs.mkdirSync(OUT, { recursive: true });
   fs.rmSync(path.join(OUT, 'temporal-ui-failure.png'), { force: true }); // never a stale one from an earlier run
   uiUrl = inject('temporalUiUrl');
-  stack = await startStack();
-  acct = await stack.newAccount();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -49,7 +47,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 async function createPayment(over: Record<string, unknown>): Promise<string> {
