@@ -84,7 +84,7 @@ export default tseslint.config(
   },
   ...importDirections(),
   {
-    files: ['test/**', 'scripts/**', 'examples/**'],
+    files: ['test/**', 'scripts/**', 'tools/**', 'examples/**'],
     rules: {
       // Tests read JSON answers of any shape; helpers keep the HTTP client's body `any`.
       '@typescript-eslint/no-explicit-any': 'off',

@@ -2,18 +2,14 @@
  * The custody trail through a real stack: transitions and webhook attempts become leaves, the
  * Temporal Schedule signs heads, and the API's proofs verify offline with examples/verify-proof.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyConsistency } from '../src/domain/merkle';
 import { auditScheduleId } from '../src/services/audit';
 import { checkProof, verifyTreeHead } from '../examples/verify-proof';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { eventually, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms', WEBHOOK_MAX_ATTEMPTS: '2' });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ env: { WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms', WEBHOOK_MAX_ATTEMPTS: '2' } });
 
 /** Ask the schedule for a head now (as its interval would) and wait until one covers `leaves` of the payment. */
 async function proofWith(key: string, paymentId: string, leaves: (l: { kind: string }[]) => boolean) {

@@ -1,19 +1,15 @@
 /**
- * Issue 7, Low items: failed authentications are limited per client address; /metrics is off the
+ * Failed authentications are limited per client address; /metrics is off the
  * public port; password hashes use scrypt at OWASP's baseline (N=2^17, r=8, p=1) while older hashes keep verifying.
  */
 import { randomBytes, scryptSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../src/db/accounts';
-import { startStack, type Stack } from './helpers/stack';
+import { useStack } from './helpers/stack';
 
-let stack: Stack;
+const stack = useStack({ env: { TRUST_PROXY: 'true' } });
 
 // Behind a proxy, so each test can speak for its own client address through X-Forwarded-For.
-beforeAll(async () => {
-  stack = await startStack({ TRUST_PROXY: 'true' });
-});
-afterAll(async () => stack?.stop());
 
 const from = (ip: string) => ({ 'X-Forwarded-For': ip });
 
@@ -36,7 +32,7 @@ describe('failed authentications', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    // A valid key from that address is not locked out by another client's failures (issue 15)...
+    // A valid key from that address is not locked out by another client's failures...
     const valid = await stack.http.get('/api/v1/payments', { key: acct.test_api_key, headers: from(ip) });
     expect(valid.status).toBe(200);
     const token = (await stack.http.post('/api/v1/auth/login', { body: { email: acct.email, password: acct.password }, headers: from(ip) }))

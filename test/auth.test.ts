@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { describe, expect, it } from 'vitest';
+import { startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-let alice: TestAccount;
-let bob: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack();
-  [alice, bob] = await Promise.all([stack.newAccount(), stack.newAccount()]);
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const alice = useAccount(stack);
+const bob = useAccount(stack);
 
 const login = (email: string, password: string) => stack.http.post('/api/v1/auth/login', { body: { email, password } });
 

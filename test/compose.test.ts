@@ -17,7 +17,7 @@ import { createAccount } from '../src/db/accounts';
 import { appendLeaf, sequence } from '../src/db/audit';
 import { createDb, migrate } from '../src/db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
-import { type ComposeService, composeEnvironment, interpolate } from '../scripts/lib/cluster';
+import { type ComposeService, composeEnvironment, interpolate } from '../tools/local-cluster/compose';
 
 const ROOT = path.resolve(__dirname, '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -122,6 +122,17 @@ function registeredSearchAttributes(service: Service): Record<string, string> {
   expect(names.length, 'every --name has a --type').toBe(types.length);
   return Object.fromEntries(names.map((n, i) => [n, types[i]]));
 }
+
+/** What compose passes to the app when the operator set only the required variables. */
+const REQUIRED = {
+  SERVICE_JWT_SECRET: 'x'.repeat(48),
+  WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
+  AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
+  POSTGRES_PASSWORD: 'a'.repeat(32),
+  TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
+  PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
+  PAYMENTS_APP_DB_PASSWORD: 'd'.repeat(32),
+};
 
 describe('docker-compose.yml: services', () => {
   it('defines every service of the production topology', () => {
@@ -237,16 +248,6 @@ describe('docker-compose.yml: start order', () => {
 });
 
 describe('docker-compose.yml: configuration', () => {
-  /** What compose passes to the app when the operator set only the required variables. */
-  const REQUIRED = {
-    SERVICE_JWT_SECRET: 'x'.repeat(48),
-    WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
-    AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
-    POSTGRES_PASSWORD: 'a'.repeat(32),
-    TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
-    PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
-    PAYMENTS_APP_DB_PASSWORD: 'd'.repeat(32),
-  };
   const appEnv = (name: string, env: Record<string, string | undefined> = REQUIRED) =>
     Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, env)]));
 
@@ -353,17 +354,8 @@ describe('Dockerfile', () => {
 });
 
 describe('docker-compose.yml: database roles', () => {
-  const REQUIRED_ENV = {
-    SERVICE_JWT_SECRET: 'x'.repeat(48),
-    WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
-    AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
-    POSTGRES_PASSWORD: 'a'.repeat(32),
-    TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
-    PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
-    PAYMENTS_APP_DB_PASSWORD: 'd'.repeat(32),
-  };
   const envOf = (name: string) =>
-    Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, REQUIRED_ENV)]));
+    Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
 
   it('runs api and workers as payments_app and only migrate as the tables’ owner', () => {
     expect(new URL(envOf('api').DATABASE_URL).username).toBe('payments_app');

@@ -2,16 +2,14 @@
  * The Events API: every event emitted, webhook or not, newest first with cursors both ways,
  * filters, and account and mode scoping (404 across them). Payment lists page both ways too.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useAccount, useStack, validPayment } from './helpers/stack';
 
 describe('GET /api/v1/events', () => {
-  let stack: Stack;
-  let acct: TestAccount;
+  const stack = useStack();
+  const acct = useAccount(stack);
   let ids: string[];
   beforeAll(async () => {
-    stack = await startStack();
-    acct = await stack.newAccount();
     const key = acct.test_api_key;
     ids = [];
     for (let i = 0; i < 3; i++) {
@@ -21,7 +19,6 @@ describe('GET /api/v1/events', () => {
     }
     await stack.http.post(`/api/v1/payments/${ids[0]}/approve`, { key });
   });
-  afterAll(async () => stack?.stop());
   const get = (path: string, key = acct.test_api_key) => stack.http.get(path, { key });
 
   it('lists every event, without any webhook configured, newest first, with sequence and the payment as it was', async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { creationEntry, type PaymentState } from '../src/domain/payment';
+import { creationEntry } from '../src/domain/payment';
 import { projectPayment } from '../src/db/payments';
 import { createDb, migrate } from '../src/db/knex';
 import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
@@ -20,7 +20,8 @@ import { freePort } from '../src/lib/net';
 import { getHistoryQuery, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../src/workflows';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { samplePaymentState } from './helpers/webhooks';
+import { eventually, startStack, useStack, validPayment, type Stack } from './helpers/stack';
 
 const EventType = proto.api.enums.v1.EventType;
 const FAST_WEBHOOKS = {
@@ -30,40 +31,14 @@ const FAST_WEBHOOKS = {
   WEBHOOK_MAX_ATTEMPTS: '20',
 };
 
-function samplePayment(accountId: string, over: Partial<PaymentState> = {}): PaymentState {
-  const now = new Date();
-  return {
-    id: `pay_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`,
-    accountId,
-    livemode: false,
-    amountMinor: '1000',
-    currency: 'USD',
-    status: 'pending_deposit',
-    payerEmail: 'payer@example.com',
-    recipientEmail: 'recipient@example.com',
-    description: null,
-    metadata: {},
-    depositDeadline: new Date(now.getTime() + 3600_000).toISOString(),
-    autoReleaseAfterSeconds: null,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    version: 1,
-    ...over,
-  };
-}
-
 describe('against the shared servers', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack(FAST_WEBHOOKS);
-  });
-  afterAll(async () => stack?.stop());
+  const stack = useStack({ env: FAST_WEBHOOKS });
 
   it('a projection PostgreSQL refuses fails for good, visibly, and the payment’s deadline still fires', async () => {
     const acct = await stack.newAccount();
     const failuresBefore = await projectionFailures();
     // Bytes that got past the edge (or a future bug): NUL in text is refused by PostgreSQL itself.
-    const payment = samplePayment(acct.account_id, {
+    const payment = samplePaymentState(acct.account_id, {
       description: 'cut\u0000here',
       depositDeadline: new Date(Date.now() + 2000).toISOString(),
     });
@@ -80,7 +55,7 @@ describe('against the shared servers', () => {
 
   it('the version guard keeps the durable status, never one written at the same version before it', async () => {
     const acct = await stack.newAccount();
-    const created = samplePayment(acct.account_id);
+    const created = samplePaymentState(acct.account_id);
     await projectPayment(stack.db, created, creationEntry(created, 'test'));
     const at = new Date().toISOString();
     const ghost = { ...created, status: 'cancelled' as const, version: 2, updatedAt: at };

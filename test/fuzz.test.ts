@@ -5,10 +5,10 @@
  * payment made by a refused create, and every payment answered 201 readable and listed.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { documentedOperations } from '../src/api/app';
 import { CLIENT_ACTIONS, PAYMENT_EVENTS } from '../src/domain/payment';
-import { type HttpResult, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { useAccount, useStack, validPayment, type HttpResult } from './helpers/stack';
 
 const hostileChar = fc.oneof(
   fc.constantFrom(
@@ -74,15 +74,12 @@ function expectNoServerError(res: HttpResult) {
 }
 
 describe('generated requests', () => {
-  let stack: Stack;
-  let acct: TestAccount;
+  const stack = useStack({ env: { RATE_LIMIT_PER_SECOND: '100000', AUTH_FAILURES_PER_MINUTE: '100000' } });
+  const acct = useAccount(stack);
   let paymentId: string;
   beforeAll(async () => {
-    stack = await startStack({ RATE_LIMIT_PER_SECOND: '100000', AUTH_FAILURES_PER_MINUTE: '100000' });
-    acct = await stack.newAccount();
     paymentId = (await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() })).body.id;
   });
-  afterAll(async () => stack?.stop());
   const count = async () =>
     Number((await stack.db('payments').where({ account_id: acct.account_id }).count<{ count: string }[]>('* as count'))[0].count);
 
@@ -171,12 +168,10 @@ describe('generated requests', () => {
 });
 
 describe('generated requests on every documented endpoint', () => {
-  let stack: Stack;
-  let acct: TestAccount;
+  const stack = useStack({ env: { RATE_LIMIT_PER_SECOND: '100000', AUTH_FAILURES_PER_MINUTE: '100000' } });
+  const acct = useAccount(stack);
   let ids: Record<string, string>;
   beforeAll(async () => {
-    stack = await startStack({ RATE_LIMIT_PER_SECOND: '100000', AUTH_FAILURES_PER_MINUTE: '100000' });
-    acct = await stack.newAccount();
     const key = acct.test_api_key;
     const payment = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
     const webhook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: 'http://127.0.0.1:9/hook' } })).body.webhook
@@ -184,7 +179,6 @@ describe('generated requests on every documented endpoint', () => {
     const event = (await stack.http.get('/api/v1/events', { key })).body.data[0].id as string;
     ids = { payment, webhook, event, delivery: 'dlv_' + 'A'.repeat(26), key: 'key_' + 'B'.repeat(26) };
   });
-  afterAll(async () => stack?.stop());
 
   /** What a refused request must leave as it was: the account's payments, configurations and keys. */
   const fingerprint = async () => {

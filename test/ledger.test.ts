@@ -7,21 +7,15 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatMajor } from '../src/domain/money';
 import { ledgerScheduleId } from '../src/worker/schedules';
 import { ledgerVerifyWorkflow } from '../src/workflows';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const run = promisify(execFile);
-let stack: Stack;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack();
-  acct = await stack.newAccount();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const acct = useAccount(stack);
 
 const post = (path: string, body?: unknown, key = acct.test_api_key) => stack.http.post(path, { key, body });
 const get = (path: string, key = acct.test_api_key) => stack.http.get(path, { key });

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLIENT_ACTIONS, PAYMENT_STATUSES, type ClientAction, type PaymentStatus, type Resolution } from '../src/domain/payment';
 import { getHistoryQuery, getPaymentQuery, transitionSignal, transitionUpdate } from '../src/workflows';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack();
-  acct = await stack.newAccount();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
+const acct = useAccount(stack);
 
 async function create(over: Record<string, unknown> = {}) {
   const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment(over) });
@@ -56,7 +50,7 @@ describe('payment lifecycle over HTTP', () => {
     const got = await stack.http.get(`/api/v1/payments/${p.id}`, { key: acct.test_api_key });
     expect(got.body.status).toBe('released');
     const events = await stack.http.get(`/api/v1/payments/${p.id}/history`, { key: acct.test_api_key });
-    // The history's earlier path answers the same, and the document marks it deprecated (issue 15).
+    // The history's earlier path answers the same, and the document marks it deprecated.
     expect((await stack.http.get(`/api/v1/payments/${p.id}/events`, { key: acct.test_api_key })).body).toEqual(events.body);
     const paths = (await stack.http.get('/api/v1/openapi.json')).body.paths;
     expect(paths['/api/v1/payments/{id}/events'].get.deprecated).toBe(true);

@@ -3,18 +3,16 @@
  * against one Temporal server. A worker is killed with SIGKILL half-way; every payment still
  * reaches its final status and every webhook is delivered.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../src/db/accounts';
 import { createDb } from '../src/db/knex';
 import { freePort } from '../src/lib/net';
+import { spawnEntry } from './helpers/entryProcess';
 import { startReceiver } from './helpers/receiver';
 import { eventually, httpClient, validPayment } from './helpers/stack';
-
-const ROOT = path.resolve(__dirname, '..');
 
 interface Proc {
   child: ChildProcess;
@@ -28,28 +26,18 @@ const SECRETS = { jwt: randomBytes(32).toString('base64'), webhookKey: randomByt
 const procs: Proc[] = [];
 
 function start(entry: string, port: number, extra: Record<string, string> = {}): Proc {
-  // `node --import tsx`, not the tsx CLI: the child is the service process itself, so a SIGKILL
-  // really kills it (the CLI would die alone and leave its node child running).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      LOG_LEVEL: 'info',
-      WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
-      WEBHOOK_RETRY_MAX_INTERVAL: '1s',
-      WEBHOOK_TIMEOUT: '2s',
-      // Shared by every process here: the APIs sign and check tokens, all open webhook secrets.
-      SERVICE_JWT_SECRET: SECRETS.jwt,
-      WEBHOOK_SECRET_KEY: SECRETS.webhookKey,
-      AUDIT_SIGNING_KEY: inject('auditSigningKey'),
-      API_METRICS_PORT: '0',
-      ...(entry.includes('worker') ? { WORKER_METRICS_PORT: String(port) } : { PORT: String(port), HOST: '127.0.0.1' }),
-      ...extra,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnEntry(entry, taskQueue, {
+    LOG_LEVEL: 'info',
+    WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
+    WEBHOOK_RETRY_MAX_INTERVAL: '1s',
+    WEBHOOK_TIMEOUT: '2s',
+    // Shared by every process here: the APIs sign and check tokens, all open webhook secrets.
+    SERVICE_JWT_SECRET: SECRETS.jwt,
+    WEBHOOK_SECRET_KEY: SECRETS.webhookKey,
+    AUDIT_SIGNING_KEY: inject('auditSigningKey'),
+    API_METRICS_PORT: '0',
+    ...(entry.includes('worker') ? { WORKER_METRICS_PORT: String(port) } : { PORT: String(port), HOST: '127.0.0.1' }),
+    ...extra,
   });
   // One buffer per stream, so a line from one is never spliced into a line from the other.
   const out = { stdout: '', stderr: '' };

@@ -6,18 +6,14 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, bashBlocks, runBash } from './helpers/docPage';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, type Stack } from './helpers/stack';
+import { eventually, useStack } from './helpers/stack';
 
 const PAGE = path.join(ROOT, 'docs/quickstart.md');
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 describe('docs/quickstart.md', () => {
   it('needs curl and jq, as the page says (CI installs them: .ci/run)', () => {

@@ -9,22 +9,19 @@ import { promisify } from 'node:util';
 import { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const run = promisify(execFile);
-let stack: Stack;
-let acct: TestAccount;
+const stack = useStack();
+const acct = useAccount(stack);
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  stack = await startStack();
-  acct = await stack.newAccount();
   receiver = await startReceiver();
   const hook = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: receiver.url } });
   expect(hook.status).toBe(201);
 });
 afterAll(async () => {
-  await stack?.stop();
   await receiver?.close();
 });
 

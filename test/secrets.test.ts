@@ -1,5 +1,5 @@
 /**
- * Issue 7, items 4 and 5: no process signs tokens with a known secret, tokens carry `exp`, and
+ * No process signs tokens with a known secret, tokens carry `exp`, and
  * webhook secrets are encrypted at rest (AES-256-GCM) while deliveries still verify.
  */
 import { spawn } from 'node:child_process';
@@ -8,25 +8,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SignJWT, decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const ROOT = path.resolve(__dirname, '..');
 /** The fixed value every development process used to sign tokens with (public in the repository's history). */
 const OLD_PUBLIC_DEV_SECRET = 'dev-only-secret-change-me-in-production-0000';
 
-let stack: Stack;
-let acct: TestAccount;
+const stack = useStack({ env: { WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms', WEBHOOK_RETRY_MAX_INTERVAL: '400ms', WEBHOOK_TIMEOUT: '2s' } });
+const acct = useAccount(stack);
 
-beforeAll(async () => {
-  stack = await startStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms', WEBHOOK_RETRY_MAX_INTERVAL: '400ms', WEBHOOK_TIMEOUT: '2s' });
-  acct = await stack.newAccount();
-});
 const children: import('node:child_process').ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  await stack?.stop();
 });
 
 const hmac = (raw: Buffer, secret: string) => createHmac('sha256', secret).update(raw).digest('hex');

@@ -1,31 +1,22 @@
 /**
- * Issue 7, item 6: test mode gets the live URL rules (configure time, delivery time, DNS, connect
+ * Test mode gets the live URL rules (configure time, delivery time, DNS, connect
  * time), except loopback, which is allowed only while WEBHOOK_ALLOW_LOOPBACK is on.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, useStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
 
-// Two stacks: the test default (loopback allowed) and one with WEBHOOK_ALLOW_LOOPBACK=false.
-let open: Stack;
-let closed: Stack;
 const quick = {
   WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
   WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
   WEBHOOK_MAX_ATTEMPTS: '2',
   WEBHOOK_TIMEOUT: '1s',
 };
-
-beforeAll(async () => {
-  open = await startStack(quick);
-  closed = await startStack({ ...quick, WEBHOOK_ALLOW_LOOPBACK: 'false' });
-});
-afterAll(async () => {
-  await open?.stop();
-  await closed?.stop();
-});
+// Two stacks: the test default (loopback allowed) and one with WEBHOOK_ALLOW_LOOPBACK=false.
+const open = useStack({ env: quick });
+const closed = useStack({ env: { ...quick, WEBHOOK_ALLOW_LOOPBACK: 'false' } });
 
 const configure = (stack: Stack, acct: TestAccount, url: string) =>
   stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url } });
@@ -97,7 +88,7 @@ describe('test mode at configure time', () => {
   });
 });
 
-describe('live mode: IANA special-purpose ranges that are not globally reachable (issue 15)', () => {
+describe('live mode: IANA special-purpose ranges that are not globally reachable', () => {
   const RESERVED = [
     'https://192.0.2.10/hook',
     'https://198.51.100.7/hook',

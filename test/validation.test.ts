@@ -1,16 +1,10 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { transitionUpdate } from '../src/workflows';
-import { startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack({ PAYMENT_MAX_AMOUNT: '1000000' });
-  acct = await stack.newAccount();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ env: { PAYMENT_MAX_AMOUNT: '1000000' } });
+const acct = useAccount(stack);
 
 const count = async () => Number((await stack.db('payments').where({ account_id: acct.account_id }).count({ n: '*' }))[0].n);
 
@@ -156,7 +150,7 @@ describe('Idempotency-Key', () => {
     expect(await count()).toBe(before + 1);
   });
 
-  it('compares the parsed request: the same JSON with other spacing or key order replays, another value is a 409 (issue 15)', async () => {
+  it('compares the parsed request: the same JSON with other spacing or key order replays, another value is a 409', async () => {
     const key = `idem-parsed-${Date.now()}`;
     const before = await count();
     const body = validPayment({ metadata: { order: '7', batch: 'b' } });

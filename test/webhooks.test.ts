@@ -1,37 +1,22 @@
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
-import { PAYMENT_EVENTS, type PaymentState } from '../src/domain/payment';
+import { PAYMENT_EVENTS } from '../src/domain/payment';
 import { paymentWorkflow, transitionSignal } from '../src/workflows';
 import { freePort } from '../src/lib/net';
 import { verifyWebhookSignature } from '../src';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { FAST_WEBHOOK_RETRIES, configureWebhook, samplePaymentState, untilDeliveries } from './helpers/webhooks';
+import { eventually, useStack, validPayment, type TestAccount } from './helpers/stack';
 
-let stack: Stack;
-
-// Short retry intervals through the WEBHOOK_* settings: 200 ms, ×2, capped at 400 ms, 5 attempts, 1 s time-out.
-beforeAll(async () => {
-  stack = await startStack({
-    WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
-    WEBHOOK_RETRY_BACKOFF: '2',
-    WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
-    WEBHOOK_MAX_ATTEMPTS: '5',
-    WEBHOOK_TIMEOUT: '1s',
-  });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ env: FAST_WEBHOOK_RETRIES });
 
 /** An independent HMAC over the exact bytes received: not the service's own helper. */
 const hmac = (raw: Buffer, secret: string) => createHmac('sha256', secret).update(raw).digest('hex');
 
-async function configure(acct: TestAccount, url: string, events?: string[], key = acct.test_api_key) {
-  const res = await stack.http.post('/api/v1/webhooks/configure', { key, body: events ? { url, events } : { url } });
-  expect(res.status).toBe(201);
-  return res.body.webhook as { id: string; secret: string; url: string; events: string[]; active: boolean };
-}
+const configure = (acct: TestAccount, url: string, events?: string[], key = acct.test_api_key) => configureWebhook(stack, key, url, events);
 
 async function pay(acct: TestAccount, actions: string[], key = acct.test_api_key, body?: unknown) {
   const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
@@ -44,9 +29,6 @@ async function pay(acct: TestAccount, actions: string[], key = acct.test_api_key
   }
   return p.body.id as string;
 }
-
-const deliveries = async (acct: TestAccount, webhookId: string) =>
-  (await stack.http.get(`/api/v1/webhooks/${webhookId}/deliveries`, { key: acct.test_api_key })).body.data as any[];
 
 describe('configuration', () => {
   it('answers exactly as the spec shows and never shows the secret again', async () => {
@@ -147,10 +129,9 @@ describe('delivery', () => {
         });
       }
       expect(new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size).toBe(4);
-      const log = await eventually(async () => {
-        const d = await deliveries(acct, hook.id);
-        return d.length === 4 && d.every((x) => x.status === 'succeeded') ? d : undefined;
-      });
+      const log = await untilDeliveries(stack, acct.test_api_key, hook.id, (d) =>
+        d.length === 4 && d.every((x) => x.status === 'succeeded') ? d : undefined,
+      );
       expect(log[0].attempts[0]).toMatchObject({ attempt: 1, status_code: 200, error: null });
     } finally {
       await receiver.close();
@@ -199,14 +180,9 @@ describe('delivery', () => {
     try {
       const hook = await configure(acct, receiver.url, ['payment.created']);
       await pay(acct, []);
-      const log = await eventually(
-        async () => {
-          const d = await deliveries(acct, hook.id);
-          return d[0]?.status === 'succeeded' ? d : undefined;
-        },
-        20_000,
-        'successful third attempt',
-      );
+      const log = await untilDeliveries(stack, acct.test_api_key, hook.id, (d) => (d[0]?.status === 'succeeded' ? d : undefined), {
+        what: 'successful third attempt',
+      });
       expect(receiver.received).toHaveLength(3);
       expect(new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size).toBe(1);
       expect(new Set(receiver.received.map((r) => r.raw.toString('hex'))).size).toBe(1);
@@ -227,14 +203,10 @@ describe('delivery', () => {
     try {
       const hook = await configure(acct, receiver.url, ['payment.created']);
       await pay(acct, []);
-      const log = await eventually(
-        async () => {
-          const d = await deliveries(acct, hook.id);
-          return d[0]?.status === 'failed' ? d : undefined;
-        },
-        30_000,
-        'delivery to give up',
-      );
+      const log = await untilDeliveries(stack, acct.test_api_key, hook.id, (d) => (d[0]?.status === 'failed' ? d : undefined), {
+        timeoutMs: 30_000,
+        what: 'delivery to give up',
+      });
       expect(log[0].attempts).toHaveLength(5);
       for (const a of log[0].attempts) {
         expect(a.status_code).toBeNull();
@@ -250,14 +222,10 @@ describe('delivery', () => {
     const acct = await stack.newAccount();
     const hook = await configure(acct, `http://127.0.0.1:${await freePort()}/nobody-home`, ['payment.created']);
     await pay(acct, []);
-    const log = await eventually(
-      async () => {
-        const d = await deliveries(acct, hook.id);
-        return d[0]?.status === 'failed' ? d : undefined;
-      },
-      30_000,
-      'delivery to give up',
-    );
+    const log = await untilDeliveries(stack, acct.test_api_key, hook.id, (d) => (d[0]?.status === 'failed' ? d : undefined), {
+      timeoutMs: 30_000,
+      what: 'delivery to give up',
+    });
     expect(log[0].attempts.map((a: any) => a.error)).toEqual(Array(5).fill('ECONNREFUSED'));
   });
 
@@ -419,25 +387,8 @@ describe('a transition in the same instant as create', () => {
       await configure(acct, receiver.url);
       // signalWithStart puts the deposit into the workflow's very first activation, racing the
       // projection of the creation: the sharpest form of "deposit right after create".
-      const now = new Date().toISOString();
       const id = `pay_${ulid()}`;
-      const payment: PaymentState = {
-        id,
-        accountId: acct.account_id,
-        livemode: false,
-        amountMinor: '1000',
-        currency: 'USD',
-        status: 'pending_deposit',
-        payerEmail: 'payer@example.com',
-        recipientEmail: 'recipient@example.com',
-        description: null,
-        metadata: {},
-        depositDeadline: new Date(Date.now() + 3600_000).toISOString(),
-        autoReleaseAfterSeconds: null,
-        createdAt: now,
-        updatedAt: now,
-        version: 1,
-      };
+      const payment = samplePaymentState(acct.account_id, { id });
       await stack.client.workflow.signalWithStart(paymentWorkflow, {
         workflowId: id,
         taskQueue: stack.taskQueue,

@@ -2,14 +2,13 @@
  * Two `npm run worker` on one host: the second one's taken metrics port is a clear start-up error
  * before it polls for anything, and WORKER_METRICS_PORT=0 picks a free port and says which.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/lib/net';
+import { spawnEntry } from './helpers/entryProcess';
 import { eventually } from './helpers/stack';
 
-const ROOT = path.resolve(__dirname, '..');
 const taskQueue = `metrics-port-${randomUUID()}`;
 const children: ChildProcess[] = [];
 
@@ -23,19 +22,11 @@ afterAll(async () => {
 });
 
 function worker(metricsPort: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/bin/worker.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      WORKER_METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'info',
-      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-      AUDIT_SIGNING_KEY: inject('auditSigningKey'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnEntry('src/bin/worker.ts', taskQueue, {
+    WORKER_METRICS_PORT: String(metricsPort),
+    LOG_LEVEL: 'info',
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    AUDIT_SIGNING_KEY: inject('auditSigningKey'),
   });
   children.push(child);
   const out = { stdout: '', stderr: '' };

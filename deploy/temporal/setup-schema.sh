@@ -6,10 +6,10 @@
 #   update-schema         applies only the versions not yet applied.
 # So upgrading Temporal is: raise the server and admin-tools tags together, `docker compose up -d`.
 #
-# The same script prepares `npm run stack:cluster` outside containers (scripts/stack-cluster.ts), driven by
+# The same script prepares `npm run stack:cluster` outside containers (tools/local-cluster/stack-cluster.ts), driven by
 # the environment alone: DBNAME / VISIBILITY_DBNAME (the server's own names for its two databases, default
 # temporal / temporal_visibility), TEMPORAL_SCHEMA_DIR (the schema files admin-tools ships, copied from the
-# server module by scripts/temporal-binaries.sh) and temporal-sql-tool found on PATH.
+# server module by tools/local-cluster/temporal-binaries.sh) and temporal-sql-tool found on PATH.
 set -eu
 
 : "${POSTGRES_SEEDS:?POSTGRES_SEEDS must name the PostgreSQL host}"

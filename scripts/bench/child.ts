@@ -27,10 +27,8 @@ export async function startChild(
 ): Promise<Child> {
   const log = path.join(os.tmpdir(), `bench-${process.pid}-${name}.log`);
   const out = fs.openSync(log, 'w');
-  // BENCH_CPU_PROF_DIR: each child writes a V8 CPU profile there when it exits (docs/benchmarks.md).
-  const profile = process.env.BENCH_CPU_PROF_DIR
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`, `--cpu-prof-name=${name}.cpuprofile`]
-    : [];
+  // BENCH_CPU_PROF_DIR: each child writes V8 CPU profiles (one per thread) to <dir>/<name>/ when it exits (docs/benchmarks.md).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF_DIR, name)}`] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },

@@ -1,6 +1,6 @@
 /**
  * One valid example per request and response schema, shown by the OpenAPI document (Swagger's
- * "Try it out" starts from them). `test/openapiExamples.test.ts` parses each with its schema and
+ * "Try it out" starts from them). `test/unit/openapi-examples.test.ts` parses each with its schema and
  * posts the create example as it is.
  */
 import type { z } from 'zod';

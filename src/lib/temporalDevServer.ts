@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 
@@ -20,9 +21,10 @@ function onPath(name: string): string | undefined {
 }
 
 /**
- * The CLI in this order: TEMPORAL_CLI_PATH; `temporal` on PATH; the project's cache folder;
- * else built with `go install` into the cache where Go exists; else undefined (the caller falls
- * back to the Temporal SDK's own download).
+ * The CLI in this order: TEMPORAL_CLI_PATH; `temporal` on PATH; the project's cache folder; a copy
+ * of the machine-wide cache that tools/local-cluster/temporal-binaries.sh fills; else built with
+ * `go install` into the cache where Go exists; else undefined (the caller falls back to the
+ * Temporal SDK's own download).
  */
 export function findTemporalCli(log: (msg: string) => void = () => undefined): string | undefined {
   const explicit = process.env.TEMPORAL_CLI_PATH;
@@ -34,6 +36,14 @@ export function findTemporalCli(log: (msg: string) => void = () => undefined): s
   if (found) return found;
   const cached = path.join(CLI_CACHE_DIR, 'temporal');
   if (fs.existsSync(cached)) return cached;
+  // Another clone on this machine (or CI) built it already: copy it rather than build it again.
+  const shared = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'payment-custody', `temporal-${CLI_VERSION}`);
+  if (fs.existsSync(shared)) {
+    fs.mkdirSync(CLI_CACHE_DIR, { recursive: true });
+    fs.copyFileSync(shared, cached);
+    fs.chmodSync(cached, 0o755);
+    return cached;
+  }
   const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
   if (!go) return undefined;
   log(`building the Temporal CLI ${CLI_VERSION} with go install (first run only; takes a few minutes)…`);

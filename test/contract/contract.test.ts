@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/lib/net';
 import { auditScheduleId } from '../../src/services/audit';
 import { startReceiver } from '../helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from '../helpers/stack';
+import { eventually, useStack, validPayment, type TestAccount } from '../helpers/stack';
 
 interface Violation {
   location: string[];
@@ -27,7 +27,7 @@ interface Exchange {
   body: any;
 }
 
-let stack: Stack;
+const stack = useStack();
 let prism: ChildProcess;
 let prismUrl: string;
 let prismLog = '';
@@ -35,7 +35,6 @@ let documented: string[];
 const exchanges: Exchange[] = [];
 
 beforeAll(async () => {
-  stack = await startStack();
   // The document exactly as the API serves it to integrators.
   const doc = (await stack.http.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
@@ -54,7 +53,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   prism?.kill();
-  await stack?.stop();
 });
 
 /** One request through Prism; `operation` names the documented operation it exercises. */

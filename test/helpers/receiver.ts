@@ -52,3 +52,15 @@ export async function startReceiver(respond: (n: number, req: Received) => numbe
     },
   };
 }
+
+/** A receiver that is down (503 to everything) until `comeBack()`, then answers 200. */
+export async function startDownReceiver() {
+  let up = false;
+  const receiver = await startReceiver(() => (up ? 200 : 503));
+  return {
+    ...receiver,
+    comeBack() {
+      up = true;
+    },
+  };
+}

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { auditScheduleId } from '../../src/services/audit';
@@ -89,6 +89,50 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       await stack.stop();
     },
   };
+}
+
+/**
+ * What a value made in `beforeAll` stands for until then: an object whose every property is read from
+ * the value once it exists. Reading one earlier (at collection time) is an error naming `what`.
+ */
+function later<T extends object>(get: () => T | undefined, what: string): T {
+  const value = (): T => {
+    const v = get();
+    if (v === undefined) throw new Error(`${what} is made in beforeAll: use it inside a test or a hook`);
+    return v;
+  };
+  // Spreading and key listing read the value too (`{ ...account }`).
+  return new Proxy({} as T, {
+    get: (_target, prop) => Reflect.get(value(), prop) as unknown,
+    has: (_target, prop) => Reflect.has(value(), prop),
+    ownKeys: () => Reflect.ownKeys(value()),
+    getOwnPropertyDescriptor: (_target, prop) => {
+      const found = Reflect.getOwnPropertyDescriptor(value(), prop);
+      return found && { ...found, configurable: true };
+    },
+  });
+}
+
+/**
+ * One stack for the enclosing describe block (or the file, at top level): started before its tests with
+ * `env` over the test defaults, stopped after them. Use it in tests and hooks as a `Stack`.
+ */
+export function useStack(opts: { env?: Record<string, string> } = {}): Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack(opts.env);
+  });
+  afterAll(async () => stack?.stop());
+  return later(() => stack, 'useStack()');
+}
+
+/** A new account on `stack` for the enclosing block, made after the stack started (hooks run in order). */
+export function useAccount(stack: Stack): TestAccount {
+  let account: TestAccount | undefined;
+  beforeAll(async () => {
+    account = await stack.newAccount();
+  });
+  return later(() => account, 'useAccount()');
 }
 
 export interface HttpResult<T = any> {

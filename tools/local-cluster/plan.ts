@@ -1,115 +1,26 @@
 /**
  * What `npm run stack:cluster` runs: docker-compose.yml's topology as plain processes on one machine.
- * This module only plans (pure, apart from reading docker-compose.yml); scripts/stack-cluster.ts runs
- * the plan, and test/cluster-config.test.ts compares it with the compose file.
+ * This module only plans (pure, apart from reading docker-compose.yml); stack-cluster.ts runs
+ * the plan, and plan.test.ts compares it with the compose file.
  *
  * The compose file is the one source of the versions, the search attributes and the commands: they are
  * read from it here. The environment of each process is the compose service's, with the host names
  * replaced by this machine's addresses (the differences are listed in LOCAL_DIFFERENCES).
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
-
-export const ROOT = path.resolve(__dirname, '../..');
-
-export interface ComposeService {
-  image?: string;
-  command?: string | string[];
-  entrypoint?: string | string[];
-  environment?: Record<string, string | number | boolean | null> | string[];
-  volumes?: (string | { type?: string; source?: string; target?: string })[];
-  deploy?: { replicas?: number };
-  restart?: string;
-  ports?: (string | number)[];
-}
-
-export function readCompose(file = path.join(ROOT, 'docker-compose.yml')): Record<string, ComposeService> {
-  return (parse(fs.readFileSync(file, 'utf8'), { merge: true }) as { services: Record<string, ComposeService> }).services;
-}
-
-export const argv = (cmd: string | string[] | undefined): string[] =>
-  cmd === undefined ? [] : Array.isArray(cmd) ? cmd.map(String) : cmd.split(/\s+/).filter(Boolean);
-
-export function composeEnvironment(service: ComposeService): Record<string, string> {
-  const env = service.environment ?? {};
-  if (Array.isArray(env)) return Object.fromEntries(env.map((e) => [e.split('=')[0], e.slice(e.indexOf('=') + 1)]));
-  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
-}
-
-/** Compose's variable interpolation: ${X}, ${X:-default}, ${X-default}, ${X:?error}, ${X?error}, $$. */
-export function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(
-    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g,
-    (match, name: string, op: string | undefined, arg: string) => {
-      if (match === '$$') return '$';
-      const set = env[name];
-      if (op === ':-') return set ? set : arg;
-      if (op === '-') return set ?? arg;
-      if (op === ':?' && !set) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-      if (op === '?' && set === undefined) throw new Error(`required variable ${name} is missing a value: ${arg}`);
-      return set ?? '';
-    },
-  );
-}
-
-/** The image tag of a compose service (`temporalio/server:1.30.1` → `1.30.1`). */
-function tag(service: ComposeService, repo: string): string {
-  const m = service.image?.match(new RegExp(`^${repo.replace('/', '\\/')}:(\\d+\\.\\d+\\.\\d+)$`));
-  if (!m) throw new Error(`docker-compose.yml: expected image ${repo}:X.Y.Z, found ${service.image}`);
-  return m[1];
-}
-
-export interface Versions {
-  /** go.temporal.io/server (temporalio/server and temporalio/admin-tools). */
-  server: string;
-  /** github.com/temporalio/ui-server/v2 (temporalio/ui). */
-  ui: string;
-}
-
-export function composeVersions(services = readCompose()): Versions {
-  const server = tag(services.temporal, 'temporalio/server');
-  for (const oneShot of ['temporal-schema', 'temporal-search-attributes']) {
-    if (tag(services[oneShot], 'temporalio/admin-tools') !== server)
-      throw new Error(`docker-compose.yml: ${oneShot} must use admin-tools ${server}`);
-  }
-  return { server: `v${server}`, ui: `v${tag(services['temporal-ui'], 'temporalio/ui')}` };
-}
-
-/** Where scripts/temporal-binaries.sh puts the binaries for these versions. */
-export function binaryDirs(versions: Versions, root = ROOT) {
-  const server = path.join(root, '.cache', `temporal-server-${versions.server}`);
-  const ui = path.join(root, '.cache', `temporal-ui-server-${versions.ui}`);
-  return {
-    server,
-    temporalServer: path.join(server, 'temporal-server'),
-    sqlTool: path.join(server, 'temporal-sql-tool'),
-    schema: path.join(server, 'schema', 'postgresql', 'v12'),
-    ui,
-    uiServer: path.join(ui, 'ui-server'),
-    /** The image's dockerize template (older UI releases), else config/docker.yaml templated by ui-server. */
-    uiTemplate: path.join(ui, 'config-template.yaml'),
-    uiConfig: path.join(ui, 'config', 'docker.yaml'),
-    /** The Temporal CLI (.ci/run and src/lib/temporalDevServer.ts put it here). */
-    cliDir: path.join(root, '.cache', 'bin'),
-  };
-}
-
-/** The host script a compose one-shot runs: its entrypoint's mounted file, mapped back to the repository. */
-export function mountedScript(service: ComposeService): string {
-  const mounts = new Map<string, string>();
-  for (const v of service.volumes ?? []) {
-    if (typeof v === 'string') {
-      const [source, target] = v.split(':');
-      mounts.set(target, source);
-    }
-  }
-  const entry = argv(service.entrypoint);
-  const script = entry.find((a) => mounts.has(a));
-  if (!script) throw new Error(`no mounted script in entrypoint ${entry.join(' ')}`);
-  return path.resolve(ROOT, mounts.get(script)!);
-}
+import { binaryDirs } from './binaries';
+import {
+  ROOT,
+  argv,
+  composeEnvironment,
+  composeVersions,
+  interpolate,
+  mountedScript,
+  readCompose,
+  type ComposeService,
+  type Versions,
+} from './compose';
 
 export interface Settings {
   PORT: number;
@@ -186,7 +97,7 @@ export interface Step {
 }
 
 /**
- * Differences from the compose file, each for a reason (test/cluster-config.test.ts allows exactly these):
+ * Differences from the compose file, each for a reason (plan.test.ts allows exactly these):
  * service → variable → why.
  */
 export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {

@@ -2,20 +2,15 @@
  * Test clocks: a test-mode payment's clock moves forward on request, and its due timers fire
  * through the workflow's own path (history entry, webhook). Live payments are not found there.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const DAY = 24 * 3600;
 
 describe('POST /api/v1/test_helpers/payments/:id/advance', () => {
-  let stack: Stack;
-  let acct: TestAccount;
-  beforeAll(async () => {
-    stack = await startStack();
-    acct = await stack.newAccount();
-  });
-  afterAll(async () => stack?.stop());
+  const stack = useStack();
+  const acct = useAccount(stack);
   const advance = (id: string, seconds: unknown, key = acct.test_api_key) =>
     stack.http.post(`/api/v1/test_helpers/payments/${id}/advance`, { key, body: { seconds } });
 

@@ -4,21 +4,18 @@
  * workflow bundle), driven from outside through HTTP, the Temporal CLI, signals and a real browser.
  * Nothing is mocked. The databases are dropped first, so the schema setup runs from scratch every time.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import pg from 'pg';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeVersions } from '../../scripts/lib/cluster';
-import { DEFAULT_TEST_DATABASE_URL } from '../../src/config';
-import { freePort } from '../../src/lib/net';
+import { composeVersions } from '../../tools/local-cluster/compose';
 import { startReceiver, type Received } from '../helpers/receiver';
 import { eventually, httpClient, validPayment } from '../helpers/stack';
+import { alive, clusterPorts, databaseUrl, freshDatabases, startCluster, type ClusterRun, type StackState } from './support';
 
 const ROOT = path.resolve(__dirname, '../..');
 const OUT = path.join(ROOT, 'test-output', 'cluster');
@@ -26,26 +23,9 @@ const STATE_FILE = path.join(OUT, 'state.json');
 const CLI = process.env.TEMPORAL_CLI_PATH ?? path.join(ROOT, '.cache', 'bin', 'temporal');
 const CHROMIUM = '/usr/bin/chromium';
 
-interface StackState {
-  ready: boolean;
-  pid: number;
-  apiUrls: string[];
-  uiUrl: string;
-  temporalAddress: string;
-  processes: Record<string, number>;
-  restarts: Record<string, number>;
-  databases: { app: string; temporal: string; visibility: string };
-}
-
-const base = new URL(process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL);
-if (!base.username) base.username = process.env.PGUSER || os.userInfo().username;
-const appDb = `${base.pathname.slice(1)}_cluster`;
-const appUrl = Object.assign(new URL(base.toString()), { pathname: `/${appDb}` }).toString();
-
-let stack: ChildProcess;
-let output = '';
-let exited: Promise<number | null>;
-const readState = (): StackState => JSON.parse(fs.readFileSync(STATE_FILE, 'utf8')) as StackState;
+let appUrl: string;
+let stack: ClusterRun | undefined;
+const readState = () => stack!.readState();
 let state: StackState;
 let key: string;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -53,39 +33,6 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let respond: (r: Received) => number | 'hang' = () => 200;
 let api1: ReturnType<typeof httpClient>;
 let api2: ReturnType<typeof httpClient>;
-
-async function dropDatabases(): Promise<void> {
-  const admin = new pg.Client({ connectionString: Object.assign(new URL(base.toString()), { pathname: '/postgres' }).toString() });
-  await admin.connect();
-  try {
-    for (const name of [appDb, `${appDb}_temporal`, `${appDb}_temporal_visibility`])
-      await admin.query(`drop database if exists "${name}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-}
-
-/** Two free ports in a row (the APIs listen on PORT and PORT+1). */
-async function freePair(): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(p + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (next) return p;
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function cli(...args: string[]): string {
   const res = spawnSync(CLI, [...args, '--address', state.temporalAddress, '--namespace', 'default'], { encoding: 'utf8' });
@@ -135,14 +82,12 @@ async function delivered(id: string, events: string[]): Promise<void> {
 beforeAll(async () => {
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
-  await dropDatabases();
+  ({ appUrl } = await freshDatabases('cluster'));
   receiver = await startReceiver((_n, r) => respond(r));
   const env = {
     ...process.env,
     DATABASE_URL: appUrl,
-    PORT: String(await freePair()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
+    ...(await clusterPorts()),
     STACK_DATA_DIR: OUT,
     STACK_STATE_FILE: STATE_FILE,
     // Compose's own optional settings, interpolated into the app's environment as compose would.
@@ -152,22 +97,7 @@ beforeAll(async () => {
     WEBHOOK_MAX_ATTEMPTS: '20',
     RATE_LIMIT_PER_SECOND: '1000',
   };
-  stack = spawn('npm', ['run', '--silent', 'stack:cluster'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  stack.stdout!.on('data', (c) => (output += c));
-  stack.stderr!.on('data', (c) => (output += c));
-  exited = new Promise((resolve) => stack.once('exit', (code) => resolve(code)));
-  await eventually(
-    async () => {
-      if (stack.exitCode !== null) throw new Error(`stack:cluster exited with ${stack.exitCode}:\n${output}`);
-      if (!fs.existsSync(STATE_FILE)) return undefined;
-      const s = readState();
-      return s.ready ? s : undefined;
-    },
-    380_000,
-    'stack:cluster to be ready',
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n${output}`);
-  });
+  stack = await startCluster(ROOT, env, STATE_FILE);
   state = readState();
   [api1, api2] = state.apiUrls.map((u) => httpClient(u));
   const admin = spawnSync(
@@ -197,15 +127,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Whatever a failed test left running (the last test stops the stack itself).
-  if (stack && stack.exitCode === null && stack.signalCode === null) {
-    try {
-      process.kill(-stack.pid!, 'SIGINT');
-    } catch {
-      /* already gone */
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 60_000))]);
-  }
-  if (fs.existsSync(STATE_FILE)) for (const pid of Object.values(readState().processes)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  await stack?.stop();
   await receiver?.close();
 });
 
@@ -222,7 +144,7 @@ describe('npm run stack:cluster', () => {
     for (const name of ['PaymentStatus', 'PaymentAmount', 'PaymentCurrency', 'AccountId', 'Livemode']) expect(listed).toContain(name);
     // Temporal's state is in the two databases created next to DATABASE_URL's.
     const db = new pg.Client({
-      connectionString: Object.assign(new URL(base.toString()), { pathname: `/${state.databases.temporal}` }).toString(),
+      connectionString: databaseUrl(state.databases.temporal),
     });
     await db.connect();
     const shards = await db.query('select count(*)::int as n from shards');
@@ -432,10 +354,10 @@ describe('npm run stack:cluster', () => {
     const pids = Object.values(readState().processes);
     expect(pids.length).toBe(6);
     for (const pid of pids) expect(alive(pid), `pid ${pid} running before Ctrl-C`).toBe(true);
-    process.kill(-stack.pid!, 'SIGINT');
-    await exited; // npm itself ends by the signal, as on a terminal; the stack says it stopped everything
-    expect(output).toContain('stack:cluster: SIGINT: stopping every process it started');
-    expect(output).toContain('stack:cluster: stopped');
+    process.kill(-stack!.child.pid!, 'SIGINT');
+    await stack!.exited; // npm itself ends by the signal, as on a terminal; the stack says it stopped everything
+    expect(stack!.output()).toContain('stack:cluster: SIGINT: stopping every process it started');
+    expect(stack!.output()).toContain('stack:cluster: stopped');
     for (const pid of pids) expect(alive(pid), `pid ${pid} still running after Ctrl-C`).toBe(false);
     for (const url of state.apiUrls) await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });

@@ -4,15 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { quickstart } from '../examples/client/quickstart';
-import { startStack, type Stack } from './helpers/stack';
+import { useStack } from './helpers/stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 describe('examples/client', () => {
   it('docs/quickstart.md shows the example’s code as it is', () => {

@@ -18,7 +18,8 @@
  * Settings: PORT (3000), TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8080), DATABASE_URL
  * (postgres://127.0.0.1:5432/payments), HOST (127.0.0.1), STACK_DATA_DIR (.data/cluster/<db>: secrets
  * and logs), STACK_STATE_FILE (<data dir>/state.json: URLs and process ids, for scripts and tests).
- * The Temporal binaries come from scripts/temporal-binaries.sh (run it first; it builds them once).
+ * The Temporal binaries (server, temporal-sql-tool, UI server, CLI) are installed on first use by
+ * temporal-binaries.sh beside this file: copied from the machine-wide cache, else built with Go once.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,20 +28,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../src/lib/net';
-import { renderDockerizeTemplate } from './lib/dockerizeTemplate';
-import {
-  ROOT,
-  binaryDirs,
-  composeVersions,
-  internalPortCount,
-  planCluster,
-  readSettings,
-  type InternalPorts,
-  type Plan,
-  type Secrets,
-  type Step,
-} from './lib/cluster';
+import { freePort } from '../../src/lib/net';
+import { binaryDirs, ensureBinaries } from './binaries';
+import { ROOT, composeVersions } from './compose';
+import { renderDockerizeTemplate } from './dockerizeTemplate';
+import { internalPortCount, planCluster, readSettings, type InternalPorts, type Plan, type Secrets, type Step } from './plan';
 
 const say = (msg: string) => process.stdout.write(`stack:cluster: ${msg}\n`);
 
@@ -229,17 +221,8 @@ async function main() {
   const settings = readSettings(process.env);
   const versions = composeVersions();
   const bin = binaryDirs(versions);
-  for (const [what, file] of [
-    ['Temporal server', bin.temporalServer],
-    ['temporal-sql-tool', bin.sqlTool],
-    ['Temporal UI server', bin.uiServer],
-    ['Temporal CLI', path.join(bin.cliDir, 'temporal')],
-  ] as const) {
-    if (!fs.existsSync(file))
-      throw new Error(
-        `${what} missing at ${path.relative(ROOT, file)}: run scripts/temporal-binaries.sh first (it builds or copies the binaries docker-compose.yml pins)`,
-      );
-  }
+  // A fresh clone has none of them: install what is missing, as `npm start` builds its CLI itself.
+  ensureBinaries(bin, say);
   // The binaries must be the release the compose file pins (a stale cache would silently differ).
   const serverVersion = spawnSync(bin.temporalServer, ['--version'], { encoding: 'utf8' }).stdout.trim();
   if (!serverVersion.includes(versions.server.slice(1)))

@@ -4,29 +4,18 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { accountWithWebhook, FAST_WEBHOOK_RETRIES, untilDisabled } from './helpers/webhooks';
+import { eventually, startStack, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({
-    WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
-    WEBHOOK_RETRY_BACKOFF: '2',
-    WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
-    WEBHOOK_MAX_ATTEMPTS: '3',
-    WEBHOOK_TIMEOUT: '1s',
-  });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ env: { ...FAST_WEBHOOK_RETRIES, WEBHOOK_MAX_ATTEMPTS: '3' } });
 
 describe('GET /webhooks/:id/deliveries', () => {
   it('pages both ways, filters by status, and keeps the first 1 KB of each answer', async () => {
     const receiver = await startReceiver((_n, r) => (r.body?.event === 'payment.deposited' ? 500 : 200));
     try {
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
-      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
       const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
       await stack.http.post(`/api/v1/payments/${p.body.id}/approve`, { key });
@@ -110,18 +99,9 @@ describe('endpoint health', () => {
   it('a 410 disables the configuration at once, with its reason; PATCH active: true turns it back on', async () => {
     const receiver = await startReceiver((_n, r) => (r.body?.event === 'payment.created' ? 410 : 200));
     try {
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
-      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
       await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      const disabled = await eventually(
-        async () => {
-          const list = (await stack.http.get('/api/v1/webhooks', { key })).body.data;
-          return list[0].active === false ? list[0] : undefined;
-        },
-        20_000,
-        'the configuration to be disabled',
-      );
+      const disabled = await untilDisabled(stack, key);
       expect(disabled.disabled_reason).toContain('410');
       expect(receiver.received).toHaveLength(1); // no retry after a 410
       const before = receiver.received.length;

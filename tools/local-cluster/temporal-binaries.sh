@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The Temporal binaries `npm run stack:cluster` runs in place of docker-compose.yml's images, at the
 # versions the compose file pins (it is the one source: the tags are read from it here, and
-# test/cluster-config.test.ts checks that this script and scripts/stack-cluster.ts agree with it).
+# tools/local-cluster/plan.test.ts checks that this script and the plan agree with it).
+# stack-cluster.ts runs this script itself when a binary is missing; .ci/run runs it with --cli first.
 #
 #   temporalio/server:X      → temporal-server    go install go.temporal.io/server/cmd/server@vX
 #   temporalio/admin-tools:X → temporal-sql-tool  go install go.temporal.io/server/cmd/tools/sql@vX
 #                              schema/            the module's schema/postgresql (what the image ships
 #                                                 under /etc/temporal/schema/postgresql)
-#                              temporal           the Temporal CLI the project already uses (.ci/run)
+#                              temporal           the Temporal CLI the project already uses (npm start), at
+#                                                 src/lib/temporalDevServer.ts's CLI_VERSION, in .cache/bin
 #   temporalio/ui:Y          → ui-server          go install github.com/temporalio/ui-server/v2/cmd/server@vY
 #                              config template    the module's, as the image ships it (config/docker.yaml,
 #                                                 or docker/config-template.yaml for dockerize)
@@ -16,10 +18,11 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/payment-custody/<name>-<version>/ when a previous run built it, else
 # built with `go install` (a few minutes each on two cores) and then stored there for the next run.
 #
-# Usage: scripts/temporal-binaries.sh            install what is missing, print the directories
-#        scripts/temporal-binaries.sh --versions print SERVER_VERSION=… UI_VERSION=… and exit
+# Usage: tools/local-cluster/temporal-binaries.sh            install what is missing, print the directories
+#        tools/local-cluster/temporal-binaries.sh --cli      the Temporal CLI only (what `npm test` needs)
+#        tools/local-cluster/temporal-binaries.sh --versions print SERVER_VERSION=… UI_VERSION=… and exit
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 COMPOSE=docker-compose.yml
 image_tag() { sed -n "s|^ *image: temporalio/$1:\([0-9][0-9.]*\) *\$|\1|p" "$COMPOSE" | sort -u; }
@@ -40,6 +43,31 @@ fi
 
 SHARED="${XDG_CACHE_HOME:-$HOME/.cache}/payment-custody"
 export PATH="$PATH:/usr/local/go/bin"
+
+# The Temporal CLI at the version npm start builds (src/lib/temporalDevServer.ts): .cache/bin/temporal,
+# copied from the machine-wide cache (one file, temporal-<version>) or built with go install.
+CLI_VERSION="$(sed -n "s/^export const CLI_VERSION = '\(v[0-9.]*\)';\$/\1/p" src/lib/temporalDevServer.ts)"
+[ -n "$CLI_VERSION" ] || { echo "temporal-binaries: no CLI_VERSION in src/lib/temporalDevServer.ts" >&2; exit 1; }
+install_cli() {
+  local cli=.cache/bin/temporal shared="$SHARED/temporal-$CLI_VERSION"
+  if [ ! -x "$cli" ]; then
+    mkdir -p .cache/bin
+    if [ -x "$shared" ]; then
+      cp "$shared" "$cli"
+    else
+      command -v go >/dev/null || { echo "temporal-binaries: the Temporal CLI is not cached and Go is missing" >&2; exit 1; }
+      echo "temporal-binaries: building the Temporal CLI $CLI_VERSION (first run on this machine only)" >&2
+      GOBIN="$PWD/.cache/bin" go install "github.com/temporalio/cli/cmd/temporal@$CLI_VERSION"
+      mkdir -p "$SHARED" && cp "$cli" "$shared.tmp" && mv "$shared.tmp" "$shared" || true
+    fi
+  fi
+  echo "$cli"
+}
+
+if [ "${1:-}" = "--cli" ]; then
+  install_cli
+  exit 0
+fi
 
 # install NAME CHECK BUILD: make .cache/NAME (complete when CHECK exists in it) from the shared cache,
 # else run BUILD with $out set to an empty directory, then publish it to both places.
@@ -122,3 +150,4 @@ build_ui() {
 
 install "temporal-server-$SERVER_VERSION" temporal-server build_server
 install "temporal-ui-server-$UI_VERSION" ui-server build_ui
+install_cli

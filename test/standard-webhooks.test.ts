@@ -3,21 +3,13 @@
  * verifies real deliveries; rotation overlaps; envelopes carry the payment's sequence.
  */
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyWebhook, verifyWebhookSignature } from '../src';
 import { startReceiver, type Received } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { FAST_WEBHOOK_RETRIES } from './helpers/webhooks';
+import { eventually, useStack, validPayment, type TestAccount } from './helpers/stack';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({
-    WEBHOOK_RETRY_INITIAL_INTERVAL: '200ms',
-    WEBHOOK_RETRY_BACKOFF: '2',
-    WEBHOOK_RETRY_MAX_INTERVAL: '400ms',
-    WEBHOOK_TIMEOUT: '1s',
-  });
-});
-afterAll(async () => stack?.stop());
+const stack = useStack({ env: FAST_WEBHOOK_RETRIES });
 
 const headersOf = (r: Received) => Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]));
 /** The reference implementation: throws on a bad signature or a stale timestamp. */

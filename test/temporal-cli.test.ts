@@ -1,17 +1,13 @@
 /** `npm run temporal -- …`: the project's Temporal CLI against the running server. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startStack, validPayment, type Stack } from './helpers/stack';
+import { describe, expect, inject, it } from 'vitest';
+import { useStack, validPayment } from './helpers/stack';
 
 const ROOT = path.resolve(__dirname, '..');
 
 describe('npm run temporal', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => stack?.stop());
+  const stack = useStack();
 
   it('finds a payment by its PaymentStatus search attribute', async () => {
     const acct = await stack.newAccount();

@@ -1,18 +1,17 @@
 /**
- * Issue 15, item 4: a configuration and one delivery readable by id, the log filtered by payment
+ * A configuration and one delivery readable by id, the log filtered by payment
  * and readable after the configuration's deletion, and recover reaching deliveries that are still
  * being retried after a failure.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startDownReceiver, startReceiver } from './helpers/receiver';
+import { accountWithWebhook, configureWebhook } from './helpers/webhooks';
+import { eventually, useStack, validPayment } from './helpers/stack';
 
-let stack: Stack;
+const stack = useStack({ env: { WEBHOOK_RETRY_INITIAL_INTERVAL: '1h', WEBHOOK_MAX_ATTEMPTS: '5', WEBHOOK_TIMEOUT: '2s' } });
 beforeAll(async () => {
   // Retries an hour apart: a failed first attempt leaves the delivery pending for the whole test.
-  stack = await startStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '1h', WEBHOOK_MAX_ATTEMPTS: '5', WEBHOOK_TIMEOUT: '2s' });
 });
-afterAll(async () => stack?.stop());
 
 describe('reading a configuration and its deliveries', () => {
   it('GET /webhooks/:id, one delivery by id, the log by payment_id, and the log after the configuration is deleted', async () => {
@@ -21,7 +20,7 @@ describe('reading a configuration and its deliveries', () => {
       const acct = await stack.newAccount();
       const other = await stack.newAccount();
       const key = acct.test_api_key;
-      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const hook = await configureWebhook(stack, key, receiver.url);
 
       const got = await stack.http.get(`/api/v1/webhooks/${hook.id}`, { key });
       expect(got.status).toBe(200);
@@ -65,12 +64,9 @@ describe('reading a configuration and its deliveries', () => {
 
 describe('recover', () => {
   it('resends deliveries still being retried after a failure, not only those that exhausted their attempts', async () => {
-    let up = false;
-    const receiver = await startReceiver(() => (up ? 200 : 503));
+    const receiver = await startDownReceiver();
     try {
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
-      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
       const since = new Date().toISOString();
       await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       const log = `/api/v1/webhooks/${hook.id}/deliveries`;
@@ -82,7 +78,7 @@ describe('recover', () => {
       expect(pending.status).toBe('pending');
       expect(Date.parse(pending.next_attempt_at) - Date.now()).toBeGreaterThan(30 * 60_000);
 
-      up = true;
+      receiver.comeBack();
       const recovered = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
       expect(recovered.status).toBe(202);
       expect(recovered.body.delivery_ids).toEqual([pending.id]);

@@ -11,21 +11,20 @@
  *
  * Not carried out, because they act on the image's operating system rather than the application:
  * `apt-get` lines (tini), `npm cache clean` (image size only; here it would wipe this machine's npm cache),
- * USER, and the tini ENTRYPOINT (the command runs as `node`, as under tini). Usage: bash scripts/ci-image-check.sh
+ * USER, and the tini ENTRYPOINT (the command runs as `node`, as under tini). Usage: bash tools/local-cluster/image-check.sh
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
-import { freePort } from '../src/lib/net';
-import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
-import { startDevServer } from '../src/lib/temporalDevServer';
-import { argv, readCompose } from './lib/cluster';
+import { DEFAULT_TEST_DATABASE_URL } from '../../src/config';
+import { freePort } from '../../src/lib/net';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
+import { startDevServer } from '../../src/lib/temporalDevServer';
+import { ROOT, argv, readCompose } from './compose';
 
-const ROOT = path.resolve(__dirname, '..');
-const say = (msg: string) => process.stdout.write(`ci-image-check: ${msg}\n`);
+const say = (msg: string) => process.stdout.write(`image-check: ${msg}\n`);
 
 interface Stage {
   name: string;
@@ -214,7 +213,7 @@ async function main() {
 
 if (require.main === module) {
   main().catch((err) => {
-    process.stderr.write(`ci-image-check: FAILED: ${(err as Error).message}\n`);
+    process.stderr.write(`image-check: FAILED: ${(err as Error).message}\n`);
     process.exit(1);
   });
 }

@@ -1,4 +1,4 @@
-/** Issue 15: every field a create takes is in the README's table, and the table names no other. */
+/** Every field a create takes is in the README's table, and the table names no other. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -6,18 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, bashBlocks, runBash } from './helpers/docPage';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { eventually, useStack, validPayment } from './helpers/stack';
 
 const PAGE = path.join(ROOT, 'docs/operations.md');
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 describe('docs/operations.md', () => {
   it('has a runbook line for every alert of deploy/prometheus/alerts.yml, and each alert points to it', () => {
@@ -75,7 +71,7 @@ describe('docs/operations.md', () => {
       // The delivery log, a resend and a recovery.
       expect(stdout).toMatch(/dlv_\w+ payment\.\w+ pending next attempt \d{4}-/);
       expect(stdout).toMatch(/resent dlv_\w+/);
-      // Recover takes the deliveries still being retried after a failure too (issue 15), not only exhausted ones.
+      // Recover takes the deliveries still being retried after a failure too, not only exhausted ones.
       expect(stdout).toMatch(/recovering [1-9]\d* deliveries/);
       // Repair after the terminate, then healthy on the second pass.
       expect(stdout).toContain(`${pay} start: in_custody in the read model, but its run is terminated → new run`);

@@ -3,9 +3,10 @@
  * one since a time, each a new series with the same webhook-id; a configuration failing for the
  * whole WEBHOOK_DISABLE_AFTER window is disabled.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { describe, expect, it } from 'vitest';
+import { startDownReceiver, startReceiver } from './helpers/receiver';
+import { accountWithWebhook, untilDisabled } from './helpers/webhooks';
+import { eventually, useStack, validPayment } from './helpers/stack';
 
 const FAST = {
   WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms',
@@ -16,19 +17,12 @@ const FAST = {
 };
 
 describe('resend and recover', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack(FAST);
-  });
-  afterAll(async () => stack?.stop());
+  const stack = useStack({ env: FAST });
 
   it('after a receiver was down for every attempt, resend and recover deliver with the same webhook-id', async () => {
-    let up = false;
-    const receiver = await startReceiver(() => (up ? 200 : 503));
+    const receiver = await startDownReceiver();
     try {
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
-      const hook = (await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } })).body.webhook;
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
       const since = new Date().toISOString();
       const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
@@ -42,7 +36,7 @@ describe('resend and recover', () => {
       );
       const down = receiver.received.length;
       expect(down).toBe(4); // two attempts each
-      up = true;
+      receiver.comeBack();
 
       const [created, deposited] = [...failed].sort((a: { event: string }, b: { event: string }) => a.event.localeCompare(b.event));
       const one = await stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${created.id}/resend`, { key });
@@ -85,11 +79,7 @@ describe('resend and recover', () => {
 });
 
 describe('WEBHOOK_DISABLE_AFTER', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ ...FAST, WEBHOOK_MAX_ATTEMPTS: '20', WEBHOOK_DISABLE_AFTER: '1s' });
-  });
-  afterAll(async () => stack?.stop());
+  const stack = useStack({ env: { ...FAST, WEBHOOK_MAX_ATTEMPTS: '20', WEBHOOK_DISABLE_AFTER: '1s' } });
 
   it('a configuration whose every delivery failed for the whole window is disabled, and attempts stop', async () => {
     const receiver = await startReceiver(() => 500);
@@ -98,14 +88,7 @@ describe('WEBHOOK_DISABLE_AFTER', () => {
       const key = acct.test_api_key;
       await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url } });
       await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      const disabled = await eventually(
-        async () => {
-          const list = (await stack.http.get('/api/v1/webhooks', { key })).body.data;
-          return list[0].active === false ? list[0] : undefined;
-        },
-        20_000,
-        'the configuration to be disabled',
-      );
+      const disabled = await untilDisabled(stack, key);
       expect(disabled.disabled_reason).toContain('every delivery failed');
       const count = receiver.received.length;
       await new Promise((r) => setTimeout(r, 500));

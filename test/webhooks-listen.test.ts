@@ -8,10 +8,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
+import { eventually, useStack, validPayment } from './helpers/stack';
 
 const SCRIPT = path.resolve(__dirname, '../scripts/webhooks-listen.ts');
 
@@ -44,11 +44,7 @@ async function ready(l: Listener) {
   );
 }
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.stop());
+const stack = useStack();
 
 /** Create a payment and wait for the listen command's line about its payment.created delivery. */
 async function createAndSeeDelivery(key: string, l: { output(): string }) {

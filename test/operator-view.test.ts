@@ -5,17 +5,14 @@
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NextDeadlineKey } from '../src/domain/searchAttributes';
 import { startReceiver } from './helpers/receiver';
-import { eventually, startStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const EventType = proto.api.enums.v1.EventType;
-let stack: Stack;
-let acct: TestAccount;
-
-beforeAll(async () => {
-  stack = await startStack({
+const stack = useStack({
+  env: {
     // Retries a second apart, so a failing receiver keeps the deliveries pending past the hand-over.
     WEBHOOK_RETRY_INITIAL_INTERVAL: '1s',
     WEBHOOK_RETRY_BACKOFF: '1',
@@ -23,10 +20,9 @@ beforeAll(async () => {
     WEBHOOK_MAX_ATTEMPTS: '20',
     WEBHOOK_TIMEOUT: '2s',
     WEBHOOK_HANDOFF_AFTER: '1s',
-  });
-  acct = await stack.newAccount();
+  },
 });
-afterAll(async () => stack?.stop());
+const acct = useAccount(stack);
 
 const key = () => acct.test_api_key;
 async function lifecycle(over: Record<string, unknown> = {}, actions = ['deposit', 'approve', 'release']) {

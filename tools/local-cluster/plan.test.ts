@@ -1,6 +1,6 @@
 /**
- * One source for versions and settings: what `npm run stack:cluster` runs (scripts/lib/cluster.ts, and the
- * binaries scripts/temporal-binaries.sh builds) agrees with docker-compose.yml: the Temporal and UI releases,
+ * One source for versions and settings: what `npm run stack:cluster` runs (plan.ts, and the
+ * binaries temporal-binaries.sh builds) agrees with docker-compose.yml: the Temporal and UI releases,
  * the search attributes, the commands, and every environment variable compose sets, except the listed
  * local differences (host names and credentials of this machine). No process is started here.
  */
@@ -8,24 +8,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  LOCAL_DIFFERENCES,
-  ROOT,
-  argv,
-  binaryDirs,
-  composeEnvironment,
-  composeVersions,
-  internalPortCount,
-  interpolate,
-  mountedScript,
-  planCluster,
-  readCompose,
-  readSettings,
-  type Plan,
-  type Step,
-} from '../scripts/lib/cluster';
-import { loadConfig } from '../src/config';
-import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
+import { loadConfig } from '../../src/config';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
+import { binaryDirs } from './binaries';
+import { ROOT, argv, composeEnvironment, composeVersions, interpolate, mountedScript, readCompose } from './compose';
+import { LOCAL_DIFFERENCES, internalPortCount, planCluster, readSettings, type Plan, type Step } from './plan';
 
 const services = readCompose();
 const secrets = {
@@ -75,8 +62,8 @@ describe('stack:cluster and docker-compose.yml: versions', () => {
     expect(bin.uiServer).toContain(`temporal-ui-server-v${ui}`);
   });
 
-  it('builds those releases: scripts/temporal-binaries.sh reads the same tags from the compose file', () => {
-    const out = spawnSync('bash', [path.join(ROOT, 'scripts/temporal-binaries.sh'), '--versions'], { encoding: 'utf8' });
+  it('builds those releases: temporal-binaries.sh reads the same tags from the compose file', () => {
+    const out = spawnSync('bash', [path.join(__dirname, 'temporal-binaries.sh'), '--versions'], { encoding: 'utf8' });
     expect(out.status, out.stderr).toBe(0);
     expect(out.stdout.trim().split('\n')).toEqual([`SERVER_VERSION=${defaults.versions.server}`, `UI_VERSION=${defaults.versions.ui}`]);
   });

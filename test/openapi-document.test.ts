@@ -1,0 +1,99 @@
+/**
+ * The OpenAPI document the API serves: its shape, every served route documented, the committed copy in
+ * docs/openapi.json identical, the reference page served from local assets, and its examples accepted
+ * by the running API.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { OPENAPI_FILE, documentText } from '../scripts/openapi';
+import { createApp, documentedOperations } from '../src/api/app';
+import * as S from '../src/api/schemas';
+import { PAYMENT_EVENTS } from '../src/domain/payment';
+import { createLogger } from '../src/lib/logger';
+import { useStack } from './helpers/stack';
+
+const stack = useStack();
+
+/** The create request's example in the document the API serves: what Swagger's "Try it out" sends as it is. */
+const createExample = async () =>
+  (await stack.http.get('/api/v1/openapi.json')).body.paths['/api/v1/payments'].post.requestBody.content['application/json'].example;
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with both auth schemes and the error shape', async () => {
+    const res = await stack.http.get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['ApiKey', 'Bearer']);
+    const create = res.body.paths['/api/v1/payments'].post;
+    const schemas = res.body.components.schemas;
+    expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreatePaymentRequest' });
+    expect(schemas.CreatePaymentRequest.required).toEqual(['amount', 'currency', 'payer_email', 'recipient_email']);
+    expect(create.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+    expect(schemas.ErrorResponse.properties.error.required).toEqual(['code', 'message']);
+    expect(schemas.ErrorResponse.properties.error.properties.code.enum).toContain('idempotency_conflict');
+    expect(schemas.Event.properties.data).toMatchObject({ $ref: '#/components/schemas/Payment' });
+    // Every event's envelope, for receivers; every answer's headers.
+    expect(Object.keys(res.body.webhooks).sort()).toEqual([...PAYMENT_EVENTS].sort());
+    expect(Object.keys(create.responses['201'].headers).sort()).toEqual(['Idempotent-Replayed', 'X-Request-Id']);
+    expect(Object.keys(create.responses['401'].headers)).toContain('WWW-Authenticate');
+    expect(Object.keys(create.responses['429'].headers)).toContain('Retry-After');
+    expect(res.body.paths['/api/v1/auth/login'].post.security).toEqual([]);
+  });
+
+  it('documents every route the app serves (a route added without its definition fails here)', async () => {
+    // Every router mounted on the app, whatever its prefix, walked as Koa dispatches.
+    const app = createApp({ services: stack.services, config: stack.config, logger: createLogger('silent') });
+    const served = new Set<string>();
+    for (const mw of app.middleware as { router?: { stack: { path: string; methods: string[] }[] } }[]) {
+      for (const layer of mw.router?.stack ?? []) {
+        for (const m of layer.methods) if (m !== 'HEAD') served.add(`${m.toLowerCase()} ${layer.path.replace(/:(\w+)/g, '{$1}')}`);
+      }
+    }
+    // The reference itself (the document, its page and assets) is the one undocumented part.
+    for (const undocumented of ['get /api/v1/openapi.json', 'get /docs', 'get /docs/assets/{file}']) served.delete(undocumented);
+    const doc = (await stack.http.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)));
+    expect([...served].sort()).toEqual([...documented].sort());
+    expect(documented.size).toBe(documentedOperations(stack.config).length);
+  });
+
+  it('docs/openapi.json is the document the API serves (npm run openapi rewrites it)', async () => {
+    const served = (await stack.http.get('/api/v1/openapi.json')).body;
+    expect(JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'))).toEqual(served);
+    expect(fs.readFileSync(OPENAPI_FILE, 'utf8')).toBe(documentText());
+  });
+
+  it('serves a readable reference page from local assets', async () => {
+    const page = await fetch(`${stack.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'docs-init.js']) {
+      const res = await fetch(`${stack.url}/docs/assets/${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(50);
+    }
+    expect((await fetch(`${stack.url}/docs/assets/..%2Fpackage.json`)).status).toBe(404);
+  });
+
+  it('the create example, posted as it is, makes a payment (201)', async () => {
+    const acct = await stack.newAccount();
+    const example = await createExample();
+    const res = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: example });
+    expect(res.status).toBe(201);
+    expect(S.Payment.parse(res.body)).toMatchObject({ status: 'pending_deposit', amount: 125.5, currency: 'USD' });
+  });
+
+  it('the list answers carry has_more as their schemas say', async () => {
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const p = await stack.http.post('/api/v1/payments', {
+      key,
+      body: S.CreatePaymentRequest.parse(await createExample()),
+    });
+    expect(S.PaymentHistory.parse((await stack.http.get(`/api/v1/payments/${p.body.id}/events`, { key })).body).has_more).toBe(false);
+    expect(S.ApiKeyList.parse((await stack.http.get('/api/v1/api-keys', { key })).body).has_more).toBe(false);
+    expect(S.WebhookList.parse((await stack.http.get('/api/v1/webhooks', { key })).body).has_more).toBe(false);
+  });
+});
