@@ -1305,7 +1305,7 @@ export interface components {
             url: string;
             events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
             active: boolean;
-            /** @description Why the service turned it off (a 410 from the receiver), if it did */
+            /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
         };
         WebhookConfigured: {
@@ -1331,7 +1331,7 @@ export interface components {
             url: string;
             events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
             active: boolean;
-            /** @description Why the service turned it off (a 410 from the receiver), if it did */
+            /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
             livemode: boolean;
             created_at: string;

@@ -1,15 +1,21 @@
+/**
+ * The activities, the workflows' only way out: project a transition into the read model and plan its
+ * deliveries (with their inline first attempts), deliver a webhook, sign the custody trail's tree
+ * head, verify the ledger.
+ */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { auditSigningKey, type Config } from '../config';
 import { AuditLogInconsistent, signTreeHead } from '../db/audit';
 import { signEd25519 } from '../lib/ed25519';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
-import { webhookEnvelope } from '../domain/paymentView';
+import { paymentView } from '../domain/paymentView';
+import { envelope } from '../domain/webhookEnvelope';
 import { projectPayment } from '../db/payments';
 import { ledgerReport, verifyLedger } from '../db/ledger';
 import { queryOrUndefined } from '../lib/workflowQuery';
 import { isDataRefusal } from '../db/errors';
-import { deliveryProgress, planDeliveries } from '../db/webhooks';
+import { deliveryProgress, planDeliveries } from '../db/webhookDeliveries';
 import type { Logger } from '../lib/logger';
 import { ledgerInvariantViolations, paymentTransitions, projectionFailures } from '../lib/metrics';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retryPolicy';
@@ -65,11 +71,11 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
    * PostgreSQL refuses can never succeed: not retryable.
    */
   async function projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
-    const envelope = webhookEnvelope(state, entry.event, entry.at);
+    const body = envelope(entry.event, entry.at, paymentView(state), state.version);
     let deliveries: DeliveryTarget[];
     try {
       deliveries = await db.transaction(async (trx) => {
-        const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+        const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, body, state.version);
         // The read model and the ledger last: the ledger's balance rows are shared, so they are held until commit only.
         await projectPayment(trx, state, entry);
         return planned;
@@ -199,8 +205,8 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       event: PaymentEvent,
       timestamp: string,
     ): Promise<{ deliveryIds: string[]; retry: DeliveryRetry }> {
-      const envelope = webhookEnvelope(state, event, timestamp);
-      const planned = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, envelope, state.version);
+      const body = envelope(event, timestamp, paymentView(state), state.version);
+      const planned = await planDeliveries(db, { accountId: state.accountId, livemode: state.livemode }, body, state.version);
       return { deliveryIds: planned.map((d) => d.id), retry: deliveryRetry(config) };
     },
 

@@ -1,3 +1,4 @@
+/** The Koa application: middleware in order, the open routes (probes, login, reference) and the authenticated /api/v1 routers. */
 import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';

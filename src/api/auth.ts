@@ -1,3 +1,4 @@
+/** Authentication middleware: API keys and bearer tokens become a `Principal` of one account and mode. */
 import type { Context, Next } from 'koa';
 import type { AccountsService } from '../services/accounts';
 import { Unauthenticated } from '../services/errors';

@@ -1,3 +1,4 @@
+/** What the HTTP layer is handed (`AppDeps`) and what a request carries through Koa (`AppState`). */
 import type { Config } from '../config';
 import type { Principal } from '../domain/tenancy';
 import type { Logger } from '../lib/logger';

@@ -1,3 +1,4 @@
+/** API errors: the error body, and the one mapping from the use cases' errors to HTTP answers. */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../lib/logger';
 import { ERRORS, type ErrorCode, type ErrorEntry } from './errorCatalogue';

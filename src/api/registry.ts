@@ -5,11 +5,10 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AppState } from './context';
 import type { ErrorCode } from './errorCatalogue';
 import { checkIdParam, parse } from './parse';
-import { NoQuery } from './schemas';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -61,6 +60,9 @@ export interface Operation extends RouteSpec<unknown, unknown> {
 export type Handler<B, Q> = (ctx: Context & { params: Record<string, string>; state: AppState }, input: { body: B; query: Q }) => unknown;
 
 const BODY_METHODS: Method[] = ['post', 'patch', 'delete'];
+
+/** The input of a route that takes none, a POST's body or a GET's query: any field or parameter is a 400. */
+const Nothing = z.object({}).strict();
 
 /** The refusals a route's shape implies: see the module comment. */
 function derivedErrors(spec: RouteSpec<unknown, unknown>, auth: boolean, hasParams: boolean): ErrorCode[] {
@@ -124,7 +126,7 @@ function readBody<B>(spec: RouteSpec<B, unknown>, raw: unknown): B {
   const body = spec.body;
   if (!body) {
     // A POST that takes no body refuses fields it would ignore; PATCH and DELETE bodies are not read.
-    if (spec.method === 'post') parse(NoQuery, raw);
+    if (spec.method === 'post') parse(Nothing, raw);
     return undefined as B;
   }
   if ('parse' in body && 'schema' in body) return body.parse(raw);
@@ -134,6 +136,6 @@ function readBody<B>(spec: RouteSpec<B, unknown>, raw: unknown): B {
 function readQuery<Q>(spec: RouteSpec<unknown, Q>, raw: unknown, auth: boolean): Q {
   if (spec.query) return parse(spec.query, raw, 'query');
   // An API GET takes no query parameter it does not name; other methods and the probes ignore the query string.
-  if (spec.method === 'get' && auth) parse(NoQuery, raw, 'query');
+  if (spec.method === 'get' && auth) parse(Nothing, raw, 'query');
   return undefined as Q;
 }

@@ -1,12 +1,18 @@
 /**
- * One zod schema per request and response: used to validate, to type the handlers and to write
- * the OpenAPI document, so the three cannot drift apart.
+ * One zod schema per request and response. A request's validates it and types what its handler
+ * gets; the OpenAPI document is written from all of them, so the reference cannot drift from the
+ * validation. Answers are built by the views (src/domain/*View.ts), not validated at run time.
  */
 import { z } from 'zod';
 import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, type PaymentEvent } from '../domain/payment';
-import { PaymentViewSchema } from '../domain/paymentView';
+import { PaymentViewSchema, SamplePaymentViewSchema } from '../domain/paymentView';
 import { ENTRY_TYPES } from '../domain/ledger';
 import { BalanceViewSchema, LedgerEntryViewSchema } from '../domain/ledgerView';
+import { ApiKeyViewSchema } from '../domain/apiKeyView';
+import { DELIVERY_STATUSES, DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../domain/deliveryView';
+import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../domain/webhookView';
+import { isCurrency, toMinor } from '../domain/money';
+import type { NewPayment } from '../services/payments';
 import { ERROR_CODES } from './errorCatalogue';
 
 /**
@@ -62,6 +68,83 @@ export const CreatePaymentRequest = z
   .strict();
 export type CreatePaymentRequest = z.infer<typeof CreatePaymentRequest>;
 
+const metadataSchema = CreatePaymentRequest.shape.metadata.unwrap();
+/**
+ * Metadata as `CreatePaymentRequest` checks it, and no "__proto__" key: JSON.parse keeps one, but
+ * zod (and any object built from it) drops it without a word, so it is looked for in the input.
+ */
+const metadataWithoutProto = z.unknown().transform((m, ctx) => {
+  const parsed = metadataSchema.safeParse(m);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: m } as (typeof ctx.issues)[number]);
+  if (typeof m === 'object' && m !== null && Object.hasOwn(m, '__proto__'))
+    ctx.issues.push({ code: 'custom', path: ['__proto__'], message: '"__proto__" cannot be a metadata key', input: m });
+  return parsed.data as z.output<typeof metadataSchema>;
+});
+
+/**
+ * The create body as the use case takes it: the schema, plus the rules JSON Schema cannot express
+ * (a currency ISO 4217 knows, the currency's precision, the maximum `maxAmount`, a fee within the
+ * amount, distinct parties, no `__proto__` key). They run even when other fields failed, so that
+ * every problem is reported at once, each naming its field; a rule waits for the fields it reads.
+ */
+export function createPaymentBody(maxAmount: number) {
+  return CreatePaymentRequest.extend({ metadata: metadataWithoutProto.optional() })
+    .superRefine(
+      (value, ctx) => {
+        const failed = new Set(ctx.issues.map((i) => (i.path ?? []).join('.')));
+        // The input itself when it is no object at all: its fields then read as missing.
+        const input: unknown = value;
+        const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+        const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+        const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
+        if (!failed.has('currency') && !isCurrency(currency)) {
+          issue('currency', `${String(raw.currency)} is not an ISO 4217 currency code`);
+        } else if (!failed.has('currency') && !failed.has('amount')) {
+          const amount = toMinor(raw.amount as number, currency);
+          if (!amount.ok) issue('amount', amount.message);
+          else {
+            const max = toMinor(maxAmount, currency);
+            if (max.ok && amount.minor > max.minor) issue('amount', `amount must not exceed ${maxAmount} ${currency}`);
+          }
+          if (raw.platform_fee !== undefined && !failed.has('platform_fee')) {
+            const fee = toMinor(raw.platform_fee as number, currency, { field: 'platform_fee', allowZero: true });
+            if (!fee.ok) issue('platform_fee', fee.message);
+            else if (amount.ok && fee.minor > amount.minor) issue('platform_fee', 'platform_fee must not exceed amount');
+          }
+        }
+        if (
+          !failed.has('payer_email') &&
+          !failed.has('recipient_email') &&
+          String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()
+        ) {
+          issue('recipient_email', 'recipient_email must differ from payer_email');
+        }
+      },
+      // Run despite earlier issues (a wrong type included): every problem at once.
+      { when: () => true },
+    )
+    .transform((body): NewPayment => {
+      // Valid by now: the rules above refused what these conversions cannot take.
+      const currency = body.currency.toUpperCase();
+      const minor = (amount: number, field?: string) => {
+        const parsed = toMinor(amount, currency, { field, allowZero: field === 'platform_fee' });
+        if (!parsed.ok) throw new Error(parsed.message);
+        return parsed.minor;
+      };
+      return {
+        amountMinor: minor(body.amount),
+        platformFeeMinor: body.platform_fee === undefined ? 0n : minor(body.platform_fee, 'platform_fee'),
+        currency,
+        payerEmail: body.payer_email,
+        recipientEmail: body.recipient_email,
+        description: body.description,
+        metadata: body.metadata,
+        depositDeadlineSeconds: body.deposit_deadline_seconds,
+        autoReleaseAfterSeconds: body.auto_release_after_seconds,
+      };
+    });
+}
+
 export const TransitionRequest = z.object({ reason }).strict();
 const partAmount = (field: string, what: string) =>
   z
@@ -99,9 +182,6 @@ export const AdvanceClockRequest = z
       .describe('How far to move this payment’s clock forward'),
   })
   .strict();
-
-/** Endpoints that take no query parameters: any is a 400, as an unknown body field is. */
-export const NoQuery = z.object({}).strict();
 
 interface Cursors {
   starting_after?: string;
@@ -203,13 +283,7 @@ export const LoginRequest = z.object({ email, password: text(1024).min(1) }).str
 export const LoginResponse = z.object({ token: z.string(), expires_at: z.string() });
 
 export const CreateApiKeyRequest = z.object({ mode: z.enum(['test', 'live']) }).strict();
-export const ApiKey = z.object({
-  id: z.string(),
-  object: z.literal('api_key'),
-  mode: z.enum(['test', 'live']),
-  last4: z.string(),
-  created_at: z.string(),
-});
+export const ApiKey = ApiKeyViewSchema;
 export const ApiKeyCreated = ApiKey.extend({ key: z.string().describe('Shown once') });
 /** Every key of the mode at once (a handful): `has_more` is always false. */
 export const ApiKeyList = z.object({ object: z.literal('list'), data: z.array(ApiKey), has_more: z.literal(false) });
@@ -250,7 +324,7 @@ export const RecoverRequest = z
   .strict();
 
 export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
-  status: z.enum(['pending', 'succeeded', 'failed', 'skipped']).optional().describe('Only deliveries in this status'),
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status'),
   payment_id: z
     .string()
     .regex(/^pay_[0-9A-Za-z]{1,64}$/, 'must be a payment id')
@@ -258,40 +332,19 @@ export const ListDeliveriesQuery = listQuery('dlv', 'A delivery', {
     .describe("Only this payment's deliveries"),
 });
 
-export const Webhook = z.object({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.enum(PAYMENT_EVENTS)),
-  active: z.boolean(),
-  disabled_reason: z.string().nullable().describe('Why the service turned it off (a 410 from the receiver), if it did'),
-});
-export const WebhookWithSecret = Webhook.omit({ disabled_reason: true }).extend({ secret: z.string() });
+export const Webhook = WebhookViewSchema;
+export const WebhookWithSecret = WebhookSecretViewSchema;
 export const WebhookConfigured = z.object({ success: z.literal(true), webhook: WebhookWithSecret });
-export const WebhookListItem = Webhook.extend({ livemode: z.boolean(), created_at: z.string() });
+export const WebhookListItem = WebhookListItemViewSchema;
 export const WebhookList = z.object({
   object: z.literal('list'),
   data: z.array(WebhookListItem),
   /** Every configuration of the mode at once: always false. */
   has_more: z.literal(false),
 });
-export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'skipped']);
-export const DeliveryAttempt = z.object({
-  attempt: z.number(),
-  at: z.string(),
-  status_code: z.number().nullable(),
-  duration_ms: z.number(),
-  error: z.string().nullable(),
-  response_excerpt: z.string().nullable().describe("The first 1 KB of the receiver's answer"),
-});
-export const Delivery = z.object({
-  id: z.string(),
-  event: z.string(),
-  payment_id: z.string().nullable(),
-  status: DeliveryStatus,
-  created_at: z.string(),
-  next_attempt_at: z.string().nullable().describe("A pending delivery's next attempt, by the retry policy"),
-  attempts: z.array(DeliveryAttempt),
-});
+export const DeliveryStatus = DeliveryStatusSchema;
+export const DeliveryAttempt = DeliveryAttemptViewSchema;
+export const Delivery = DeliveryViewSchema;
 export const WebhookDeliveryList = z.object({ object: z.literal('list'), data: z.array(Delivery), has_more: z.boolean() });
 export const WebhookTestSent = z.object({ success: z.literal(true), delivery_id: z.string() });
 export const WebhookRecovered = z.object({ success: z.literal(true), delivery_ids: z.array(z.string()) });
@@ -323,7 +376,7 @@ const envelope = <E extends PaymentEvent>(event: E) =>
     sequence: z.number().int().describe("The payment's version: ignore an event whose sequence is lower than one you applied"),
     data:
       event === 'payment.test'
-        ? Payment.extend({ status: z.literal('test') }).describe('A sample payment whose status is "test"')
+        ? SamplePaymentViewSchema.describe('A sample payment whose status is "test"')
         : Payment.describe('The payment as it was right after this event'),
   });
 export const WEBHOOK_ENVELOPES = Object.fromEntries(PAYMENT_EVENTS.map((e) => [e, envelope(e)])) as Record<

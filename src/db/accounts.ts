@@ -1,3 +1,4 @@
+/** The account repository: accounts and their users (password hashes), and API keys (stored hashed). */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';

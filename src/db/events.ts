@@ -1,3 +1,4 @@
+/** The event repository: one event per history entry, for the Events API. */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';

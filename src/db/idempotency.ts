@@ -1,3 +1,4 @@
+/** The idempotency key repository: claims, stored answers, failed attempts and expired keys. */
 import type { Knex } from 'knex';
 import type { Scope } from '../domain/tenancy';
 

@@ -1,3 +1,4 @@
+/** The database connection (PostgreSQL, or embedded PGlite when DATABASE_URL is unset) and its migrations. */
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+/** Keyset pagination shared by every list: cursors, page size and the created range. */
 import type { Knex } from 'knex';
 
 /** A page of a list, newest first (Stripe's cursors: `starting_after` pages on, `ending_before` back). */

@@ -1,3 +1,4 @@
+/** The payment read model: the projection of workflow state, reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
 import { type HistoryEntry, type PaymentState, type PaymentStatus, withAmounts } from '../domain/payment';

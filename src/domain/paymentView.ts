@@ -1,11 +1,12 @@
+/** The payment as the API and webhooks show it, its sample for `payment.test`, and its lines in the Temporal UI. */
 import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
-import { PAYMENT_STATUSES, type PaymentEvent, type PaymentState, amountsOf, moneyOf } from './payment';
+import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from './payment';
 
 /**
- * The payment as the API and webhook `data` show it (PRODUCT.md part 2): amounts in major units.
- * The one description of that shape: the type, the response validation and the OpenAPI schema
- * (src/api/schemas.ts) all come from it.
+ * The payment as the API and webhook `data` show it: amounts in major units (docs/money.md).
+ * The one description of that shape: the type and the OpenAPI schema (src/api/schemas.ts) come
+ * from it, and the document's examples are checked against it (test/openapiExamples.test.ts).
  */
 export const PaymentViewSchema = z.object({
   id: z.string().describe('pay_ + ULID; also the Temporal workflow ID'),
@@ -66,10 +67,31 @@ export function details(s: PaymentState): string {
   return `**${s.status}** — ${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency}`;
 }
 
-/**
- * A webhook's body for one history entry (PRODUCT.md part 4). `sequence` is the payment's version,
- * so a receiver can ignore an event older than one it has applied.
- */
-export function webhookEnvelope(s: PaymentState, event: PaymentEvent, timestamp: string) {
-  return { event, payment_id: s.id, timestamp, sequence: s.version, data: paymentView(s) };
+/** The sample payment of `payment.test`: the payment's shape, with the status "test" so that no receiver mistakes it for a real one. */
+export const SamplePaymentViewSchema = PaymentViewSchema.extend({ status: z.literal('test') });
+export type SamplePaymentView = z.infer<typeof SamplePaymentViewSchema>;
+
+/** The one sample payment `payment.test` carries (docs/webhooks.md): 10.50 USD, nothing held, dated now. */
+export function samplePayment(livemode: boolean, now: string): SamplePaymentView {
+  return SamplePaymentViewSchema.parse({
+    id: 'pay_test',
+    object: 'payment',
+    amount: 10.5,
+    currency: 'USD',
+    platform_fee: 0,
+    amount_held: 0,
+    amount_released: 0,
+    amount_refunded: 0,
+    fee_collected: 0,
+    status: 'test',
+    payer_email: 'payer@example.com',
+    recipient_email: 'recipient@example.com',
+    description: 'Sample payment for payment.test',
+    metadata: {},
+    livemode,
+    deposit_deadline: now,
+    auto_release_after_seconds: null,
+    created_at: now,
+    updated_at: now,
+  });
 }

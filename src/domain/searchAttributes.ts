@@ -1,3 +1,4 @@
+/** The Temporal search attributes this service sets on its workflows. */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /** Search attributes kept current on every transition, so operators can find payments in the Temporal UI. */

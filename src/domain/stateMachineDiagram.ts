@@ -1,3 +1,4 @@
+/** The payment state machine drawn as a diagram for the docs. */
 import { INITIAL_STATUS, TERMINAL_STATUSES, TRANSITIONS } from './payment';
 
 /** The state machine as a Mermaid diagram, drawn from the transition table (docs/concepts.md). */

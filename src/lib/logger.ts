@@ -1,3 +1,4 @@
+/** The process logger (pino): JSON lines, or human-readable on a terminal. */
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 

@@ -1,3 +1,4 @@
+/** The Prometheus metrics of the API and the workers. */
 import http from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -1,3 +1,4 @@
+/** Ports: finding a free one, and listening on a configured one with a clear error when it is taken. */
 import net from 'node:net';
 
 /** A port nobody listens on right now (for dev servers, metrics endpoints and tests). */

@@ -1,3 +1,4 @@
+/** The deadline every Temporal call made for a request runs under. */
 import type { Client } from '@temporalio/client';
 
 /** Calls to Temporal from a request give up after this long (503), instead of gRPC's patient retries. */

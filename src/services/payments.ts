@@ -87,11 +87,6 @@ export interface TransitionCommand {
   amount?: { field: 'amount' | 'refund_amount'; value: number };
 }
 
-/** Runs recorded before the side-effects-as-activities patch answer the bare payment (already projected). */
-function outcomeOf(result: TransitionOutcome | PaymentState): { payment: PaymentState; entry?: HistoryEntry } {
-  return 'entry' in result ? result : { payment: result };
-}
-
 /** A new payment's money: its fee, nothing held yet. */
 const moneyFields = (platformFee: bigint) => ({
   platformFeeMinor: platformFee.toString(),
@@ -229,7 +224,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       // A retry may be asking about its own first attempt, which may have made the payment final.
       if (isTerminal(current.status) && !call.retry) throw refusal(action, current.status);
       const handle = temporal.workflow.getHandle(current.id);
-      let outcome: ReturnType<typeof outcomeOf>;
+      let outcome: TransitionOutcome;
       try {
         const request: ActionRequest = {
           resolution: command.resolution,
@@ -239,9 +234,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
           requestId: call.requestId,
         };
         // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
-        outcome = outcomeOf(
-          await within(call, () => handle.executeUpdate(actionUpdate(action), { args: [request], updateId: call.resourceId })),
-        );
+        outcome = await within(call, () => handle.executeUpdate(actionUpdate(action), { args: [request], updateId: call.resourceId }));
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message: it names the status and, when a timer was due, why.
@@ -255,9 +248,9 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         // The run closed meanwhile: a timer, or this very update in an earlier attempt, made it final.
         const first =
           call.retry && call.resourceId
-            ? await within(call, () => handle.getUpdateHandle<PaymentState>(call.resourceId!).result()).catch(() => undefined)
+            ? await within(call, () => handle.getUpdateHandle<TransitionOutcome>(call.resourceId!).result()).catch(() => undefined)
             : undefined;
-        if (first) return outcomeOf(first).payment;
+        if (first) return first.payment;
         const latest = await findPayment(db, scopeOf(call.principal), current.id);
         throw refusal(action, latest?.status ?? current.status);
       }

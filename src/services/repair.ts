@@ -8,7 +8,8 @@ import type { Config } from '../config';
 import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf, pendingReleaseSinceOf } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
-import { planDeliveries } from '../db/webhooks';
+import { envelope } from '../domain/webhookEnvelope';
+import { planDeliveries } from '../db/webhookDeliveries';
 import { deliveryRetry } from '../webhooks/retryPolicy';
 import { type RepairDecision, type RunStatus, repairDecision } from '../domain/repair';
 import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from '../db/payments';
@@ -77,14 +78,8 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
    */
   async function resumeDeliveries(payment: PaymentState, last: HistoryEntry | undefined): Promise<number> {
     if (last && last.seq === payment.version) {
-      const envelope = {
-        event: last.event,
-        payment_id: payment.id,
-        timestamp: last.at,
-        sequence: payment.version,
-        data: paymentView(payment),
-      };
-      await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, envelope, payment.version);
+      const body = envelope(last.event, last.at, paymentView(payment), payment.version);
+      await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, body, payment.version);
     }
     const pending = await db<{ id: string; payment_id: string; status: string }>('webhook_deliveries')
       .where({ payment_id: payment.id, status: 'pending' })

@@ -7,29 +7,34 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { type Config, webhookSecretKey } from '../config';
-import { PAYMENT_EVENTS, type PaymentState } from '../domain/payment';
-import { paymentView } from '../domain/paymentView';
+import { type DeliveryView, deliveryView } from '../domain/deliveryView';
+import { PAYMENT_EVENTS } from '../domain/payment';
+import { samplePayment } from '../domain/paymentView';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { type Scope } from '../domain/tenancy';
+import { envelope } from '../domain/webhookEnvelope';
 import {
-  type DeliveryFilter,
-  type WebhookRow,
+  type WebhookConfiguration,
   type WebhookWithSecret,
-  createSingleDelivery,
   createWebhook,
   deleteWebhook,
-  failedDeliveriesSince,
-  findDelivery,
   findWebhook,
   findWebhookWithDeleted,
-  getDelivery,
-  listDeliveries,
   listWebhooks,
-  prepareResend,
   rotateWebhookSecret,
   setWebhookActive,
-} from '../db/webhooks';
-import { deliveryRetry } from '../webhooks/retryPolicy';
+} from '../db/webhookConfigurations';
+import {
+  type DeliveryFilter,
+  type LoggedDelivery,
+  createSingleDelivery,
+  failedDeliveriesSince,
+  findDelivery,
+  getDelivery,
+  listDeliveries,
+  prepareResend,
+} from '../db/webhookDeliveries';
+import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhooks/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl } from '../webhooks/urlPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
 import { withinDeadline } from './deadline';
@@ -41,20 +46,24 @@ export interface WebhooksDeps {
   config: Config;
 }
 
-export type { WebhookRow, WebhookWithSecret };
+export type { WebhookConfiguration, WebhookWithSecret };
+
+/** A logged delivery as the API shows it, its next attempt by the retry policy. */
+const viewOf = (retry: DeliveryRetry, { delivery, attempts }: LoggedDelivery): DeliveryView =>
+  deliveryView(delivery, attempts, nextAttemptAt(retry, delivery.status, attempts.at(-1)));
 
 const badUrl = (message: string) => new InvalidInput([{ field: 'url', message }]);
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   const secretKey = () => webhookSecretKey(config);
 
-  async function load(scope: Scope, id: string): Promise<WebhookRow> {
+  async function load(scope: Scope, id: string): Promise<WebhookConfiguration> {
     const row = await findWebhook(db, scope, id);
     if (!row) throw new NotFound('webhook');
     return row;
   }
 
-  async function loadWithDeleted(scope: Scope, id: string): Promise<WebhookRow> {
+  async function loadWithDeleted(scope: Scope, id: string): Promise<WebhookConfiguration> {
     const row = await findWebhookWithDeleted(db, scope, id);
     if (!row) throw new NotFound('webhook');
     return row;
@@ -75,7 +84,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   }
 
   /** A new series of attempts for a logged delivery (same webhook-id), under the retry policy. */
-  async function resend(webhook: WebhookRow, deliveryId: string): Promise<void> {
+  async function resend(webhook: WebhookConfiguration, deliveryId: string): Promise<void> {
     const attemptBase = await prepareResend(db, deliveryId);
     await startDelivery(`resend_${deliveryId}_${ulid()}`, deliveryId, `resend of ${deliveryId} to ${webhook.url}`, attemptBase);
   }
@@ -105,36 +114,11 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       return row;
     },
 
-    /** Sends `payment.test` with a sample payment whose status is "test", so no receiver mistakes it for a real one. */
+    /** Sends `payment.test` with the sample payment, whose status is "test" so that no receiver mistakes it for a real one. */
     async sendTest(scope: Scope, id: string): Promise<string> {
       const row = await load(scope, id);
       const now = new Date().toISOString();
-      const sample: PaymentState = {
-        id: 'pay_test',
-        accountId: scope.accountId,
-        livemode: scope.livemode,
-        amountMinor: '1050',
-        amountExponent: 2,
-        currency: 'USD',
-        status: 'pending_deposit',
-        payerEmail: 'payer@example.com',
-        recipientEmail: 'recipient@example.com',
-        description: 'Sample payment for payment.test',
-        metadata: {},
-        depositDeadline: now,
-        autoReleaseAfterSeconds: null,
-        createdAt: now,
-        updatedAt: now,
-        version: 0,
-      };
-      const data = { ...paymentView(sample), status: 'test' };
-      const deliveryId = await createSingleDelivery(db, row.id, {
-        event: 'payment.test',
-        payment_id: data.id,
-        timestamp: now,
-        sequence: 0,
-        data,
-      });
+      const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
       await startDelivery(deliveryId, deliveryId, `payment.test to ${row.url}`);
       return deliveryId;
     },
@@ -159,22 +143,22 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     /** The delivery log, readable after the configuration's deletion too. */
     async deliveries(scope: Scope, id: string, filter: DeliveryFilter) {
       const row = await loadWithDeleted(scope, id);
-      const retry = deliveryRetry(config);
-      const page = await listDeliveries(db, row.id, filter, retry);
+      const page = await listDeliveries(db, row.id, filter);
       if ('cursorNotFound' in page)
         throw new InvalidInput([{ field: page.cursorNotFound, message: 'not a delivery of this configuration' }]);
-      return page;
+      const retry = deliveryRetry(config);
+      return { data: page.data.map((d) => viewOf(retry, d)), hasMore: page.hasMore };
     },
 
     async delivery(scope: Scope, id: string, deliveryId: string) {
       const row = await loadWithDeleted(scope, id);
-      const found = await getDelivery(db, row.id, deliveryId, deliveryRetry(config));
+      const found = await getDelivery(db, row.id, deliveryId);
       if (!found) throw new NotFound('delivery');
-      return found;
+      return viewOf(deliveryRetry(config), found);
     },
 
     /** On again (after a 410 or the failure window disabled it) or off; deliveries resume for new events. */
-    async setActive(scope: Scope, id: string, active: boolean): Promise<WebhookRow> {
+    async setActive(scope: Scope, id: string, active: boolean): Promise<WebhookConfiguration> {
       const row = await setWebhookActive(db, scope, id, active);
       if (!row) throw new NotFound('webhook');
       return row;

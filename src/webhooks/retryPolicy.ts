@@ -43,3 +43,12 @@ export function continuedRetry(retry: DeliveryRetry, made: number): { waitMs: nu
     retry: { ...retry, initialIntervalMs: intervalAfter(retry, made + 1), maximumAttempts: retry.maximumAttempts - made },
   };
 }
+
+/**
+ * When a pending delivery's next attempt is due by the retry policy, for the delivery log: the
+ * last attempt's time plus the wait after it; null when it is not pending or no attempt is left.
+ */
+export function nextAttemptAt(retry: DeliveryRetry, status: string, last: { attempt: number; at: Date } | undefined): Date | null {
+  if (status !== 'pending' || !last || last.attempt >= retry.maximumAttempts) return null;
+  return new Date(last.at.getTime() + intervalAfter(retry, last.attempt));
+}

@@ -1,3 +1,4 @@
+/** Webhook signatures: the X-Service-Signature HMAC and the Standard Webhooks headers, made and checked. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the configuration's secret (spec 6.2). */

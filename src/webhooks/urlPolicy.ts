@@ -1,3 +1,4 @@
+/** Which URLs a webhook may reach, checked by name and by resolved address, and the agent that connects only to checked ones. */
 import { BlockList, isIP } from 'node:net';
 import dns from 'node:dns';
 import { lookup } from 'node:dns/promises';

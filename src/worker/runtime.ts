@@ -1,3 +1,4 @@
+/** The Temporal runtime of a worker process: logging and Core's metrics. */
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import type { Logger } from '../lib/logger';
 import { setCoreMetricsUrl } from '../lib/metrics';

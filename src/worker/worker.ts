@@ -1,3 +1,4 @@
+/** The Temporal workers of one process: payments and webhook deliveries, each on its task queue. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker, type State } from '@temporalio/worker';

@@ -1,3 +1,7 @@
+/**
+ * The payment workflow, one run per payment: the state machine's messages (per-action updates, the
+ * legacy `transition` update and signal), its timers, and its side effects as activities.
+ */
 import {
   type ActivityOptions,
   ActivityCancellationType,
@@ -63,7 +67,8 @@ export interface PaymentWorkflowInput {
   resumed?: { history: HistoryEntry[]; pendingReleaseSince: number | null };
 }
 
-export interface TransitionRequest {
+/** What the `transition` update and signal carry: the action and its arguments, who asks and the request. */
+export interface TransitionMessage {
   action: ClientAction;
   resolution?: Resolution;
   /** A partial refund's amount, or a split's refund_amount: minor units as decimal text. */
@@ -73,17 +78,14 @@ export interface TransitionRequest {
   requestId?: string;
 }
 
-/**
- * What a transition update answers: the payment and the history entry the transition wrote. Runs
- * recorded before the `side-effects-as-activities` patch answered the bare payment.
- */
+/** What a transition update answers: the payment and the history entry the transition wrote. */
 export interface TransitionOutcome {
   payment: PaymentState;
   entry: HistoryEntry;
 }
 
 /** A client's request, as one of the per-action updates carries it (the action is the update's name). */
-export type ActionRequest = Omit<TransitionRequest, 'action'>;
+export type ActionRequest = Omit<TransitionMessage, 'action'>;
 
 /**
  * The validated, synchronous way in, one Workflow Update per action (`deposit`, `refund`, …), so
@@ -91,10 +93,14 @@ export type ActionRequest = Omit<TransitionRequest, 'action'>;
  * or a refusal.
  */
 export const actionUpdate = (action: ClientAction) => defineUpdate<TransitionOutcome, [ActionRequest]>(action);
-/** The one update every action used before the per-action updates; kept so that running payments keep working. */
-export const transitionUpdate = defineUpdate<TransitionOutcome | PaymentState, [TransitionRequest]>('transition');
+/**
+ * The one update every action used before the per-action updates; kept so that running payments
+ * keep working. It answers a `TransitionOutcome`; the bare payment is in answers recorded before
+ * the `side-effects-as-activities` patch only.
+ */
+export const transitionUpdate = defineUpdate<TransitionOutcome | PaymentState, [TransitionMessage]>('transition');
 /** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
-export const transitionSignal = defineSignal<[TransitionRequest]>('transition');
+export const transitionSignal = defineSignal<[TransitionMessage]>('transition');
 /**
  * Test clocks (test mode only): move this payment's clock forward, so that its deposit deadline or
  * auto-release comes due now, with the normal history entry and webhook. Time elsewhere is untouched.
@@ -185,7 +191,7 @@ class Payment {
   }
 
   /** The plan of the transition a client's request may take now, or a failure naming the current status or the field. */
-  transitionFor(req: TransitionRequest): Extract<TransitionPlan, { ok: true }> {
+  transitionFor(req: TransitionMessage): Extract<TransitionPlan, { ok: true }> {
     const amountMinor = req.amountMinor === undefined ? undefined : BigInt(req.amountMinor);
     const plan = planTransition(
       this.state,
@@ -261,14 +267,13 @@ class Payment {
   }
 
   /** A client's transition (update or signal): state first, side effects after, never awaited. */
-  async transition(req: TransitionRequest, plan: Extract<TransitionPlan, { ok: true }>): Promise<TransitionOutcome | PaymentState> {
+  async transition(req: TransitionMessage, plan: Extract<TransitionPlan, { ok: true }>): Promise<TransitionOutcome> {
     const outcome = this.apply(plan, req.actor, req.reason ?? null, req.requestId);
-    if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) {
-      this.publish(outcome, req.requestId);
-      return outcome;
-    }
-    await this.publishInline(outcome, req.requestId);
-    return outcome.payment;
+    if (patched(SIDE_EFFECTS_AS_ACTIVITIES)) this.publish(outcome, req.requestId);
+    // Runs recorded before the patch answered the bare payment here; an answer is no command, so
+    // replaying them is unaffected, and every update's answer is now the outcome.
+    else await this.publishInline(outcome, req.requestId);
+    return outcome;
   }
 
   /** A timer's transition; re-checked, since a message may have moved the payment meanwhile. */
@@ -436,9 +441,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     setHandler(
       actionUpdate(action),
       async (req) => {
+        // Awaited here, as before, so that the answer keeps its place among the commands (replay).
         const outcome = await payment.transition({ ...req, action }, payment.transitionFor({ ...req, action }));
-        // Only runs recorded before SIDE_EFFECTS_AS_ACTIVITIES answer a bare payment, and they never had these updates.
-        return 'entry' in outcome ? outcome : { payment: outcome, entry: payment.history[payment.history.length - 1] };
+        return outcome;
       },
       { validator: (req) => void payment.transitionFor({ ...req, action }) },
     );

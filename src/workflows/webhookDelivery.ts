@@ -1,3 +1,4 @@
+/** The webhook delivery workflow: deliveries outside a payment's run, and the activity options every delivery uses. */
 import { type ActivityOptions, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities, DeliveryOutcome, DeliveryRetry } from '../activities';
 import { continuedRetry } from '../webhooks/retryPolicy';

@@ -1,6 +1,7 @@
 /** The payment as the API and webhooks show it, its webhook envelope, and its lines in the Temporal UI. */
 import { describe, expect, it } from 'vitest';
-import { PaymentViewSchema, details, paymentView, summary, webhookEnvelope } from '../../src/domain/paymentView';
+import { PaymentViewSchema, details, paymentView, summary } from '../../src/domain/paymentView';
+import { envelope } from '../../src/domain/webhookEnvelope';
 import { paymentState } from './fixtures';
 
 const VIEW = {
@@ -106,11 +107,11 @@ describe('paymentView', () => {
   });
 });
 
-describe('webhookEnvelope', () => {
+describe('envelope', () => {
   it('is the event, the payment id, the time, the version as sequence and the view, in that order', () => {
     const state = paymentState({ status: 'in_custody', version: 2 });
-    const envelope = webhookEnvelope(state, 'payment.deposited', '2026-11-24T08:00:00.000Z');
-    expect(envelope).toStrictEqual({
+    const body = envelope('payment.deposited', '2026-11-24T08:00:00.000Z', paymentView(state), state.version);
+    expect(body).toStrictEqual({
       event: 'payment.deposited',
       payment_id: 'pay_01JD0000000000000000000000',
       timestamp: '2026-11-24T08:00:00.000Z',
@@ -118,7 +119,7 @@ describe('webhookEnvelope', () => {
       data: { ...VIEW, status: 'in_custody', amount_held: 125.5 },
     });
     // The body is signed as serialised: the key order is part of the contract.
-    expect(Object.keys(envelope)).toEqual(['event', 'payment_id', 'timestamp', 'sequence', 'data']);
+    expect(Object.keys(body)).toEqual(['event', 'payment_id', 'timestamp', 'sequence', 'data']);
   });
 });
 

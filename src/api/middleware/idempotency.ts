@@ -1,3 +1,4 @@
+/** The Idempotency-Key middleware: a retried POST replays the first answer instead of acting twice. */
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { scopeOf } from '../../domain/tenancy';

@@ -1,3 +1,4 @@
+/** The JSON body middleware: reads and parses a request body within the size limit. */
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import type { AppState } from '../context';

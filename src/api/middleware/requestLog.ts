@@ -1,3 +1,4 @@
+/** The request log middleware: request id, metrics, one log line per request, and the request's deadline. */
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../lib/logger';

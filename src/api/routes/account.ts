@@ -1,14 +1,8 @@
-import type { AccountsService, ApiKeyRecord } from '../../services/accounts';
+/** The API key routes (create, list, revoke): parse, call one use case, respond. */
+import { apiKeyView } from '../../domain/apiKeyView';
+import type { AccountsService } from '../../services/accounts';
 import { Routes } from '../registry';
 import { ApiKeyCreated, ApiKeyList, CreateApiKeyRequest, DeletedResponse } from '../schemas';
-
-const keyView = (k: ApiKeyRecord) => ({
-  id: k.id,
-  object: 'api_key' as const,
-  mode: k.livemode ? ('live' as const) : ('test' as const),
-  last4: k.last4,
-  created_at: k.created_at.toISOString(),
-});
 
 /**
  * API keys of the caller's account, within the caller's own mode like everything else: a test
@@ -33,7 +27,7 @@ export function apiKeyRoutes(accounts: AccountsService) {
       const { record, key } = await accounts.createApiKey(ctx.state.principal!, mode);
       ctx.state.responseHoldsSecret = true;
       ctx.status = 201;
-      ctx.body = { ...keyView(record), key };
+      ctx.body = { ...apiKeyView(record), key };
     },
   );
   routes.add(
@@ -45,7 +39,7 @@ export function apiKeyRoutes(accounts: AccountsService) {
       responses: { 200: { description: 'Keys (last four characters only)', schema: ApiKeyList } },
     },
     async (ctx) => {
-      ctx.body = { object: 'list', data: (await accounts.listApiKeys(ctx.state.principal!)).map(keyView), has_more: false };
+      ctx.body = { object: 'list', data: (await accounts.listApiKeys(ctx.state.principal!)).map(apiKeyView), has_more: false };
     },
   );
   routes.add(

@@ -1,3 +1,4 @@
+/** The Events API routes: list and read events. */
 import { scopeOf } from '../../domain/tenancy';
 import type { EventsService } from '../../services/events';
 import { Routes } from '../registry';

@@ -1,14 +1,14 @@
+/** The payment routes: create, list, read, history, and one route per client action. */
 import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
-import { isCurrency, toMinor } from '../../domain/money';
 import { paymentView } from '../../domain/paymentView';
 import { scopeOf } from '../../domain/tenancy';
 import type { NewPayment, PaymentsService, TransitionCommand } from '../../services/payments';
 import { callOf } from '../context';
-import { invalidRequest } from '../errors';
-import { fieldErrors, parse } from '../parse';
+import { parse } from '../parse';
 import { Routes } from '../registry';
 import {
   CreatePaymentRequest,
+  createPaymentBody,
   ListPaymentsQuery,
   Payment,
   PaymentHistory,
@@ -18,62 +18,6 @@ import {
   TransitionRequest,
   pageRequestOf,
 } from '../schemas';
-
-/**
- * The create body: the schema, plus what it cannot express alone (currency, amount precision and
- * maximum, distinct parties, a `__proto__` key). Every problem is reported at once, each naming its field.
- */
-function parseCreate(input: unknown, maxAmount: number): NewPayment {
-  const result = CreatePaymentRequest.safeParse(input);
-  const details = result.success ? [] : fieldErrors(result.error);
-  const failed = new Set(details.map((d) => d.field));
-  const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-  const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
-  let amountMinor = 0n;
-  let platformFeeMinor = 0n;
-  if (!failed.has('currency') && !isCurrency(currency)) {
-    details.push({ field: 'currency', message: `${String(raw.currency)} is not an ISO 4217 currency code` });
-  } else if (!failed.has('currency') && !failed.has('amount')) {
-    const parsed = toMinor(raw.amount as number, currency);
-    if (!parsed.ok) details.push({ field: 'amount', message: parsed.message });
-    else {
-      const max = toMinor(maxAmount, currency);
-      if (max.ok && parsed.minor > max.minor) details.push({ field: 'amount', message: `amount must not exceed ${maxAmount} ${currency}` });
-      amountMinor = parsed.minor;
-    }
-    if (raw.platform_fee !== undefined && !failed.has('platform_fee')) {
-      const fee = toMinor(raw.platform_fee as number, currency, { field: 'platform_fee', allowZero: true });
-      if (!fee.ok) details.push({ field: 'platform_fee', message: fee.message });
-      else if (parsed.ok && fee.minor > parsed.minor)
-        details.push({ field: 'platform_fee', message: 'platform_fee must not exceed amount' });
-      else platformFeeMinor = fee.minor;
-    }
-  }
-  // JSON.parse keeps a "__proto__" key, but an object built from it would drop it without a word.
-  if (typeof raw.metadata === 'object' && raw.metadata !== null && Object.hasOwn(raw.metadata, '__proto__')) {
-    details.push({ field: 'metadata.__proto__', message: '"__proto__" cannot be a metadata key' });
-  }
-  if (
-    !failed.has('payer_email') &&
-    !failed.has('recipient_email') &&
-    String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()
-  ) {
-    details.push({ field: 'recipient_email', message: 'recipient_email must differ from payer_email' });
-  }
-  if (!result.success || details.length) throw invalidRequest(details);
-  const body = result.data;
-  return {
-    amountMinor,
-    platformFeeMinor,
-    currency,
-    payerEmail: body.payer_email,
-    recipientEmail: body.recipient_email,
-    description: body.description,
-    metadata: body.metadata,
-    depositDeadlineSeconds: body.deposit_deadline_seconds,
-    autoReleaseAfterSeconds: body.auto_release_after_seconds,
-  };
-}
 
 /** A transition's body: refund may name an amount, resolve a resolution (and a split's refund_amount). */
 function transitionCommand(action: ClientAction, body: unknown): TransitionCommand {
@@ -98,6 +42,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
   const routes = new Routes({ prefix: '/api/v1', auth: true });
   routes.param('id', 'payment', 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it');
   const tag = 'Payments';
+  const createBody = createPaymentBody(maxAmount);
 
   routes.add<NewPayment>(
     {
@@ -105,7 +50,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
       path: '/payments',
       tag,
       summary: 'Create a payment (starts its workflow)',
-      body: { schema: CreatePaymentRequest, parse: (raw: unknown) => parseCreate(raw, maxAmount) },
+      body: { schema: CreatePaymentRequest, parse: (raw: unknown) => parse(createBody, raw) },
       responses: { 201: { description: 'The payment, status pending_deposit', schema: Payment } },
     },
     async (ctx, { body }) => {

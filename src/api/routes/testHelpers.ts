@@ -1,3 +1,4 @@
+/** The test helper routes: test clocks for test-mode payments. */
 import { paymentView } from '../../domain/paymentView';
 import type { PaymentsService } from '../../services/payments';
 import { callOf } from '../context';

@@ -1,5 +1,7 @@
+/** The webhook routes: configurations, secrets, test events, the delivery log, resend and recover. */
 import { scopeOf } from '../../domain/tenancy';
-import type { WebhookRow, WebhooksService, WebhookWithSecret } from '../../services/webhooks';
+import { webhookListItemView, webhookSecretView, webhookView } from '../../domain/webhookView';
+import type { WebhooksService } from '../../services/webhooks';
 import type { AppState } from '../context';
 import { Routes } from '../registry';
 import {
@@ -20,11 +22,8 @@ import {
   pageRequestOf,
 } from '../schemas';
 
-/** The configure and rotate answers: exactly the spec's fields (2.2), plus the secret. */
-const configuredView = (w: WebhookRow) => ({ id: w.id, url: w.url, events: w.events, active: w.active });
-const withSecret = (w: WebhookWithSecret) => ({ success: true, webhook: { ...configuredView(w), secret: w.secret } });
-const publicView = (w: WebhookRow) => ({ ...configuredView(w), disabled_reason: w.disabled_reason });
-const listedView = (w: WebhookRow) => ({ ...publicView(w), livemode: w.livemode, created_at: w.created_at.toISOString() });
+/** The configure and rotate answers: the configuration with its secret. */
+const withSecret = (w: Parameters<typeof webhookSecretView>[0]) => ({ success: true, webhook: webhookSecretView(w) });
 
 /** Parse, call one use case, respond. */
 export function webhookRoutes(webhooks: WebhooksService) {
@@ -61,7 +60,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
     },
     async (ctx) => {
       const rows = await webhooks.list(scope(ctx.state));
-      ctx.body = { object: 'list', data: rows.map(listedView), has_more: false };
+      ctx.body = { object: 'list', data: rows.map(webhookListItemView), has_more: false };
     },
   );
 
@@ -75,7 +74,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       responses: { 200: { description: 'The configuration', schema: WebhookListItem } },
     },
     async (ctx) => {
-      ctx.body = listedView(await webhooks.get(scope(ctx.state), ctx.params.id));
+      ctx.body = webhookListItemView(await webhooks.get(scope(ctx.state), ctx.params.id));
     },
   );
 
@@ -199,7 +198,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       responses: { 200: { description: 'The configuration', schema: Webhook } },
     },
     async (ctx, { body: { active } }) => {
-      ctx.body = publicView(await webhooks.setActive(scope(ctx.state), ctx.params.id, active));
+      ctx.body = webhookView(await webhooks.setActive(scope(ctx.state), ctx.params.id, active));
     },
   );
 

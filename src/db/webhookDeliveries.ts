@@ -1,0 +1,264 @@
+/**
+ * The webhook delivery repository: the deliveries an event owes, each attempt (with its custody
+ * trail leaf), the delivery log, and the failure window that disables a configuration.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import { webhookAttemptLeaf } from '../domain/audit';
+import type { AttemptFields, DELIVERY_STATUSES } from '../domain/deliveryView';
+import type { Scope } from '../domain/tenancy';
+import type { Envelope } from '../domain/webhookEnvelope';
+import { appendLeaf } from './audit';
+import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
+import { type WebhookWithSecret, subscribedWebhooks, webhookForSigning } from './webhookConfigurations';
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  payment_id: string | null;
+  event: string;
+  body: string;
+  status: (typeof DELIVERY_STATUSES)[number];
+  attempts: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One logged attempt, as stored. */
+export interface AttemptRow extends AttemptFields {
+  delivery_id: string;
+}
+
+/**
+ * Record one delivery per subscribed, active configuration. The id is derived from the payment,
+ * its version and the configuration, so a retried activity never records a delivery twice.
+ */
+export async function planDeliveries(
+  db: Knex,
+  scope: Scope,
+  envelope: Envelope,
+  version: number,
+): Promise<{ id: string; url: string; webhookId: string }[]> {
+  const hooks = await subscribedWebhooks(db, scope, envelope.event);
+  if (hooks.length === 0) return [];
+  const body = JSON.stringify(envelope);
+  const rows = hooks.map((h) => ({
+    id: `dlv_${createHash('sha256').update(`${envelope.payment_id}|${version}|${h.id}`).digest('hex').slice(0, 26)}`,
+    webhook_id: h.id,
+    payment_id: envelope.payment_id,
+    event: envelope.event,
+    body,
+  }));
+  await db('webhook_deliveries').insert(rows).onConflict('id').ignore();
+  return rows.map((r, i) => ({ id: r.id, url: hooks[i].url, webhookId: hooks[i].id }));
+}
+
+/** A delivery's status, the attempts logged and when the last was made (ms), or null when there is no such delivery. */
+export async function deliveryProgress(
+  db: Knex,
+  id: string,
+): Promise<{ status: string; attempts: number; lastAttemptAt: number | null } | null> {
+  const row = (await db('webhook_deliveries').where({ id }).first()) as { status: string } | undefined;
+  if (!row) return null;
+  const last = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('attempt as attempts').max('at as at').first()) as
+    { attempts: number | null; at: Date | null } | undefined;
+  return { status: row.status, attempts: last?.attempts ?? 0, lastAttemptAt: last?.at ? last.at.getTime() : null };
+}
+
+/** A delivery outside a payment's run (`payment.test`) to one configuration. */
+export async function createSingleDelivery(db: Knex, webhookId: string, envelope: Envelope): Promise<string> {
+  const id = `dlv_${ulid()}`;
+  await db('webhook_deliveries').insert({
+    id,
+    webhook_id: webhookId,
+    payment_id: envelope.payment_id,
+    event: envelope.event,
+    body: JSON.stringify(envelope),
+  });
+  return id;
+}
+
+/** A delivery and its configuration, with the configuration's secrets for signing. */
+export async function loadDelivery(
+  db: Knex,
+  id: string,
+  key: Buffer,
+): Promise<{ delivery: DeliveryRow; webhook: WebhookWithSecret } | undefined> {
+  const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
+  if (!delivery) return undefined;
+  const webhook = await webhookForSigning(db, delivery.webhook_id, key);
+  return webhook && { delivery, webhook };
+}
+
+/**
+ * Whether every attempt to this configuration has failed for at least `windowMs`: it has failed
+ * attempts that old, and none succeeded since the first of them.
+ */
+export async function failingSince(db: Knex, webhookId: string, windowMs: number): Promise<boolean> {
+  const row = await db('webhook_delivery_attempts as a')
+    .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .where('d.webhook_id', webhookId)
+    .select(
+      db.raw('max(a.at) filter (where a.status_code between 200 and 299) as last_success'),
+      db.raw('min(a.at) filter (where a.error is not null) as first_failure'),
+    )
+    .first();
+  const lastSuccess = row?.last_success as Date | null | undefined;
+  const firstFailure = row?.first_failure as Date | null | undefined;
+  if (!firstFailure) return false;
+  const failingFrom = lastSuccess
+    ? (
+        (await db('webhook_delivery_attempts as a')
+          .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+          .where('d.webhook_id', webhookId)
+          .whereNotNull('a.error')
+          .andWhere('a.at', '>', lastSuccess)
+          .min('a.at as at')
+          .first()) as { at: Date | null } | undefined
+      )?.at
+    : firstFailure;
+  return failingFrom != null && Date.now() - failingFrom.getTime() >= windowMs;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** The first 1 KB of the receiver's answer. */
+  excerpt?: string | null;
+}
+
+/** The custody trail's record of one attempt, in the attempt's own transaction. */
+async function appendAttemptLeaf(
+  trx: Knex.Transaction,
+  deliveryId: string,
+  a: AttemptRecord,
+  status: DeliveryRow['status'],
+): Promise<void> {
+  const row = await trx('webhook_deliveries as d')
+    .join('webhooks as w', 'w.id', 'd.webhook_id')
+    .where('d.id', deliveryId)
+    .first('d.payment_id', 'd.event', 'd.webhook_id', 'w.account_id', 'w.livemode');
+  if (!row) return;
+  await appendLeaf(
+    trx,
+    webhookAttemptLeaf({
+      deliveryId,
+      webhookId: row.webhook_id,
+      paymentId: row.payment_id,
+      accountId: row.account_id,
+      livemode: row.livemode,
+      event: row.event,
+      attempt: a.attempt,
+      at: a.at,
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
+      error: a.error,
+      outcome: status,
+    }),
+  );
+}
+
+export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('webhook_delivery_attempts')
+      .insert({
+        delivery_id: deliveryId,
+        attempt: a.attempt,
+        at: a.at,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+        response_excerpt: a.excerpt ?? null,
+      })
+      .onConflict(['delivery_id', 'attempt'])
+      .ignore();
+    await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, attempts: a.attempt, updated_at: new Date() });
+    await appendAttemptLeaf(trx, deliveryId, a, status);
+  });
+}
+
+export async function findDelivery(db: Knex, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db<DeliveryRow>('webhook_deliveries').where({ id, webhook_id: webhookId }).first();
+}
+
+/** Ready a delivery for a new series: pending again; answers the attempts already logged. */
+export async function prepareResend(db: Knex, id: string): Promise<number> {
+  const row = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('attempt as last').first()) as
+    { last: number | null } | undefined;
+  await db('webhook_deliveries').where({ id }).update({ status: 'pending', updated_at: new Date() });
+  return row?.last ?? 0;
+}
+
+/**
+ * Deliveries to recover: those that exhausted their attempts, and those still being retried after
+ * a failed attempt (their next retry may be hours away).
+ */
+export async function failedDeliveriesSince(db: Knex, webhookId: string, since: Date): Promise<string[]> {
+  return db('webhook_deliveries as d')
+    .where({ 'd.webhook_id': webhookId })
+    .andWhere('d.created_at', '>=', since)
+    .andWhere((w) =>
+      w
+        .where('d.status', 'failed')
+        .orWhere((p) =>
+          p
+            .where('d.status', 'pending')
+            .whereExists(
+              db('webhook_delivery_attempts as a').whereRaw(
+                'a.delivery_id = d.id and (a.status_code is null or a.status_code not between 200 and 299)',
+              ),
+            ),
+        ),
+    )
+    .orderBy('d.created_at')
+    .pluck('d.id');
+}
+
+export async function markDelivery(db: Knex, deliveryId: string, status: DeliveryRow['status']): Promise<void> {
+  await db('webhook_deliveries').where({ id: deliveryId }).update({ status, updated_at: new Date() });
+}
+
+export interface DeliveryFilter extends PageRequest, CreatedRange {
+  status?: DeliveryRow['status'];
+  paymentId?: string;
+}
+
+/** A delivery with its attempts, oldest first. */
+export interface LoggedDelivery {
+  delivery: DeliveryRow;
+  attempts: AttemptRow[];
+}
+
+/** A configuration's delivery log, newest first, each delivery with its attempts. */
+export async function listDeliveries(db: Knex, webhookId: string, filter: DeliveryFilter) {
+  const page = await pageOf<DeliveryRow>(
+    'webhook_deliveries',
+    () => db('webhook_deliveries').where({ webhook_id: webhookId }),
+    (q) => {
+      let filtered = filter.status ? q.andWhere('status', filter.status) : q;
+      if (filter.paymentId) filtered = filtered.andWhere('payment_id', filter.paymentId);
+      return withinCreated(filtered, filter);
+    },
+    filter,
+  );
+  if ('cursorNotFound' in page) return page;
+  return { data: await withAttempts(db, page.rows), hasMore: page.hasMore };
+}
+
+/** One delivery of a configuration, with its attempts. */
+export async function getDelivery(db: Knex, webhookId: string, id: string): Promise<LoggedDelivery | undefined> {
+  const row = await findDelivery(db, webhookId, id);
+  return row && (await withAttempts(db, [row]))[0];
+}
+
+async function withAttempts(db: Knex, rows: DeliveryRow[]): Promise<LoggedDelivery[]> {
+  const ids = rows.map((d) => d.id);
+  const attempts: AttemptRow[] = ids.length
+    ? await db('webhook_delivery_attempts').whereIn('delivery_id', ids).orderBy(['delivery_id', 'attempt'])
+    : [];
+  return rows.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.delivery_id === delivery.id) }));
+}
