@@ -47,6 +47,15 @@ describe('resend and recover', () => {
         'the resend',
       );
       expect(resent.body.event).toBe('payment.created');
+      // The receiver has it; recover sees it delivered once its attempt is recorded.
+      await eventually(
+        async () => {
+          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=succeeded`, { key })).body.data;
+          return list.some((d: { id: string }) => d.id === created.id) ? true : undefined;
+        },
+        20_000,
+        'the resend to be recorded',
+      );
 
       const all = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
       expect(all.status).toBe(202);
