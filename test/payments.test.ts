@@ -189,9 +189,14 @@ describe('payment lifecycle over HTTP', () => {
       const handle = own.client.workflow.getHandle(p.body.id);
       // The deposit and the due timer reach the next worker in the same workflow task.
       const deposit = handle.executeUpdate(transitionUpdate, { args: [{ action: 'deposit', actor: 'test' }] });
+      deposit.catch(() => undefined); // refused while the next worker starts: handled below
       const next = await startStack({ TEMPORAL_TASK_QUEUE: own.taskQueue });
       try {
-        await expect(deposit).rejects.toMatchObject({ cause: { message: expect.stringMatching(/deposit deadline has passed/) } });
+        // Usually both reach one task and the deadline is checked first; on a busy machine the timer's
+        // task may come first, and the deposit then meets a cancelled payment. Either way it loses.
+        await expect(deposit).rejects.toMatchObject({
+          cause: { message: expect.stringMatching(/deposit deadline has passed|status is cancelled/) },
+        });
         const final = await handle.result();
         expect(final.status).toBe('cancelled');
         expect((await handle.query(getHistoryQuery)).map((h) => h.action)).toEqual(['create', 'deadline']);
