@@ -9,14 +9,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createAccount } from '../../src/db/accounts';
 import { createDb, migrate } from '../../src/db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
-import { freePort } from '../../src/lib/net';
+import { freePort, freePortPair } from '../../src/lib/net';
 import { startDevServer } from '../../src/lib/temporalDevServer';
 import { answers, startChild } from './child';
 import { findDevServerPid } from './proc';
@@ -117,19 +116,6 @@ async function startDev(databaseUrl: string, log: (msg: string) => void): Promis
   }
 }
 
-/** A free port whose next port is free too (the cluster's two APIs listen on PORT and PORT+1). */
-async function freePair(): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(p + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (next) return p;
-  }
-}
-
 interface ClusterState {
   ready: boolean;
   apiUrls: string[];
@@ -149,7 +135,7 @@ async function startCluster(databaseUrl: string, log: (msg: string) => void): Pr
       ...process.env,
       ...APP_SETTINGS,
       DATABASE_URL: databaseUrl,
-      PORT: String(await freePair()),
+      PORT: String(await freePortPair()),
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
       STACK_DATA_DIR: dir,

@@ -4,11 +4,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import pg from 'pg';
 import { DEFAULT_TEST_DATABASE_URL } from '../../src/config';
-import { freePort } from '../../src/lib/net';
+import { freePort, freePortPair } from '../../src/lib/net';
 import { eventually } from '../helpers/stack';
 
 export interface StackState {
@@ -45,22 +44,9 @@ export async function freshDatabases(suffix: string): Promise<{ appDb: string; a
   return { appDb, appUrl: databaseUrl(appDb) };
 }
 
-/** Two free ports in a row (the APIs listen on PORT and PORT+1). */
-export async function freePair(): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(p + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (next) return p;
-  }
-}
-
 /** The ports stack:cluster publishes, every one free (a user's own stack may hold the defaults). */
 export const clusterPorts = async () => ({
-  PORT: String(await freePair()),
+  PORT: String(await freePortPair()),
   TEMPORAL_PORT: String(await freePort()),
   TEMPORAL_UI_PORT: String(await freePort()),
 });
