@@ -4,7 +4,8 @@
  *    (`src/bin/api.ts`), as `npm run worker` / `npm run api` run them;
  *  - `cluster`: `npm run stack:cluster` — docker-compose.yml's topology without containers: the
  *    Temporal server on PostgreSQL, two APIs and two workers (clients alternate between the APIs).
- * Both against DATABASE_URL's server, with a fresh account whose test key the clients use.
+ * Both against DATABASE_URL's server (the cluster in a database of its own, `<name>_cluster`), with a
+ * fresh account whose test key the clients use.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -129,12 +130,16 @@ async function startCluster(databaseUrl: string, log: (msg: string) => void): Pr
   const stateFile = path.join(dir, 'state.json');
   const outFile = path.join(dir, 'stack.log');
   const out = fs.openSync(outFile, 'w');
+  // A database of its own: the ledger check of the cluster's workers would ask its Temporal server
+  // about the dev server's payments.
+  const own = new URL(databaseUrl);
+  own.pathname = `${own.pathname.replace(/\/$/, '') || '/bench'}_cluster`;
   const stack = spawn('npm', ['run', '--silent', 'stack:cluster'], {
     cwd: ROOT,
     env: {
       ...process.env,
       ...APP_SETTINGS,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: own.toString(),
       PORT: String(await freePortPair()),
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
@@ -172,7 +177,7 @@ async function startCluster(databaseUrl: string, log: (msg: string) => void): Pr
       await new Promise((r) => setTimeout(r, 500));
       if (fs.existsSync(stateFile)) state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as ClusterState;
     }
-    const url = new URL(databaseUrl);
+    const url = new URL(own);
     url.pathname = `/${state.databases.app}`;
     const group = (prefix: string) =>
       Object.entries(state.processes)
