@@ -120,6 +120,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', namespace, '--log-level', 'error'];
+  // As deploy/temporal/dynamicconfig/production.yaml: the activity a workflow task schedules (a
+  // transition's publication) goes back to that worker with the task's answer (docs/capacity.md).
+  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   if (opts.dbFilename) {
