@@ -14,7 +14,8 @@ const duration = (fallback: string) =>
     .string()
     .default(fallback)
     .transform((text, ctx) => {
-      const value = ms(text.trim() as ms.StringValue);
+      // `ms` throws on an empty string rather than answering undefined: one message for both.
+      const value = text.trim() ? ms(text.trim() as ms.StringValue) : undefined;
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
         ctx.addIssue({ code: 'custom', message: `not a duration: "${text}" (use e.g. 250ms, 1 min, 2h)` });
         return z.NEVER;
