@@ -25,24 +25,36 @@ export function sampleProc(pid: number | 'self'): ProcSample {
   return out;
 }
 
+/** Every process on this machine, with its command name and parent (empty without /proc). */
+function processes(): { pid: number; name: string; ppid: number }[] {
+  const out: { pid: number; name: string; ppid: number }[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return out; // no /proc
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      out.push({ pid: Number(entry), name, ppid });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 /**
  * The dev server's pid: given by the stack when it spawned the CLI; otherwise (the SDK's own
  * download) the child of this process whose command name starts with "temporal".
  */
 export function findDevServerPid(known?: number): number | undefined {
   if (known) return known;
-  try {
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && name.startsWith('temporal')) return Number(entry);
-    }
-  } catch {
-    // no /proc
-  }
-  return undefined;
+  return processes().find((p) => p.ppid === process.pid && p.name.startsWith('temporal'))?.pid;
 }
 
 /**
@@ -55,21 +67,9 @@ export type ProcSet = 'self' | 'postgres' | number[];
 function pidsOf(set: ProcSet): (number | 'self')[] {
   if (set === 'self') return ['self'];
   if (set !== 'postgres') return set;
-  const out: number[] = [];
-  try {
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') out.push(Number(entry));
-      } catch {
-        // gone meanwhile
-      }
-    }
-  } catch {
-    // no /proc
-  }
-  return out;
+  return processes()
+    .filter((p) => p.name === 'postgres')
+    .map((p) => p.pid);
 }
 
 /** Peak RSS (summed over a set's pids) of each watched set while a phase runs, sampled every `everyMs`. */

@@ -17,8 +17,8 @@ import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/u
 
 export type AttemptResult =
   | { outcome: 'succeeded' | 'skipped' }
-  /** Not attempted: `ended` the delivery is no longer pending; `attempted` an attempt is already logged (a repeated first attempt). */
-  | { outcome: 'not-attempted'; reason: 'ended' | 'attempted'; status: string }
+  /** Not attempted (an attempt already logged for `first`, or the series ended): the delivery's status, for the caller to judge. */
+  | { outcome: 'not-attempted'; status: string }
   | { outcome: 'failed'; retryable: boolean; type: string; message: string };
 
 export interface AttemptOptions {
@@ -51,12 +51,12 @@ export async function attemptDelivery({ db, config, logger }: AttemptDeps, deliv
   const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
   if (!found) return { outcome: 'failed', retryable: false, type: 'DeliveryNotFound', message: `delivery ${deliveryId} not found` };
   const { delivery, webhook } = found;
-  if (o.only === 'first' && delivery.attempts > 0) return { outcome: 'not-attempted', reason: 'attempted', status: delivery.status };
+  if (o.only === 'first' && delivery.attempts > 0) return { outcome: 'not-attempted', status: delivery.status };
   const ended = o.only === 'pending' ? delivery.status !== 'pending' : o.only === 'unless-delivered' && delivery.status === 'succeeded';
   if (ended) {
     if (delivery.status === 'succeeded')
       logger.info({ delivery_id: deliveryId }, 'delivered meanwhile by a resend or recover; this series stops');
-    return { outcome: 'not-attempted', reason: 'ended', status: delivery.status };
+    return { outcome: 'not-attempted', status: delivery.status };
   }
   const attempt = o.attemptBase === 'logged' ? delivery.attempts + 1 : o.attemptBase + o.seriesAttempt;
   const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, attempt });
