@@ -4,6 +4,9 @@
  */
 
 import { data as iso4217 } from 'currency-codes';
+import { formatMinor, storedExponent } from './amountText';
+
+export { storedExponent };
 
 /**
  * ISO 4217 codes whose minor unit is "N.A.": metals, fund units, testing and "no currency". They
@@ -38,22 +41,6 @@ export function isCurrency(code: string): boolean {
 export function minorUnits(currency: string): number {
   const digits = MINOR_UNITS.get(currency);
   if (digits === undefined) throw new Error(`not an ISO 4217 currency: ${currency}`);
-  return digits;
-}
-
-const legacyExponents = new Map<string, number>();
-
-/**
- * The exponent a stored amount was taken with. Payments created before exponents were kept were
- * scaled by ICU (`Intl`), so theirs is ICU's: their minor units keep meaning what they meant.
- */
-export function storedExponent(amount: { currency: string; amountExponent?: number }): number {
-  if (amount.amountExponent !== undefined) return amount.amountExponent;
-  let digits = legacyExponents.get(amount.currency);
-  if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency: amount.currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    legacyExponents.set(amount.currency, digits);
-  }
   return digits;
 }
 
@@ -100,12 +87,7 @@ export function toMajor(minor: bigint | string, currency: string, exponent?: num
 
 /** Exact decimal text of a minor-unit amount, e.g. 1050n USD → "10.50". */
 export function formatMajor(minor: bigint, currency: string, exponent?: number): string {
-  const digits = exponent ?? minorUnits(currency);
-  const negative = minor < 0n;
-  const text = (negative ? -minor : minor).toString().padStart(digits + 1, '0');
-  const whole = text.slice(0, text.length - digits);
-  const fraction = text.slice(text.length - digits);
-  return (negative ? '-' : '') + (digits ? `${whole}.${fraction}` : whole);
+  return formatMinor(minor, exponent ?? minorUnits(currency));
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import { type Amounts, type MoneyEffect, type Movement, ZERO_AMOUNTS, isEmptyMovement, move } from './ledger';
-import { formatMajor, storedExponent } from './money';
+import { formatMinor, storedExponent } from './amountText';
 
 export const PAYMENT_STATUSES = [
   'pending_deposit',
@@ -226,7 +226,7 @@ export function planTransition(
   const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;
   const check = checkClientTransition(state, req.action, req.resolution, now, pendingReleaseSince, partial);
   if (!check.ok) return check;
-  const money = (text: bigint) => `${formatMajor(text, state.currency, storedExponent(state))} ${state.currency}`;
+  const money = (text: bigint) => `${formatMinor(text, storedExponent(state))} ${state.currency}`;
   if (req.amountMinor !== undefined) {
     if (req.action !== 'refund' && !isSplit) {
       return { ok: false, reason: 'invalid_amount', field: 'refund_amount', message: 'refund_amount is only for the split resolution' };

@@ -1,4 +1,4 @@
-/** The payment as the API and webhooks show it, its sample for `payment.test`, and its lines in the Temporal UI. */
+/** The payment as the API and webhooks show it, and its sample for `payment.test`. */
 import { z } from 'zod';
 import { storedExponent, toMajor } from './money';
 import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from './payment';
@@ -55,16 +55,6 @@ export function paymentView(s: PaymentState): PaymentView {
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
-}
-
-/** One line for the Temporal UI's summary: the amount in major units, the currency and both parties. */
-export function summary(s: PaymentState): string {
-  return `${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency} from ${s.payerEmail} to ${s.recipientEmail}`;
-}
-
-/** The payment's current details in the Temporal UI: its status and amount. */
-export function details(s: PaymentState): string {
-  return `**${s.status}** — ${toMajor(s.amountMinor, s.currency, storedExponent(s))} ${s.currency}`;
 }
 
 /** The sample payment of `payment.test`: the payment's shape, with the status "test" so that no receiver mistakes it for a real one. */

@@ -18,7 +18,7 @@ import {
   creationEntry,
   isTerminal,
 } from '../domain/payment';
-import { summary } from '../domain/paymentView';
+import { summary } from '../domain/paymentSummary';
 import {
   AccountIdKey,
   LivemodeKey,

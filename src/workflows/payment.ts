@@ -49,7 +49,7 @@ import {
   TIMER_SUMMARIES,
   timerDelayMs,
 } from '../domain/payment';
-import { details } from '../domain/paymentView';
+import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { continuedRetry } from '../webhooks/retryPolicy';
 import { deliveryActivityOptions, webhookDeliveryWorkflow } from './webhookDelivery';

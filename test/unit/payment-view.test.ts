@@ -1,6 +1,7 @@
 /** The payment as the API and webhooks show it, its webhook envelope, and its lines in the Temporal UI. */
 import { describe, expect, it } from 'vitest';
-import { PaymentViewSchema, details, paymentView, summary } from '../../src/domain/paymentView';
+import { PaymentViewSchema, paymentView } from '../../src/domain/paymentView';
+import { details, summary } from '../../src/domain/paymentSummary';
 import { envelope } from '../../src/domain/webhookEnvelope';
 import { paymentState } from './fixtures';
 
