@@ -11,7 +11,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { creationEntry } from '../src/domain/payment';
-import { projectPayment } from '../src/db/payments';
+import { projectPayment } from '../src/db/projection';
 import { createDb, migrate } from '../src/db/knex';
 import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
 import { registry } from '../src/lib/metrics';

@@ -5,13 +5,14 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import { auditSigningKey, type Config } from '../config';
+import { auditSigningKey, type Config, webhookSecretKey } from '../config';
 import { AuditLogInconsistent, signTreeHead } from '../db/audit';
 import { signEd25519 } from '../lib/ed25519';
 import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
 import { envelope } from '../domain/webhookEnvelope';
-import { projectPayment } from '../db/payments';
+import { type PlannedDelivery, projectAndPlan, projectPayment } from '../db/projection';
+import { openForSigning } from '../db/webhookConfigurations';
 import { ledgerReport, verifyLedger } from '../db/ledger';
 import { queryOrUndefined } from '../lib/workflowQuery';
 import { isDataRefusal } from '../db/errors';
@@ -67,19 +68,14 @@ export const INLINE_ATTEMPT_MAX_TIMEOUT_MS = 30_000;
 export function createActivities({ db, config, logger }: ActivityDeps) {
   /**
    * Project the payment and its history entry into the read model, the ledger and the trail, and
-   * record the webhook deliveries the entry owes, in one transaction (idempotent, versioned). Data
-   * PostgreSQL refuses can never succeed: not retryable.
+   * record the webhook deliveries the entry owes, in one statement (src/db/projection.ts:
+   * idempotent, versioned). Data PostgreSQL refuses can never succeed: not retryable.
    */
-  async function projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
+  async function project(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<PlannedDelivery[]> {
     const body = envelope(entry.event, entry.at, paymentView(state), state.version);
-    let deliveries: DeliveryTarget[];
+    let planned: PlannedDelivery[];
     try {
-      deliveries = await db.transaction(async (trx) => {
-        const planned = await planDeliveries(trx, { accountId: state.accountId, livemode: state.livemode }, body, state.version);
-        // The read model and the ledger last: the ledger's balance rows are shared, so they are held until commit only.
-        await projectPayment(trx, state, entry);
-        return planned;
-      });
+      planned = await projectAndPlan(db, state, entry, body);
     } catch (err) {
       if (isDataRefusal(err))
         throw ApplicationFailure.nonRetryable(`PostgreSQL refused the payment: ${(err as Error).message}`, 'ProjectionRefused');
@@ -90,6 +86,12 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       { request_id: requestId, payment_id: state.id, event: entry.event, status: state.status, version: state.version },
       'payment transition recorded',
     );
+    return planned;
+  }
+
+  /** The plan the workflow reads: each delivery with its receiver, and how to run the rest. */
+  const planOf = (planned: PlannedDelivery[]): DeliveryPlan => {
+    const deliveries = planned.map((d) => ({ id: d.delivery.id, url: d.webhook.url, webhookId: d.webhook.id }));
     return {
       deliveryIds: deliveries.map((d) => d.id),
       deliveries,
@@ -97,36 +99,46 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
       taskQueue: webhookTaskQueue(config),
       handoffAfterMs: config.WEBHOOK_HANDOFF_AFTER,
     };
-  }
+  };
 
   /**
-   * The first attempt of one delivery, inline: never throws (a database error leaves the delivery to
-   * the workflow's series, which re-checks it), and never repeats an attempt already logged.
+   * The first attempt of one delivery, inline, with the rows the projection's statement returned:
+   * never throws (an error leaves the delivery to the workflow's series, which re-checks it), and
+   * never repeats an attempt already logged.
    */
-  async function firstAttempt(deliveryId: string, retry: DeliveryRetry): Promise<FirstAttempt> {
+  async function firstAttempt({ delivery, webhook }: PlannedDelivery, retry: DeliveryRetry): Promise<FirstAttempt> {
     if (retry.timeoutMs > INLINE_ATTEMPT_MAX_TIMEOUT_MS) return 'deliver';
     try {
-      const result = await attemptDelivery({ db, config, logger }, deliveryId, {
-        timeoutMs: retry.timeoutMs,
-        seriesAttempt: 1,
-        maximumAttempts: retry.maximumAttempts,
-        attemptBase: 0,
-        only: 'first',
-      });
+      const loaded = { delivery, webhook: await openForSigning(db, webhook, webhookSecretKey(config)) };
+      const result = await attemptDelivery(
+        { db, config, logger },
+        delivery.id,
+        {
+          timeoutMs: retry.timeoutMs,
+          seriesAttempt: 1,
+          maximumAttempts: retry.maximumAttempts,
+          attemptBase: 0,
+          only: 'first',
+        },
+        loaded,
+      );
       if (result.outcome === 'failed') {
-        if (!result.retryable) logger.warn({ delivery_id: deliveryId, error: result.message }, 'webhook delivery failed for good');
+        if (!result.retryable) logger.warn({ delivery_id: delivery.id, error: result.message }, 'webhook delivery failed for good');
         return result.retryable && retry.maximumAttempts > 1 ? 'retry' : 'done';
       }
       if (result.outcome === 'not-attempted') return result.status === 'pending' ? 'retry' : 'done';
       return 'done';
     } catch (err) {
-      logger.warn({ delivery_id: deliveryId, err }, 'inline first delivery attempt not made; the retry series takes it');
+      logger.warn({ delivery_id: delivery.id, err }, 'inline first delivery attempt not made; the retry series takes it');
       return 'retry';
     }
   }
 
   return {
-    projectTransition,
+    /** Before FIRST_DELIVERY_INLINE: the projection and the plan; every attempt a delivery activity. */
+    async projectTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
+      return planOf(await project(state, entry, requestId));
+    },
 
     /**
      * A transition's publication in one activity (docs/webhooks.md): the projection, then the first
@@ -134,10 +146,10 @@ export function createActivities({ db, config, logger }: ActivityDeps) {
      * workflow's to continue under the webhook retry policy, same delivery id, attempts carried over.
      */
     async publishTransition(state: PaymentState, entry: HistoryEntry, requestId?: string): Promise<DeliveryPlan> {
-      const plan = await projectTransition(state, entry, requestId);
-      const targets = plan.deliveries ?? [];
-      const outcomes = await Promise.all(targets.map((t) => firstAttempt(t.id, plan.retry)));
-      return { ...plan, firstAttempts: Object.fromEntries(targets.map((t, i) => [t.id, outcomes[i]])) };
+      const planned = await project(state, entry, requestId);
+      const plan = planOf(planned);
+      const outcomes = await Promise.all(planned.map((d) => firstAttempt(d, plan.retry)));
+      return { ...plan, firstAttempts: Object.fromEntries(planned.map((d, i) => [d.delivery.id, outcomes[i]])) };
     },
 
     /**

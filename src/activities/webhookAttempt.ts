@@ -9,7 +9,7 @@ import ms from 'ms';
 import { webhookSecretKey, type Config } from '../config';
 import { answerError, statusAfterAttempt } from '../domain/deliveryAttempt';
 import { disableWebhook } from '../db/webhookConfigurations';
-import { failingSince, loadDelivery, markDelivery, recordAttempt } from '../db/webhookDeliveries';
+import { type LoadedDelivery, failingSince, loadDelivery, markDelivery, recordAttempt } from '../db/webhookDeliveries';
 import type { Logger } from '../lib/logger';
 import { webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
@@ -47,8 +47,17 @@ export interface AttemptDeps {
   logger: Logger;
 }
 
-export async function attemptDelivery({ db, config, logger }: AttemptDeps, deliveryId: string, o: AttemptOptions): Promise<AttemptResult> {
-  const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
+/**
+ * `loaded`: the delivery and its configuration as the caller already has them (a publication's
+ * plan); otherwise they are read.
+ */
+export async function attemptDelivery(
+  { db, config, logger }: AttemptDeps,
+  deliveryId: string,
+  o: AttemptOptions,
+  loaded?: LoadedDelivery,
+): Promise<AttemptResult> {
+  const found = loaded ?? (await loadDelivery(db, deliveryId, webhookSecretKey(config)));
   if (!found) return { outcome: 'failed', retryable: false, type: 'DeliveryNotFound', message: `delivery ${deliveryId} not found` };
   const { delivery, webhook } = found;
   if (o.only === 'first' && delivery.attempts > 0) return { outcome: 'not-attempted', status: delivery.status };
@@ -70,7 +79,7 @@ export async function attemptDelivery({ db, config, logger }: AttemptDeps, deliv
   const at = new Date(started);
   /** A URL the rules forbid: one recorded attempt, no retries. */
   const refuse = async (reason: string, durationMs: number): Promise<AttemptResult> => {
-    await recordAttempt(db, deliveryId, { attempt, at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
+    await recordAttempt(db, found, { attempt, at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
     webhookDeliveries.inc({ outcome: 'refused' });
     return { outcome: 'failed', retryable: false, type: 'WebhookUrlRefused', message: reason };
   };
@@ -125,7 +134,7 @@ export async function attemptDelivery({ db, config, logger }: AttemptDeps, deliv
   const finalStatus = statusAfterAttempt(Boolean(error), o.seriesAttempt, o.maximumAttempts);
   // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
   if (statusCode === 410) {
-    await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
+    await recordAttempt(db, found, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
     await disableWebhook(db, webhook.id, 'the receiver answered HTTP 410 Gone');
     log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: the receiver answered 410');
     return {
@@ -135,7 +144,7 @@ export async function attemptDelivery({ db, config, logger }: AttemptDeps, deliv
       message: 'the receiver answered HTTP 410 Gone; configuration disabled',
     };
   }
-  await recordAttempt(db, deliveryId, { attempt, at, statusCode, durationMs, error, excerpt }, finalStatus);
+  await recordAttempt(db, found, { attempt, at, statusCode, durationMs, error, excerpt }, finalStatus);
   // Every delivery failing for WEBHOOK_DISABLE_AFTER: the endpoint is off until re-enabled.
   if (error && (await failingSince(db, webhook.id, config.WEBHOOK_DISABLE_AFTER))) {
     await disableWebhook(db, webhook.id, `every delivery failed for ${ms(config.WEBHOOK_DISABLE_AFTER, { long: true })}`);

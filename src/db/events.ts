@@ -1,8 +1,8 @@
-/** The event repository: one event per history entry, for the Events API. */
+/** The event repository: one event per history entry (written by src/db/projection.ts), for the Events API. */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
-import { type PaymentView, paymentView } from '../domain/paymentView';
+import type { PaymentEvent } from '../domain/payment';
+import type { PaymentView } from '../domain/paymentView';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
@@ -20,23 +20,6 @@ export interface EventRecord {
 /** Derived from the payment and its version, so every writer of one event writes one row. */
 export function eventId(paymentId: string, sequence: number): string {
   return `evt_${createHash('sha256').update(`${paymentId}|${sequence}`).digest('hex').slice(0, 26)}`;
-}
-
-/** Record the event a history entry emitted (idempotent). Inside the projection's transaction. */
-export async function recordEvent(trx: Knex | Knex.Transaction, state: PaymentState, entry: HistoryEntry): Promise<void> {
-  await trx('events')
-    .insert({
-      id: eventId(state.id, entry.seq),
-      account_id: state.accountId,
-      livemode: state.livemode,
-      payment_id: state.id,
-      type: entry.event,
-      sequence: entry.seq,
-      data: JSON.stringify(paymentView(state)),
-      created_at: new Date(entry.at),
-    })
-    .onConflict('id')
-    .ignore();
 }
 
 export interface EventFilter extends PageRequest, CreatedRange {

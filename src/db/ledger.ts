@@ -1,23 +1,13 @@
 /**
  * The ledger's repository (docs/money.md): one immutable entry per movement, its postings, and the
- * balances kept beside them in the same transaction; the queries `ledger:verify` checks them with.
+ * balances kept beside them (all written by the projection's statement, src/db/projection.ts); the
+ * queries `ledger:verify` checks them with.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import {
-  type EntryType,
-  type LedgerAccount,
-  type PaymentMoneyRecord,
-  LEDGER_ACCOUNTS,
-  entryTypeOf,
-  paymentMoneyViolations,
-  postingsOf,
-} from '../domain/ledger';
-import { type HistoryEntry, type PaymentState, type PaymentStatus, amountsOf, isTerminal, movementOf } from '../domain/payment';
-import { storedExponent } from '../domain/money';
+import { type EntryType, type LedgerAccount, type PaymentMoneyRecord, LEDGER_ACCOUNTS, paymentMoneyViolations } from '../domain/ledger';
+import { type PaymentState, type PaymentStatus, amountsOf, isTerminal } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
-import { ledgerEntryLeaf } from '../domain/audit';
-import { appendLeaf } from './audit';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** Derived from the payment and its version, so every writer of one movement writes one entry. */
@@ -36,50 +26,6 @@ export interface LedgerEntryRecord {
   type: EntryType;
   created_at: Date;
   postings: { ledger_account: LedgerAccount; amount_minor: bigint }[];
-}
-
-/**
- * Record the movement a history entry made, inside the caller's transaction (the read model's).
- * Idempotent: an entry already written (a retried projection, the API's own write) is not written
- * again, and its balances are not moved twice.
- */
-export async function recordLedgerEntry(trx: Knex.Transaction, state: PaymentState, entry: HistoryEntry): Promise<void> {
-  if (!entry.movement) return;
-  const movement = movementOf(entry.movement);
-  const postings = postingsOf(movement);
-  const id = ledgerEntryId(state.id, entry.seq);
-  const exponent = storedExponent(state);
-  const scope = { account_id: state.accountId, livemode: state.livemode, currency: state.currency, exponent };
-  const inserted = await trx('ledger_entries')
-    .insert({ id, payment_id: state.id, version: entry.seq, ...scope, type: entryTypeOf(movement), created_at: new Date(entry.at) })
-    .onConflict('id')
-    .ignore()
-    .returning('id');
-  if (inserted.length === 0) return;
-  await trx('ledger_postings').insert(
-    postings.map((p) => ({ entry_id: id, ledger_account: p.account, amount_minor: p.amount.toString() })),
-  );
-  // The custody trail records the entry in this same transaction (docs/audit.md).
-  await appendLeaf(
-    trx,
-    ledgerEntryLeaf({
-      entryId: id,
-      paymentId: state.id,
-      accountId: state.accountId,
-      livemode: state.livemode,
-      version: entry.seq,
-      type: entryTypeOf(movement),
-      currency: state.currency,
-      exponent,
-      at: entry.at,
-      postings,
-    }),
-  );
-  // In the table's account order, so that two transactions never wait on each other's rows crosswise.
-  await trx('ledger_balances')
-    .insert(postings.map((p) => ({ ...scope, ledger_account: p.account, balance_minor: p.amount.toString() })))
-    .onConflict(['account_id', 'livemode', 'currency', 'exponent', 'ledger_account'])
-    .merge({ balance_minor: trx.raw('ledger_balances.balance_minor + excluded.balance_minor') });
 }
 
 /** The caller's balances, per currency and exponent and ledger account, as kept (no scan of postings). */

@@ -1,12 +1,8 @@
-/** The payment read model: the projection of workflow state, reads and lists, and the payment's history. */
+/** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
 import { storedExponent } from '../domain/money';
-import { type HistoryEntry, type PaymentState, type PaymentStatus, withAmounts } from '../domain/payment';
+import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
-import { transitionLeaf } from '../domain/audit';
-import { appendLeaf } from './audit';
-import { recordEvent } from './events';
-import { recordLedgerEntry } from './ledger';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** Every field of the payment, once: the row's columns are these, in snake_case. */
@@ -49,7 +45,19 @@ type PaymentRow = {
       : Exclude<PaymentState[K], undefined>;
 };
 
-function toRow(s: PaymentState): PaymentRow {
+/** The row's columns, in `FIELDS` order; and those a later version of the payment changes. */
+export const PAYMENT_COLUMNS = Object.keys(FIELDS).map(column);
+export const PAYMENT_PROJECTED_COLUMNS = [
+  'status',
+  'updated_at',
+  'version',
+  'held_minor',
+  'released_minor',
+  'refunded_minor',
+  'fee_collected_minor',
+] as const satisfies readonly (keyof PaymentRow)[];
+
+export function toRow(s: PaymentState): PaymentRow {
   const row: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS) as (keyof PaymentState)[]) {
     row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
@@ -68,47 +76,6 @@ function fromRow(r: PaymentRow): PaymentState {
   }
   state.metadata ??= {};
   return state as unknown as PaymentState;
-}
-
-/**
- * Project a payment and one history entry into the read model. Idempotent and monotonic: the row
- * only moves to a higher version, so a late or repeated write never moves it backwards.
- */
-export async function projectPayment(db: Knex | Knex.Transaction, payment: PaymentState, entry: HistoryEntry): Promise<void> {
-  // A payment made before the ledger has its amounts derived from its status.
-  const state = withAmounts(payment);
-  const row = { ...toRow(state), metadata: JSON.stringify(state.metadata) };
-  const write = async (trx: Knex.Transaction) => {
-    await trx('payments')
-      .insert(row)
-      .onConflict('id')
-      .merge(['status', 'updated_at', 'version', 'held_minor', 'released_minor', 'refunded_minor', 'fee_collected_minor'])
-      // Only durable states are written (the workflow after its task, the API after Temporal's
-      // answer), so the same version is the same state: rewriting it is harmless, and a row never
-      // keeps a status the workflow did not make durable at that version.
-      .where('payments.version', '<=', state.version);
-    await trx('payment_events')
-      .insert({
-        payment_id: state.id,
-        seq: entry.seq,
-        action: entry.action,
-        from_status: entry.from,
-        to_status: entry.to,
-        event: entry.event,
-        actor: entry.actor,
-        reason: entry.reason,
-        at: new Date(entry.at),
-      })
-      .onConflict(['payment_id', 'seq'])
-      .ignore();
-    await recordEvent(trx, state, entry);
-    // The custody trail records the transition in this same transaction (idempotent by version).
-    await appendLeaf(trx, transitionLeaf(state, entry));
-    // Last: the balance rows it moves are shared by the account's payments, so hold them briefly.
-    await recordLedgerEntry(trx, state, entry);
-  };
-  // Inside the caller's transaction when it has one.
-  await (db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write));
 }
 
 export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentState | undefined> {

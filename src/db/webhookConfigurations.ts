@@ -33,7 +33,7 @@ export type WebhookWithSecret = WebhookConfiguration & {
  * `secret_sealed`. `secret` holds a clear secret only for rows written before encryption, until
  * `sealClearSecret` seals it (the first delivery after the upgrade does).
  */
-interface StoredWebhook extends WebhookConfiguration {
+export interface StoredWebhook extends WebhookConfiguration {
   secret: string | null;
   secret_sealed: string | null;
   previous_secret_sealed: string | null;
@@ -112,7 +112,14 @@ export async function subscribedWebhooks(db: Knex, scope: Scope, event: PaymentE
  */
 export async function webhookForSigning(db: Knex, id: string, key: Buffer): Promise<WebhookWithSecret | undefined> {
   const row = await db<StoredWebhook>('webhooks').where({ id }).first();
-  if (!row) return undefined;
+  return row && openForSigning(db, row, key);
+}
+
+/**
+ * A stored row (as read by the caller) with its secrets opened for signing: the previous one too
+ * during a rotation's overlap. A clear secret left from before encryption is sealed first.
+ */
+export async function openForSigning(db: Knex, row: StoredWebhook, key: Buffer): Promise<WebhookWithSecret> {
   await sealClearSecret(db, row, key);
   const signing = { ...withoutSecret(row), secret: reveal(row, key) };
   const overlapping = row.previous_secret_sealed && row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > Date.now();

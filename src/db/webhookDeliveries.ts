@@ -9,7 +9,7 @@ import { webhookAttemptLeaf } from '../domain/audit';
 import type { AttemptFields, DELIVERY_STATUSES } from '../domain/deliveryView';
 import type { Scope } from '../domain/tenancy';
 import type { Envelope } from '../domain/webhookEnvelope';
-import { appendLeaf } from './audit';
+import { leafHash } from '../domain/merkle';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 import { type WebhookWithSecret, subscribedWebhooks, webhookForSigning } from './webhookConfigurations';
 
@@ -30,10 +30,24 @@ export interface AttemptRow extends AttemptFields {
   delivery_id: string;
 }
 
+export const DELIVERY_ID_PREFIX = 'dlv_';
+/** A derived delivery id keeps this many hex characters of its SHA-256. */
+export const DELIVERY_ID_HEX_CHARS = 26;
+/** What a derived delivery id hashes: the payment, its version and the configuration. */
+export const deliveryIdSeed = (paymentId: string, version: number, webhookId: string) => `${paymentId}|${version}|${webhookId}`;
+
 /**
- * Record one delivery per subscribed, active configuration. The id is derived from the payment,
- * its version and the configuration, so a retried activity never records a delivery twice.
+ * The id of the delivery of a payment's version to a configuration, the same for every writer (the
+ * projection's statement derives it in SQL, src/db/projection.ts), so a retry never records one twice.
  */
+export function deliveryId(paymentId: string, version: number, webhookId: string): string {
+  const hash = createHash('sha256')
+    .update(deliveryIdSeed(paymentId, version, webhookId))
+    .digest('hex');
+  return `${DELIVERY_ID_PREFIX}${hash.slice(0, DELIVERY_ID_HEX_CHARS)}`;
+}
+
+/** Record one delivery per subscribed, active configuration (ids by `deliveryId`). */
 export async function planDeliveries(
   db: Knex,
   scope: Scope,
@@ -44,7 +58,7 @@ export async function planDeliveries(
   if (hooks.length === 0) return [];
   const body = JSON.stringify(envelope);
   const rows = hooks.map((h) => ({
-    id: `dlv_${createHash('sha256').update(`${envelope.payment_id}|${version}|${h.id}`).digest('hex').slice(0, 26)}`,
+    id: deliveryId(envelope.payment_id, version, h.id),
     webhook_id: h.id,
     payment_id: envelope.payment_id,
     event: envelope.event,
@@ -79,12 +93,13 @@ export async function createSingleDelivery(db: Knex, webhookId: string, envelope
   return id;
 }
 
-/** A delivery and its configuration, with the configuration's secrets for signing. */
-export async function loadDelivery(
-  db: Knex,
-  id: string,
-  key: Buffer,
-): Promise<{ delivery: DeliveryRow; webhook: WebhookWithSecret } | undefined> {
+/** A delivery as an attempt needs it, and its configuration with the secrets for signing. */
+export interface LoadedDelivery {
+  delivery: Pick<DeliveryRow, 'id' | 'webhook_id' | 'payment_id' | 'event' | 'body' | 'status' | 'attempts'>;
+  webhook: WebhookWithSecret;
+}
+
+export async function loadDelivery(db: Knex, id: string, key: Buffer): Promise<LoadedDelivery | undefined> {
   const delivery = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
   if (!delivery) return undefined;
   const webhook = await webhookForSigning(db, delivery.webhook_id, key);
@@ -131,54 +146,63 @@ export interface AttemptRecord {
   excerpt?: string | null;
 }
 
-/** The custody trail's record of one attempt, in the attempt's own transaction. */
-async function appendAttemptLeaf(
-  trx: Knex.Transaction,
-  deliveryId: string,
-  a: AttemptRecord,
-  status: DeliveryRow['status'],
-): Promise<void> {
-  const row = await trx('webhook_deliveries as d')
-    .join('webhooks as w', 'w.id', 'd.webhook_id')
-    .where('d.id', deliveryId)
-    .first('d.payment_id', 'd.event', 'd.webhook_id', 'w.account_id', 'w.livemode');
-  if (!row) return;
-  await appendLeaf(
-    trx,
-    webhookAttemptLeaf({
-      deliveryId,
-      webhookId: row.webhook_id,
-      paymentId: row.payment_id,
-      accountId: row.account_id,
-      livemode: row.livemode,
-      event: row.event,
-      attempt: a.attempt,
-      at: a.at,
-      statusCode: a.statusCode,
-      durationMs: a.durationMs,
-      error: a.error,
-      outcome: status,
-    }),
-  );
+/** The delivery an attempt is for, and its configuration's account and mode (for the trail's leaf). */
+export interface AttemptTarget {
+  delivery: Pick<DeliveryRow, 'id' | 'payment_id' | 'event' | 'webhook_id'>;
+  webhook: { account_id: string; livemode: boolean };
 }
 
-export async function recordAttempt(db: Knex, deliveryId: string, a: AttemptRecord, status: DeliveryRow['status']): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('webhook_delivery_attempts')
-      .insert({
-        delivery_id: deliveryId,
-        attempt: a.attempt,
-        at: a.at,
-        status_code: a.statusCode,
-        duration_ms: a.durationMs,
-        error: a.error,
-        response_excerpt: a.excerpt ?? null,
-      })
-      .onConflict(['delivery_id', 'attempt'])
-      .ignore();
-    await trx('webhook_deliveries').where({ id: deliveryId }).update({ status, attempts: a.attempt, updated_at: new Date() });
-    await appendAttemptLeaf(trx, deliveryId, a, status);
+/**
+ * Log one attempt, leave the delivery's status and count, and append the attempt's custody trail
+ * leaf, in one statement. A repeated attempt number is logged once; the leaf is idempotent by its key.
+ */
+export async function recordAttempt(db: Knex, { delivery, webhook }: AttemptTarget, a: AttemptRecord, status: DeliveryRow['status']) {
+  const leaf = webhookAttemptLeaf({
+    deliveryId: delivery.id,
+    webhookId: delivery.webhook_id,
+    paymentId: delivery.payment_id,
+    accountId: webhook.account_id,
+    livemode: webhook.livemode,
+    event: delivery.event,
+    attempt: a.attempt,
+    at: a.at,
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    error: a.error,
+    outcome: status,
   });
+  await db.raw(
+    `WITH attempt AS (
+      INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING 1
+    ), delivery AS (
+      UPDATE webhook_deliveries SET status = ?, attempts = ?, updated_at = ? WHERE id = ? RETURNING id
+    )
+    INSERT INTO audit_leaves (entry_key, kind, payment_id, account_id, livemode, leaf, leaf_hash)
+    SELECT ?, ?, ?, ?, ?, ?, ? FROM delivery
+    ON CONFLICT (entry_key) DO NOTHING`,
+    [
+      delivery.id,
+      a.attempt,
+      a.at,
+      a.statusCode,
+      a.durationMs,
+      a.error,
+      a.excerpt ?? null,
+      status,
+      a.attempt,
+      new Date(),
+      delivery.id,
+      leaf.entryKey,
+      leaf.kind,
+      leaf.paymentId,
+      leaf.accountId,
+      leaf.livemode,
+      leaf.leaf,
+      leafHash(leaf.leaf),
+    ],
+  );
 }
 
 export async function findDelivery(db: Knex, webhookId: string, id: string): Promise<DeliveryRow | undefined> {

@@ -30,7 +30,8 @@ import {
   RecordKindKey,
 } from '../domain/searchAttributes';
 import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
-import { type ListFilter, findPayment, listPaymentEvents, listPayments, projectPayment } from '../db/payments';
+import { type ListFilter, findPayment, listPaymentEvents, listPayments } from '../db/payments';
+import { projectPayment } from '../db/projection';
 import type { Logger } from '../lib/logger';
 import {
   INVALID_AMOUNT,

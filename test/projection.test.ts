@@ -1,0 +1,76 @@
+/**
+ * The projection's one statement (src/db/projection.ts): each row written once however often it
+ * runs, even by concurrent writers (the API and the workflow project every transition), and the
+ * deliveries it plans named as the TypeScript rule names them.
+ */
+import { describe, expect, it } from 'vitest';
+import { movementRecord, type HistoryEntry, type PaymentState } from '../src/domain/payment';
+import { paymentView } from '../src/domain/paymentView';
+import { envelope } from '../src/domain/webhookEnvelope';
+import { projectAndPlan, projectPayment } from '../src/db/projection';
+import { deliveryId, recordAttempt } from '../src/db/webhookDeliveries';
+import { configureWebhook, samplePaymentState } from './helpers/webhooks';
+import { useAccount, useStack } from './helpers/stack';
+
+/** A deposit of the whole amount at version 2: one ledger entry with two postings. */
+function deposited(accountId: string): { state: PaymentState; entry: HistoryEntry } {
+  const created = samplePaymentState(accountId, { amountExponent: 2 });
+  const at = new Date().toISOString();
+  const state: PaymentState = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: '1000' };
+  const entry: HistoryEntry = {
+    seq: 2,
+    action: 'deposit',
+    from: 'pending_deposit',
+    to: 'in_custody',
+    event: 'payment.deposited',
+    actor: 'test',
+    reason: null,
+    at,
+    movement: movementRecord({ deposited: 1000n, refunded: 0n, released: 0n, fee: 0n }),
+  };
+  return { state, entry };
+}
+
+describe('the projection statement', () => {
+  const stack = useStack();
+  const acct = useAccount(stack);
+
+  it('writes each row once and moves the balances once, with eight writers at the same time', async () => {
+    const { state, entry } = deposited(acct.account_id);
+    await Promise.all(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry)));
+    await projectPayment(stack.db, state, entry); // and once more, after them
+
+    const count = async (table: string, where: Record<string, unknown>) =>
+      Number((await stack.db(table).where(where).count({ n: '*' }).first())!.n);
+    expect(await count('payment_events', { payment_id: state.id })).toBe(1);
+    expect(await count('events', { payment_id: state.id })).toBe(1);
+    expect(await count('ledger_entries', { payment_id: state.id })).toBe(1);
+    expect(await count('audit_leaves', { payment_id: state.id })).toBe(2); // the transition and the ledger entry
+    const balances = await stack.db('ledger_balances').where({ account_id: acct.account_id, livemode: false }).orderBy('ledger_account');
+    expect(balances.map((b: { ledger_account: string; balance_minor: string }) => [b.ledger_account, String(b.balance_minor)])).toEqual([
+      ['custody', '1000'],
+      ['payer_deposits', '-1000'],
+    ]);
+    const row = await stack.db('payments').where({ id: state.id }).first();
+    expect([row.status, row.version, String(row.held_minor)]).toEqual(['in_custody', 2, '1000']);
+  });
+
+  it('plans one delivery per subscribed configuration, with the id deliveryId() derives; a retry finds its logged attempts', async () => {
+    const hook = await configureWebhook(stack, acct.test_api_key, 'http://127.0.0.1:9/hook');
+    const { state, entry } = deposited(acct.account_id);
+    const body = envelope(entry.event, entry.at, paymentView(state), state.version);
+
+    const first = await projectAndPlan(stack.db, state, entry, body);
+    expect(first.map((p) => [p.delivery.id, p.delivery.status, p.delivery.attempts, p.webhook.url])).toEqual([
+      [deliveryId(state.id, state.version, hook.id), 'pending', 0, 'http://127.0.0.1:9/hook'],
+    ]);
+    expect(JSON.parse(first[0].delivery.body)).toEqual(body);
+    const stored = await stack.db('webhook_deliveries').where({ payment_id: state.id });
+    expect(stored.map((d: { id: string; body: string }) => [d.id, d.body])).toEqual([[first[0].delivery.id, first[0].delivery.body]]);
+
+    await recordAttempt(stack.db, first[0], { attempt: 1, at: new Date(), statusCode: 503, durationMs: 3, error: 'HTTP 503' }, 'pending');
+    const retried = await projectAndPlan(stack.db, state, entry, body);
+    expect(retried.map((p) => [p.delivery.id, p.delivery.status, p.delivery.attempts])).toEqual([[first[0].delivery.id, 'pending', 1]]);
+    expect(await stack.db('webhook_deliveries').where({ payment_id: state.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+  });
+});
