@@ -1,7 +1,7 @@
 /**
  * The projection's one statement (src/db/projection.ts): each row written once however often it
- * runs, even by concurrent writers (the API and the workflow project every transition), and the
- * deliveries it plans named as the TypeScript rule names them.
+ * runs, never an error for concurrent writers (the API and the workflow project every transition
+ * at the same moment), and the deliveries it plans named as the TypeScript rule names them.
  */
 import { describe, expect, it } from 'vitest';
 import { movementRecord, type HistoryEntry, type PaymentState } from '../src/domain/payment';
@@ -53,6 +53,19 @@ describe('the projection statement', () => {
     ]);
     const row = await stack.db('payments').where({ id: state.id }).first();
     expect([row.status, row.version, String(row.held_minor)]).toEqual(['in_custody', 2, '1000']);
+  });
+
+  it('never fails a writer that loses a race on a table with two unique indexes (events, ledger entries): 100 rounds of eight', async () => {
+    // A conflict target names the only arbiter; the loser then hit the other unique index with a
+    // unique violation (23505), which the publication treats as data refused for good: its
+    // deliveries were never planned. Measured before the fix: 37 failed writers in 300 rounds of three.
+    const failures: unknown[] = [];
+    for (let round = 0; round < 100; round++) {
+      const { state, entry } = deposited(acct.account_id);
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry)));
+      failures.push(...results.filter((r) => r.status === 'rejected').map((r) => (r).reason));
+    }
+    expect(failures.map((e) => String(e).slice(-120))).toEqual([]);
   });
 
   it('plans one delivery per subscribed configuration, with the id deliveryId() derives; a retry finds its logged attempts', async () => {

@@ -8,6 +8,11 @@
  * webhookDeliveries.ts), kept here in SQL: every row is idempotent by its natural key, the row only
  * moves to a higher version, and the ledger's postings, balances and leaf are written only by the
  * statement that wrote the entry, so a retried or concurrent projection never moves a balance twice.
+ *
+ * `ON CONFLICT DO NOTHING` names no constraint on purpose: a named one is the only arbiter, and a
+ * concurrent writer's row then fails the table's other unique index (events and ledger entries have
+ * two) with a unique violation instead of being skipped. The API and the workflow write every
+ * transition at the same moment, so that race is common (test/projection.test.ts).
  */
 import type { Knex } from 'knex';
 import { ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
@@ -62,12 +67,12 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
     `history AS (
       INSERT INTO payment_events (payment_id, seq, action, from_status, to_status, event, actor, reason, at)
       VALUES (${b.list([state.id, entry.seq, entry.action, entry.from, entry.to, entry.event, entry.actor, entry.reason, new Date(entry.at)])})
-      ON CONFLICT (payment_id, seq) DO NOTHING RETURNING 1)`,
+      ON CONFLICT DO NOTHING RETURNING 1)`,
     `event AS (
       INSERT INTO events (id, account_id, livemode, payment_id, type, sequence, data, created_at)
       VALUES (${b.list([eventId(state.id, entry.seq), state.accountId, state.livemode, state.id, entry.event, entry.seq])},
         ${b.add(JSON.stringify(paymentView(state)), 'jsonb')}, ${b.add(new Date(entry.at))})
-      ON CONFLICT (id) DO NOTHING RETURNING 1)`,
+      ON CONFLICT DO NOTHING RETURNING 1)`,
   ];
   const leaves = [{ leaf: transitionLeaf(state, entry), ofLedgerEntry: false }];
   if (entry.movement) {
@@ -79,7 +84,7 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
     ctes.push(`ledger_entry AS (
         INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at)
         VALUES (${b.list([id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, type, new Date(entry.at)])})
-        ON CONFLICT (id) DO NOTHING RETURNING id)`);
+        ON CONFLICT DO NOTHING RETURNING id)`);
     // In the table's account order, so that two writers never wait on each other's balance rows crosswise.
     const postingRows = postings.map((p, i) => `(${b.add(p.account, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i})`).join(', ');
     ctes.push(
@@ -128,7 +133,7 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
     FROM (VALUES ${leafRows}) AS l(ord, entry_key, kind, payment_id, account_id, livemode, leaf, leaf_hash, of_ledger_entry)
     WHERE NOT l.of_ledger_entry${entry.movement ? ' OR EXISTS (SELECT 1 FROM ledger_entry)' : ''}
     ORDER BY l.ord
-    ON CONFLICT (entry_key) DO NOTHING RETURNING 1)`);
+    ON CONFLICT DO NOTHING RETURNING 1)`);
   return ctes;
 }
 
@@ -169,7 +174,7 @@ export async function projectAndPlan(
       INSERT INTO webhook_deliveries (id, webhook_id, payment_id, event, body)
       SELECT hook.delivery_id, hook.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')}, ${b.add(body, 'text')}
       FROM hook ORDER BY hook.created_at, hook.id
-      ON CONFLICT (id) DO NOTHING RETURNING 1)`,
+      ON CONFLICT DO NOTHING RETURNING 1)`,
   );
   // The statement's snapshot predates its own inserts: a delivery found here was recorded by an earlier try.
   type Row = StoredWebhook & { delivery_id: string; delivery_status: string | null; delivery_attempts: number | null };

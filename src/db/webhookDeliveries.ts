@@ -175,13 +175,13 @@ export async function recordAttempt(db: Knex, { delivery, webhook }: AttemptTarg
     `WITH attempt AS (
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
       VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING 1
+      ON CONFLICT DO NOTHING RETURNING 1
     ), delivery AS (
       UPDATE webhook_deliveries SET status = ?, attempts = ?, updated_at = ? WHERE id = ? RETURNING id
     )
     INSERT INTO audit_leaves (entry_key, kind, payment_id, account_id, livemode, leaf, leaf_hash)
     SELECT ?, ?, ?, ?, ?, ?, ? FROM delivery
-    ON CONFLICT (entry_key) DO NOTHING`,
+    ON CONFLICT DO NOTHING`,
     [
       delivery.id,
       a.attempt,
