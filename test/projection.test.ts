@@ -63,7 +63,7 @@ describe('the projection statement', () => {
     for (let round = 0; round < 100; round++) {
       const { state, entry } = deposited(acct.account_id);
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry)));
-      failures.push(...results.filter((r) => r.status === 'rejected').map((r) => (r).reason));
+      failures.push(...results.filter((r) => r.status === 'rejected').map((r) => r.reason));
     }
     expect(failures.map((e) => String(e).slice(-120))).toEqual([]);
   });
