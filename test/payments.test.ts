@@ -98,7 +98,7 @@ describe('payment lifecycle over HTTP', () => {
   });
 
   it('every action from every status: allowed ones succeed, the rest are 409 naming the status', async () => {
-    // The oracle is PRODUCT.md part 2, written out here, not the module the service runs on.
+    // The oracle is the state machine of README.md ("Payments"), written out here, not the module the service runs on.
     const ALLOWED: Record<string, PaymentStatus> = {
       'pending_deposit deposit': 'in_custody',
       'pending_deposit cancel': 'cancelled',

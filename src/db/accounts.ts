@@ -99,7 +99,7 @@ export async function findUserById(db: Knex, id: string): Promise<UserRecord | u
 
 export class EmailTakenError extends Error {}
 
-/** An account with one user and one test and one live key (PRODUCT.md part 3). */
+/** An account with one user and one test and one live key (README.md, "Commands": `admin create-account`). */
 export async function createAccount(db: Knex, email: string, password: string) {
   const passwordHash = await hashPassword(password);
   return db.transaction(async (trx) => {

@@ -13,7 +13,7 @@ export type Claim =
 
 /** Longer than any request can run (Temporal calls give up after 10 s). */
 export const STALE_CLAIM_MS = 60_000;
-/** Keys live 24 hours (PRODUCT.md part 5): an older key is a new key. */
+/** Keys live 24 hours (README.md, "Errors and limits"): an older key is a new key. */
 export const KEY_TTL_HOURS = 24;
 
 /**

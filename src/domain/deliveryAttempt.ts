@@ -1,5 +1,5 @@
 /**
- * How one webhook delivery attempt is judged (PRODUCT.md part 4): a 2xx answer succeeds; any other
+ * How one webhook delivery attempt is judged (docs/webhooks.md, "Retries"): a 2xx answer succeeds; any other
  * answer, or none, fails it, and the delivery stays pending while the retry policy has attempts left.
  */
 

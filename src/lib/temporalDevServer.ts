@@ -1,5 +1,5 @@
 /**
- * Find the real Temporal CLI and run its dev server (PRODUCT.md part 6). Used by `npm start` and by
+ * Find the real Temporal CLI and run its dev server (README.md, "The Temporal CLI"). Used by `npm start` and by
  * the test suite, so both run against the same real server.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

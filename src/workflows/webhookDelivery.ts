@@ -35,7 +35,7 @@ export function deliveryActivityOptions(retry: DeliveryRetry): ActivityOptions {
 /**
  * One webhook delivery outside a payment's run: `payment.test`, a resend, a recovery (and, for
  * payments recorded before side-effects-as-activities, every delivery). A single activity under
- * Temporal's retry policy (PRODUCT.md part 4: initial 1 min, coefficient 5, max interval 2 h,
+ * Temporal's retry policy (docs/webhooks.md, "Retries": initial 1 min, coefficient 5, max interval 2 h,
  * 5 attempts).
  */
 export async function webhookDeliveryWorkflow({
