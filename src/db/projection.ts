@@ -13,6 +13,11 @@
  * concurrent writer's row then fails the table's other unique index (events and ledger entries have
  * two) with a unique violation instead of being skipped. The API and the workflow write every
  * transition at the same moment, so that race is common (test/projection.test.ts).
+ *
+ * Lock order: every writer of a projection goes through `projectionCtes`, so every writer takes the
+ * same rows in the same order (PostgreSQL runs the CTEs in an order fixed by the statement's shape)
+ * and two writers never wait on each other crosswise. A caller must not lock a payment's or a
+ * balance's row itself before projecting inside its own transaction.
  */
 import type { Knex } from 'knex';
 import { ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
@@ -85,7 +90,7 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
         INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at)
         VALUES (${b.list([id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, type, new Date(entry.at)])})
         ON CONFLICT DO NOTHING RETURNING id)`);
-    // In the table's account order, so that two writers never wait on each other's balance rows crosswise.
+    // In LEDGER_ACCOUNTS order (postingsOf's), the same for every writer, so that balance rows are never taken crosswise.
     const postingRows = postings.map((p, i) => `(${b.add(p.account, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i})`).join(', ');
     ctes.push(
       `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(account, amount, ord))`,
