@@ -4,7 +4,7 @@
  */
 
 import { data as iso4217 } from 'currency-codes';
-import { formatMinor, storedExponent } from './amountText';
+import { formatMinor, majorOf, storedExponent } from './amountText';
 
 export { storedExponent };
 
@@ -82,7 +82,7 @@ export function fractionDigitsMessage(currency: string, digits: number): string 
  * `exponent`: the one stored with the amount, so that a table update never rescales it.
  */
 export function toMajor(minor: bigint | string, currency: string, exponent?: number): number {
-  return Number(formatMajor(BigInt(minor), currency, exponent));
+  return majorOf(minor, exponent ?? minorUnits(currency));
 }
 
 /** Exact decimal text of a minor-unit amount, e.g. 1050n USD → "10.50". */
