@@ -3,14 +3,19 @@
  * runs, never an error for concurrent writers (the API and the workflow project every transition
  * at the same moment), and the deliveries it plans named as the TypeScript rule names them.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { movementRecord, type HistoryEntry, type PaymentState } from '../src/domain/payment';
 import { paymentView } from '../src/domain/paymentView';
 import { envelope } from '../src/domain/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
-import { deliveryId, recordAttempt } from '../src/db/webhookDeliveries';
+import { recordAttempt } from '../src/db/webhookDeliveries';
 import { configureWebhook, samplePaymentState } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
+
+/** The delivery id rule (src/db/projection.ts), written out here: `dlv_` and 26 hex characters of SHA-256 of payment|version|configuration. */
+const deliveryId = (paymentId: string, version: number, webhookId: string) =>
+  `dlv_${createHash('sha256').update(`${paymentId}|${version}|${webhookId}`).digest('hex').slice(0, 26)}`;
 
 /** A deposit of the whole amount at version 2: one ledger entry with two postings. */
 function deposited(accountId: string): { state: PaymentState; entry: HistoryEntry } {
@@ -68,7 +73,7 @@ describe('the projection statement', () => {
     expect(failures.map((e) => String(e).slice(-120))).toEqual([]);
   });
 
-  it('plans one delivery per subscribed configuration, with the id deliveryId() derives; a retry finds its logged attempts', async () => {
+  it('plans one delivery per subscribed configuration, with the id the rule derives; a retry finds its logged attempts', async () => {
     const hook = await configureWebhook(stack, acct.test_api_key, 'http://127.0.0.1:9/hook');
     const { state, entry } = deposited(acct.account_id);
     const body = envelope(entry.event, entry.at, paymentView(state), state.version);

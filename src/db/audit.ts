@@ -34,19 +34,32 @@ export const SEQUENCE_BATCH = 5000;
  * records. Idempotent by the leaf's natural key. Takes no lock a concurrent writer waits on.
  */
 export async function appendLeaf(db: Db, leaf: AuditLeaf): Promise<void> {
-  await db('audit_leaves')
-    .insert({
-      entry_key: leaf.entryKey,
-      kind: leaf.kind,
-      payment_id: leaf.paymentId,
-      account_id: leaf.accountId,
-      livemode: leaf.livemode,
-      leaf: leaf.leaf,
-      leaf_hash: leafHash(leaf.leaf),
-    })
-    .onConflict('entry_key')
-    .ignore();
+  await db('audit_leaves').insert(leafRow(leaf)).onConflict('entry_key').ignore();
 }
+
+/** A leaf as its `audit_leaves` row is written (every writer's, the one-statement ones too): its hash beside it. */
+export function leafRow(leaf: AuditLeaf) {
+  return {
+    entry_key: leaf.entryKey,
+    kind: leaf.kind,
+    payment_id: leaf.paymentId,
+    account_id: leaf.accountId,
+    livemode: leaf.livemode,
+    leaf: leaf.leaf,
+    leaf_hash: leafHash(leaf.leaf),
+  };
+}
+
+/** The row's columns in `leafRow`'s order, with the type each takes as a bound parameter. */
+export const LEAF_COLUMNS = [
+  ['entry_key', 'text'],
+  ['kind', 'text'],
+  ['payment_id', 'text'],
+  ['account_id', 'text'],
+  ['livemode', 'boolean'],
+  ['leaf', 'text'],
+  ['leaf_hash', 'bytea'],
+] as const satisfies readonly (readonly [keyof ReturnType<typeof leafRow>, string])[];
 
 export async function treeSize(db: Db): Promise<number> {
   const row = await db('audit_leaves').max({ max: 'leaf_index' }).first();

@@ -4,10 +4,11 @@
  * leaves and, for the workflow's publication, the deliveries the event owes. One statement is one
  * round trip and atomic on its own; it replaced about a dozen (docs/benchmarks.md).
  *
- * The rules are those of each repository (src/db/payments.ts, ledger.ts, events.ts, audit.ts,
- * webhookDeliveries.ts), kept here in SQL: every row is idempotent by its natural key, the row only
- * moves to a higher version, and the ledger's postings, balances and leaf are written only by the
- * statement that wrote the entry, so a retried or concurrent projection never moves a balance twice.
+ * The rules are those of each repository (src/db/payments.ts, ledger.ts, events.ts, audit.ts),
+ * kept here in SQL with the deliveries' own (one per subscribed, active configuration, its id
+ * derived): every row is idempotent by its natural key, the row only moves to a higher version,
+ * and the ledger's postings, balances and leaf are written only by the statement that wrote the
+ * entry, so a retried or concurrent projection never moves a balance twice.
  *
  * `ON CONFLICT DO NOTHING` names no constraint on purpose: a named one is the only arbiter, and a
  * concurrent writer's row then fails the table's other unique index (events and ledger entries have
@@ -21,17 +22,19 @@
  */
 import type { Knex } from 'knex';
 import { ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
+import { LEAF_COLUMNS } from './audit';
+import { Bindings, leafValues } from './statement';
 import { entryTypeOf, postingsOf } from '../domain/ledger';
 import { storedExponent } from '../domain/money';
 import { type HistoryEntry, type PaymentState, movementOf, withAmounts } from '../domain/payment';
 import { paymentView } from '../domain/paymentView';
+import type { Scope } from '../domain/tenancy';
 import type { Envelope } from '../domain/webhookEnvelope';
-import { leafHash } from '../domain/merkle';
 import { eventId } from './events';
 import { ledgerEntryId } from './ledger';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments';
 import type { StoredWebhook } from './webhookConfigurations';
-import { DELIVERY_ID_PREFIX, DELIVERY_ID_HEX_CHARS, type LoadedDelivery, deliveryIdSeed } from './webhookDeliveries';
+import type { LoadedDelivery } from './webhookDeliveries';
 
 /**
  * A delivery the publication recorded, as an attempt needs it, with its configuration's row. Status
@@ -41,21 +44,6 @@ import { DELIVERY_ID_PREFIX, DELIVERY_ID_HEX_CHARS, type LoadedDelivery, deliver
 export interface PlannedDelivery {
   delivery: LoadedDelivery['delivery'];
   webhook: StoredWebhook;
-}
-
-/**
- * Parameters in order, written as `?` where they are used: text must be built in the order it reads,
- * since the n-th `?` is the n-th value added.
- */
-class Bindings {
-  readonly values: unknown[] = [];
-  add(value: unknown, cast = ''): string {
-    this.values.push(value);
-    return cast ? `?::${cast}` : '?';
-  }
-  list(values: unknown[]): string {
-    return values.map((v) => this.add(v)).join(', ');
-  }
 }
 
 /** The CTEs that write the projection of one history entry. */
@@ -123,19 +111,13 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
       ofLedgerEntry: true,
     });
   }
-  const leafRows = leaves
-    .map(
-      ({ leaf, ofLedgerEntry }, i) =>
-        `(${i}, ${b.add(leaf.entryKey, 'text')}, ${b.add(leaf.kind, 'text')}, ${b.add(leaf.paymentId, 'text')}, ` +
-        `${b.add(leaf.accountId, 'text')}, ${b.add(leaf.livemode, 'boolean')}, ${b.add(leaf.leaf, 'text')}, ` +
-        `${b.add(leafHash(leaf.leaf), 'bytea')}, ${ofLedgerEntry})`,
-    )
-    .join(', ');
+  const leafRows = leaves.map(({ leaf, ofLedgerEntry }, i) => `(${i}, ${leafValues(b, leaf)}, ${ofLedgerEntry})`).join(', ');
+  const columns = LEAF_COLUMNS.map(([c]) => c).join(', ');
   // The custody trail (docs/audit.md): the transition's leaf, and the ledger entry's when this statement wrote the entry.
   ctes.push(`leaves AS (
-    INSERT INTO audit_leaves (entry_key, kind, payment_id, account_id, livemode, leaf, leaf_hash)
-    SELECT l.entry_key, l.kind, l.payment_id, l.account_id, l.livemode, l.leaf, l.leaf_hash
-    FROM (VALUES ${leafRows}) AS l(ord, entry_key, kind, payment_id, account_id, livemode, leaf, leaf_hash, of_ledger_entry)
+    INSERT INTO audit_leaves (${columns})
+    SELECT ${LEAF_COLUMNS.map(([c]) => `l.${c}`).join(', ')}
+    FROM (VALUES ${leafRows}) AS l(ord, ${columns}, of_ledger_entry)
     WHERE NOT l.of_ledger_entry${entry.movement ? ' OR EXISTS (SELECT 1 FROM ledger_entry)' : ''}
     ORDER BY l.ord
     ON CONFLICT DO NOTHING RETURNING 1)`);
@@ -152,35 +134,41 @@ export async function projectPayment(db: Knex | Knex.Transaction, payment: Payme
   await db.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
 }
 
+/** A delivery id: this prefix and the first hex characters of SHA-256 of `payment|version|configuration`. */
+const DELIVERY_ID_PREFIX = 'dlv_';
+const DELIVERY_ID_HEX_CHARS = 26;
+
 /**
- * The projection, and one delivery of the event per subscribed, active configuration, in the same
- * statement. The delivery id is derived from the payment, its version and the configuration
- * (`deliveryId` in src/db/webhookDeliveries.ts computes the same), so a retry never records one twice.
+ * The CTEs that record one delivery of the envelope per subscribed, active configuration (`hook`,
+ * `planned`). The id is derived from the payment, its version and the configuration, so a retry
+ * never records one twice.
  */
-export async function projectAndPlan(
-  db: Knex | Knex.Transaction,
-  payment: PaymentState,
-  entry: HistoryEntry,
-  envelope: Envelope,
-): Promise<PlannedDelivery[]> {
-  const b = new Bindings();
-  const ctes = projectionCtes(b, payment, entry);
-  const body = JSON.stringify(envelope);
-  ctes.push(
+function deliveryCtes(b: Bindings, scope: Scope, envelope: Envelope, version: number, body: string): string[] {
+  return [
     `hook AS (
       SELECT w.*, ${b.add(DELIVERY_ID_PREFIX, 'text')} || substr(encode(sha256(convert_to(${b.add(
-        deliveryIdSeed(envelope.payment_id, payment.version, ''),
+        `${envelope.payment_id}|${version}|`,
         'text',
       )} || w.id, 'UTF8')), 'hex'), 1, ${DELIVERY_ID_HEX_CHARS}) AS delivery_id
       FROM webhooks w
-      WHERE w.account_id = ${b.add(payment.accountId)} AND w.livemode = ${b.add(payment.livemode)}
+      WHERE w.account_id = ${b.add(scope.accountId)} AND w.livemode = ${b.add(scope.livemode)}
         AND w.deleted_at IS NULL AND w.active AND w.events @> ARRAY[${b.add(envelope.event, 'text')}])`,
     `planned AS (
       INSERT INTO webhook_deliveries (id, webhook_id, payment_id, event, body)
       SELECT hook.delivery_id, hook.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')}, ${b.add(body, 'text')}
       FROM hook ORDER BY hook.created_at, hook.id
       ON CONFLICT DO NOTHING RETURNING 1)`,
-  );
+  ];
+}
+
+/** Run `ctes` (ending with `deliveryCtes`) and answer each planned delivery with its configuration's row. */
+async function planned(
+  db: Knex | Knex.Transaction,
+  b: Bindings,
+  ctes: string[],
+  envelope: Envelope,
+  body: string,
+): Promise<PlannedDelivery[]> {
   // The statement's snapshot predates its own inserts: a delivery found here was recorded by an earlier try.
   type Row = StoredWebhook & { delivery_id: string; delivery_status: string | null; delivery_attempts: number | null };
   const { rows } = await db.raw<{ rows: Row[] }>(
@@ -202,4 +190,30 @@ export async function projectAndPlan(
     },
     webhook,
   }));
+}
+
+/** The projection, and the deliveries the event owes (`deliveryCtes`), in the same statement. */
+export async function projectAndPlan(
+  db: Knex | Knex.Transaction,
+  payment: PaymentState,
+  entry: HistoryEntry,
+  envelope: Envelope,
+): Promise<PlannedDelivery[]> {
+  const b = new Bindings();
+  const body = JSON.stringify(envelope);
+  const ctes = [...projectionCtes(b, payment, entry), ...deliveryCtes(b, payment, envelope, payment.version, body)];
+  return planned(db, b, ctes, envelope, body);
+}
+
+/** The deliveries alone (`npm run repair`, and runs recorded before side effects were activities). */
+export async function planDeliveries(
+  db: Knex,
+  scope: Scope,
+  envelope: Envelope,
+  version: number,
+): Promise<{ id: string; url: string; webhookId: string }[]> {
+  const b = new Bindings();
+  const body = JSON.stringify(envelope);
+  const rows = await planned(db, b, deliveryCtes(b, scope, envelope, version, body), envelope, body);
+  return rows.map((p) => ({ id: p.delivery.id, url: p.webhook.url, webhookId: p.webhook.id }));
 }

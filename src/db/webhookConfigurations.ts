@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
-import type { PaymentEvent } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
 
@@ -99,11 +98,6 @@ export async function findWebhook(db: Knex, scope: Scope, id: string): Promise<W
 export async function findWebhookWithDeleted(db: Knex, scope: Scope, id: string): Promise<WebhookConfiguration | undefined> {
   const row = await db<StoredWebhook>('webhooks').where({ account_id: scope.accountId, livemode: scope.livemode, id }).first();
   return row && withoutSecret(row);
-}
-
-/** The active, not deleted configurations of an account and mode subscribed to an event. */
-export async function subscribedWebhooks(db: Knex, scope: Scope, event: PaymentEvent): Promise<WebhookConfiguration[]> {
-  return (await notDeleted(db, scope).andWhere({ active: true }).andWhere('events', '@>', [event])).map(withoutSecret);
 }
 
 /**

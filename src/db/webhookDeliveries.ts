@@ -1,17 +1,17 @@
 /**
- * The webhook delivery repository: the deliveries an event owes, each attempt (with its custody
- * trail leaf), the delivery log, and the failure window that disables a configuration.
+ * The webhook delivery repository: each attempt (with its custody trail leaf), the delivery log,
+ * and the failure window that disables a configuration. The deliveries an event owes are recorded
+ * by src/db/projection.ts (`projectAndPlan`, `planDeliveries`).
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { webhookAttemptLeaf } from '../domain/audit';
 import type { AttemptFields, DELIVERY_STATUSES } from '../domain/deliveryView';
-import type { Scope } from '../domain/tenancy';
 import type { Envelope } from '../domain/webhookEnvelope';
-import { leafHash } from '../domain/merkle';
+import { LEAF_COLUMNS } from './audit';
+import { Bindings, leafValues } from './statement';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
-import { type WebhookWithSecret, subscribedWebhooks, webhookForSigning } from './webhookConfigurations';
+import { type WebhookWithSecret, webhookForSigning } from './webhookConfigurations';
 
 export interface DeliveryRow {
   id: string;
@@ -28,44 +28,6 @@ export interface DeliveryRow {
 /** One logged attempt, as stored. */
 export interface AttemptRow extends AttemptFields {
   delivery_id: string;
-}
-
-export const DELIVERY_ID_PREFIX = 'dlv_';
-/** A derived delivery id keeps this many hex characters of its SHA-256. */
-export const DELIVERY_ID_HEX_CHARS = 26;
-/** What a derived delivery id hashes: the payment, its version and the configuration. */
-export const deliveryIdSeed = (paymentId: string, version: number, webhookId: string) => `${paymentId}|${version}|${webhookId}`;
-
-/**
- * The id of the delivery of a payment's version to a configuration, the same for every writer (the
- * projection's statement derives it in SQL, src/db/projection.ts), so a retry never records one twice.
- */
-export function deliveryId(paymentId: string, version: number, webhookId: string): string {
-  const hash = createHash('sha256')
-    .update(deliveryIdSeed(paymentId, version, webhookId))
-    .digest('hex');
-  return `${DELIVERY_ID_PREFIX}${hash.slice(0, DELIVERY_ID_HEX_CHARS)}`;
-}
-
-/** Record one delivery per subscribed, active configuration (ids by `deliveryId`). */
-export async function planDeliveries(
-  db: Knex,
-  scope: Scope,
-  envelope: Envelope,
-  version: number,
-): Promise<{ id: string; url: string; webhookId: string }[]> {
-  const hooks = await subscribedWebhooks(db, scope, envelope.event);
-  if (hooks.length === 0) return [];
-  const body = JSON.stringify(envelope);
-  const rows = hooks.map((h) => ({
-    id: deliveryId(envelope.payment_id, version, h.id),
-    webhook_id: h.id,
-    payment_id: envelope.payment_id,
-    event: envelope.event,
-    body,
-  }));
-  await db('webhook_deliveries').insert(rows).onConflict('id').ignore();
-  return rows.map((r, i) => ({ id: r.id, url: hooks[i].url, webhookId: hooks[i].id }));
 }
 
 /** A delivery's status, the attempts logged and when the last was made (ms), or null when there is no such delivery. */
@@ -171,38 +133,19 @@ export async function recordAttempt(db: Knex, { delivery, webhook }: AttemptTarg
     error: a.error,
     outcome: status,
   });
-  await db.raw(
-    `WITH attempt AS (
+  const b = new Bindings();
+  const sql = `WITH attempt AS (
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
+      VALUES (${b.list([delivery.id, a.attempt, a.at, a.statusCode, a.durationMs, a.error, a.excerpt ?? null])})
       ON CONFLICT DO NOTHING RETURNING 1
     ), delivery AS (
-      UPDATE webhook_deliveries SET status = ?, attempts = ?, updated_at = ? WHERE id = ? RETURNING id
+      UPDATE webhook_deliveries SET status = ${b.add(status)}, attempts = ${b.add(a.attempt)}, updated_at = ${b.add(new Date())}
+      WHERE id = ${b.add(delivery.id)} RETURNING id
     )
-    INSERT INTO audit_leaves (entry_key, kind, payment_id, account_id, livemode, leaf, leaf_hash)
-    SELECT ?, ?, ?, ?, ?, ?, ? FROM delivery
-    ON CONFLICT DO NOTHING`,
-    [
-      delivery.id,
-      a.attempt,
-      a.at,
-      a.statusCode,
-      a.durationMs,
-      a.error,
-      a.excerpt ?? null,
-      status,
-      a.attempt,
-      new Date(),
-      delivery.id,
-      leaf.entryKey,
-      leaf.kind,
-      leaf.paymentId,
-      leaf.accountId,
-      leaf.livemode,
-      leaf.leaf,
-      leafHash(leaf.leaf),
-    ],
-  );
+    INSERT INTO audit_leaves (${LEAF_COLUMNS.map(([c]) => c).join(', ')})
+    SELECT ${leafValues(b, leaf)} FROM delivery
+    ON CONFLICT DO NOTHING`;
+  await db.raw(sql, b.values as Knex.RawBinding[]);
 }
 
 export async function findDelivery(db: Knex, webhookId: string, id: string): Promise<DeliveryRow | undefined> {

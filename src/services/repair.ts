@@ -9,7 +9,7 @@ import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf
 import { paymentView } from '../domain/paymentView';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { envelope } from '../domain/webhookEnvelope';
-import { planDeliveries } from '../db/webhookDeliveries';
+import { planDeliveries } from '../db/projection';
 import { deliveryRetry } from '../webhooks/retryPolicy';
 import { type RepairDecision, type RunStatus, repairDecision } from '../domain/repair';
 import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from '../db/payments';
