@@ -26,12 +26,15 @@ function importDirections() {
     rule(
       ['src/workflows/**'],
       room('api', 'services', 'worker', 'db', 'lib', 'config', ...entry),
-      // Of src/webhooks, only the retry schedule (pure functions) may be imported into workflow code.
-      { regex: '^(\\.\\./)+webhooks/(?!retryPolicy$)', message: 'docs/architecture.md: workflows import src/webhooks/retryPolicy only' },
+      // Of src/webhookRules, only the retry schedule (pure functions) may be imported into workflow code.
+      {
+        regex: '^(\\.\\./)+webhookRules/(?!retryPolicy$)',
+        message: 'docs/architecture.md: workflows import src/webhookRules/retryPolicy only',
+      },
       ...packages('@temporalio/client', 'knex', 'pg'),
     ),
     rule(['src/db/**'], room('api', 'services', 'worker', 'workflows', 'activities', ...entry)),
-    rule(['src/webhooks/**', 'src/lib/**'], room('api', 'services', 'worker', 'workflows', 'activities', 'db', 'domain', ...entry)),
+    rule(['src/webhookRules/**', 'src/lib/**'], room('api', 'services', 'worker', 'workflows', 'activities', 'db', 'domain', ...entry)),
     // The pure rules import nothing of ours outside src/domain, and no I/O.
     rule(
       ['src/domain/**'],

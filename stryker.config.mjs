@@ -2,9 +2,10 @@
 // See docs/testing.md for how to read a surviving mutant and the equivalent mutants accepted.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: ['src/domain/**/*.ts'],
+  mutate: ['src/domain/**/*.ts', 'src/views/**/*.ts'],
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.unit.config.mts' },
+  // vitest.config.mts gives Stryker's workers its `unit` project alone.
+  vitest: { configFile: 'vitest.config.mts' },
   coverageAnalysis: 'perTest',
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ['clear-text', 'progress', 'html', 'json'],

@@ -1,15 +1,85 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * The test projects, one per command (package.json):
+ * - `unit` (`npm run test:unit`): stack-free, no globalSetup: no Temporal dev server, no PostgreSQL.
+ *   `npm run test:mutation` runs it under Stryker.
+ * - `stack` (with `unit`, `npm test`): against one real Temporal dev server and real PostgreSQL
+ *   (test/globalSetup.ts).
+ * - `contract` (`npm run test:contract`): the API's answers checked against its OpenAPI document by
+ *   Stoplight Prism's validating proxy.
+ * - `e2e` (`npm run test:e2e`): the Temporal UI of a real dev server in Chromium (scripts/install-browser.sh).
+ * - `cluster` (`npm run test:cluster`): docker-compose.yml's topology run by `npm run stack:cluster`
+ *   (a Temporal server on PostgreSQL, its UI server, two APIs, two workers), driven from outside as an
+ *   operator and a client would. Needs Chromium; stack:cluster installs the Temporal binaries itself
+ *   (tools/local-cluster/temporal-binaries.sh).
+ */
+const unit: TestProjectInlineConfiguration = {
   test: {
-    // The local cluster's pure tests sit beside it (tools/local-cluster); test/cluster is `npm run test:cluster`.
-    include: ['test/**/*.test.ts', 'tools/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'test/cluster/**', 'test/contract/**'],
+    name: 'unit',
+    // The local cluster's pure tests sit beside it (tools/local-cluster).
+    include: ['test/unit/**/*.test.ts', 'tools/**/*.test.ts'],
+    // As the stack project's: `npm test` runs both in one pool, which vitest allows only with one maxWorkers.
+    maxWorkers: 2,
+  },
+};
+
+// Temporal workers use a native runtime: one forked process per file, never worker threads.
+const stack: TestProjectInlineConfiguration = {
+  test: {
+    name: 'stack',
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/unit/**', 'test/e2e/**', 'test/cluster/**', 'test/contract/**'],
     globalSetup: ['test/globalSetup.ts'],
-    // Temporal workers use a native runtime: one forked process per file, never worker threads.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+  },
+};
+
+const contract: TestProjectInlineConfiguration = {
+  test: {
+    name: 'contract',
+    include: ['test/contract/**/*.test.ts'],
+    globalSetup: ['test/globalSetup.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+  },
+};
+
+const e2e: TestProjectInlineConfiguration = {
+  test: {
+    name: 'e2e',
+    include: ['test/e2e/**/*.test.ts'],
+    globalSetup: ['test/e2e/globalSetup.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+  },
+};
+
+const cluster: TestProjectInlineConfiguration = {
+  test: {
+    name: 'cluster',
+    include: ['test/cluster/**/*.test.ts'],
+    // One stack, one file, tests in order (each builds on the payments of the one before).
+    pool: 'forks',
+    maxWorkers: 1,
+    sequence: { concurrent: false },
+    testTimeout: 180_000,
+    hookTimeout: 400_000,
+  },
+};
+
+export default defineConfig({
+  test: {
+    // Stryker's vitest runner takes no --project option; its workers (STRYKER_MUTATOR_WORKER set) see the unit project alone.
+    projects: process.env.STRYKER_MUTATOR_WORKER === undefined ? [unit, stack, contract, e2e, cluster] : [unit],
+    // A test file that fails to load counts as a failed test (for Stryker; see the reporter).
+    reporters: ['default', './test/unit/support/loadFailureReporter.ts'],
   },
 });

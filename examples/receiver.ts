@@ -1,7 +1,7 @@
 /**
  * A minimal webhook receiver: `PORT=4000 WEBHOOK_SECRET=whsec_… npm run example:receiver`.
- * Verifies the raw body bytes by either scheme (Standard Webhooks, with a five-minute timestamp
- * tolerance, else X-Service-Signature); 401 on a bad or missing signature, 200 {"received":true}
+ * Verifies the raw body bytes by Standard Webhooks, with a five-minute timestamp tolerance (a
+ * delivery without `webhook-signature` is refused: it could be a replay); 401 on a bad or missing signature, 200 {"received":true}
  * on a good one; one log line per request, refusals included. Answer fast, work afterwards.
  */
 import http from 'node:http';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, parseSecretKey } from '../src/config';
 import { checkLog } from '../src/domain/auditCheck';
-import { treeHeadMessage } from '../src/domain/merkle';
+import { treeHeadMessage } from '../src/domain/canonicalJson';
 import { allHeads, sequencedLeaves } from '../src/db/audit';
 import { createDb } from '../src/db/knex';
 import { privateKeyFromSeed, rawPublicKey, verifyEd25519 } from '../src/lib/ed25519';

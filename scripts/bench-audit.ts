@@ -8,10 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
+import { DEFAULT_TEST_DATABASE_URL } from '../tools/testSupport';
 import { appendLeaf, consistencyProof, inclusionProofs, rootAt, sequence, signTreeHead, treeSize } from '../src/db/audit';
 import { createDb, migrate } from '../src/db/knex';
-import { CompactRange, canonicalJson, leafHash, verifyConsistency, verifyInclusion } from '../src/domain/merkle';
+import { CompactRange, leafHash, verifyConsistency, verifyInclusion } from '../src/domain/merkle';
+import { canonicalJson } from '../src/domain/canonicalJson';
 import { privateKeyFromSeed, signEd25519 } from '../src/lib/ed25519';
 
 const say = (msg: string) => process.stdout.write(`${msg}\n`);

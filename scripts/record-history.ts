@@ -1,11 +1,12 @@
 /**
  * Record event histories of the payment workflow for the replay test (test/replay.test.ts):
  * `npm run record-history -- <prefix>`. Against a throw-away dev server and the test database,
- * with a webhook configured, it drives four payments that together cover every kind of message
- * and timer: updates (deposit, dispute, resolve), a signal, the auto-release timer, the deposit
- * deadline, the money of docs/money.md (a fee, a partial refund, a split), and a delivery whose first
- * attempt fails (every payment.disputed delivery's). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json. Histories
- * recorded earlier stay: they are the running payments a change must not break.
+ * with a webhook configured, it drives payments that together cover every message and timer: each
+ * per-action update, the `transition` signal, test-clock moves (`advanceClock`), the auto-release
+ * timer, the deposit deadline, the money of docs/money.md (a fee, a partial refund, a split), a
+ * delivery whose first attempt fails (every payment.disputed delivery's) and a failing receiver's
+ * deliveries handed over when their payment finished. Each history goes to
+ * test/fixtures/histories/<prefix>-<scenario>.json.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,26 +22,39 @@ async function main() {
   const prefix = process.argv[2];
   if (!prefix || !/^[a-z0-9-]+$/.test(prefix)) throw new Error('usage: npm run record-history -- <prefix, e.g. v3>');
   // Fails the first attempt of each payment.disputed delivery, so that a history holds a retried
-  // delivery too (with the first attempt inline: the rest of its series as an activity).
+  // delivery too (with the first attempt inline: the rest of its series as an activity); and every
+  // attempt for the payments in `failing`, whose deliveries are handed over when they finish.
   const failedOnce = new Set<string>();
+  const failing = new Set<string>();
   const receiver = http
     .createServer((req, res) => {
       const id = String(req.headers['x-service-delivery']);
-      if (req.headers['x-service-event'] === 'payment.disputed' && !failedOnce.has(id)) {
-        failedOnce.add(id);
-        res.statusCode = 503;
-      }
-      req.resume();
-      res.end('{"received":true}');
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const paymentId = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payment_id?: string }).payment_id);
+        if (failing.has(paymentId) || (req.headers['x-service-event'] === 'payment.disputed' && !failedOnce.has(id))) {
+          failedOnce.add(id);
+          res.statusCode = 503;
+        }
+        res.end('{"received":true}');
+      });
     })
     .listen(0, '127.0.0.1');
   await new Promise((r) => receiver.once('listening', r));
   try {
-    // Retries a second apart, so that the retried delivery ends within the recording.
-    await withLocalStack({ WEBHOOK_RETRY_INITIAL_INTERVAL: '1s' }, async ({ apiUrl, temporalAddress, client, testKey }) => {
+    // Retries a second apart, so that the retried delivery ends within the recording; a finished
+    // payment hands its deliveries over after 3 s (the always-failing receiver's next retry is 5 s away).
+    const env = { WEBHOOK_RETRY_INITIAL_INTERVAL: '1s', WEBHOOK_HANDOFF_AFTER: '3s' };
+    await withLocalStack(env, async ({ apiUrl, temporalAddress, client, testKey }) => {
       const call = apiPoster(apiUrl, testKey);
       await call('/webhooks/configure', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` });
       const base = { currency: 'EUR', payer_email: 'payer@example.com', recipient_email: 'recipient@example.com' };
+
+      const released = await call('/payments', { ...base, amount: 25 });
+      await call(`/payments/${released.id}/deposit`);
+      await call(`/payments/${released.id}/approve`);
+      await call(`/payments/${released.id}/release`);
 
       const disputed = await call('/payments', { ...base, amount: 42.5, auto_release_after_seconds: 3600 });
       await call(`/payments/${disputed.id}/deposit`, { reason: 'funds received' });
@@ -63,11 +77,26 @@ async function main() {
       await call(`/payments/${split.id}/dispute`);
       await call(`/payments/${split.id}/resolve`, { resolution: 'split', refund_amount: 30 });
 
+      // A test clock: one move that leaves the auto-release pending, one that makes it due.
+      const clocked = await call('/payments', { ...base, amount: 12, auto_release_after_seconds: 3600 });
+      await call(`/payments/${clocked.id}/deposit`);
+      await call(`/payments/${clocked.id}/approve`);
+      await call(`/test_helpers/payments/${clocked.id}/advance`, { seconds: 60 });
+      await call(`/test_helpers/payments/${clocked.id}/advance`, { seconds: 3600 });
+
+      // A receiver that fails every attempt: the finished payment hands its deliveries over.
+      const handedOver = await call('/payments', { ...base, amount: 3 });
+      failing.add(handedOver.id);
+      await call(`/payments/${handedOver.id}/cancel`, { reason: 'order withdrawn' });
+
       const scenarios = {
+        'approve-release': released.id,
         'dispute-refund': disputed.id,
         'signal-auto-release': autoReleased.id,
         'deposit-deadline': expired.id,
         'fee-refund-split': split.id,
+        'clock-auto-release': clocked.id,
+        handover: handedOver.id,
       };
       for (const [name, id] of Object.entries(scenarios)) {
         await client.workflow.getHandle(id).result();

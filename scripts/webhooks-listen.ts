@@ -4,15 +4,17 @@
  * prints its secret, verifies and prints every delivery (event, payment, verdict), forwards it as
  * it came (body and signature headers) and removes the configuration on Ctrl-C.
  *
- * The key: --api-key, else SERVICE_API_KEY, else the demo test key `npm start` keeps in
- * DATA_DIR/demo.json. The API: --api, else http://127.0.0.1:$PORT/api/v1 (PORT default 3000).
+ * The key: --api-key, else SERVICE_API_KEY, else KEY (docs/quickstart.md's), else the demo test
+ * key `npm start` keeps in DATA_DIR/demo.json. The API: --api, else API (the quickstart's, ending in
+ * /api/v1), else http://127.0.0.1:$PORT/api/v1 (PORT default 3000). Without --forward-to it answers
+ * every verified delivery itself: the quickstart's one receiver (docs/quickstart.md).
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { verifyWebhook } from '../src/webhooks/signature';
+import { verifyWebhook } from '../src/webhookRules/signature';
 
 /** Headers a receiver needs to verify a forwarded delivery; hop-by-hop ones are not forwarded. */
 const FORWARDED = [
@@ -34,6 +36,7 @@ function fail(message: string): never {
 function apiKey(flag: string | undefined): string {
   if (flag) return flag;
   if (process.env.SERVICE_API_KEY) return process.env.SERVICE_API_KEY;
+  if (process.env.KEY) return process.env.KEY;
   const file = path.join(process.env.DATA_DIR ?? '.data', 'demo.json');
   try {
     return (JSON.parse(fs.readFileSync(file, 'utf8')) as { test_api_key: string }).test_api_key;
@@ -51,7 +54,7 @@ async function main() {
       port: { type: 'string', default: '0' },
     },
   });
-  const api = (values.api ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}/api/v1`).replace(/\/$/, '');
+  const api = (values.api ?? process.env.API ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}/api/v1`).replace(/\/$/, '');
   const key = apiKey(values['api-key']);
   if (!key.startsWith('svc_test_')) fail('webhooks:listen is for test mode: use a svc_test_… key');
   const forwardTo = values['forward-to'];

@@ -2,7 +2,7 @@
  * Configuration: read from the environment once, validated with zod, frozen.
  * A missing or malformed setting stops start-up with a message naming it.
  */
-import type { KeyObject } from 'node:crypto';
+import { type KeyObject, hkdfSync } from 'node:crypto';
 import path from 'node:path';
 import ms from 'ms';
 import { z } from 'zod';
@@ -48,7 +48,8 @@ export function parseSecretKey(text: string): Buffer | undefined {
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: port(3000),
-  HOST: z.string().default('0.0.0.0'),
+  /** Where the API and its /metrics listen: loopback unless told otherwise (containers set 0.0.0.0). */
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.url().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -87,7 +88,8 @@ const schema = z.object({
     }),
   /**
    * Signs the custody trail's tree heads: an Ed25519 seed, 32 random bytes as base64 or hex.
-   * Required by `npm run api` and `npm run worker`; `npm start` generates one under DATA_DIR.
+   * Required by `npm run worker` (never read by `npm run api`, which serves the public key the
+   * workers publish); `npm start` generates one under DATA_DIR.
    */
   AUDIT_SIGNING_KEY: z
     .string()
@@ -113,12 +115,29 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** auto: human-readable on a terminal, JSON otherwise. */
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /** Requests a second per credential, and per account and mode whatever the credential (docs/security.md). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   /** Behind a reverse proxy: take the client address from X-Forwarded-For (login limits use it). */
   TRUST_PROXY: z
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /** How many proxies of ours append to X-Forwarded-For: the client is that many entries from the right. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+  /** Login attempts a minute per client address. */
+  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** Failed logins a minute per e-mail and client address. */
+  LOGIN_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Failed logins an hour per e-mail, from all addresses together. */
+  LOGIN_FAILURES_PER_EMAIL_PER_HOUR: z.coerce.number().int().positive().default(50),
+  /** Password hashes (scrypt, 128 MiB each) computed at once; libuv's pool has 4 threads. */
+  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Logins that may wait for a hash; beyond, 429 with Retry-After. */
+  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(8),
+  /** Webhook configurations per account and mode. */
+  MAX_WEBHOOKS_PER_ACCOUNT: z.coerce.number().int().positive().default(16),
+  /** Active (not revoked) API keys per account and mode. */
+  MAX_API_KEYS_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
   PAYMENT_MAX_AMOUNT: z.coerce.number().int().positive().default(1_000_000_000),
   WEBHOOK_RETRY_INITIAL_INTERVAL: duration('1 min'),
   WEBHOOK_RETRY_BACKOFF: z.coerce.number().min(1).default(5),
@@ -129,6 +148,8 @@ const schema = z.object({
   WEBHOOK_DISABLE_AFTER: duration('5 days'),
   /** How long a finished payment's run waits for its deliveries before handing the rest over (docs/operations.md; ≤ 1 min). */
   WEBHOOK_HANDOFF_AFTER: duration('30s'),
+  /** The most deliveries one `POST /webhooks/:id/recover` queues; the answer says whether more remain (docs/webhooks.md). */
+  RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */
   LEDGER_VERIFY_INTERVAL: duration('5 min'),
 });
@@ -156,7 +177,7 @@ const HOW_TO = {
   WEBHOOK_SECRET_KEY: '32 random bytes as base64 or hex, e.g. `openssl rand -base64 32`',
   AUDIT_SIGNING_KEY: 'an Ed25519 seed, 32 random bytes as base64 or hex, e.g. `openssl rand -base64 32`',
 } as const;
-export type SecretSetting = keyof typeof HOW_TO;
+type SecretSetting = keyof typeof HOW_TO;
 
 /**
  * A process that needs secrets refuses to start without them: only `npm start` generates its own
@@ -190,5 +211,19 @@ export function auditSigningKey(config: Config): KeyObject {
   return requireSecrets(config, ['AUDIT_SIGNING_KEY'], 'this process').AUDIT_SIGNING_KEY;
 }
 
-/** The database URL tests and tools use when none is given. */
-export const DEFAULT_TEST_DATABASE_URL = 'postgres://127.0.0.1:5432/test';
+/** Derived once per configuration: every caller (API and publication) asks on each transition. */
+const reasonHashKeys = new WeakMap<Config, Buffer>();
+
+/**
+ * The key of a transition reason's keyed hash (docs/audit.md, "Leaves"): derived with HKDF-SHA256
+ * from WEBHOOK_SECRET_KEY, which the API (it hashes a client's reason) and the worker (timer reasons)
+ * both hold, under an info string of its own; the API never holds AUDIT_SIGNING_KEY.
+ */
+export function reasonHashKey(config: Config): Buffer {
+  let key = reasonHashKeys.get(config);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', webhookSecretKey(config), Buffer.alloc(0), 'payment-custody transition reason v1', 32));
+    reasonHashKeys.set(config, key);
+  }
+  return key;
+}

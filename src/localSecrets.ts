@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, type Config } from './config';
 
 export const LOCAL_SECRETS_FILE = 'secrets.json';
 
-export interface LocalSecrets {
+interface LocalSecrets {
   SERVICE_JWT_SECRET: string;
   /** base64 of 32 random bytes */
   WEBHOOK_SECRET_KEY: string;

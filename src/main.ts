@@ -3,39 +3,13 @@
  * TEMPORAL_ADDRESS is set), migrates the database, runs a worker and the API in this process and
  * prints where everything is.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { countAccounts } from './db/accounts';
+import { demoCredentials, DEMO_FILE } from './demo';
 import { createLogger, resolveLogFormat } from './lib/logger';
 import { loadConfigWithLocalSecrets } from './localSecrets';
 import { checkPortsFree } from './lib/net';
 import { runMain, type Started } from './lib/startup';
 import { buildStack } from './stack';
-
-const DEMO_EMAIL = 'demo@example.com';
-const DEMO_FILE = 'demo.json';
-
-interface Demo {
-  email: string;
-  password: string;
-  test_api_key: string;
-}
-
-/**
- * The demo credentials: made on an empty database's first start and kept in DATA_DIR/demo.json
- * (mode 0600, like the other local secrets), so every later start shows them again.
- */
-async function demoCredentials(dataDir: string, create: () => Promise<{ test_api_key: string } | undefined>): Promise<Demo | undefined> {
-  const file = path.join(dataDir, DEMO_FILE);
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as Demo;
-  const created = await create();
-  if (!created) return undefined;
-  const demo = { email: DEMO_EMAIL, password: DEMO_PASSWORD, test_api_key: created.test_api_key };
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
-  return demo;
-}
-const DEMO_PASSWORD = 'demo-password';
 
 async function main(started: Started) {
   // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.
@@ -76,12 +50,11 @@ async function main(started: Started) {
   );
   const { db, devServer, temporalAddress: address } = stack;
   const api = stack.api!;
-  const demo = await demoCredentials(config.DATA_DIR, async () =>
-    (await countAccounts(db)) === 0 ? stack.services.accounts.createAccount(DEMO_EMAIL, DEMO_PASSWORD) : undefined,
-  );
+  const demo = await demoCredentials(config, db, stack.services.accounts);
 
   say('');
-  say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)`);
+  const everywhere = config.HOST === '0.0.0.0' || config.HOST === '::' ? `   (HOST=${config.HOST}: on every interface)` : '';
+  say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)${everywhere}`);
   say(`  Metrics      ${api.metricsUrl}/metrics`);
   say(`  Temporal UI  ${devServer?.uiUrl ?? '(external cluster at ' + address + ')'}`);
   say(
@@ -90,7 +63,7 @@ async function main(started: Started) {
   if (demo) {
     say(`  Demo login   ${demo.email} / ${demo.password}`);
     say(`  Test key     ${demo.test_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)})`);
-  } else say('  Accounts     this database had accounts before its first `npm start`: no demo account');
+  } else say('  Accounts     this database had accounts before its first `npm start` here: no demo account');
   say('');
 
   let stopping = false;

@@ -22,7 +22,7 @@ export type { ApiServer, Services };
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 
-export interface StackParts {
+interface StackParts {
   config: Config;
   logger: Logger;
   /** The logger the Temporal SDK's runtime logs through (once per process); default `logger`. */
@@ -106,8 +106,12 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
     }
 
     const services = createServices({ db, temporal: client, config, logger });
-    // The custody trail's head-signing schedule, for the queue this worker polls (idempotent).
-    if (parts.worker && config.AUDIT_SIGNING_KEY) await services.audit.ensureSchedule(parts.worker.taskQueue ?? config.TEMPORAL_TASK_QUEUE);
+    // The custody trail's head-signing schedule, for the queue this worker polls (idempotent), and the
+    // public half of its key, which the API serves (only workers hold the signing key).
+    if (parts.worker && config.AUDIT_SIGNING_KEY) {
+      await services.audit.publishKey(config.AUDIT_SIGNING_KEY);
+      await services.audit.ensureSchedule(parts.worker.taskQueue ?? config.TEMPORAL_TASK_QUEUE);
+    }
     let api: ApiServer | undefined;
     if (parts.api) {
       api = started.add(await startApiServer({ services, config, logger }, parts.api.port, parts.api.host), (a) => a.close());

@@ -16,7 +16,8 @@ import { AuditLogInconsistent, appendLeaf, inclusionProofs, latestHead, paymentL
 import { createDb, migrate } from '../src/db/knex';
 import { checkLog, type HeadRecord, type LeafRecord } from '../src/domain/auditCheck';
 import type { AuditLeaf } from '../src/domain/audit';
-import { canonicalJson, leafHash, perfectCover, rootOf, treeHeadMessage } from '../src/domain/merkle';
+import { leafHash, perfectCover, rootOf } from '../src/domain/merkle';
+import { canonicalJson, treeHeadMessage } from '../src/domain/canonicalJson';
 import { privateKeyFromSeed, rawPublicKey, signEd25519 } from '../src/lib/ed25519';
 
 const run = promisify(execFile);

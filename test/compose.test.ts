@@ -270,7 +270,12 @@ describe('docker-compose.yml: configuration', () => {
       expect(new URL(config.DATABASE_URL!).hostname).toBe('postgresql');
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
     }
-    expect(appEnv('api')).toEqual(appEnv('worker'));
+    // The same configuration, but the tree-head signing key is the workers' alone.
+    const { AUDIT_SIGNING_KEY: signingKey, ...workerRest } = appEnv('worker');
+    expect(signingKey).toBe(REQUIRED.AUDIT_SIGNING_KEY);
+    expect(appEnv('api')).toEqual(workerRest);
+    expect(appEnv('api')).not.toHaveProperty('AUDIT_SIGNING_KEY');
+    expect(appEnv('migrate')).not.toHaveProperty('AUDIT_SIGNING_KEY');
   });
 
   it('names only settings the app reads, with the app’s own defaults', () => {

@@ -107,3 +107,80 @@ describe('WEBHOOK_DISABLE_AFTER', () => {
     }
   });
 });
+
+describe('one running series per delivery', () => {
+  const stack = useStack({ env: { ...FAST, WEBHOOK_MAX_ATTEMPTS: '3', RECOVER_MAX_DELIVERIES: '1' } });
+
+  it('recover queues at most RECOVER_MAX_DELIVERIES per call and says whether more remain', async () => {
+    const receiver = await startDownReceiver();
+    try {
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
+      const since = new Date().toISOString();
+      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
+      await eventually(
+        async () => {
+          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
+          return list.length === 2 ? list : undefined;
+        },
+        20_000,
+        'both deliveries to fail',
+      );
+      const first = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
+      expect([first.status, first.body.queued, first.body.has_more, first.body.delivery_ids.length]).toEqual([202, 1, true, 1]);
+      const second = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
+      expect([second.status, second.body.queued, second.body.has_more]).toEqual([202, 1, false]);
+      expect(second.body.delivery_ids).not.toEqual(first.body.delivery_ids);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('three resends at once: one series runs, the others are refused naming it; every POST is in the log and the trail', async () => {
+    const receiver = await startReceiver(() => 500);
+    try {
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
+      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      const [failed] = await eventually(
+        async () => {
+          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
+          return list.length === 1 ? list : undefined;
+        },
+        20_000,
+        'the delivery to fail',
+      );
+      const resend = () => stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${failed.id}/resend`, { key });
+      const answers = await Promise.all([resend(), resend(), resend()]);
+      // The one series ends: 3 attempts before it, 3 in it.
+      const log = await eventually(
+        async () => {
+          const d = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries/${failed.id}`, { key })).body;
+          return d.status === 'failed' && d.attempts.length >= 6 ? d : undefined;
+        },
+        20_000,
+        'the resent series to end',
+      );
+      await new Promise((r) => setTimeout(r, 500)); // any straggling attempt of a second series would land here
+      const posts = receiver.received.filter((r) => r.headers['webhook-id'] === failed.id).length;
+      const logged = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries/${failed.id}`, { key })).body.attempts;
+      const leaves = await stack
+        .db('audit_leaves')
+        .where('entry_key', 'like', `webhook_attempt:${failed.id}:%`)
+        .count<{ n: string }[]>('* as n');
+      // Every POST that reached the receiver is one attempt in the log and one leaf in the trail.
+      expect(logged.map((a: { attempt: number }) => a.attempt)).toEqual(Array.from({ length: posts }, (_, i) => i + 1));
+      expect(Number(leaves[0].n)).toBe(posts);
+      expect(posts).toBe(6);
+      expect(log.attempts.length).toBe(posts);
+      const started = answers.filter((a) => a.status === 202);
+      const refused = answers.filter((a) => a.status === 409);
+      expect([started.length, refused.length]).toEqual([1, 2]);
+      for (const r of refused) {
+        expect(r.body.error.code).toBe('delivery_in_progress');
+        expect(r.body.error.message).toContain('resend_');
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+});

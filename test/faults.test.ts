@@ -17,11 +17,14 @@ import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
 import { registry } from '../src/lib/metrics';
 import { auditScheduleId } from '../src/services/audit';
 import { freePort } from '../src/lib/net';
-import { getHistoryQuery, getPaymentQuery, paymentWorkflow, transitionUpdate } from '../src/workflows';
+import { getHistoryQuery, getPaymentQuery, paymentWorkflow, actionUpdate } from '../src/workflows';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
 import { startReceiver } from './helpers/receiver';
 import { samplePaymentState } from './helpers/webhooks';
 import { eventually, startStack, useStack, validPayment, type Stack } from './helpers/stack';
+
+/** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
+const REASON_KEY = Buffer.alloc(32, 7);
 
 const EventType = proto.api.enums.v1.EventType;
 const FAST_WEBHOOKS = {
@@ -56,7 +59,7 @@ describe('against the shared servers', () => {
   it('the version guard keeps the durable status, never one written at the same version before it', async () => {
     const acct = await stack.newAccount();
     const created = samplePaymentState(acct.account_id);
-    await projectPayment(stack.db, created, creationEntry(created, 'test'));
+    await projectPayment(stack.db, created, creationEntry(created, 'test'), REASON_KEY);
     const at = new Date().toISOString();
     const ghost = { ...created, status: 'cancelled' as const, version: 2, updatedAt: at };
     const durable = { ...created, status: 'in_custody' as const, version: 2, updatedAt: at };
@@ -70,8 +73,8 @@ describe('against the shared servers', () => {
       reason: null,
       at,
     };
-    await projectPayment(stack.db, ghost, { ...entry, action: 'cancel', to: 'cancelled', event: 'payment.cancelled' });
-    await projectPayment(stack.db, durable, entry);
+    await projectPayment(stack.db, ghost, { ...entry, action: 'cancel', to: 'cancelled', event: 'payment.cancelled' }, REASON_KEY);
+    await projectPayment(stack.db, durable, entry, REASON_KEY);
     expect((await stack.db('payments').where({ id: created.id }).first()).status).toBe('in_custody');
   });
 
@@ -117,7 +120,7 @@ describe('against the shared servers', () => {
     });
     await stack.client.workflow
       .getHandle(p.body.id)
-      .executeUpdate(transitionUpdate, { args: [{ action: 'refund', reason: 'buyer asked', actor: 'test' }], updateId: resourceId });
+      .executeUpdate(actionUpdate('refund'), { args: [{ reason: 'buyer asked', actor: 'test' }], updateId: resourceId });
     const retry = await stack.http.post(`/api/v1/payments/${p.body.id}/refund`, { key, raw, headers: { 'Idempotency-Key': idem } });
     expect(retry.status).toBe(200);
     expect(retry.body.status).toBe('refunded');
@@ -325,7 +328,7 @@ async function expectCustodyTrailWhole(stack: Stack, databaseUrl: string, ids: s
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
-    child.once('exit', (code) => resolve({ code, output }));
+    child.once('close', (code) => resolve({ code, output }));
   });
   expect(verified.output).toContain(`ok: ${positions.length} leaves`);
   expect(verified.code).toBe(0);

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { documentedOperations } from '../src/api/app';
+import { documentedOperations } from '../tools/documentedOperations';
 import { CLIENT_ACTIONS, PAYMENT_EVENTS } from '../src/domain/payment';
 import { useAccount, useStack, validPayment, type HttpResult } from './helpers/stack';
 

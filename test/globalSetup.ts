@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { DEFAULT_TEST_DATABASE_URL } from '../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 import { createDb, migrate } from '../src/db/knex';
 import { freePort } from '../src/lib/net';
 import { startDevServer, type DevServer } from '../src/lib/temporalDevServer';
 import { buildWorkflowBundle } from '../scripts/build-workflows';
+import { DEFAULT_TEST_DATABASE_URL } from '../tools/testSupport';
 
 /** Migrate, bundle and start the dev server (with its UI when asked); provide what test files inject. */
 export async function setupSuite(project: TestProject, opts: { ui: boolean; bundleFile: string }): Promise<DevServer> {

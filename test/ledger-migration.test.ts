@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createAccount } from '../src/db/accounts';
 import { MIGRATIONS_DIR, createDb } from '../src/db/knex';
 import { findBalances, findLedgerViolations, paymentLedger } from '../src/db/ledger';
-import { balanceView } from '../src/domain/ledgerView';
+import { balanceView } from '../src/views/ledgerView';
 
 const LEDGER_MIGRATION = '20261123000000_ledger.js';
 const migrations = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
@@ -111,6 +111,6 @@ it('writes the entries, amounts and balances of payments made before it, and eve
   expect(await paymentLedger(db, cancelled)).toEqual([]);
 
   const balance = balanceView(false, await findBalances(db, { accountId: account_id, livemode: false }));
-  expect(balance.balances).toEqual([{ currency: 'USD', deposited: 42, held: 10, released: 25, refunded: 7, fees: 0 }]);
+  expect(balance.balances).toEqual([{ currency: 'USD', deposited: 42, held: 10, released: 25, released_net: 25, refunded: 7, fees: 0 }]);
   expect((await findLedgerViolations(db, account_id)).violations).toEqual([]);
 });

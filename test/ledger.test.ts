@@ -115,8 +115,12 @@ describe('the worked example of docs/money.md: 100.00 USD, fee 5.00, partial ref
     expect(balance).toEqual({
       object: 'balance',
       livemode: false,
-      balances: [{ currency: 'USD', deposited: 100, held: 0, released: 76, refunded: 20, fees: 4 }],
+      balances: [{ currency: 'USD', deposited: 100, held: 0, released: 80, released_net: 76, refunded: 20, fees: 4 }],
     });
+    // One word, one meaning: the balance's released is the payment's amount_released, before the fee.
+    const payment = (await get(`/api/v1/payments/${id}`, own.test_api_key)).body;
+    expect(balance.balances[0].released).toBe(payment.amount_released);
+    expect(balance.balances[0].released_net).toBe(payment.amount_released - payment.fee_collected);
     // The live mode of the same account holds nothing: modes never mix.
     expect((await get('/api/v1/balance', own.live_api_key)).body).toEqual({ object: 'balance', livemode: true, balances: [] });
     expect(await verify(own.account_id)).toEqual([]);

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, documentText } from '../scripts/openapi';
-import { createApp, documentedOperations } from '../src/api/app';
+import { createApp } from '../src/api/app';
+import { documentedOperations } from '../tools/documentedOperations';
 import * as S from '../src/api/schemas';
 import { PAYMENT_EVENTS } from '../src/domain/payment';
 import { createLogger } from '../src/lib/logger';
@@ -90,7 +91,7 @@ describe('OpenAPI document', () => {
     const key = acct.test_api_key;
     const p = await stack.http.post('/api/v1/payments', {
       key,
-      body: S.CreatePaymentRequest.parse(await createExample()),
+      body: S.CreatePaymentFields.parse(await createExample()),
     });
     expect(S.PaymentHistory.parse((await stack.http.get(`/api/v1/payments/${p.body.id}/events`, { key })).body).has_more).toBe(false);
     expect(S.ApiKeyList.parse((await stack.http.get('/api/v1/api-keys', { key })).body).has_more).toBe(false);

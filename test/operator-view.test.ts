@@ -98,7 +98,7 @@ describe('a finished payment closes', () => {
 });
 
 describe("the history reads as the payment's story", () => {
-  it('one update per action, and activities named by step and receiver', async () => {
+  it('one update per action, and activities named by step, money moved and receiver', async () => {
     // The first attempt of each delivery is made inline by the publication; this receiver fails it
     // once, so the rest of that series shows as a delivery activity named by its receiver.
     const receiver = await startReceiver((n) => (n === 1 ? 503 : 200));
@@ -129,10 +129,11 @@ describe("the history reads as the payment's story", () => {
       expect(summaries.sort()).toEqual(
         [
           'publish create → pending_deposit (v1)',
-          'publish deposit → in_custody (v2)',
-          `deliver payment.deposited → ${receiver.url}/custody (${hook.body.webhook.id})`,
+          'publish deposit → in_custody (v2) — deposit: 125.50 held',
+          // The configuration's id: its URL may carry a token.
+          `deliver payment.deposited → ${hook.body.webhook.id}`,
           'publish dispute → disputed (v3)',
-          'publish resolve → refunded (v4)',
+          'publish resolve → refunded (v4) — refund: 125.50 refunded',
         ].sort(),
       );
       // One series: the inline attempt and the activity's, numbered 1 and 2 under one delivery id.

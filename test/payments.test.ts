@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ACTIONS, PAYMENT_STATUSES, type ClientAction, type PaymentStatus, type Resolution } from '../src/domain/payment';
-import { getHistoryQuery, getPaymentQuery, transitionSignal, transitionUpdate } from '../src/workflows';
+import { getHistoryQuery, getPaymentQuery, transitionSignal, actionUpdate } from '../src/workflows';
 import { eventually, startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack();
@@ -98,7 +98,7 @@ describe('payment lifecycle over HTTP', () => {
   });
 
   it('every action from every status: allowed ones succeed, the rest are 409 naming the status', async () => {
-    // The oracle is the state machine of README.md ("Payments"), written out here, not the module the service runs on.
+    // The oracle is the state machine of docs/api.md ("State machine"), written out here, not the module the service runs on.
     const ALLOWED: Record<string, PaymentStatus> = {
       'pending_deposit deposit': 'in_custody',
       'pending_deposit cancel': 'cancelled',
@@ -136,7 +136,11 @@ describe('payment lifecycle over HTTP', () => {
           expect(res.status, `${action} from ${status}`).toBe(409);
           expect(res.body.error.code).toBe('invalid_transition');
           expect(res.body.error.message).toContain(status);
-          expect(res.body.error.details).toEqual({ status });
+          // The next step: every action this table allows from the status, and no other.
+          const allowed = CLIENT_ACTIONS.filter((a) =>
+            Object.keys(ALLOWED).some((k) => k === `${status} ${a}` || k.startsWith(`${status} ${a}:`)),
+          );
+          expect(res.body.error.details).toEqual({ status, allowed_actions: allowed });
         }
         checked++;
       }
@@ -188,7 +192,7 @@ describe('payment lifecycle over HTTP', () => {
       await new Promise((r) => setTimeout(r, 1500)); // past the deadline, with no worker to fire it
       const handle = own.client.workflow.getHandle(p.body.id);
       // The deposit and the due timer reach the next worker in the same workflow task.
-      const deposit = handle.executeUpdate(transitionUpdate, { args: [{ action: 'deposit', actor: 'test' }] });
+      const deposit = handle.executeUpdate(actionUpdate('deposit'), { args: [{ actor: 'test' }] });
       deposit.catch(() => undefined); // refused while the next worker starts: handled below
       const next = await startStack({ TEMPORAL_TASK_QUEUE: own.taskQueue });
       try {

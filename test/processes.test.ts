@@ -43,7 +43,7 @@ function start(entry: string, port: number, extra: Record<string, string> = {}):
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (c) => (out.stdout = (out.stdout + c).slice(-1_000_000)));
   child.stderr.on('data', (c) => (out.stderr = (out.stderr + c).slice(-1_000_000)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const proc = { child, port, output: () => `${out.stdout}\n${out.stderr}`, exited };
   procs.push(proc);
   return proc;

@@ -6,16 +6,22 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { movementRecord, type HistoryEntry, type PaymentState } from '../src/domain/payment';
-import { paymentView } from '../src/domain/paymentView';
-import { envelope } from '../src/domain/webhookEnvelope';
+import { paymentView } from '../src/views/paymentView';
+import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
 import { recordAttempt } from '../src/db/webhookDeliveries';
 import { configureWebhook, samplePaymentState } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
 
+/** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
+const REASON_KEY = Buffer.alloc(32, 7);
+
 /** The delivery id rule (src/db/projection.ts), written out here: `dlv_` and 26 hex characters of SHA-256 of payment|version|configuration. */
-const deliveryId = (paymentId: string, version: number, webhookId: string) =>
-  `dlv_${createHash('sha256').update(`${paymentId}|${version}|${webhookId}`).digest('hex').slice(0, 26)}`;
+const deliveryId = (paymentId: string, version: number, webhookId: string, ordinal?: number) =>
+  `dlv_${createHash('sha256')
+    .update(`${paymentId}|${version}|${ordinal === undefined ? '' : `${ordinal}|`}${webhookId}`)
+    .digest('hex')
+    .slice(0, 26)}`;
 
 /** A deposit of the whole amount at version 2: one ledger entry with two postings. */
 function deposited(accountId: string): { state: PaymentState; entry: HistoryEntry } {
@@ -36,14 +42,41 @@ function deposited(accountId: string): { state: PaymentState; entry: HistoryEntr
   return { state, entry };
 }
 
+/** A split at version 3 of what `deposited` held: 3.00 refunded, 7.00 released, no fee. */
+function split(accountId: string): { state: PaymentState; entry: HistoryEntry } {
+  const { state: held } = deposited(accountId);
+  const at = new Date().toISOString();
+  const state: PaymentState = {
+    ...held,
+    status: 'released',
+    version: 3,
+    updatedAt: at,
+    heldMinor: '0',
+    releasedMinor: '700',
+    refundedMinor: '300',
+  };
+  const entry: HistoryEntry = {
+    seq: 3,
+    action: 'resolve',
+    from: 'disputed',
+    to: 'released',
+    event: 'payment.released',
+    actor: 'test',
+    reason: null,
+    at,
+    movement: movementRecord({ deposited: 0n, refunded: 300n, released: 700n, fee: 0n }),
+  };
+  return { state, entry };
+}
+
 describe('the projection statement', () => {
   const stack = useStack();
   const acct = useAccount(stack);
 
   it('writes each row once and moves the balances once, with eight writers at the same time', async () => {
     const { state, entry } = deposited(acct.account_id);
-    await Promise.all(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry)));
-    await projectPayment(stack.db, state, entry); // and once more, after them
+    await Promise.all(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry, REASON_KEY)));
+    await projectPayment(stack.db, state, entry, REASON_KEY); // and once more, after them
 
     const count = async (table: string, where: Record<string, unknown>) =>
       Number((await stack.db(table).where(where).count({ n: '*' }).first())!.n);
@@ -67,7 +100,7 @@ describe('the projection statement', () => {
     const failures: unknown[] = [];
     for (let round = 0; round < 100; round++) {
       const { state, entry } = deposited(acct.account_id);
-      const results = await Promise.allSettled(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry)));
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry, REASON_KEY)));
       failures.push(...results.filter((r) => r.status === 'rejected').map((r) => r.reason));
     }
     expect(failures.map((e) => String(e).slice(-120))).toEqual([]);
@@ -78,7 +111,7 @@ describe('the projection statement', () => {
     const { state, entry } = deposited(acct.account_id);
     const body = envelope(entry.event, entry.at, paymentView(state), state.version);
 
-    const first = await projectAndPlan(stack.db, state, entry, body);
+    const first = await projectAndPlan(stack.db, state, entry, [{ envelope: body, ordinal: 0 }], REASON_KEY);
     expect(first.map((p) => [p.delivery.id, p.delivery.status, p.delivery.attempts, p.webhook.url])).toEqual([
       [deliveryId(state.id, state.version, hook.id), 'pending', 0, 'http://127.0.0.1:9/hook'],
     ]);
@@ -86,9 +119,47 @@ describe('the projection statement', () => {
     const stored = await stack.db('webhook_deliveries').where({ payment_id: state.id });
     expect(stored.map((d: { id: string; body: string }) => [d.id, d.body])).toEqual([[first[0].delivery.id, first[0].delivery.body]]);
 
-    await recordAttempt(stack.db, first[0], { attempt: 1, at: new Date(), statusCode: 503, durationMs: 3, error: 'HTTP 503' }, 'pending');
-    const retried = await projectAndPlan(stack.db, state, entry, body);
+    await recordAttempt(stack.db, first[0], { at: new Date(), statusCode: 503, durationMs: 3, error: 'HTTP 503' }, 'pending');
+    const retried = await projectAndPlan(stack.db, state, entry, [{ envelope: body, ordinal: 0 }], REASON_KEY);
     expect(retried.map((p) => [p.delivery.id, p.delivery.status, p.delivery.attempts])).toEqual([[first[0].delivery.id, 'pending', 1]]);
     expect(await stack.db('webhook_deliveries').where({ payment_id: state.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+  });
+
+  it("plans a split's refunded part before its release, for each configuration as subscribed; two events, one ledger entry, once", async () => {
+    // An account of its own: the configurations above would be subscribed too.
+    const own = await stack.newAccount();
+    const both = await configureWebhook(stack, own.test_api_key, 'http://127.0.0.1:9/both', [
+      'payment.partially_refunded',
+      'payment.released',
+    ]);
+    const refunds = await configureWebhook(stack, own.test_api_key, 'http://127.0.0.1:9/refunds', ['payment.partially_refunded']);
+    const { state, entry } = split(own.account_id);
+    const envelopes = transitionEnvelopes(state, entry);
+    const plans = await Promise.all(Array.from({ length: 4 }, () => projectAndPlan(stack.db, state, entry, envelopes, REASON_KEY)));
+    for (const plan of plans)
+      expect(plan.map((p) => [p.delivery.id, p.delivery.event])).toEqual([
+        [deliveryId(state.id, 3, both.id, -1), 'payment.partially_refunded'],
+        [deliveryId(state.id, 3, refunds.id, -1), 'payment.partially_refunded'],
+        [deliveryId(state.id, 3, both.id), 'payment.released'],
+      ]);
+    expect(JSON.parse(plans[0][0].delivery.body).data).toMatchObject({
+      status: 'disputed',
+      amount_refunded: 3,
+      amount_held: 7,
+      amount_released: 0,
+    });
+    expect(JSON.parse(plans[0][2].delivery.body).data).toMatchObject({
+      status: 'released',
+      amount_refunded: 3,
+      amount_held: 0,
+      amount_released: 7,
+    });
+    const events = await stack.db('events').where({ payment_id: state.id }).orderBy('ordinal');
+    expect(events.map((e: { type: string; sequence: number; ordinal: number }) => [e.type, e.sequence, e.ordinal])).toEqual([
+      ['payment.partially_refunded', 3, -1],
+      ['payment.released', 3, 0],
+    ]);
+    expect(await stack.db('ledger_entries').where({ payment_id: state.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
+    expect(await stack.db('webhook_deliveries').where({ payment_id: state.id }).count({ n: '*' }).first()).toEqual({ n: '3' });
   });
 });

@@ -1,14 +1,14 @@
 /**
  * docs/quickstart.md, run verbatim: its bash blocks, in order, in one bash from the project's root,
- * against a real stack, with only API, KEY, EMAIL, PASSWORD and HOOK_URL given. What they print is
- * what the page promises.
+ * against a real stack, with only API, KEY, EMAIL and PASSWORD given; and its second terminal, the
+ * `sh` block that runs `npm run webhooks:listen`, as it is, stopped with Ctrl-C (SIGINT to its
+ * process group, as a terminal sends it). What they print is what the page promises.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, bashBlocks, runBash } from './helpers/docPage';
-import { startReceiver } from './helpers/receiver';
 import { eventually, useStack } from './helpers/stack';
 
 const PAGE = path.join(ROOT, 'docs/quickstart.md');
@@ -24,18 +24,30 @@ describe('docs/quickstart.md', () => {
   });
 
   it('runs verbatim: a login, a payment released, refused once, its history and events, a test clock, signed webhooks', async () => {
-    const blocks = bashBlocks(fs.readFileSync(PAGE, 'utf8'));
+    const page = fs.readFileSync(PAGE, 'utf8');
+    const blocks = bashBlocks(page);
     expect(blocks.length).toBeGreaterThanOrEqual(8);
+    // The second terminal: the one sh block that receives webhooks.
+    const listenBlocks = [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]).filter((b) => b.includes('webhooks:listen'));
+    expect(listenBlocks).toEqual(['npm run webhooks:listen\n']);
     const acct = await stack.newAccount();
-    const receiver = await startReceiver();
+    const env = { API: `${stack.url}/api/v1`, KEY: acct.test_api_key };
+    const { SERVICE_API_KEY: _ignored, ...inherited } = process.env;
+    const listener = spawn('bash', ['-c', listenBlocks[0]], { cwd: ROOT, env: { ...inherited, ...env }, detached: true });
+    let listened = '';
+    listener.stdout.on('data', (c: Buffer) => (listened += c.toString()));
+    listener.stderr.on('data', (c: Buffer) => (listened += c.toString()));
+    const exited = new Promise<number | null>((resolve) => listener.on('exit', (code) => resolve(code)));
     try {
-      const { code, stdout, stderr } = await runBash(blocks.join('\n'), {
-        API: `${stack.url}/api/v1`,
-        KEY: acct.test_api_key,
-        EMAIL: acct.email,
-        PASSWORD: acct.password,
-        HOOK_URL: receiver.url,
-      });
+      const hookId = await eventually(
+        async () => {
+          if (listener.exitCode !== null) throw new Error(`the listener exited: ${listened}`);
+          return /\(webhook (wh_\w+)\)\.\nSigning secret: whsec_/.exec(listened)?.[1];
+        },
+        60_000,
+        'the listener',
+      );
+      const { code, stdout, stderr } = await runBash(blocks.join('\n'), { ...env, EMAIL: acct.email, PASSWORD: acct.password });
       expect(stderr).toBe('');
       expect(code).toBe(0);
       const pay = /created (pay_\w+)/.exec(stdout)?.[1];
@@ -64,29 +76,39 @@ describe('docs/quickstart.md', () => {
           'release: custody -80, recipient_payable 76, platform_fees 4',
         ].join('\n'),
       );
-      expect(stdout).toMatch(/webhook secret whsec_/);
-      // The last step removed the endpoint: nothing is left to retry for hours.
-      expect(stdout).toMatch(/webhook wh_\w+ deleted: true\n0 webhook endpoint\(s\) configured\n$/);
-      expect((await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key })).body.data).toEqual([]);
-      const [hook] = await stack.db('webhooks').where({ account_id: acct.account_id });
-      expect(hook.deleted_at).not.toBeNull();
-      const events = await eventually(
+      // Step 2's endpoint is the listener's, the only one.
+      expect(stdout).toContain(`webhook ${hookId} → http://127.0.0.1:`);
+      expect(stdout.match(/^webhook wh_/gm)).toHaveLength(1);
+      // The second terminal shows each of the payment's events, verified with the secret it was given.
+      const verified = await eventually(
         async () => {
-          const mine = receiver.received.filter((r) => r.body?.payment_id === pay);
+          const mine = listened.split('\n').filter((l) => l.includes(pay!) && l.includes('verified (standard-webhooks)'));
           return mine.length >= 4 ? mine : undefined;
         },
         30_000,
-        'the four webhooks',
+        'the four verified deliveries',
       );
-      expect(events.map((e) => e.body.event).sort()).toEqual([
+      expect(verified.map((l) => /(payment\.\w+)/.exec(l)?.[1]).sort()).toEqual([
         'payment.approved',
         'payment.created',
         'payment.deposited',
         'payment.released',
       ]);
-      for (const e of events) expect(e.headers['webhook-signature']).toMatch(/^v1,/);
+      expect(listened).not.toContain('REFUSED');
+
+      // Ctrl-C: the listener removes its endpoint; nothing is left pointing at a closed port.
+      process.kill(-listener.pid!, 'SIGINT');
+      await eventually(async () => (listened.includes(`Removed webhook ${hookId}.`) ? true : undefined), 30_000, 'the removal');
+      await exited;
+      expect((await stack.http.get('/api/v1/webhooks', { key: acct.test_api_key })).body.data).toEqual([]);
+      const hooks = await stack.db('webhooks').where({ account_id: acct.account_id });
+      expect(hooks.map((h) => [h.id, h.deleted_at !== null])).toEqual([[hookId, true]]);
     } finally {
-      await receiver.close();
+      try {
+        process.kill(-listener.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
   });
 });

@@ -9,6 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createDb } from '../src/db/knex';
+import { createAccount } from '../src/db/accounts';
+import { publishPublicKey } from '../src/db/audit';
+import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
+import { freePort } from '../src/lib/net';
 import { startReceiver } from './helpers/receiver';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
@@ -136,7 +141,7 @@ describe('npm run api / npm run worker without their secrets', () => {
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
-    return new Promise<{ code: number | null; output: string }>((resolve) => child.once('exit', (code) => resolve({ code, output })));
+    return new Promise<{ code: number | null; output: string }>((resolve) => child.once('close', (code) => resolve({ code, output })));
   }
 
   it('npm run api refuses to start without SERVICE_JWT_SECRET, naming it', async () => {
@@ -160,15 +165,38 @@ describe('npm run api / npm run worker without their secrets', () => {
     expect(output).not.toContain('SERVICE_JWT_SECRET');
   });
 
-  it('npm run api and npm run worker refuse to start without AUDIT_SIGNING_KEY, naming it', async () => {
-    for (const entry of ['src/bin/api.ts', 'src/bin/worker.ts']) {
-      const { code, output } = await runWithout(entry, ['AUDIT_SIGNING_KEY']);
-      expect(code, entry).toBe(1);
-      expect(output, entry).toContain('AUDIT_SIGNING_KEY: required by');
-    }
+  it('npm run worker refuses to start without AUDIT_SIGNING_KEY, naming it', async () => {
+    const { code, output } = await runWithout('src/bin/worker.ts', ['AUDIT_SIGNING_KEY']);
+    expect(code).toBe(1);
+    expect(output).toContain('AUDIT_SIGNING_KEY: required by');
     const malformed = await runWithout('src/bin/worker.ts', [], { AUDIT_SIGNING_KEY: 'not-a-key' });
     expect(malformed.code).toBe(1);
     expect(malformed.output).toContain('AUDIT_SIGNING_KEY');
+  });
+
+  it('npm run api runs without AUDIT_SIGNING_KEY and serves the public key the workers published', async () => {
+    const db = createDb(inject('databaseUrl'));
+    const port = await freePort();
+    try {
+      const publicKey = rawPublicKey(privateKeyFromSeed(Buffer.from(inject('auditSigningKey'), 'base64')));
+      await publishPublicKey(db, publicKey);
+      const acct = await createAccount(db, `api-key-${randomBytes(4).toString('hex')}@example.com`, 'a password');
+      const api = runWithout('src/bin/api.ts', ['AUDIT_SIGNING_KEY'], { PORT: String(port) });
+      const answer = await eventually(
+        async () =>
+          fetch(`http://127.0.0.1:${port}/api/v1/audit/public_key`, { headers: { 'X-API-Key': acct.test_api_key } }).then(
+            async (r) => (await r.json()) as { public_key: string },
+            () => undefined,
+          ),
+        30_000,
+        'the API',
+      );
+      expect(answer.public_key).toBe(publicKey.toString('base64'));
+      children.at(-1)?.kill('SIGTERM');
+      expect((await api).code).toBe(0);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('a malformed WEBHOOK_SECRET_KEY is a start-up error naming it', async () => {
@@ -250,7 +278,7 @@ describe('webhook secrets at rest', () => {
     // Migrations are CommonJS files without type declarations.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const migration = require('../migrations/20261122030700_webhook_secret_encryption.js');
-    const { openWebhookSecret, parseWebhookSecretKey } = await import('../src/webhooks/secretBox');
+    const { openWebhookSecret, parseWebhookSecretKey } = await import('../src/webhookRules/secretBox');
     const keyText = randomBytes(32).toString('hex');
     const sealed: string = migration.seal('whsec_abc', 'wh_1', migration.parseKey(keyText));
     expect(sealed).not.toContain('abc');

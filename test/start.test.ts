@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/lib/net';
 import { eventually, httpClient, validPayment } from './helpers/stack';
 
@@ -46,7 +46,11 @@ describe('npm start', () => {
       expect(out).toContain(`API          http://127.0.0.1:${port}/api/v1`);
       expect(out).toContain(`Temporal UI  http://127.0.0.1:${uiPort}`);
       expect(out).toMatch(/Database\s+embedded PGlite/);
-      expect(out).toContain('Demo login   demo@example.com / demo-password');
+      // Its password is random, made for this data directory's database.
+      const password = /Demo login\s+demo@example\.com \/ (\S+)/.exec(out)?.[1];
+      expect(password).toMatch(/^[\w-]{16}$/);
+      // Bound to loopback: nothing else on the machine's network reaches it.
+      expect(out).not.toContain('on every interface');
 
       const api = httpClient(`http://127.0.0.1:${port}`);
       const created = await api.post('/api/v1/payments', { key, body: validPayment() });
@@ -54,8 +58,10 @@ describe('npm start', () => {
       const deposited = await api.post(`/api/v1/payments/${created.body.id}/deposit`, { key });
       expect(deposited.body.status).toBe('in_custody');
       expect((await api.get('/api/v1/payments', { key })).body.data.map((p: any) => p.id)).toEqual([created.body.id]);
-      const login = await api.post('/api/v1/auth/login', { body: { email: 'demo@example.com', password: 'demo-password' } });
+      const login = await api.post('/api/v1/auth/login', { body: { email: 'demo@example.com', password } });
       expect(login.status).toBe(200);
+      const guessed = await api.post('/api/v1/auth/login', { body: { email: 'demo@example.com', password: 'demo-password' } });
+      expect(guessed.status).toBe(401);
       expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
       expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
       // Its secrets were generated under DATA_DIR, readable by the owner only.
@@ -63,10 +69,11 @@ describe('npm start', () => {
       // The demo credentials are kept beside them, so a later start can show them again.
       const demoFile = path.join(dataDir, 'demo.json');
       expect((fs.statSync(demoFile).mode & 0o777).toString(8)).toBe('600');
-      expect(JSON.parse(fs.readFileSync(demoFile, 'utf8'))).toEqual({
+      expect(JSON.parse(fs.readFileSync(demoFile, 'utf8'))).toMatchObject({
         email: 'demo@example.com',
-        password: 'demo-password',
+        password,
         test_api_key: key,
+        database: `embedded:${path.join(dataDir, 'pglite')}`,
       });
       // Output is not a terminal: JSON log lines, and the banner after them.
       expect(
@@ -101,6 +108,31 @@ describe('npm start', () => {
       again.kill('SIGTERM');
     }
     expect(await againExited).toBe(0);
+
+    // On another database (PostgreSQL, with accounts of its own) the embedded one's credentials would
+    // answer 401: the banner does not show them.
+    const embedded = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { test_api_key: string };
+    const other = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env: { ...env, DATABASE_URL: inject('databaseUrl') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let third = '';
+    other.stdout.on('data', (c) => (third += c));
+    other.stderr.on('data', (c) => (third += c));
+    const otherExited = new Promise<number | null>((resolve) => other.once('exit', resolve));
+    try {
+      await eventually(async () => (/Accounts\s|Test key\s/.test(third) ? true : undefined), 90_000, `third banner:\n${third}`);
+      expect(third).not.toContain(embedded.test_api_key);
+      expect(third).toMatch(/Database\s+postgres:/);
+      const shown = /Test key\s+(svc_test_\S+)/.exec(third)?.[1];
+      // Either no demo account (the database had accounts) or one that works there.
+      if (shown) expect((await httpClient(`http://127.0.0.1:${port}`).get('/api/v1/balance', { key: shown })).status).toBe(200);
+      else expect(third).toContain('no demo account');
+    } finally {
+      other.kill('SIGTERM');
+    }
+    expect(await otherExited).toBe(0);
   }, 240_000);
 
   it('LOG_FORMAT=auto is human-readable on a terminal and JSON elsewhere', async () => {

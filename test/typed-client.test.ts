@@ -1,7 +1,9 @@
 /**
- * The typed client of examples/client: docs/quickstart.md's TypeScript variant is the example's
- * own code, and it takes a payment through custody against a real stack.
+ * The typed client of examples/client (openapi-fetch over the generated paths): docs/quickstart.md's
+ * TypeScript variant is the example's own code, and it takes a payment through custody against a
+ * real stack. What must not compile is test/typed-client.types.ts, checked by npm run typecheck.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,8 +22,28 @@ describe('examples/client', () => {
 
   it('takes a payment through custody with typed calls, and a refusal as an ApiRequestError', async () => {
     const acct = await stack.newAccount();
-    const { payment, history } = await quickstart(stack.url, acct.test_api_key);
+    const { payment, history, balances } = await quickstart(stack.url, acct.test_api_key);
     expect(payment.status).toBe('released');
+    // GET /api/v1/balance takes no parameters, and the client calls it with none.
+    expect(balances).toEqual([expect.objectContaining({ currency: 'USD', released: 125.5 })]);
     expect(history.map((h) => h.to)).toEqual(['pending_deposit', 'in_custody', 'pending_release', 'released']);
+  });
+
+  it('runs as the page says, with the bash quickstart’s API (ending in /api/v1) and KEY', async () => {
+    const acct = await stack.newAccount();
+    const { API: _api, KEY: _key, ...inherited } = process.env;
+    // Asynchronously: the stack's API answers from this process.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/client/quickstart.ts'], {
+      cwd: path.join(__dirname, '..'),
+      env: { ...inherited, API: `${stack.url}/api/v1`, KEY: acct.test_api_key },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('pending_deposit → in_custody, in_custody → pending_release, pending_release → released');
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { transitionUpdate } from '../src/workflows';
+import { actionUpdate } from '../src/workflows';
 import { startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack({ env: { PAYMENT_MAX_AMOUNT: '1000000' } });
@@ -186,8 +186,8 @@ describe('Idempotency-Key', () => {
       resource_id: 'first-attempt-update',
       failed_at: new Date(),
     });
-    await stack.client.workflow.getHandle(p.body.id).executeUpdate(transitionUpdate, {
-      args: [{ action: 'deposit', reason: 'wire received', actor: 'first attempt' }],
+    await stack.client.workflow.getHandle(p.body.id).executeUpdate(actionUpdate('deposit'), {
+      args: [{ reason: 'wire received', actor: 'first attempt' }],
       updateId: 'first-attempt-update',
     });
     const retry = await stack.http.post(path, { key: acct.test_api_key, raw, headers: { 'Idempotency-Key': key } });
@@ -210,7 +210,7 @@ describe('Idempotency-Key', () => {
     });
     await stack.client.workflow
       .getHandle(p.body.id)
-      .executeUpdate(transitionUpdate, { args: [{ action: 'refund', actor: 'first attempt' }], updateId: 'first-refund-update' });
+      .executeUpdate(actionUpdate('refund'), { args: [{ actor: 'first attempt' }], updateId: 'first-refund-update' });
     const refundRetry = await stack.http.post(refundPath, { key: acct.test_api_key, headers: { 'Idempotency-Key': refundKey } });
     expect(refundRetry.status).toBe(200);
     expect(refundRetry.body.status).toBe('refunded');

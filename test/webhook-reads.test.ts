@@ -63,7 +63,7 @@ describe('reading a configuration and its deliveries', () => {
 });
 
 describe('recover', () => {
-  it('resends deliveries still being retried after a failure, not only those that exhausted their attempts', async () => {
+  it('leaves a delivery still being retried to its running series; a resend of it is refused naming that series', async () => {
     const receiver = await startDownReceiver();
     try {
       const { key, hook } = await accountWithWebhook(stack, receiver.url);
@@ -74,21 +74,18 @@ describe('recover', () => {
         const d = (await stack.http.get(log, { key })).body.data[0];
         return d?.attempts.length === 1 ? d : undefined;
       });
-      // Failed once, next retry an hour away.
+      // Failed once, next retry an hour away: its series is still running.
       expect(pending.status).toBe('pending');
       expect(Date.parse(pending.next_attempt_at) - Date.now()).toBeGreaterThan(30 * 60_000);
 
       receiver.comeBack();
       const recovered = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
       expect(recovered.status).toBe(202);
-      expect(recovered.body.delivery_ids).toEqual([pending.id]);
-      const delivered = await eventually(async () => receiver.received.find((r, i) => i > 0 && r.headers['webhook-id'] === pending.id));
-      expect(delivered.body.event).toBe('payment.created');
-      await eventually(async () =>
-        (await stack.http.get(`${log}/${pending.id}`, { key })).body.status === 'succeeded' ? true : undefined,
-      );
-      // Delivered: a second recover finds nothing.
-      expect((await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } })).body.delivery_ids).toEqual([]);
+      expect(recovered.body).toEqual({ success: true, delivery_ids: [], queued: 0, has_more: false });
+      const resend = await stack.http.post(`${log}/${pending.id}/resend`, { key });
+      expect(resend.status).toBe(409);
+      expect(resend.body.error).toMatchObject({ code: 'delivery_in_progress', details: { delivery_id: pending.id, series: 'original' } });
+      expect(receiver.received.filter((r) => r.headers['webhook-id'] === pending.id)).toHaveLength(1);
     } finally {
       await receiver.close();
     }

@@ -271,6 +271,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payments/{id}/redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a finished payment's personal data
+         * @description Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, recipient_email, description, metadata and every reason a client gave with "[redacted]" everywhere the service keeps them (payment, history, events, webhook deliveries, stored idempotent answers); Temporal holds none of them. Amounts, ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.
+         */
+        post: operations["postPaymentsIdRedact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -464,7 +484,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resend a delivery: a new series of attempts, the same webhook-id */
+        /**
+         * Resend a delivery: a new series of attempts, the same webhook-id
+         * @description One series at a time: while one runs (its first, or an earlier resend), a resend is refused with 409 naming it.
+         */
         post: operations["postWebhooksIdDeliveriesDelivery_idResend"];
         delete?: never;
         options?: never;
@@ -481,7 +504,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resend every delivery since a time that failed or is still being retried after a failure */
+        /** Resend every delivery since a time that failed and has no series running, at most RECOVER_MAX_DELIVERIES per call */
         post: operations["postWebhooksIdRecover"];
         delete?: never;
         options?: never;
@@ -591,7 +614,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The Ed25519 public key that signs tree heads */
+        /**
+         * The Ed25519 public key that signs tree heads
+         * @description Published by the workers, which alone hold the signing key. 404 only before the first worker has started.
+         */
         get: operations["getAuditPublic_key"];
         put?: never;
         post?: never;
@@ -889,21 +915,23 @@ export interface components {
             livemode: boolean;
             balances: {
                 currency: string;
-                /** @description Paid in by payers; = held + released + refunded + fees */
+                /** @description Paid in by payers; = held + released + refunded */
                 deposited: number;
                 /** @description In custody now */
                 held: number;
-                /** @description Net to recipients (after fees) */
+                /** @description Left custody to recipients, before fees: the sum of payments' amount_released; = released_net + fees */
                 released: number;
+                /** @description What recipients are owed of released, after fees */
+                released_net: number;
                 /** @description Back to payers */
                 refunded: number;
-                /** @description The platform's fees collected */
+                /** @description The platform's fees collected, out of released */
                 fees: number;
             }[];
         };
         ConfigureWebhookRequest: {
             url: string;
-            /** @description Default: all eight */
+            /** @description Default: every event type */
             events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
         };
         ConsistencyProof: {
@@ -969,7 +997,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "idempotency_conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -1135,14 +1163,17 @@ export interface components {
             has_more: false;
         };
         PaymentHistoryEntry: {
+            /** @description The payment's version after this step; a redaction's is the version it redacted */
             seq: number;
+            /** @description The transition, "create", or "redact" (the payment's personal data was erased) */
             action: string;
             from: ("pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed") | null;
             /** @enum {string} */
             to: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
-            /** @enum {string} */
-            event: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test";
+            /** @description null for a redaction, which emits no event */
+            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test") | null;
             actor: string;
+            /** @description Why, as the client said it; "[redacted]" once the payment was redacted */
             reason: string | null;
             at: string;
         };
@@ -1257,7 +1288,7 @@ export interface components {
         RecoverRequest: {
             /**
              * Format: date-time
-             * @description Resend every delivery created at or after this ISO 8601 time that failed or is still being retried after a failure
+             * @description Resend every delivery created at or after this ISO 8601 time that failed and has no series of attempts running
              */
             since: string;
         };
@@ -1339,7 +1370,12 @@ export interface components {
         WebhookRecovered: {
             /** @constant */
             success: true;
+            /** @description The deliveries queued for a new series of attempts, oldest first */
             delivery_ids: string[];
+            /** @description How many were queued: at most RECOVER_MAX_DELIVERIES (default 1,000) per call */
+            queued: number;
+            /** @description More failed deliveries remain since that time: call again */
+            has_more: boolean;
         };
         WebhookTestSent: {
             /** @constant */
@@ -2619,7 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2843,7 +2879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3067,7 +3103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3291,7 +3327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3516,7 +3552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3740,7 +3776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3965,7 +4001,222 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdRedact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment, redacted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4416,6 +4667,7 @@ export interface operations {
                      *           "deposited": 125.5,
                      *           "held": 125.5,
                      *           "released": 0,
+                     *           "released_net": 0,
                      *           "refunded": 0,
                      *           "fees": 0
                      *         }
@@ -4923,7 +5175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description webhook_limit_reached: the account and mode already have MAX_WEBHOOKS_PER_ACCOUNT (default 16) webhook configurations; delete one first (`details.limit` says how many); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4931,15 +5183,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "idempotency_conflict",
-                     *         "message": "this Idempotency-Key was used with a different request"
-                     *       },
-                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6197,7 +6440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description delivery_in_progress: the delivery has a series of attempts running (`details.series` names it); resend it once that series has ended; or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6205,15 +6448,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "idempotency_conflict",
-                     *         "message": "this Idempotency-Key was used with a different request"
-                     *       },
-                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -6340,7 +6574,9 @@ export interface operations {
                      *       "success": true,
                      *       "delivery_ids": [
                      *         "dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K"
-                     *       ]
+                     *       ],
+                     *       "queued": 1,
+                     *       "has_more": false
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookRecovered"];
@@ -7077,7 +7313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description api_key_limit_reached: the account and mode already have MAX_API_KEYS_PER_ACCOUNT (default 20) active API keys; revoke one first (`details.limit` says how many); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7085,15 +7321,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "idempotency_conflict",
-                     *         "message": "this Idempotency-Key was used with a different request"
-                     *       },
-                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -7655,6 +7882,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
                      *       },
                      *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
                      *     }

@@ -4,10 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { DEFAULT_TEST_DATABASE_URL, loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
 import { freePort } from '../../src/lib/net';
 import { buildStack } from '../../src/stack';
+import { DEFAULT_TEST_DATABASE_URL } from '../../tools/testSupport';
 
 export interface LocalStack {
   apiUrl: string;

@@ -1,44 +1,36 @@
 /**
- * One webhook delivery attempt, as every path makes it: the delivery activity under Temporal's retry
- * policy, and the first attempt a transition's publication makes inline (docs/webhooks.md). Never
- * throws for the receiver's or the URL's sake: the caller turns the result into a retry or not.
+ * One webhook delivery attempt, as both ways in make it (src/activities/delivery.ts): a
+ * publication's inline first attempt and a series' retries. Never throws for the receiver's or the
+ * URL's sake: the caller turns the result into a retry or not.
  */
 import type { Knex } from 'knex';
 import { fetch } from 'undici';
 import ms from 'ms';
-import { webhookSecretKey, type Config } from '../config';
+import type { Config } from '../config';
 import { answerError, statusAfterAttempt } from '../domain/deliveryAttempt';
 import { disableWebhook } from '../db/webhookConfigurations';
-import { type LoadedDelivery, failingSince, loadDelivery, markDelivery, recordAttempt } from '../db/webhookDeliveries';
+import { type LoadedDelivery, failingSince, markSkipped, recordAttempt } from '../db/webhookDeliveries';
 import type { Logger } from '../lib/logger';
 import { webhookDeliveries, webhookDuration } from '../lib/metrics';
-import { signWebhookBody, standardWebhookHeaders } from '../webhooks/signature';
-import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhooks/urlPolicy';
+import { signWebhookBody, standardWebhookHeaders } from '../webhookRules/signature';
+import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhookRules/urlPolicy';
+import { WEBHOOK_DELIVERY_FAILED, WEBHOOK_DISABLED, WEBHOOK_GONE, WEBHOOK_URL_REFUSED } from '../domain/failures';
 
-export type AttemptResult =
+type AttemptResult =
   | { outcome: 'succeeded' | 'skipped' }
-  /** Not attempted (an attempt already logged for `first`, or the series ended): the delivery's status, for the caller to judge. */
+  /** Not attempted: the series no longer owns the delivery, or it ended; the delivery's status, for the caller to judge. */
   | { outcome: 'not-attempted'; status: string }
   | { outcome: 'failed'; retryable: boolean; type: string; message: string };
 
-export interface AttemptOptions {
-  /** The HTTP call's time-out. */
-  timeoutMs: number;
-  /** This attempt's number in its retry series (1 = first), and the series' limit: they decide the status left. */
+/** One attempt of a series. */
+interface AttemptRequest {
+  /** The series it belongs to: it runs only while that series owns the pending delivery. */
+  series: string;
+  /** Its number in the series (1 = first), and the series' limit: they decide the status left. */
   seriesAttempt: number;
   maximumAttempts: number;
-  /**
-   * The attempt is logged as `attemptBase + seriesAttempt`; `logged`: as the one after the attempts
-   * already logged (a series continuing an inline first attempt).
-   */
-  attemptBase: number | 'logged';
-  /**
-   * `first`: only if no attempt is logged yet (a publication's inline attempt, which a retried
-   * activity must not repeat); `pending`: only while the delivery is pending (a series continuing
-   * an earlier one); `unless-delivered`: unless a resend or recover delivered it meanwhile (a retry);
-   * `always`: a series' first attempt, a resend's too.
-   */
-  only: 'first' | 'pending' | 'unless-delivered' | 'always';
+  /** The HTTP call's time-out. */
+  timeoutMs: number;
 }
 
 export interface AttemptDeps {
@@ -47,30 +39,21 @@ export interface AttemptDeps {
   logger: Logger;
 }
 
-/**
- * `loaded`: the delivery and its configuration as the caller already has them (a publication's
- * plan); otherwise they are read.
- */
+/** One attempt of `req.series` for the delivery as loaded (with its configuration's secrets). */
 export async function attemptDelivery(
   { db, config, logger }: AttemptDeps,
-  deliveryId: string,
-  o: AttemptOptions,
-  loaded?: LoadedDelivery,
+  found: LoadedDelivery,
+  req: AttemptRequest,
 ): Promise<AttemptResult> {
-  const found = loaded ?? (await loadDelivery(db, deliveryId, webhookSecretKey(config)));
-  if (!found) return { outcome: 'failed', retryable: false, type: 'DeliveryNotFound', message: `delivery ${deliveryId} not found` };
   const { delivery, webhook } = found;
-  if (o.only === 'first' && delivery.attempts > 0) return { outcome: 'not-attempted', status: delivery.status };
-  const ended = o.only === 'pending' ? delivery.status !== 'pending' : o.only === 'unless-delivered' && delivery.status === 'succeeded';
-  if (ended) {
-    if (delivery.status === 'succeeded')
-      logger.info({ delivery_id: deliveryId }, 'delivered meanwhile by a resend or recover; this series stops');
+  const deliveryId = delivery.id;
+  if (delivery.series !== req.series || delivery.status !== 'pending') {
+    logger.info({ delivery_id: deliveryId, series: req.series, status: delivery.status }, 'delivery no longer this series’; not attempted');
     return { outcome: 'not-attempted', status: delivery.status };
   }
-  const attempt = o.attemptBase === 'logged' ? delivery.attempts + 1 : o.attemptBase + o.seriesAttempt;
-  const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, attempt });
+  const log = logger.child({ delivery_id: deliveryId, webhook_id: webhook.id, event: delivery.event, series: req.series });
   if (!webhook.active || webhook.deleted_at) {
-    await markDelivery(db, deliveryId, 'skipped');
+    await markSkipped(db, deliveryId);
     webhookDeliveries.inc({ outcome: 'skipped' });
     log.info('webhook configuration deleted; delivery skipped');
     return { outcome: 'skipped' };
@@ -79,9 +62,9 @@ export async function attemptDelivery(
   const at = new Date(started);
   /** A URL the rules forbid: one recorded attempt, no retries. */
   const refuse = async (reason: string, durationMs: number): Promise<AttemptResult> => {
-    await recordAttempt(db, found, { attempt, at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
+    await recordAttempt(db, found, { at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
     webhookDeliveries.inc({ outcome: 'refused' });
-    return { outcome: 'failed', retryable: false, type: 'WebhookUrlRefused', message: reason };
+    return { outcome: 'failed', retryable: false, type: WEBHOOK_URL_REFUSED, message: reason };
   };
   // The URL rules apply again at delivery time, in both modes: DNS may have changed since configuration.
   const rules = { livemode: webhook.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK };
@@ -101,7 +84,7 @@ export async function attemptDelivery(
       dispatcher: deliveryAgent(rules),
       body: delivery.body,
       redirect: 'manual', // a redirect is a failed attempt, never followed
-      signal: AbortSignal.timeout(o.timeoutMs),
+      signal: AbortSignal.timeout(req.timeoutMs),
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': 'payment-custody-webhooks/1',
@@ -124,38 +107,38 @@ export async function attemptDelivery(
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (e.cause?.code === 'EBLOCKEDADDRESS') blockedAtConnect = e.cause.message ?? 'blocked address';
-    error = e.name === 'TimeoutError' ? `no answer within ${o.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    error = e.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
   }
   const durationMs = Date.now() - started;
   if (blockedAtConnect) return refuse(blockedAtConnect, durationMs);
   const outcome = error ? 'failed' : 'succeeded';
   webhookDeliveries.inc({ outcome });
   webhookDuration.observe({ outcome }, durationMs / 1000);
-  const finalStatus = statusAfterAttempt(Boolean(error), o.seriesAttempt, o.maximumAttempts);
+  const finalStatus = statusAfterAttempt(Boolean(error), req.seriesAttempt, req.maximumAttempts);
   // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
   if (statusCode === 410) {
-    await recordAttempt(db, found, { attempt, at, statusCode, durationMs, error, excerpt }, 'failed');
+    await recordAttempt(db, found, { at, statusCode, durationMs, error, excerpt }, 'failed');
     await disableWebhook(db, webhook.id, 'the receiver answered HTTP 410 Gone');
     log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: the receiver answered 410');
     return {
       outcome: 'failed',
       retryable: false,
-      type: 'WebhookGone',
+      type: WEBHOOK_GONE,
       message: 'the receiver answered HTTP 410 Gone; configuration disabled',
     };
   }
-  await recordAttempt(db, found, { attempt, at, statusCode, durationMs, error, excerpt }, finalStatus);
+  const attempt = await recordAttempt(db, found, { at, statusCode, durationMs, error, excerpt }, finalStatus);
   // Every delivery failing for WEBHOOK_DISABLE_AFTER: the endpoint is off until re-enabled.
   if (error && (await failingSince(db, webhook.id, config.WEBHOOK_DISABLE_AFTER))) {
     await disableWebhook(db, webhook.id, `every delivery failed for ${ms(config.WEBHOOK_DISABLE_AFTER, { long: true })}`);
     log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: every delivery failed for the whole window');
-    return { outcome: 'failed', retryable: false, type: 'WebhookDisabled', message: error };
+    return { outcome: 'failed', retryable: false, type: WEBHOOK_DISABLED, message: error };
   }
   if (error) {
-    log.warn({ status_code: statusCode, duration_ms: durationMs, error }, 'webhook delivery attempt failed');
-    return { outcome: 'failed', retryable: true, type: 'WebhookDeliveryFailed', message: error };
+    log.warn({ attempt, status_code: statusCode, duration_ms: durationMs, error }, 'webhook delivery attempt failed');
+    return { outcome: 'failed', retryable: true, type: WEBHOOK_DELIVERY_FAILED, message: error };
   }
-  log.info({ status_code: statusCode, duration_ms: durationMs }, 'webhook delivered');
+  log.info({ attempt, status_code: statusCode, duration_ms: durationMs }, 'webhook delivered');
   return { outcome: 'succeeded' };
 }
 

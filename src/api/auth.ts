@@ -14,7 +14,7 @@ import type { FailureLimit } from './middleware/limits';
  * others. Guessing gains nothing from that: API keys hold 192 random bits and tokens are signed;
  * passwords, which can be guessed, have their own limit per e-mail (`loginRateLimit`).
  */
-export function authenticate(accounts: AccountsService, limit: (key: string) => Promise<void>, failures: FailureLimit) {
+export function authenticate(accounts: AccountsService, limit: (principal: Principal) => Promise<void>, failures: FailureLimit) {
   return async (ctx: Context, next: Next) => {
     let principal: Principal;
     try {
@@ -26,7 +26,7 @@ export function authenticate(accounts: AccountsService, limit: (key: string) => 
       }
       throw err;
     }
-    await limit(principal.credential);
+    await limit(principal);
     (ctx.state as AppState).principal = principal;
     await next();
   };
@@ -36,6 +36,9 @@ export function authenticate(accounts: AccountsService, limit: (key: string) => 
     if (apiKey) return accounts.principalFromApiKey(apiKey);
     const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'));
     if (!match) throw new Unauthenticated('send an API key in X-API-Key or a token in Authorization: Bearer');
+    // An API key is never a token: say where it goes rather than "invalid or expired token".
+    if (match[1].startsWith('svc_'))
+      throw new Unauthenticated('this is an API key: send it in the X-API-Key header, not as a bearer token');
     const user = await accounts.userFromToken(match[1]);
     const mode = ctx.get('X-Service-Mode') || 'test';
     if (mode !== 'test' && mode !== 'live') {

@@ -4,12 +4,14 @@
  * enum and the OpenAPI document's error texts and examples all come from here.
  */
 import {
+  DeliveryInProgress,
   DependencyUnavailable,
   Forbidden,
   IdempotencyConflict,
   InvalidInput,
   InvalidTransition,
   NotFound,
+  QuotaExceeded,
   RateLimited,
   Unauthenticated,
   isUnavailable,
@@ -70,15 +72,60 @@ export const ERRORS = {
   },
   invalid_transition: {
     status: 409,
-    description: "the action is not allowed from the payment's current status (`details.status` names it)",
-    example: { message: 'cannot release a payment whose status is pending_deposit', details: { status: 'pending_deposit' } },
-    from: { matches: is(InvalidTransition), details: (err: InvalidTransition) => ({ status: err.status }) },
+    description:
+      "the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final)",
+    example: {
+      message: 'cannot release a payment whose status is in_custody (allowed from in_custody: approve, refund, dispute)',
+      details: { status: 'in_custody', allowed_actions: ['approve', 'refund', 'dispute'] },
+    },
+    from: {
+      matches: is(InvalidTransition),
+      details: (err: InvalidTransition) => ({ status: err.status, allowed_actions: err.allowedActions }),
+    },
+  },
+  delivery_in_progress: {
+    status: 409,
+    description: 'the delivery has a series of attempts running (`details.series` names it); resend it once that series has ended',
+    example: {
+      message: 'delivery dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K has a series of attempts running (original); resend it once that series has ended',
+      details: { delivery_id: 'dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K', series: 'original' },
+    },
+    from: {
+      matches: is(DeliveryInProgress),
+      details: (err: DeliveryInProgress) => ({ delivery_id: err.deliveryId, series: err.series }),
+    },
   },
   idempotency_conflict: {
     status: 409,
     description: 'the Idempotency-Key was used with a different request, is still in progress, or created a secret',
     example: { message: 'this Idempotency-Key was used with a different request' },
     from: { matches: is(IdempotencyConflict) },
+  },
+  webhook_limit_reached: {
+    status: 409,
+    description:
+      'the account and mode already have MAX_WEBHOOKS_PER_ACCOUNT (default 16) webhook configurations; delete one first (`details.limit` says how many)',
+    example: {
+      message: 'this account has 16 test webhook configurations, the most it may have; delete one first',
+      details: { limit: 16, setting: 'MAX_WEBHOOKS_PER_ACCOUNT' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'webhooks',
+      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
+    },
+  },
+  api_key_limit_reached: {
+    status: 409,
+    description:
+      'the account and mode already have MAX_API_KEYS_PER_ACCOUNT (default 20) active API keys; revoke one first (`details.limit` says how many)',
+    example: {
+      message: 'this account has 20 active test API keys, the most it may have; revoke one first',
+      details: { limit: 20, setting: 'MAX_API_KEYS_PER_ACCOUNT' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'api_keys',
+      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
+    },
   },
   payload_too_large: {
     status: 413,
@@ -119,7 +166,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];
 
-export const EXAMPLE_REQUEST_ID = 'req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15';
+const EXAMPLE_REQUEST_ID = 'req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15';
 
 /** The example answer for an error code, in the error format. */
 export function errorExample(code: ErrorCode): unknown {

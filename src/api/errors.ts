@@ -1,6 +1,7 @@
 /** API errors: the error body, and the one mapping from the use cases' errors to HTTP answers. */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../lib/logger';
+import type { FieldProblem } from '../services/errors';
 import { ERRORS, type ErrorCode, type ErrorEntry } from './errorCatalogue';
 
 export type { ErrorCode };
@@ -18,12 +19,7 @@ export class ApiError extends Error {
   }
 }
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export function invalidRequest(details: FieldError[]): ApiError {
+export function invalidRequest(details: FieldProblem[]): ApiError {
   return new ApiError(400, 'invalid_request', details.map((d) => `${d.field}: ${d.message}`).join('; '), details);
 }
 

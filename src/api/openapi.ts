@@ -6,31 +6,29 @@
 import { z } from 'zod';
 import { PAYMENT_EVENTS } from '../domain/payment';
 import { ERRORS, type ErrorCode, errorExample } from './errorCatalogue';
-import { EXAMPLES, webhookExample } from './examples';
+import { components, exampleOf } from './components';
 import type { Operation, ResponseSpec } from './registry';
-import * as S from './schemas';
+import { WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
 
 type Json = Record<string, unknown>;
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
-/** Every schema exported by src/api/schemas.ts is a named component, but the query strings (they become parameters). */
-function namedSchemas(): Map<z.ZodType, string> {
-  const named = new Map<z.ZodType, string>();
-  for (const [name, value] of Object.entries(S)) {
-    if (!(value instanceof z.ZodType) || name.endsWith('Query')) continue;
-    named.set(value, name);
-  }
-  for (const [event, schema] of Object.entries(S.WEBHOOK_ENVELOPES)) named.set(schema, webhookSchemaName(event));
-  return named;
+/**
+ * The named schemas (src/api/components.ts): the document's components. A schema built per app
+ * (the create body, which holds its maximum amount) is named by the operations' own instance.
+ */
+function namedSchemas(operations: readonly Operation[]): Map<z.ZodType, string> {
+  const byId = new Map<string, z.ZodType>([...components._idmap].map(([id, schema]) => [id, schema as z.ZodType]));
+  for (const op of operations)
+    for (const schema of [op.bodySchema, ...Object.values(op.responses).map((r) => r.schema)]) {
+      const id = schema && components.get(schema)?.id;
+      if (schema && id) byId.set(id, schema);
+    }
+  return new Map([...byId].map(([id, schema]) => [schema, id]));
 }
-const webhookSchemaName = (event: string) =>
-  `${event
-    .split(/[._]/)
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join('')}Event`;
 
 /** The components: each named schema as its requests (input) or its answers (output) see it. */
-function components(named: Map<z.ZodType, string>, requestSchemas: Set<z.ZodType>): Record<string, Json> {
+function componentSchemas(named: Map<z.ZodType, string>, requestSchemas: Set<z.ZodType>): Record<string, Json> {
   const convert = (io: 'input' | 'output') => {
     const registry = z.registry<{ id: string }>();
     for (const [schema, id] of named) registry.add(schema, { id });
@@ -141,8 +139,8 @@ function parameters(op: Operation): Json[] {
 
 function responseContent(r: ResponseSpec, named: Map<z.ZodType, string>): Json {
   const id = named.get(r.schema);
-  if (!id) throw new Error(`response schema for "${r.description}" is not exported by src/api/schemas.ts`);
-  return { 'application/json': { schema: ref(id), example: r.example ?? EXAMPLES.get(r.schema) } };
+  if (!id) throw new Error(`response schema for "${r.description}" is not a named component (src/api/components.ts)`);
+  return { 'application/json': { schema: ref(id), example: r.example ?? exampleOf(r.schema) } };
 }
 
 const cache = new WeakMap<readonly Operation[], object>();
@@ -151,14 +149,14 @@ const cache = new WeakMap<readonly Operation[], object>();
 export function openApiDocument(operations: readonly Operation[]): object {
   const cached = cache.get(operations);
   if (cached) return cached;
-  const named = namedSchemas();
+  const named = namedSchemas(operations);
   const requestSchemas = new Set(operations.flatMap((op) => (op.bodySchema ? [op.bodySchema] : [])));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const params = parameters(op);
     const body = op.bodySchema;
     const bodyId = body && named.get(body);
-    if (body && !bodyId) throw new Error(`${op.openApiPath}: its body schema is not exported by src/api/schemas.ts`);
+    if (body && !bodyId) throw new Error(`${op.openApiPath}: its body schema is not a named component (src/api/components.ts)`);
     paths[op.openApiPath] ??= {};
     paths[op.openApiPath][op.method] = {
       summary: op.summary,
@@ -173,7 +171,7 @@ export function openApiDocument(operations: readonly Operation[]): object {
             requestBody: {
               // The API reads a missing body as {}: where that is valid (a transition's reason), the body is optional.
               required: !body.safeParse({}).success,
-              content: { 'application/json': { schema: ref(bodyId), example: op.bodyExample ?? EXAMPLES.get(body) } },
+              content: { 'application/json': { schema: ref(bodyId), example: op.bodyExample ?? exampleOf(body) } },
             },
           }
         : {}),
@@ -201,7 +199,7 @@ export function openApiDocument(operations: readonly Operation[]): object {
           security: [],
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: ref(webhookSchemaName(event)), example: webhookExample(event) } },
+            content: { 'application/json': { schema: ref(webhookSchemaName(event)), example: exampleOf(WEBHOOK_ENVELOPES[event]) } },
           },
           responses: {
             '200': { description: 'Received (any 2xx)' },
@@ -215,9 +213,16 @@ export function openApiDocument(operations: readonly Operation[]): object {
     openapi: '3.1.0',
     info: {
       title: 'Payment Custody Service',
-      version: '1.0.0',
-      description:
+      version: '1.1.0',
+      description: [
         'Payments held in custody and released, cancelled or refunded. Every error is `{"error":{code,message,details?},"request_id"}`; every response carries `X-Request-Id`. Amounts are JSON numbers in major units, never more fractional digits than the currency has.',
+        '',
+        '## Changelog',
+        '',
+        "- **1.1.0**: `released` means one amount everywhere, gross of fees, as a payment's `amount_released`. In `GET /api/v1/balance`, `released` was net of fees and is now gross (= `released_net` + `fees`); the net amount is the new `released_net`. `deposited = held + released + refunded`. A 409 `invalid_transition` adds `details.allowed_actions`. New: `POST /api/v1/payments/{id}/redact` (erasure of a finished payment's personal data); quotas answer 409 `webhook_limit_reached` and `api_key_limit_reached`; a resend while the delivery's series runs answers 409 `delivery_in_progress`; `recover` queues at most `RECOVER_MAX_DELIVERIES` and answers `queued` and `has_more`; a history entry's `event` may be null (the redaction); `GET /api/v1/audit/public_key` answers 404 until a worker has published its key. Paths match exactly: `/API/v1`, a trailing or doubled slash are 404. The `payment_id` filter of `GET /api/v1/events` and `GET /api/v1/ledger_entries` takes any payment id, as the delivery log's does.",
+        '- **1.1.0**: a split (`resolve` with `resolution: "split"`) emits `payment.partially_refunded` for its refunded part (the payment as that partial refund leaves it), then `payment.released`, both with the split\'s `sequence`: subscribers to refund events see it, and `GET /api/v1/events` lists both.',
+        '- **1.0.0**: first version.',
+      ].join('\n'),
       license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
     },
     servers: [{ url: '/' }],
@@ -226,7 +231,7 @@ export function openApiDocument(operations: readonly Operation[]): object {
     paths,
     webhooks,
     components: {
-      schemas: components(named, requestSchemas),
+      schemas: componentSchemas(named, requestSchemas),
       headers: HEADERS,
       securitySchemes: {
         ApiKey: {

@@ -4,25 +4,28 @@
  * shape (a body, a query, authentication, an Idempotency-Key, a path id) are derived here.
  */
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { DefaultContext, ParameterizedContext } from 'koa';
 import { z } from 'zod';
+import { Unauthenticated } from '../services/errors';
 import type { AppState } from './context';
 import type { ErrorCode } from './errorCatalogue';
 import { checkIdParam, parse } from './parse';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'delete';
 
 export interface ResponseSpec {
   description: string;
   schema: z.ZodType;
-  /** Default: the schema's example in src/api/examples.ts. */
+  /** Default: the schema's example (src/api/components.ts). */
   example?: unknown;
 }
 
-/** A body validated by its schema, or by a parser that reports more than the schema can (the schema documents it). */
-export type BodySpec<T> = z.ZodType<T> | { schema: z.ZodType; parse: (raw: unknown) => T };
+type Responses = Record<number, ResponseSpec>;
 
-export interface RouteSpec<B = undefined, Q = undefined> {
+/** What a route may answer: one of its documented responses' shapes. */
+type ResponseBody<R extends Responses> = R[keyof R] extends { schema: infer S extends z.ZodType } ? z.output<S> : never;
+
+interface RouteSpec<B = undefined, Q = undefined, R extends Responses = Responses> {
   method: Method;
   /** Koa style, under the registrar's prefix: `/payments/:id`. */
   path: string;
@@ -30,16 +33,17 @@ export interface RouteSpec<B = undefined, Q = undefined> {
   description?: string;
   tag: string;
   deprecated?: boolean;
-  body?: BodySpec<B>;
+  /** Validates the body and documents it: its output is what the handler gets. */
+  body?: z.ZodType<B>;
   bodyExample?: unknown;
   query?: z.ZodType<Q>;
   /** The answers of a request that succeeds; the next two fields add its refusals. */
-  responses: Record<number, ResponseSpec>;
+  responses: R;
   /** Codes that follow from what the route does (e.g. invalid_transition), beyond those derived from its shape. */
   errors?: ErrorCode[];
 }
 
-export interface PathParam {
+interface PathParam {
   name: string;
   description: string;
 }
@@ -57,7 +61,18 @@ export interface Operation extends RouteSpec<unknown, unknown> {
   bodySchema?: z.ZodType;
 }
 
-export type Handler<B, Q> = (ctx: Context & { params: Record<string, string>; state: AppState }, input: { body: B; query: Q }) => unknown;
+/** A handler's context: `ctx.body` takes only what the route documents (test/unit/handler-types.types.ts). */
+type HandlerContext<R extends Responses = Responses> = ParameterizedContext<AppState, DefaultContext, ResponseBody<R>> & {
+  params: Record<string, string>;
+};
+
+type Handler<B, Q, R extends Responses = Responses> = (ctx: HandlerContext<R>, input: { body: B; query: Q }) => unknown;
+
+/**
+ * Every router of the API matches paths exactly: `/API/v1` or `/api/v1/payments/` is a 404, never a
+ * route reached around a middleware mounted on the exact prefix (docs/security.md).
+ */
+export const EXACT_PATHS = { sensitive: true, strict: true } as const;
 
 const BODY_METHODS: Method[] = ['post', 'patch', 'delete'];
 
@@ -80,11 +95,9 @@ function derivedErrors(spec: RouteSpec<unknown, unknown>, auth: boolean, hasPara
   return [...codes];
 }
 
-const schemaOf = (body: BodySpec<unknown> | undefined) => (body && 'parse' in body && 'schema' in body ? body.schema : body);
-
 /** A Koa router whose every route is documented: routes can only be added with their description. */
 export class Routes {
-  readonly router = new Router<AppState>();
+  readonly router = new Router<AppState>(EXACT_PATHS);
   readonly operations: Operation[] = [];
   private readonly params = new Map<string, string>();
 
@@ -97,7 +110,7 @@ export class Routes {
     return this;
   }
 
-  add<B = undefined, Q = undefined>(spec: RouteSpec<B, Q>, handler: Handler<B, Q>): this {
+  add<B = undefined, Q = undefined, R extends Responses = Responses>(spec: RouteSpec<B, Q, R>, handler: Handler<B, Q, R>): this {
     const params = [...spec.path.matchAll(/:(\w+)/g)].map(([, name]) => {
       const description = this.params.get(name);
       if (!description) throw new Error(`${spec.path}: path parameter ${name} has no param() description`);
@@ -105,17 +118,20 @@ export class Routes {
     });
     const auth = this.options.auth;
     const op: Operation = {
-      ...(spec as RouteSpec<unknown, unknown>),
+      ...(spec as unknown as RouteSpec<unknown, unknown>),
       openApiPath: `${this.options.prefix}${spec.path}`.replace(/:(\w+)/g, '{$1}'),
       auth,
       idempotent: auth && spec.method === 'post',
       params,
       errorCodes: derivedErrors(spec, auth, params.length > 0),
-      bodySchema: schemaOf(spec.body),
+      bodySchema: spec.body,
     };
     this.operations.push(op);
     this.router[spec.method](spec.path, async (ctx) => {
-      const c = ctx as Parameters<Handler<B, Q>>[0];
+      const c = ctx as unknown as HandlerContext<R>;
+      // Checked here, not only by the middleware in front: however a request reached this route,
+      // a handler that declares auth never runs without a caller.
+      if (auth && !c.state.principal) throw new Unauthenticated('send an API key in X-API-Key or a token in Authorization: Bearer');
       await handler(c, { body: readBody(spec, c.state.body), query: readQuery(spec, ctx.query, auth) });
     });
     return this;
@@ -129,7 +145,6 @@ function readBody<B>(spec: RouteSpec<B, unknown>, raw: unknown): B {
     if (spec.method === 'post') parse(Nothing, raw);
     return undefined as B;
   }
-  if ('parse' in body && 'schema' in body) return body.parse(raw);
   return parse(body, raw);
 }
 

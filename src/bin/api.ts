@@ -5,7 +5,10 @@ import { runMain, type Started } from '../lib/startup';
 import { buildStack } from '../stack';
 
 async function main(started: Started) {
-  const config = requireSecrets(loadConfig(), ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY', 'AUDIT_SIGNING_KEY'], '`npm run api`');
+  // Only workers sign the custody trail: the API serves the public key they publish, and drops the
+  // signing key should its environment carry one by mistake.
+  delete process.env.AUDIT_SIGNING_KEY;
+  const config = requireSecrets(loadConfig(), ['SERVICE_JWT_SECRET', 'WEBHOOK_SECRET_KEY'], '`npm run api`');
   const logger = createLogger(config.LOG_LEVEL);
   const stack = started.add(await buildStack({ config, logger, api: { port: config.PORT, host: config.HOST } }), (s) => s.stop());
   const api = stack.api!;

@@ -40,7 +40,7 @@ export function dummyPasswordHash(): Promise<string> {
 
 export const API_KEY_PATTERN = /^svc_(test|live)_[A-Za-z0-9_-]{32}$/;
 
-export function hashApiKey(key: string): string {
+function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
@@ -59,6 +59,26 @@ export async function createApiKey(db: Knex, accountId: string, livemode: boolea
     .insert({ id: `key_${ulid()}`, account_id: accountId, livemode, key_hash: hashApiKey(key), last4: key.slice(-4) })
     .returning(['id', 'account_id', 'livemode', 'last4', 'created_at']);
   return { record, key };
+}
+
+/**
+ * `work` in a transaction holding the account's row lock: what counts an account's resources and
+ * then adds one (its quotas) cannot be raced past the limit by concurrent requests.
+ */
+export function withAccountLock<T>(db: Knex, accountId: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx('accounts').where({ id: accountId }).forUpdate().first('id');
+    return work(trx);
+  });
+}
+
+export async function countApiKeys(db: Knex, accountId: string, livemode: boolean): Promise<number> {
+  const row = await db('api_keys')
+    .where({ account_id: accountId, livemode })
+    .whereNull('revoked_at')
+    .count<{ n: string }>('* as n')
+    .first();
+  return Number(row?.n ?? 0);
 }
 
 export async function findApiKey(db: Knex, key: string): Promise<ApiKeyRecord | undefined> {
@@ -82,7 +102,7 @@ export async function revokeApiKey(db: Knex, accountId: string, livemode: boolea
   return n > 0;
 }
 
-export interface UserRecord {
+interface UserRecord {
   id: string;
   account_id: string;
   email: string;
@@ -99,7 +119,7 @@ export async function findUserById(db: Knex, id: string): Promise<UserRecord | u
 
 export class EmailTakenError extends Error {}
 
-/** An account with one user and one test and one live key (README.md, "Commands": `admin create-account`). */
+/** An account with one user and one test and one live key (docs/commands.md: `admin create-account`). */
 export async function createAccount(db: Knex, email: string, password: string) {
   const passwordHash = await hashPassword(password);
   return db.transaction(async (trx) => {

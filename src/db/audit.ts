@@ -2,6 +2,7 @@
  * The custody trail's repository (docs/audit.md): leaves appended in the writers' transactions, the
  * sequencer that numbers them and stores the tree's subtrees, O(log n)-row proofs, signed heads.
  */
+import { AUDIT_LOG_INCONSISTENT } from '../domain/failures';
 import type { Knex } from 'knex';
 import type { AuditLeaf } from '../domain/audit';
 import type { LeafRecord } from '../domain/auditCheck';
@@ -15,19 +16,18 @@ import {
   nodeLookup,
   nodesFor,
   perfectCover,
-  treeHeadMessage,
   verifyConsistency,
   type Hash,
   type NodeRef,
-  type TreeHead,
 } from '../domain/merkle';
+import { treeHeadMessage, type TreeHead } from '../domain/canonicalJson';
 
 type Db = Knex | Knex.Transaction;
 
 /** The advisory lock only the sequencer takes (writers never do): one sequencer at a time. */
 const SEQUENCER_LOCK = 0x61756469; // "audi"
 /** Leaves given positions per sequencer transaction. */
-export const SEQUENCE_BATCH = 5000;
+const SEQUENCE_BATCH = 5000;
 
 /**
  * Record a movement, in the caller's transaction: it commits or rolls back with the write it
@@ -160,6 +160,17 @@ export async function latestHead(db: Db): Promise<StoredHead | undefined> {
   return row ? toHead(row) : undefined;
 }
 
+/** A worker's public key, published (again: the latest is the one served) so the API never needs the signing key. */
+export async function publishPublicKey(db: Knex, publicKey: Buffer): Promise<void> {
+  await db('audit_signing_keys').insert({ public_key: publicKey }).onConflict('public_key').merge({ published_at: db.fn.now() });
+}
+
+/** The public key the workers published last. */
+export async function publishedPublicKey(db: Db): Promise<Buffer | undefined> {
+  const row = await db('audit_signing_keys').orderBy('published_at', 'desc').first('public_key');
+  return row ? Buffer.from(row.public_key as Buffer) : undefined;
+}
+
 /** Every head, oldest first (`audit:verify`). */
 export async function allHeads(db: Db): Promise<StoredHead[]> {
   return (await db('audit_tree_heads').orderBy('id')).map(toHead);
@@ -167,7 +178,7 @@ export async function allHeads(db: Db): Promise<StoredHead[]> {
 
 /** The log's history no longer contains the last signed head: nothing more is signed. */
 export class AuditLogInconsistent extends Error {
-  override name = 'AuditLogInconsistent';
+  override name = AUDIT_LOG_INCONSISTENT;
 }
 
 /**

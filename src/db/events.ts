@@ -1,12 +1,13 @@
-/** The event repository: one event per history entry (written by src/db/projection.ts), for the Events API. */
+/** The event repository: the events of each history entry (written by src/db/projection.ts), for the Events API. */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { PaymentEvent } from '../domain/payment';
-import type { PaymentView } from '../domain/paymentView';
+import type { PaymentView } from '../views/paymentView';
 import type { Scope } from '../domain/tenancy';
+import { OWN_EVENT_ORDINAL } from '../domain/transitionEvents';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
-export interface EventRecord {
+interface EventRecord {
   id: string;
   account_id: string;
   livemode: boolean;
@@ -17,9 +18,13 @@ export interface EventRecord {
   created_at: Date;
 }
 
-/** Derived from the payment and its version, so every writer of one event writes one row. */
-export function eventId(paymentId: string, sequence: number): string {
-  return `evt_${createHash('sha256').update(`${paymentId}|${sequence}`).digest('hex').slice(0, 26)}`;
+/**
+ * Derived from the payment, its version and the event's ordinal (src/domain/transitionEvents.ts),
+ * so every writer of one event writes one row; the transition's own event keeps `payment|version`.
+ */
+export function eventId(paymentId: string, sequence: number, ordinal = OWN_EVENT_ORDINAL): string {
+  const key = ordinal === OWN_EVENT_ORDINAL ? `${paymentId}|${sequence}` : `${paymentId}|${sequence}|${ordinal}`;
+  return `evt_${createHash('sha256').update(key).digest('hex').slice(0, 26)}`;
 }
 
 export interface EventFilter extends PageRequest, CreatedRange {
@@ -39,6 +44,8 @@ export async function listEvents(db: Knex, scope: Scope, filter: EventFilter) {
       return withinCreated(q, filter);
     },
     filter,
+    // A split's two events share their version's moment: the refunded part comes first (src/domain/transitionEvents.ts).
+    'ordinal',
   );
 }
 

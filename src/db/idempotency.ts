@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../domain/tenancy';
 
-export type Claim =
+type Claim =
   /** Go ahead; `resourceId` is the id to give whatever this request creates, the same on every retry. */
   /** `retry`: the key's earlier attempt failed or was abandoned, so what it started may already exist. */
   | { kind: 'claimed'; resourceId: string; retry: boolean }
@@ -12,9 +12,9 @@ export type Claim =
   | { kind: 'conflict'; message: string };
 
 /** Longer than any request can run (Temporal calls give up after 10 s). */
-export const STALE_CLAIM_MS = 60_000;
-/** Keys live 24 hours (README.md, "Errors and limits"): an older key is a new key. */
-export const KEY_TTL_HOURS = 24;
+const STALE_CLAIM_MS = 60_000;
+/** Keys live 24 hours (docs/api.md, "Errors and limits"): an older key is a new key. */
+const KEY_TTL_HOURS = 24;
 
 /**
  * What is stored in place of an answer that holds a secret (a new API key, a webhook secret):

@@ -15,7 +15,7 @@ export function ledgerEntryId(paymentId: string, version: number): string {
   return `le_${createHash('sha256').update(`${paymentId}|${version}`).digest('hex').slice(0, 26)}`;
 }
 
-export interface LedgerEntryRecord {
+interface LedgerEntryRecord {
   id: string;
   payment_id: string;
   version: number;
@@ -82,7 +82,7 @@ export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEn
 }
 
 /** One breach of a ledger invariant, as `ledger:verify` reports it. */
-export interface LedgerViolation {
+interface LedgerViolation {
   check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'workflow_state';
   paymentId?: string;
   entryId?: string;
@@ -90,7 +90,7 @@ export interface LedgerViolation {
 }
 
 /** A payment's amounts in the read model beside its postings' sums (open payments are also compared with their workflow). */
-export interface PaymentMoneyRow extends PaymentMoneyRecord {
+interface PaymentMoneyRow extends PaymentMoneyRecord {
   id: string;
   version: number;
 }

@@ -1,6 +1,5 @@
 /** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
-import { storedExponent } from '../domain/money';
 import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
@@ -62,7 +61,6 @@ export function toRow(s: PaymentState): PaymentRow {
   for (const field of Object.keys(FIELDS) as (keyof PaymentState)[]) {
     row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
   }
-  row.amount_exponent = storedExponent(s);
   return row as PaymentRow;
 }
 

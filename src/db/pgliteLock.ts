@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const LOCK_FILE = 'service.lock';
+const LOCK_FILE = 'service.lock';
 
-export class PgliteLockedError extends Error {}
+class PgliteLockedError extends Error {}
 
 interface Owner {
   pid: number;

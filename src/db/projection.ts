@@ -1,8 +1,9 @@
 /**
  * A transition's projection as one SQL statement (data-modifying CTEs): the read model's row, the
- * history entry, the event, the ledger entry with its postings and balances, the custody trail's
- * leaves and, for the workflow's publication, the deliveries the event owes. One statement is one
- * round trip and atomic on its own; it replaced about a dozen (docs/benchmarks.md).
+ * history entry, its events, the ledger entry with its postings and balances, the custody trail's
+ * leaves and, for the workflow's publication, the deliveries the events owe. One statement is one
+ * round trip and atomic on its own, where a statement per table would be about a dozen
+ * (docs/benchmarks.md).
  *
  * The rules are those of each repository (src/db/payments.ts, ledger.ts, events.ts, audit.ts),
  * kept here in SQL with the deliveries' own (one per subscribed, active configuration, its id
@@ -25,11 +26,13 @@ import { ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
 import { LEAF_COLUMNS } from './audit';
 import { Bindings, leafValues } from './statement';
 import { entryTypeOf, postingsOf } from '../domain/ledger';
-import { storedExponent } from '../domain/money';
-import { type HistoryEntry, type PaymentState, movementOf, withAmounts } from '../domain/payment';
-import { paymentView } from '../domain/paymentView';
+import { type HistoryEntry, type PaymentState, movementOf } from '../domain/payment';
+import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
+import { paymentView } from '../views/paymentView';
+import { isReasonHash, leafReason } from '../domain/personal';
+import { OWN_EVENT_ORDINAL, emittedEvents } from '../domain/transitionEvents';
 import type { Scope } from '../domain/tenancy';
-import type { Envelope } from '../domain/webhookEnvelope';
+import type { Envelope, TransitionEnvelope } from '../views/webhookEnvelope';
 import { eventId } from './events';
 import { ledgerEntryId } from './ledger';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments';
@@ -47,8 +50,16 @@ export interface PlannedDelivery {
 }
 
 /** The CTEs that write the projection of one history entry. */
-function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry): string[] {
-  const state = withAmounts(payment);
+function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, reasonKey: Buffer): string[] {
+  // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
+  // A function: bindings are added in the order the text reads (src/db/statement.ts).
+  const reason = () =>
+    isReasonHash(entry.reason)
+      ? `coalesce((SELECT reason FROM payment_reasons WHERE payment_id = ${b.add(state.id, 'text')} AND reason_hash = ${b.add(
+          entry.reason,
+          'text',
+        )}), ${b.add(entry.reason, 'text')})`
+      : b.add(entry.reason, 'text');
   const row = { ...toRow(state), metadata: JSON.stringify(state.metadata) } as Record<string, unknown>;
   const ctes = [
     `payment AS (
@@ -59,20 +70,27 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
       RETURNING 1)`,
     `history AS (
       INSERT INTO payment_events (payment_id, seq, action, from_status, to_status, event, actor, reason, at)
-      VALUES (${b.list([state.id, entry.seq, entry.action, entry.from, entry.to, entry.event, entry.actor, entry.reason, new Date(entry.at)])})
+      VALUES (${b.list([state.id, entry.seq, entry.action, entry.from, entry.to, entry.event, entry.actor])}, ${reason()}, ${b.add(new Date(entry.at))})
       ON CONFLICT DO NOTHING RETURNING 1)`,
+    // The entry's events in order (a split's refunded part before its release: src/domain/transitionEvents.ts).
     `event AS (
-      INSERT INTO events (id, account_id, livemode, payment_id, type, sequence, data, created_at)
-      VALUES (${b.list([eventId(state.id, entry.seq), state.accountId, state.livemode, state.id, entry.event, entry.seq])},
-        ${b.add(JSON.stringify(paymentView(state)), 'jsonb')}, ${b.add(new Date(entry.at))})
+      INSERT INTO events (id, account_id, livemode, payment_id, type, sequence, ordinal, data, created_at)
+      VALUES ${emittedEvents(state, entry)
+        .map(
+          (e) => `(${b.add(eventId(state.id, entry.seq, e.ordinal), 'text')}, ${b.add(state.accountId, 'text')},
+        ${b.add(state.livemode, 'boolean')}, ${b.add(state.id, 'text')}, ${b.add(e.event, 'text')}, ${b.add(entry.seq, 'integer')},
+        ${b.add(e.ordinal, 'smallint')}, ${b.add(JSON.stringify(paymentView(e.state)), 'jsonb')}, ${b.add(new Date(entry.at), 'timestamptz')})`,
+        )
+        .join(', ')}
       ON CONFLICT DO NOTHING RETURNING 1)`,
   ];
-  const leaves = [{ leaf: transitionLeaf(state, entry), ofLedgerEntry: false }];
+  // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
+  const leaves = [{ leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), ofLedgerEntry: false }];
   if (entry.movement) {
     const movement = movementOf(entry.movement);
     const postings = postingsOf(movement);
     const id = ledgerEntryId(state.id, entry.seq);
-    const exponent = storedExponent(state);
+    const exponent = state.amountExponent;
     const type = entryTypeOf(movement);
     ctes.push(`ledger_entry AS (
         INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at)
@@ -128,92 +146,119 @@ function projectionCtes(b: Bindings, payment: PaymentState, entry: HistoryEntry)
  * Project a payment and one history entry into the read model, history, events, ledger and trail.
  * Idempotent and monotonic (see above); inside the caller's transaction when it has one.
  */
-export async function projectPayment(db: Knex | Knex.Transaction, payment: PaymentState, entry: HistoryEntry): Promise<void> {
+export async function projectPayment(
+  db: Knex | Knex.Transaction,
+  payment: PaymentState,
+  entry: HistoryEntry,
+  reasonKey: Buffer,
+): Promise<void> {
   const b = new Bindings();
-  const ctes = projectionCtes(b, payment, entry);
+  const ctes = projectionCtes(b, payment, entry, reasonKey);
   await db.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
 }
 
-/** A delivery id: this prefix and the first hex characters of SHA-256 of `payment|version|configuration`. */
+/**
+ * A delivery id: this prefix and the first hex characters of SHA-256 of `payment|version|configuration`
+ * (`payment|version|ordinal|configuration` for an event that precedes the transition's own).
+ */
 const DELIVERY_ID_PREFIX = 'dlv_';
 const DELIVERY_ID_HEX_CHARS = 26;
 
+/** One event's deliveries in a statement: its envelope, its body's exact bytes, and the names of its CTEs. */
+interface Part {
+  envelope: Envelope;
+  body: string;
+  hook: string;
+}
+
 /**
- * The CTEs that record one delivery of the envelope per subscribed, active configuration (`hook`,
- * `planned`). The id is derived from the payment, its version and the configuration, so a retry
- * never records one twice.
+ * The CTEs that record one delivery of each envelope per subscribed, active configuration (`hook`,
+ * `planned`; suffixed for every envelope after the first). The id is derived from the payment, its
+ * version, the event's ordinal and the configuration, so a retry never records one twice.
  */
-function deliveryCtes(b: Bindings, scope: Scope, envelope: Envelope, version: number, body: string): string[] {
-  return [
-    `hook AS (
-      SELECT w.*, ${b.add(DELIVERY_ID_PREFIX, 'text')} || substr(encode(sha256(convert_to(${b.add(
-        `${envelope.payment_id}|${version}|`,
-        'text',
-      )} || w.id, 'UTF8')), 'hex'), 1, ${DELIVERY_ID_HEX_CHARS}) AS delivery_id
+function deliveryCtes(b: Bindings, scope: Scope, envelopes: TransitionEnvelope[], version: number): { ctes: string[]; parts: Part[] } {
+  const ctes: string[] = [];
+  const parts = envelopes.map(({ envelope, ordinal }, i) => {
+    const [hook, planned] = i === 0 ? ['hook', 'planned'] : [`hook_${i}`, `planned_${i}`];
+    const body = JSON.stringify(envelope);
+    const key = `${envelope.payment_id}|${version}|${ordinal === OWN_EVENT_ORDINAL ? '' : `${ordinal}|`}`;
+    ctes.push(
+      `${hook} AS (
+      SELECT w.*, ${b.add(DELIVERY_ID_PREFIX, 'text')} || substr(encode(sha256(convert_to(${b.add(key, 'text')} || w.id, 'UTF8')), 'hex'), 1, ${DELIVERY_ID_HEX_CHARS}) AS delivery_id
       FROM webhooks w
       WHERE w.account_id = ${b.add(scope.accountId)} AND w.livemode = ${b.add(scope.livemode)}
         AND w.deleted_at IS NULL AND w.active AND w.events @> ARRAY[${b.add(envelope.event, 'text')}])`,
-    `planned AS (
+      `${planned} AS (
       INSERT INTO webhook_deliveries (id, webhook_id, payment_id, event, body)
-      SELECT hook.delivery_id, hook.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')}, ${b.add(body, 'text')}
-      FROM hook ORDER BY hook.created_at, hook.id
+      SELECT ${hook}.delivery_id, ${hook}.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')}, ${b.add(body, 'text')}
+      FROM ${hook} ORDER BY ${hook}.created_at, ${hook}.id
       ON CONFLICT DO NOTHING RETURNING 1)`,
-  ];
+    );
+    return { envelope, body, hook };
+  });
+  return { ctes, parts };
 }
 
-/** Run `ctes` (ending with `deliveryCtes`) and answer each planned delivery with its configuration's row. */
-async function planned(
-  db: Knex | Knex.Transaction,
-  b: Bindings,
-  ctes: string[],
-  envelope: Envelope,
-  body: string,
-): Promise<PlannedDelivery[]> {
+/**
+ * Run `ctes` (ending with `deliveryCtes`) and answer each planned delivery with its configuration's
+ * row, in the envelopes' order, then the configurations'.
+ */
+async function planned(db: Knex | Knex.Transaction, b: Bindings, ctes: string[], parts: Part[]): Promise<PlannedDelivery[]> {
   // The statement's snapshot predates its own inserts: a delivery found here was recorded by an earlier try.
-  type Row = StoredWebhook & { delivery_id: string; delivery_status: string | null; delivery_attempts: number | null };
+  type Row = StoredWebhook & {
+    part: number;
+    delivery_id: string;
+    delivery_status: string | null;
+    delivery_attempts: number | null;
+    delivery_series: string | null | undefined;
+  };
+  const owed = parts.map(({ hook }, i) => `SELECT ${i} AS part, ${hook}.* FROM ${hook}`).join(' UNION ALL ');
   const { rows } = await db.raw<{ rows: Row[] }>(
     `WITH ${ctes.join(',\n')}
-    SELECT hook.*, d.status AS delivery_status, d.attempts AS delivery_attempts
-    FROM hook LEFT JOIN webhook_deliveries d ON d.id = hook.delivery_id
-    ORDER BY hook.created_at, hook.id`,
+    SELECT owed.*, d.status AS delivery_status, d.attempts AS delivery_attempts, d.series AS delivery_series
+    FROM (${owed}) AS owed LEFT JOIN webhook_deliveries d ON d.id = owed.delivery_id
+    ORDER BY owed.part, owed.created_at, owed.id`,
     b.values as Knex.RawBinding[],
   );
-  return rows.map(({ delivery_id, delivery_status, delivery_attempts, ...webhook }) => ({
+  return rows.map(({ part, delivery_id, delivery_status, delivery_attempts, delivery_series, ...webhook }) => ({
     delivery: {
       id: delivery_id,
       webhook_id: webhook.id,
-      payment_id: envelope.payment_id,
-      event: envelope.event,
-      body,
+      payment_id: parts[part].envelope.payment_id,
+      event: parts[part].envelope.event,
+      body: parts[part].body,
       status: (delivery_status ?? 'pending') as LoadedDelivery['delivery']['status'],
       attempts: delivery_attempts ?? 0,
+      // Recorded by this statement (no row in its snapshot): the series its event starts.
+      series: delivery_status === null ? ORIGINAL_SERIES : (delivery_series ?? null),
     },
     webhook,
   }));
 }
 
-/** The projection, and the deliveries the event owes (`deliveryCtes`), in the same statement. */
+/** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(
   db: Knex | Knex.Transaction,
   payment: PaymentState,
   entry: HistoryEntry,
-  envelope: Envelope,
+  envelopes: TransitionEnvelope[],
+  reasonKey: Buffer,
 ): Promise<PlannedDelivery[]> {
   const b = new Bindings();
-  const body = JSON.stringify(envelope);
-  const ctes = [...projectionCtes(b, payment, entry), ...deliveryCtes(b, payment, envelope, payment.version, body)];
-  return planned(db, b, ctes, envelope, body);
+  const projection = projectionCtes(b, payment, entry, reasonKey);
+  const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
+  return planned(db, b, [...projection, ...ctes], parts);
 }
 
-/** The deliveries alone (`npm run repair`, and runs recorded before side effects were activities). */
+/** The deliveries alone (`npm run repair`). */
 export async function planDeliveries(
   db: Knex,
   scope: Scope,
-  envelope: Envelope,
+  envelopes: TransitionEnvelope[],
   version: number,
 ): Promise<{ id: string; url: string; webhookId: string }[]> {
   const b = new Bindings();
-  const body = JSON.stringify(envelope);
-  const rows = await planned(db, b, deliveryCtes(b, scope, envelope, version, body), envelope, body);
+  const { ctes, parts } = deliveryCtes(b, scope, envelopes, version);
+  const rows = await planned(db, b, ctes, parts);
   return rows.map((p) => ({ id: p.delivery.id, url: p.webhook.url, webhookId: p.webhook.id }));
 }

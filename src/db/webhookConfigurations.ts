@@ -1,12 +1,12 @@
 /**
  * The webhook configuration repository: create, read, rotate, turn on and off, delete; secrets are
- * stored sealed (src/webhooks/secretBox.ts) and opened only for signing or to show once.
+ * stored sealed (src/webhookRules/secretBox.ts) and opened only for signing or to show once.
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Scope } from '../domain/tenancy';
-import { openWebhookSecret, sealWebhookSecret } from '../webhooks/secretBox';
+import { openWebhookSecret, sealWebhookSecret } from '../webhookRules/secretBox';
 
 /** A webhook configuration as the service uses it: the stored row without its secrets. */
 export interface WebhookConfiguration {
@@ -28,7 +28,7 @@ export type WebhookWithSecret = WebhookConfiguration & {
 };
 
 /**
- * The table's row: the secret is stored sealed (AES-256-GCM, src/webhooks/secretBox.ts) in
+ * The table's row: the secret is stored sealed (AES-256-GCM, src/webhookRules/secretBox.ts) in
  * `secret_sealed`. `secret` holds a clear secret only for rows written before encryption, until
  * `sealClearSecret` seals it (the first delivery after the upgrade does).
  */
@@ -44,7 +44,7 @@ const withoutSecret = (row: StoredWebhook): WebhookConfiguration =>
   Object.fromEntries(COLUMNS.map((c) => [c, row[c]])) as unknown as WebhookConfiguration;
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks: the part after the prefix is the base64 key). */
-export function newWebhookSecret(): string {
+function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
@@ -83,6 +83,11 @@ export async function createWebhook(db: Knex, key: Buffer, scope: Scope, url: st
     })
     .returning('*');
   return { ...withoutSecret(row), secret };
+}
+
+export async function countWebhooks(db: Knex, scope: Scope): Promise<number> {
+  const row = await notDeleted(db, scope).count<{ n: string }>('* as n').first();
+  return Number(row?.n ?? 0);
 }
 
 export async function listWebhooks(db: Knex, scope: Scope): Promise<WebhookConfiguration[]> {

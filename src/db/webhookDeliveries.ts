@@ -6,14 +6,14 @@
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { webhookAttemptLeaf } from '../domain/audit';
-import type { AttemptFields, DELIVERY_STATUSES } from '../domain/deliveryView';
-import type { Envelope } from '../domain/webhookEnvelope';
+import type { AttemptFields, DELIVERY_STATUSES } from '../views/deliveryView';
+import type { Envelope } from '../views/webhookEnvelope';
 import { LEAF_COLUMNS } from './audit';
 import { Bindings, leafValues } from './statement';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 import { type WebhookWithSecret, webhookForSigning } from './webhookConfigurations';
 
-export interface DeliveryRow {
+interface DeliveryRow {
   id: string;
   webhook_id: string;
   payment_id: string | null;
@@ -21,25 +21,32 @@ export interface DeliveryRow {
   body: string;
   status: (typeof DELIVERY_STATUSES)[number];
   attempts: number;
+  /** The running series of attempts (`original`, or a resend's workflow id); null when none runs. */
+  series: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 /** One logged attempt, as stored. */
-export interface AttemptRow extends AttemptFields {
+interface AttemptRow extends AttemptFields {
   delivery_id: string;
 }
 
-/** A delivery's status, the attempts logged and when the last was made (ms), or null when there is no such delivery. */
-export async function deliveryProgress(
-  db: Knex,
-  id: string,
-): Promise<{ status: string; attempts: number; lastAttemptAt: number | null } | null> {
-  const row = (await db('webhook_deliveries').where({ id }).first()) as { status: string } | undefined;
+/** Where a delivery's running series stands: the attempts logged and when the last was made (ms). */
+export interface DeliveryProgress {
+  status: string;
+  series: string | null;
+  attempts: number;
+  lastAttemptAt: number | null;
+}
+
+/** A delivery's progress, or null when there is no such delivery. */
+export async function deliveryProgress(db: Knex, id: string): Promise<DeliveryProgress | null> {
+  const row = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
   if (!row) return null;
-  const last = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('attempt as attempts').max('at as at').first()) as
-    { attempts: number | null; at: Date | null } | undefined;
-  return { status: row.status, attempts: last?.attempts ?? 0, lastAttemptAt: last?.at ? last.at.getTime() : null };
+  const last = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('at as at').first()) as
+    { at: Date | null } | undefined;
+  return { status: row.status, series: row.series, attempts: row.attempts, lastAttemptAt: last?.at ? last.at.getTime() : null };
 }
 
 /** A delivery outside a payment's run (`payment.test`) to one configuration. */
@@ -57,7 +64,7 @@ export async function createSingleDelivery(db: Knex, webhookId: string, envelope
 
 /** A delivery as an attempt needs it, and its configuration with the secrets for signing. */
 export interface LoadedDelivery {
-  delivery: Pick<DeliveryRow, 'id' | 'webhook_id' | 'payment_id' | 'event' | 'body' | 'status' | 'attempts'>;
+  delivery: Pick<DeliveryRow, 'id' | 'webhook_id' | 'payment_id' | 'event' | 'body' | 'status' | 'attempts' | 'series'>;
   webhook: WebhookWithSecret;
 }
 
@@ -98,8 +105,7 @@ export async function failingSince(db: Knex, webhookId: string, windowMs: number
   return failingFrom != null && Date.now() - failingFrom.getTime() >= windowMs;
 }
 
-export interface AttemptRecord {
-  attempt: number;
+interface AttemptRecord {
   at: Date;
   statusCode: number | null;
   durationMs: number;
@@ -109,86 +115,103 @@ export interface AttemptRecord {
 }
 
 /** The delivery an attempt is for, and its configuration's account and mode (for the trail's leaf). */
-export interface AttemptTarget {
+interface AttemptTarget {
   delivery: Pick<DeliveryRow, 'id' | 'payment_id' | 'event' | 'webhook_id'>;
   webhook: { account_id: string; livemode: boolean };
 }
 
 /**
- * Log one attempt, leave the delivery's status and count, and append the attempt's custody trail
- * leaf, in one statement. A repeated attempt number is logged once; the leaf is idempotent by its key.
+ * Log one attempt as the delivery's next number, leave its status (a final one ends the series) and
+ * append the attempt's custody trail leaf, in one transaction holding the delivery's row: whatever
+ * runs concurrently, each attempt gets a number of its own and is logged once, never dropped.
+ * Answers the attempt's number.
  */
-export async function recordAttempt(db: Knex, { delivery, webhook }: AttemptTarget, a: AttemptRecord, status: DeliveryRow['status']) {
-  const leaf = webhookAttemptLeaf({
-    deliveryId: delivery.id,
-    webhookId: delivery.webhook_id,
-    paymentId: delivery.payment_id,
-    accountId: webhook.account_id,
-    livemode: webhook.livemode,
-    event: delivery.event,
-    attempt: a.attempt,
-    at: a.at,
-    statusCode: a.statusCode,
-    durationMs: a.durationMs,
-    error: a.error,
-    outcome: status,
+export async function recordAttempt(
+  db: Knex,
+  { delivery, webhook }: AttemptTarget,
+  a: AttemptRecord,
+  status: DeliveryRow['status'],
+): Promise<number> {
+  return db.transaction(async (trx) => {
+    const row = await trx<DeliveryRow>('webhook_deliveries').where({ id: delivery.id }).forUpdate().first('attempts');
+    const attempt = (row?.attempts ?? 0) + 1;
+    const leaf = webhookAttemptLeaf({
+      deliveryId: delivery.id,
+      webhookId: delivery.webhook_id,
+      paymentId: delivery.payment_id,
+      accountId: webhook.account_id,
+      livemode: webhook.livemode,
+      event: delivery.event,
+      attempt,
+      at: a.at,
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
+      error: a.error,
+      outcome: status,
+    });
+    const b = new Bindings();
+    const sql = `WITH attempt AS (
+        INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
+        VALUES (${b.list([delivery.id, attempt, a.at, a.statusCode, a.durationMs, a.error, a.excerpt ?? null])})
+        RETURNING 1
+      ), delivery AS (
+        UPDATE webhook_deliveries SET status = ${b.add(status)}, attempts = ${b.add(attempt)}, updated_at = ${b.add(new Date())},
+          series = CASE WHEN ${b.add(status)} = 'pending' THEN series END
+        WHERE id = ${b.add(delivery.id)} RETURNING id
+      )
+      INSERT INTO audit_leaves (${LEAF_COLUMNS.map(([c]) => c).join(', ')})
+      SELECT ${leafValues(b, leaf)} FROM delivery`;
+    await trx.raw(sql, b.values as Knex.RawBinding[]);
+    return attempt;
   });
-  const b = new Bindings();
-  const sql = `WITH attempt AS (
-      INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
-      VALUES (${b.list([delivery.id, a.attempt, a.at, a.statusCode, a.durationMs, a.error, a.excerpt ?? null])})
-      ON CONFLICT DO NOTHING RETURNING 1
-    ), delivery AS (
-      UPDATE webhook_deliveries SET status = ${b.add(status)}, attempts = ${b.add(a.attempt)}, updated_at = ${b.add(new Date())}
-      WHERE id = ${b.add(delivery.id)} RETURNING id
-    )
-    INSERT INTO audit_leaves (${LEAF_COLUMNS.map(([c]) => c).join(', ')})
-    SELECT ${leafValues(b, leaf)} FROM delivery
-    ON CONFLICT DO NOTHING`;
-  await db.raw(sql, b.values as Knex.RawBinding[]);
+}
+
+/**
+ * Start a new series of attempts for a delivery, named `series`: pending again, unless a series
+ * runs already. Answers null when it started, else the running series' name.
+ */
+export async function claimSeries(db: Knex, id: string, series: string): Promise<string | null> {
+  const claimed = await db('webhook_deliveries')
+    .where({ id })
+    .whereNull('series')
+    .update({ series, status: 'pending', updated_at: new Date() }, ['id']);
+  if (claimed.length) return null;
+  const row = await db<DeliveryRow>('webhook_deliveries').where({ id }).first('series');
+  return row?.series ?? series;
+}
+
+/**
+ * A series that ended without a final attempt (its activity gave up, or the delivery was not
+ * found): the delivery is free for the next series, and failed if it was still pending.
+ */
+export async function endSeries(db: Knex, id: string, series: string): Promise<void> {
+  await db('webhook_deliveries')
+    .where({ id, series })
+    .update({ series: null, status: db.raw(`CASE WHEN status = 'pending' THEN 'failed' ELSE status END`), updated_at: new Date() });
 }
 
 export async function findDelivery(db: Knex, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
   return db<DeliveryRow>('webhook_deliveries').where({ id, webhook_id: webhookId }).first();
 }
 
-/** Ready a delivery for a new series: pending again; answers the attempts already logged. */
-export async function prepareResend(db: Knex, id: string): Promise<number> {
-  const row = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('attempt as last').first()) as
-    { last: number | null } | undefined;
-  await db('webhook_deliveries').where({ id }).update({ status: 'pending', updated_at: new Date() });
-  return row?.last ?? 0;
-}
-
 /**
- * Deliveries to recover: those that exhausted their attempts, and those still being retried after
- * a failed attempt (their next retry may be hours away).
+ * Deliveries to recover: those created since `since` that failed and have no series running, oldest
+ * first, at most `limit` (a delivery still being retried is its running series' to finish).
  */
-export async function failedDeliveriesSince(db: Knex, webhookId: string, since: Date): Promise<string[]> {
-  return db('webhook_deliveries as d')
-    .where({ 'd.webhook_id': webhookId })
-    .andWhere('d.created_at', '>=', since)
-    .andWhere((w) =>
-      w
-        .where('d.status', 'failed')
-        .orWhere((p) =>
-          p
-            .where('d.status', 'pending')
-            .whereExists(
-              db('webhook_delivery_attempts as a').whereRaw(
-                'a.delivery_id = d.id and (a.status_code is null or a.status_code not between 200 and 299)',
-              ),
-            ),
-        ),
-    )
-    .orderBy('d.created_at')
-    .pluck('d.id');
+export async function failedDeliveriesSince(db: Knex, webhookId: string, since: Date, limit: number): Promise<string[]> {
+  return db('webhook_deliveries')
+    .where({ webhook_id: webhookId, status: 'failed' })
+    .whereNull('series')
+    .andWhere('created_at', '>=', since)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .limit(limit)
+    .pluck('id');
 }
 
-export async function markDelivery(db: Knex, deliveryId: string, status: DeliveryRow['status']): Promise<void> {
-  await db('webhook_deliveries').where({ id: deliveryId }).update({ status, updated_at: new Date() });
+/** A delivery that will never be attempted (its configuration was deleted): its series ends. */
+export async function markSkipped(db: Knex, deliveryId: string): Promise<void> {
+  await db('webhook_deliveries').where({ id: deliveryId }).update({ status: 'skipped', series: null, updated_at: new Date() });
 }
-
 export interface DeliveryFilter extends PageRequest, CreatedRange {
   status?: DeliveryRow['status'];
   paymentId?: string;

@@ -3,22 +3,6 @@
  * payment carries its exponent), so that a workflow's start never evaluates the table (docs/benchmarks.md).
  */
 
-const legacyExponents = new Map<string, number>();
-
-/**
- * The exponent a stored amount was taken with. Payments created before exponents were kept were
- * scaled by ICU (`Intl`), so theirs is ICU's: their minor units keep meaning what they meant.
- */
-export function storedExponent(amount: { currency: string; amountExponent?: number }): number {
-  if (amount.amountExponent !== undefined) return amount.amountExponent;
-  let digits = legacyExponents.get(amount.currency);
-  if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency: amount.currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    legacyExponents.set(amount.currency, digits);
-  }
-  return digits;
-}
-
 /** Exact decimal text of a minor-unit amount with `digits` fractional digits, e.g. 1050n, 2 → "10.50". */
 export function formatMinor(minor: bigint, digits: number): string {
   const negative = minor < 0n;

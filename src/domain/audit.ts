@@ -2,12 +2,11 @@
  * What each leaf of the custody trail says (docs/audit.md): per kind of movement, its natural key
  * (a repeated write never appends twice) and its canonical JSON. Pure; not imported by workflows.
  */
-import { canonicalJson } from './merkle';
-import { storedExponent } from './money';
+import { canonicalJson } from './canonicalJson';
 import type { HistoryEntry, PaymentState } from './payment';
 
 export const AUDIT_LEAF_KINDS = ['payment.transition', 'webhook.attempt', 'ledger.entry'] as const;
-export type AuditLeafKind = (typeof AUDIT_LEAF_KINDS)[number];
+type AuditLeafKind = (typeof AUDIT_LEAF_KINDS)[number];
 
 /** A leaf to append: where it belongs (for the owner's proof request) and the exact text hashed. */
 export interface AuditLeaf {
@@ -38,7 +37,7 @@ export function transitionLeaf(state: PaymentState, entry: HistoryEntry): AuditL
     reason: entry.reason,
     at: entry.at,
     amount_minor: BigInt(state.amountMinor),
-    amount_exponent: storedExponent(state),
+    amount_exponent: state.amountExponent,
     currency: state.currency,
   };
   return {
@@ -51,7 +50,7 @@ export function transitionLeaf(state: PaymentState, entry: HistoryEntry): AuditL
   };
 }
 
-export interface AttemptFacts {
+interface AttemptFacts {
   deliveryId: string;
   webhookId: string;
   paymentId: string | null;
@@ -94,7 +93,7 @@ export function webhookAttemptLeaf(a: AttemptFacts): AuditLeaf {
   };
 }
 
-export interface LedgerEntryFacts {
+interface LedgerEntryFacts {
   entryId: string;
   paymentId: string;
   accountId: string;

@@ -19,7 +19,7 @@ export interface HeadRecord {
   signature: Buffer;
 }
 
-export type CheckResult =
+type CheckResult =
   | { ok: true; leaves: number; heads: number; root: Hash }
   | { ok: false; leafIndex?: number; message: string; leaves: number; heads: number };
 

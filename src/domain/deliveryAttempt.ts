@@ -3,6 +3,12 @@
  * answer, or none, fails it, and the delivery stays pending while the retry policy has attempts left.
  */
 
+/**
+ * The series of attempts a delivery's event starts (the publication's first attempt, then its
+ * retries, continued after a hand-over); a resend's series is named by its workflow id.
+ */
+export const ORIGINAL_SERIES = 'original';
+
 /** The error an HTTP answer counts as, or null for a 2xx. Redirects are failures too: never followed. */
 export function answerError(statusCode: number): string | null {
   return statusCode < 200 || statusCode >= 300 ? `receiver answered HTTP ${statusCode}` : null;

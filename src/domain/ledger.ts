@@ -31,7 +31,7 @@ export interface Movement {
   fee: bigint;
 }
 
-export interface Posting {
+interface Posting {
   account: LedgerAccount;
   amount: bigint;
 }
@@ -46,7 +46,7 @@ export function feeOnReleased(platformFee: bigint, amount: bigint, released: big
   return (platformFee * released) / amount;
 }
 
-export type MovementResult = { ok: true; movement: Movement; after: Amounts } | { ok: false; field: string; message: string };
+type MovementResult = { ok: true; movement: Movement; after: Amounts } | { ok: false; field: string; message: string };
 
 /**
  * The movement `effect` makes from `before`, and the amounts after it. `part` is the amount a
@@ -124,22 +124,30 @@ export function postingsOf(m: Movement): Posting[] {
   return LEDGER_ACCOUNTS.filter((a) => totals.get(a) !== 0n).map((account) => ({ account, amount: totals.get(account)! }));
 }
 
-/** Per-currency balance as the API shows it, from the five ledger accounts' balances (minor units). */
+/**
+ * Per-currency balance as the API shows it, from the five ledger accounts' balances (minor units).
+ * `released` is gross, as a payment's `amount_released` (recipient_payable + platform_fees);
+ * `released_net` is its part owed to recipients, after `fees` (docs/money.md).
+ */
 export interface BalanceView {
   deposited: bigint;
   held: bigint;
   released: bigint;
+  releasedNet: bigint;
   refunded: bigint;
   fees: bigint;
 }
 
 export function balanceOf(accounts: Partial<Record<LedgerAccount, bigint>>): BalanceView {
+  const releasedNet = accounts.recipient_payable ?? 0n;
+  const fees = accounts.platform_fees ?? 0n;
   return {
     deposited: -(accounts.payer_deposits ?? 0n),
     held: accounts.custody ?? 0n,
-    released: accounts.recipient_payable ?? 0n,
+    released: releasedNet + fees,
+    releasedNet,
     refunded: accounts.payer_refunds ?? 0n,
-    fees: accounts.platform_fees ?? 0n,
+    fees,
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * The custody trail's RFC 9162 Merkle tree (§2.1), its proofs (§2.1.3–2.1.4) and canonical JSON.
+ * The custody trail's RFC 9162 Merkle tree (§2.1) and its proofs (§2.1.3–2.1.4); the bytes hashed and signed
+ * are canonical JSON (canonicalJson.ts).
  * Pure (node:crypto only, no I/O); not imported by workflows.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -45,7 +46,7 @@ export interface NodeRef {
 }
 
 /** The leaves [start, end) of the log: every hash a proof carries is MTH of one such range. */
-export interface LeafRange {
+interface LeafRange {
   start: number;
   end: number;
 }
@@ -266,46 +267,4 @@ export function verifyConsistency(
     sn = Math.floor(sn / 2);
   }
   return sn === 0 && equal(fr, firstRoot) && equal(sr, secondRoot);
-}
-
-/**
- * Canonical JSON, the bytes a leaf and a tree head are hashed and signed as: object keys sorted by
- * UTF-16 code units, no insignificant whitespace, strings escaped as JSON.stringify does, and
- * numbers only as integers (money in integer minor units; a bigint is written as its digits). For
- * this integer-only subset it is RFC 8785 (JCS). A fraction, NaN or an unsafe integer throws.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'string':
-      return JSON.stringify(value);
-    case 'bigint':
-      return value.toString();
-    case 'number':
-      if (!Number.isSafeInteger(value)) throw new TypeError(`canonical JSON holds integers only, got ${value}`);
-      return Object.is(value, -0) ? '0' : String(value);
-    case 'object': {
-      if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    default:
-      throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
-  }
-}
-
-/** A signed tree head's fields, as the API shows them (byte strings in standard base64). */
-export interface TreeHead {
-  tree_size: number;
-  root_hash: string;
-  timestamp: string;
-}
-
-/** The exact bytes an Ed25519 tree-head signature covers: `{"root_hash":…,"timestamp":…,"tree_size":…}`. */
-export function treeHeadMessage(head: TreeHead): Buffer {
-  return Buffer.from(canonicalJson({ root_hash: head.root_hash, timestamp: head.timestamp, tree_size: head.tree_size }), 'utf8');
 }

@@ -4,9 +4,7 @@
  */
 
 import { data as iso4217 } from 'currency-codes';
-import { formatMinor, majorOf, storedExponent } from './amountText';
-
-export { storedExponent };
+import { formatMinor, majorOf } from './amountText';
 
 /**
  * ISO 4217 codes whose minor unit is "N.A.": metals, fund units, testing and "no currency". They
@@ -37,6 +35,13 @@ export function isCurrency(code: string): boolean {
   return MINOR_UNITS.has(code);
 }
 
+/** Why a three-letter code is refused as a payment's currency: known to ISO 4217 but no means of payment, or unknown. */
+export function currencyRefusal(code: string): string {
+  return NOT_MEANS_OF_PAYMENT.has(code)
+    ? `${code} is not accepted for payments: ISO 4217 lists it as a precious metal, a fund or test unit, not a currency`
+    : `${code} is not an ISO 4217 currency code`;
+}
+
 /** ISO 4217 minor units (USD 2, JPY 0, KWD 3, HUF 2) of a code `isCurrency` accepted. */
 export function minorUnits(currency: string): number {
   const digits = MINOR_UNITS.get(currency);
@@ -44,7 +49,7 @@ export function minorUnits(currency: string): number {
   return digits;
 }
 
-export type AmountParse = { ok: true; minor: bigint } | { ok: false; message: string };
+type AmountParse = { ok: true; minor: bigint } | { ok: false; message: string };
 
 /**
  * Convert a JSON number in major units to minor units, refusing anything the currency cannot hold.

@@ -4,8 +4,26 @@
  * Pure: no I/O, no clocks, safe to import inside the Temporal workflow sandbox.
  */
 
-import { type Amounts, type MoneyEffect, type Movement, ZERO_AMOUNTS, isEmptyMovement, move } from './ledger';
-import { formatMinor, storedExponent } from './amountText';
+import { type Amounts, type MoneyEffect, type Movement, isEmptyMovement, move } from './ledger';
+import { formatMinor } from './amountText';
+import { dueTimer } from './paymentTimers';
+import { type MovementRecord, movementRecord } from './movementRecord';
+import { amountsOf, moneyOf, withAmounts } from './paymentMoney';
+
+export * from './paymentTimers';
+export * from './movementRecord';
+export * from './paymentMoney';
+
+/** The refusal of an action the payment's status does not allow, as every layer words it. */
+export function refusalMessage(action: string, status: string): string {
+  return `cannot ${action} a payment whose status is ${status}`;
+}
+
+/** A resolution's `refund_amount` rules, worded once for the API's validation and the workflow's. */
+export const SPLIT_RULES = {
+  requiredForSplit: 'refund_amount is required for the split resolution',
+  onlyForSplit: 'refund_amount is only for the split resolution',
+} as const;
 
 export const PAYMENT_STATUSES = [
   'pending_deposit',
@@ -92,7 +110,7 @@ export function isTerminal(status: PaymentStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
-export type TransitionCheck =
+type TransitionCheck =
   { ok: true; transition: Transition } | { ok: false; reason: 'invalid_transition' | 'resolution_required'; message: string };
 
 /**
@@ -115,69 +133,8 @@ export function checkTransition(
       (t.partial ?? false) === partial &&
       t.from.includes(status),
   );
-  if (!transition) {
-    return {
-      ok: false,
-      reason: 'invalid_transition',
-      message: `cannot ${action} a payment whose status is ${status}`,
-    };
-  }
+  if (!transition) return { ok: false, reason: 'invalid_transition', message: refusalMessage(action, status) };
   return { ok: true, transition };
-}
-
-/** A durable timer a payment waits on in its status: the transition it makes and when it is due (ms). */
-export interface PendingTimer {
-  action: TimerAction;
-  dueAt: number;
-}
-
-/**
- * The timer the payment waits on in its current status, if any: the deposit deadline in
- * pending_deposit, the auto-release in pending_release when it has one.
- * `pendingReleaseSince`: when the payment entered pending_release (ms), if it did.
- */
-export function pendingTimer(state: PaymentState, pendingReleaseSince: number | null): PendingTimer | undefined {
-  if (state.status === 'pending_deposit') return { action: 'deadline', dueAt: Date.parse(state.depositDeadline) };
-  if (state.status === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null) {
-    return { action: 'auto_release', dueAt: pendingReleaseSince + state.autoReleaseAfterSeconds * 1000 };
-  }
-  return undefined;
-}
-
-/**
- * The timer transition already due at `now`, if any. A message that arrives after a timer was due
- * (say, a deposit after the deadline while workers were down) must not win over the timer.
- */
-export function dueTimer(state: PaymentState, now: number, pendingReleaseSince: number | null): TimerAction | undefined {
-  const timer = pendingTimer(state, pendingReleaseSince);
-  return timer && now >= timer.dueAt ? timer.action : undefined;
-}
-
-/** How long the workflow sleeps for a timer: never less than 1 ms, so one already due still fires (at once). */
-export function timerDelayMs(timer: PendingTimer, now: number): number {
-  return Math.max(timer.dueAt - now, 1);
-}
-
-/** The history entry's reason for a timer's transition. */
-export const TIMER_REASONS: Readonly<Record<TimerAction, string>> = {
-  deadline: 'deposit deadline passed',
-  auto_release: 'auto-release delay elapsed',
-};
-
-/** The timer's name in the Temporal UI (metadata, not a command). */
-export const TIMER_SUMMARIES: Readonly<Record<TimerAction, string>> = {
-  deadline: 'deposit deadline',
-  auto_release: 'auto-release',
-};
-
-/** Why a test clock may not move a payment's time, if it may not: test mode only, whole seconds from 1 up. */
-export function clockAdvanceRefusal(
-  livemode: boolean,
-  seconds: number,
-): { type: 'LivePayment' | 'InvalidArgument'; message: string } | undefined {
-  if (livemode) return { type: 'LivePayment', message: 'test clocks are for test-mode payments only' };
-  if (!Number.isInteger(seconds) || seconds < 1) return { type: 'InvalidArgument', message: 'seconds must be a positive integer' };
-  return undefined;
 }
 
 /** A client's transition: the table's answer, unless a timer is already due. Status only: see `planTransition` for the money. */
@@ -192,13 +149,13 @@ export function checkClientTransition(
   const due = dueTimer(state, now, pendingReleaseSince);
   if (due) {
     const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
-    return { ok: false, reason: 'invalid_transition', message: `cannot ${action} a payment whose status is ${state.status}: ${why}` };
+    return { ok: false, reason: 'invalid_transition', message: `${refusalMessage(action, state.status)}: ${why}` };
   }
   return checkTransition(state.status, action, resolution, partial);
 }
 
 /** A client's request as the rules read it: `amountMinor` is a refund's amount or a split's refund_amount. */
-export interface TransitionRequestRule {
+interface TransitionRequestRule {
   action: ClientAction;
   resolution?: Resolution;
   amountMinor?: bigint;
@@ -226,10 +183,10 @@ export function planTransition(
   const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;
   const check = checkClientTransition(state, req.action, req.resolution, now, pendingReleaseSince, partial);
   if (!check.ok) return check;
-  const money = (text: bigint) => `${formatMinor(text, storedExponent(state))} ${state.currency}`;
+  const money = (text: bigint) => `${formatMinor(text, state.amountExponent)} ${state.currency}`;
   if (req.amountMinor !== undefined) {
     if (req.action !== 'refund' && !isSplit) {
-      return { ok: false, reason: 'invalid_amount', field: 'refund_amount', message: 'refund_amount is only for the split resolution' };
+      return { ok: false, reason: 'invalid_amount', field: 'refund_amount', message: SPLIT_RULES.onlyForSplit };
     }
     if (req.amountMinor <= 0n) return { ok: false, reason: 'invalid_amount', field, message: `${field} must be greater than 0` };
     if (req.amountMinor > held || (isSplit && req.amountMinor === held)) {
@@ -237,7 +194,7 @@ export function planTransition(
       return { ok: false, reason: 'invalid_amount', field, message: `${field} must be ${bound} the amount held, ${money(held)}` };
     }
   } else if (isSplit) {
-    return { ok: false, reason: 'invalid_amount', field, message: 'refund_amount is required for the split resolution' };
+    return { ok: false, reason: 'invalid_amount', field, message: SPLIT_RULES.requiredForSplit };
   }
   return planMovement(state, check.transition, req.amountMinor);
 }
@@ -254,6 +211,11 @@ export function allowedFrom(action: TransitionAction): PaymentStatus[] {
   return [...new Set(TRANSITIONS.filter((t) => t.action === action).flatMap((t) => t.from))];
 }
 
+/** The actions a client may request from a status, in CLIENT_ACTIONS' order (a refusal's next step). */
+export function allowedActions(status: PaymentStatus): ClientAction[] {
+  return CLIENT_ACTIONS.filter((action) => TRANSITIONS.some((t) => t.action === action && t.from.includes(status)));
+}
+
 /** One entry of a payment's history. */
 export interface HistoryEntry {
   seq: number;
@@ -268,28 +230,6 @@ export interface HistoryEntry {
   movement?: MovementRecord;
 }
 
-/** A `Movement` as it crosses JSON (activity arguments, update results, history). */
-export interface MovementRecord {
-  deposited: string;
-  refunded: string;
-  released: string;
-  fee: string;
-}
-
-export const movementRecord = (m: Movement): MovementRecord => ({
-  deposited: m.deposited.toString(),
-  refunded: m.refunded.toString(),
-  released: m.released.toString(),
-  fee: m.fee.toString(),
-});
-
-export const movementOf = (r: MovementRecord): Movement => ({
-  deposited: BigInt(r.deposited),
-  refunded: BigInt(r.refunded),
-  released: BigInt(r.released),
-  fee: BigInt(r.fee),
-});
-
 /** The payment as the workflow holds it: money in integer minor units. */
 export interface PaymentState {
   id: string;
@@ -298,9 +238,9 @@ export interface PaymentState {
   amountMinor: string; // bigint as decimal string: survives JSON and the workflow sandbox
   /**
    * The currency's minor units when the amount was taken, kept with it so that an update of the
-   * ISO table never rescales a stored amount. Absent in payments created before it was kept.
+   * ISO table never rescales a stored amount.
    */
-  amountExponent?: number;
+  amountExponent: number;
   currency: string;
   status: PaymentStatus;
   payerEmail: string;
@@ -312,56 +252,12 @@ export interface PaymentState {
   createdAt: string;
   updatedAt: string;
   version: number;
-  /**
-   * Money (docs/money.md), minor units as decimal text. Absent in payments created before the
-   * ledger: `amountsOf` derives theirs from the status, and their fee is 0.
-   */
-  platformFeeMinor?: string;
-  heldMinor?: string;
-  releasedMinor?: string;
-  refundedMinor?: string;
-  feeCollectedMinor?: string;
-}
-
-/** The amount and fee a payment's money is measured against. */
-export function moneyOf(state: PaymentState): { amount: bigint; platformFee: bigint } {
-  return { amount: BigInt(state.amountMinor), platformFee: BigInt(state.platformFeeMinor ?? '0') };
-}
-
-/** The payment's amounts: as the workflow kept them, or, for a payment made before it kept them, from its status. */
-export function amountsOf(state: PaymentState): Amounts {
-  if (state.heldMinor !== undefined) {
-    return {
-      held: BigInt(state.heldMinor),
-      released: BigInt(state.releasedMinor ?? '0'),
-      refunded: BigInt(state.refundedMinor ?? '0'),
-      feeCollected: BigInt(state.feeCollectedMinor ?? '0'),
-    };
-  }
-  const { amount, platformFee } = moneyOf(state);
-  switch (state.status) {
-    case 'pending_deposit':
-    case 'cancelled':
-      return ZERO_AMOUNTS;
-    case 'released':
-      return { ...ZERO_AMOUNTS, released: amount, feeCollected: platformFee };
-    case 'refunded':
-      return { ...ZERO_AMOUNTS, refunded: amount };
-    default:
-      return { ...ZERO_AMOUNTS, held: amount };
-  }
-}
-
-/** The state with its amounts written out. */
-export function withAmounts(state: PaymentState, a: Amounts = amountsOf(state)): PaymentState {
-  return {
-    ...state,
-    platformFeeMinor: state.platformFeeMinor ?? '0',
-    heldMinor: a.held.toString(),
-    releasedMinor: a.released.toString(),
-    refundedMinor: a.refunded.toString(),
-    feeCollectedMinor: a.feeCollected.toString(),
-  };
+  /** Money (docs/money.md), minor units as decimal text. */
+  platformFeeMinor: string;
+  heldMinor: string;
+  releasedMinor: string;
+  refundedMinor: string;
+  feeCollectedMinor: string;
 }
 
 /** Apply a planned transition to a state; pure, returns the new state and its history entry. */
@@ -397,23 +293,4 @@ export function creationEntry(state: PaymentState, actor: string): HistoryEntry 
     reason: null,
     at: state.createdAt,
   };
-}
-
-/**
- * When a payment entered pending_release (ms), from its history: the entry that moved it there
- * last; null unless it is pending_release now. A repaired run re-arms auto-release from this.
- */
-export function pendingReleaseSinceOf(state: PaymentState, history: readonly HistoryEntry[]): number | null {
-  if (state.status !== 'pending_release') return null;
-  const entered = [...history].reverse().find((e) => e.to === 'pending_release');
-  return entered ? Date.parse(entered.at) : null;
-}
-
-/** The pending deposit deadline or auto-release time (the `NextDeadline` search attribute); null when none is pending. */
-export function nextDeadlineOf(state: PaymentState, pendingReleaseSince: number | null): Date | null {
-  if (state.status === 'pending_deposit') return new Date(state.depositDeadline);
-  if (state.status === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null) {
-    return new Date(pendingReleaseSince + state.autoReleaseAfterSeconds * 1000);
-  }
-  return null;
 }

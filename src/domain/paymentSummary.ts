@@ -1,17 +1,54 @@
 /**
- * A payment's lines in the Temporal UI. Apart from the view (src/domain/paymentView.ts) so that the
- * workflow bundle holds neither zod nor the ISO 4217 table: every module it imports runs again at
- * each workflow's start (docs/benchmarks.md).
+ * A payment's lines in the Temporal UI: the money story an operator needs, and nothing personal
+ * (docs/architecture.md, "Personal data"). Apart from the view (src/views/paymentView.ts) so that
+ * the workflow bundle holds neither zod nor the ISO 4217 table: every module it imports runs again
+ * at each workflow's start (docs/benchmarks.md).
  */
-import { majorOf, storedExponent } from './amountText';
-import type { PaymentState } from './payment';
+import { formatMinor } from './amountText';
+import { type HistoryEntry, type MovementRecord, type PaymentState, amountsOf, moneyOf } from './payment';
 
-/** One line for the Temporal UI's summary: the amount in major units, the currency and both parties. */
+const money = (s: PaymentState) => (minor: bigint | string) => formatMinor(BigInt(minor), s.amountExponent);
+
+/** One line for the Temporal UI's summary: the amount in major units, the currency and the platform's fee. */
 export function summary(s: PaymentState): string {
-  return `${majorOf(s.amountMinor, storedExponent(s))} ${s.currency} from ${s.payerEmail} to ${s.recipientEmail}`;
+  const major = money(s);
+  return `${major(s.amountMinor)} ${s.currency}, fee ${major(moneyOf(s).platformFee)}`;
 }
 
-/** The payment's current details in the Temporal UI: its status and amount. */
-export function details(s: PaymentState): string {
-  return `**${s.status}** — ${majorOf(s.amountMinor, storedExponent(s))} ${s.currency}`;
+/**
+ * What one step moved, named as the ledger names it: "split: 55.55 refunded, 111.11 released,
+ * fee 5.55"; "" when it moved nothing.
+ */
+export function movementText(s: PaymentState, m: MovementRecord | undefined): string {
+  if (!m) return '';
+  const major = money(s);
+  const deposited = BigInt(m.deposited);
+  const refunded = BigInt(m.refunded);
+  const released = BigInt(m.released);
+  if (deposited > 0n) return `deposit: ${major(deposited)} held`;
+  const parts = [
+    ...(refunded > 0n ? [`${major(refunded)} refunded`] : []),
+    ...(released > 0n ? [`${major(released)} released`, `fee ${major(m.fee)}`] : []),
+  ];
+  const kind = refunded > 0n && released > 0n ? 'split' : released > 0n ? 'release' : 'refund';
+  return `${kind}: ${parts.join(', ')}`;
+}
+
+/** An activity's summary for a step: the step, the status it led to, the version, and the money it moved (in the payment's currency). */
+export function stepSummary(verb: string, s: PaymentState, entry: HistoryEntry): string {
+  const moved = movementText(s, entry.movement);
+  return `${verb} ${entry.action} → ${entry.to} (v${entry.seq})${moved ? ` — ${moved}` : ''}`;
+}
+
+/**
+ * The payment's current details in the Temporal UI (markdown): status and amount; what is held,
+ * released, refunded and the fee collected; the last step with its actor.
+ */
+export function details(s: PaymentState, last?: HistoryEntry): string {
+  const major = money(s);
+  const a = amountsOf(s);
+  // Two paragraphs: the UI's box shows about three lines; the money each step moved is in its activity's summary.
+  const head = `**${s.status}** — ${major(s.amountMinor)} ${s.currency}${last ? ` · last **${last.action}** by ${last.actor}` : ''}`;
+  const amounts = `held ${major(a.held)} · released ${major(a.released)} · refunded ${major(a.refunded)} · fee ${major(a.feeCollected)} ${s.currency}`;
+  return `${head}\n\n${amounts}`;
 }

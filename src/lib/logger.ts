@@ -2,7 +2,7 @@
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
-export type LogFormat = 'json' | 'pretty';
+type LogFormat = 'json' | 'pretty';
 
 /** `auto`: human-readable on a terminal, JSON lines otherwise (and always with LOG_FORMAT=json). */
 export function resolveLogFormat(setting: 'auto' | LogFormat, isTTY = (process.stdout.isTTY as boolean | undefined) ?? false): LogFormat {

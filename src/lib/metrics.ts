@@ -57,7 +57,7 @@ export function setCoreMetricsUrl(url: string): void {
 }
 
 /** This process's metrics, plus the Temporal worker's own when a worker runs here. */
-export async function renderMetrics(): Promise<string> {
+async function renderMetrics(): Promise<string> {
   const own = await registry.metrics();
   if (!coreMetricsUrl) return own;
   try {

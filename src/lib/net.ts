@@ -14,21 +14,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A free port whose next port is free too (stack:cluster's two APIs listen on PORT and PORT+1). */
-export async function freePortPair(): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(p + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (next) return p;
-  }
-}
-
 /** A port a setting names is taken: the message says which setting to change. */
-export class PortInUseError extends Error {
+class PortInUseError extends Error {
   constructor(
     readonly setting: string,
     readonly port: number,
@@ -59,7 +46,7 @@ export function listenOn(server: net.Server, port: number, host: string | undefi
   });
 }
 
-export interface PortSetting {
+interface PortSetting {
   setting: string;
   port: number;
   /** The address the service will bind; a port taken on any address it overlaps with counts. */

@@ -2,7 +2,7 @@
 export class ConfigError extends Error {}
 
 /** A start-up failure is one clear line on stderr and exit code 1, not a stack trace. */
-export function exitOnStartupError(err: unknown): never {
+function exitOnStartupError(err: unknown): never {
   const message = err instanceof ConfigError ? err.message : `start-up failed: ${err instanceof Error ? err.message : String(err)}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);

@@ -1,5 +1,5 @@
 /**
- * Find the real Temporal CLI and run its dev server (README.md, "The Temporal CLI"). Used by `npm start` and by
+ * Find the real Temporal CLI and run its dev server (docs/commands.md, "The Temporal CLI"). Used by `npm start` and by
  * the test suite, so both run against the same real server.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '../..');
-export const CLI_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'bin');
+const PROJECT_ROOT = path.resolve(__dirname, '../..');
+const CLI_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'bin');
+/** Read by tools/local-cluster/temporal-binaries.sh (it builds the same CLI for CI): keep it exported on one line. */
 export const CLI_VERSION = 'v1.5.1';
 
 function onPath(name: string): string | undefined {

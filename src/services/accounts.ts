@@ -8,6 +8,7 @@ import {
   API_KEY_PATTERN,
   type ApiKeyRecord,
   createAccount,
+  countApiKeys,
   createApiKey,
   dummyPasswordHash,
   findApiKey,
@@ -16,16 +17,18 @@ import {
   listApiKeys,
   revokeApiKey,
   verifyPassword,
+  withAccountLock,
 } from '../db/accounts';
 import type { Principal } from '../domain/tenancy';
-import { Forbidden, NotFound, Unauthenticated } from './errors';
+import { Gate } from './gate';
+import { Forbidden, NotFound, QuotaExceeded, Unauthenticated } from './errors';
 
 export type { ApiKeyRecord };
 
-export const TOKEN_TTL_SECONDS = 3600;
+const TOKEN_TTL_SECONDS = 3600;
 const ISSUER = 'payment-custody';
 
-export function tokenIssuer(secret: string) {
+function tokenIssuer(secret: string) {
   const key = new TextEncoder().encode(secret);
   return {
     async issue(user: { id: string; account_id: string }): Promise<{ token: string; expires_at: string }> {
@@ -49,14 +52,28 @@ export function tokenIssuer(secret: string) {
 }
 
 /** `jwtSecret` is read on first use: a worker process builds the use cases but never signs a token, and has no secret. */
-export function accountsService({ db, jwtSecret }: { db: Knex; jwtSecret: () => string }) {
+export function accountsService({
+  db,
+  jwtSecret,
+  passwordHashing = { concurrency: 2, queue: 8 },
+  maxApiKeys = 20,
+}: {
+  db: Knex;
+  jwtSecret: () => string;
+  /** MAX_API_KEYS_PER_ACCOUNT: active keys per account and mode. */
+  maxApiKeys?: number;
+  /** PASSWORD_HASH_CONCURRENCY and PASSWORD_HASH_QUEUE: beyond both, a login is a 429 before any hash. */
+  passwordHashing?: { concurrency: number; queue: number };
+}) {
+  const hashing = new Gate(passwordHashing.concurrency, passwordHashing.queue);
   let issuer: ReturnType<typeof tokenIssuer> | undefined;
   const tokens = () => (issuer ??= tokenIssuer(jwtSecret()));
   return {
     /** A token for the user; unknown e-mails cost the same hash as wrong passwords, so timing reveals nothing. */
     async login(email: string, password: string) {
       const user = await findUserByEmail(db, email);
-      const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+      const stored = user?.password_hash ?? (await dummyPasswordHash());
+      const ok = await hashing.run(() => verifyPassword(password, stored));
       if (!user || !ok) throw new Unauthenticated('wrong e-mail or password');
       return tokens().issue(user);
     },
@@ -88,7 +105,17 @@ export function accountsService({ db, jwtSecret }: { db: Knex; jwtSecret: () => 
         const own = principal.livemode ? 'live' : 'test';
         throw new Forbidden(`a ${own}-mode credential can only create ${own} keys`);
       }
-      return createApiKey(db, principal.accountId, principal.livemode);
+      return withAccountLock(db, principal.accountId, async (trx) => {
+        if ((await countApiKeys(trx, principal.accountId, principal.livemode)) >= maxApiKeys) {
+          throw new QuotaExceeded(
+            'api_keys',
+            maxApiKeys,
+            'MAX_API_KEYS_PER_ACCOUNT',
+            `this account has ${maxApiKeys} active ${principal.livemode ? 'live' : 'test'} API keys, the most it may have; revoke one first`,
+          );
+        }
+        return createApiKey(trx, principal.accountId, principal.livemode);
+      });
     },
 
     listApiKeys: (principal: Principal) => listApiKeys(db, principal.accountId, principal.livemode),

@@ -3,11 +3,20 @@
  * a payment's leaves with their inclusion proofs, and the Temporal Schedule that signs heads.
  */
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { KeyObject } from 'node:crypto';
 import type { Knex } from 'knex';
-import { auditSigningKey, type Config } from '../config';
+import type { Config } from '../config';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import type { Scope } from '../domain/tenancy';
-import { consistencyProof, inclusionProofs, latestHead, paymentLeaves, type StoredHead } from '../db/audit';
+import {
+  consistencyProof,
+  inclusionProofs,
+  latestHead,
+  paymentLeaves,
+  publishedPublicKey,
+  publishPublicKey,
+  type StoredHead,
+} from '../db/audit';
 import { findPayment } from '../db/payments';
 import { rawPublicKey } from '../lib/ed25519';
 import { InvalidInput, NotFound } from './errors';
@@ -15,7 +24,7 @@ import { InvalidInput, NotFound } from './errors';
 /** One schedule per task queue: each test stack (and each deployment's queue) has its own. */
 export const auditScheduleId = (taskQueue: string) => `audit-tree-head-${taskQueue}`;
 
-export interface TreeHeadView {
+interface TreeHeadView {
   tree_size: number;
   root_hash: string;
   timestamp: string;
@@ -39,9 +48,16 @@ export function auditService({ db, temporal, config }: { db: Knex; temporal: Cli
     return head;
   };
   return {
-    publicKey() {
-      return { algorithm: 'Ed25519' as const, public_key: rawPublicKey(auditSigningKey(config)).toString('base64') };
+    /** The key workers published: the API process never holds the signing key (docs/security.md). */
+    async publicKey() {
+      const key = await publishedPublicKey(db);
+      // Only before any worker with a signing key has started.
+      if (!key) throw new NotFound('audit public key yet (no worker has published one)');
+      return { algorithm: 'Ed25519' as const, public_key: key.toString('base64') };
     },
+
+    /** A worker's, at start: the public half of the key its schedule signs with. */
+    publishKey: (signingKey: KeyObject) => publishPublicKey(db, rawPublicKey(signingKey)),
 
     async treeHead(): Promise<TreeHeadView> {
       return headView(await signedHead());

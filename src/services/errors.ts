@@ -3,9 +3,9 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ServiceError } from '@temporalio/client';
-import type { PaymentStatus } from '../domain/payment';
+import { allowedActions, type ClientAction, type PaymentStatus } from '../domain/payment';
 
-export class DomainError extends Error {}
+class DomainError extends Error {}
 
 /** No such resource for this account and mode (also: another account's). */
 export class NotFound extends DomainError {
@@ -14,13 +14,16 @@ export class NotFound extends DomainError {
   }
 }
 
-/** The action is not allowed from the payment's current status. */
+/** The action is not allowed from the payment's current status; the message names the next steps there are. */
 export class InvalidTransition extends DomainError {
+  readonly allowedActions: ClientAction[];
   constructor(
     readonly status: PaymentStatus,
     message: string,
   ) {
-    super(message);
+    const allowed = allowedActions(status);
+    super(`${message} (${allowed.length ? `allowed from ${status}: ${allowed.join(', ')}` : `${status} is final`})`);
+    this.allowedActions = allowed;
   }
 }
 
@@ -29,10 +32,32 @@ export interface FieldProblem {
   message: string;
 }
 
+/** A delivery already has a series of attempts running (`series` names it): one at a time. */
+export class DeliveryInProgress extends DomainError {
+  constructor(
+    readonly deliveryId: string,
+    readonly series: string,
+  ) {
+    super(`delivery ${deliveryId} has a series of attempts running (${series}); resend it once that series has ended`);
+  }
+}
+
 /** Input the rules refuse, field by field. */
 export class InvalidInput extends DomainError {
   constructor(readonly details: FieldProblem[]) {
     super(details.map((d) => `${d.field}: ${d.message}`).join('; '));
+  }
+}
+
+/** An account and mode at one of its quotas (docs/security.md): nothing was created. */
+export class QuotaExceeded extends DomainError {
+  constructor(
+    readonly quota: 'webhooks' | 'api_keys',
+    readonly limit: number,
+    readonly setting: string,
+    message: string,
+  ) {
+    super(message);
   }
 }
 
@@ -80,4 +105,10 @@ export function isUnavailable(err: unknown): boolean {
   if (typeof e.code === 'string' && UNAVAILABLE_CODES.includes(e.code)) return true;
   if (typeof e.message === 'string' && /Knex: Timeout acquiring a connection|Connection terminated/.test(e.message)) return true;
   return e.cause !== undefined && e.cause !== err && isUnavailable(e.cause);
+}
+
+/** A page of a list, or the 400 for a cursor naming no item the caller can see (`notOurs` says what it should name). */
+export function pageOrRefuse<P extends object>(page: P, notOurs: string): Exclude<P, { cursorNotFound: string }> {
+  if ('cursorNotFound' in page) throw new InvalidInput([{ field: String(page.cursorNotFound), message: notOurs }]);
+  return page as Exclude<P, { cursorNotFound: string }>;
 }

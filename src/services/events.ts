@@ -2,14 +2,12 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../domain/tenancy';
 import { type EventFilter, eventView, findEvent, listEvents } from '../db/events';
-import { InvalidInput, NotFound } from './errors';
+import { NotFound, pageOrRefuse } from './errors';
 
 export function eventsService({ db }: { db: Knex }) {
   return {
     async list(scope: Scope, filter: EventFilter) {
-      const page = await listEvents(db, scope, filter);
-      if ('cursorNotFound' in page)
-        throw new InvalidInput([{ field: page.cursorNotFound, message: 'not an event of this account and mode' }]);
+      const page = pageOrRefuse(await listEvents(db, scope, filter), 'not an event of this account and mode');
       return { data: page.rows.map(eventView), hasMore: page.hasMore };
     },
     async get(scope: Scope, id: string) {

@@ -24,5 +24,3 @@ export function healthService({ db, temporal, logger }: { db: Knex; temporal: Cl
     },
   };
 }
-
-export type HealthService = ReturnType<typeof healthService>;

@@ -14,7 +14,7 @@ import {
 import type { Scope } from '../domain/tenancy';
 import { IdempotencyConflict } from './errors';
 
-export type Begun =
+type Begun =
   /** The first answer, to send again. */
   | { kind: 'replay'; status: number; body: unknown }
   /** Run the request; `resourceId` names what it creates or sends, the same on every retry. */

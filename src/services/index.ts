@@ -10,6 +10,7 @@ import { healthService } from './health';
 import { idempotencyService } from './idempotency';
 import { ledgerService } from './ledger';
 import { paymentsService } from './payments';
+import { redactionService } from './redaction';
 import { repairService } from './repair';
 import { webhooksService } from './webhooks';
 
@@ -23,10 +24,16 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   return {
     payments: paymentsService(deps),
+    redaction: redactionService(deps),
     events: eventsService(deps),
     ledger: ledgerService(deps),
     webhooks: webhooksService(deps),
-    accounts: accountsService({ db: deps.db, jwtSecret: () => jwtSecret(deps.config) }),
+    accounts: accountsService({
+      db: deps.db,
+      jwtSecret: () => jwtSecret(deps.config),
+      passwordHashing: { concurrency: deps.config.PASSWORD_HASH_CONCURRENCY, queue: deps.config.PASSWORD_HASH_QUEUE },
+      maxApiKeys: deps.config.MAX_API_KEYS_PER_ACCOUNT,
+    }),
     idempotency: idempotencyService(deps),
     health: healthService(deps),
     repair: repairService(deps),

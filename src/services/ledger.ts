@@ -1,14 +1,14 @@
 /** The ledger's use cases (docs/money.md): balances, a payment's entries, the entry list, and the invariant check. */
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { balanceView, ledgerEntryView } from '../domain/ledgerView';
+import { balanceView, ledgerEntryView } from '../views/ledgerView';
 import type { PaymentState } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger, verifyLedger } from '../db/ledger';
 import { findPayment } from '../db/payments';
 import { getPaymentQuery } from '../workflows';
 import { queryOrUndefined } from '../lib/workflowQuery';
-import { InvalidInput, NotFound } from './errors';
+import { NotFound, pageOrRefuse } from './errors';
 
 export function ledgerService({ db, temporal }: { db: Knex; temporal: Client }) {
   return {
@@ -23,9 +23,7 @@ export function ledgerService({ db, temporal }: { db: Knex; temporal: Client }) 
     },
 
     async list(scope: Scope, filter: LedgerEntryFilter) {
-      const page = await listLedgerEntries(db, scope, filter);
-      if ('cursorNotFound' in page)
-        throw new InvalidInput([{ field: page.cursorNotFound, message: 'not a ledger entry of this account and mode' }]);
+      const page = pageOrRefuse(await listLedgerEntries(db, scope, filter), 'not a ledger entry of this account and mode');
       return { data: page.rows.map(ledgerEntryView), hasMore: page.hasMore };
     },
 

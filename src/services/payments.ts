@@ -2,12 +2,13 @@
  * The payment use cases: the only code that starts payment workflows, sends them updates and
  * reads the payment repository. Routes parse, call one of these and respond.
  */
+import { INVALID_AMOUNT, INVALID_TRANSITION } from '../domain/failures';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
-import type { Config } from '../config';
-import { minorUnits, storedExponent, toMajor, toMinor } from '../domain/money';
+import { type Config, reasonHashKey } from '../config';
+import { minorUnits, toMajor, toMinor } from '../domain/money';
 import {
   type ClientAction,
   type HistoryEntry,
@@ -17,8 +18,10 @@ import {
   INITIAL_STATUS,
   creationEntry,
   isTerminal,
+  refusalMessage,
 } from '../domain/payment';
 import { summary } from '../domain/paymentSummary';
+import { personalOf, reasonHash, withPersonal, withoutPersonal } from '../domain/personal';
 import {
   AccountIdKey,
   LivemodeKey,
@@ -31,11 +34,10 @@ import {
 } from '../domain/searchAttributes';
 import { type Principal, type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments } from '../db/payments';
+import { findRedaction, savePersonal, saveReason } from '../db/personal';
 import { projectPayment } from '../db/projection';
 import type { Logger } from '../lib/logger';
 import {
-  INVALID_AMOUNT,
-  INVALID_TRANSITION,
   type ActionRequest,
   type TransitionOutcome,
   actionUpdate,
@@ -44,11 +46,14 @@ import {
   paymentWorkflow,
 } from '../workflows';
 import { withinDeadline } from './deadline';
-import { InvalidInput, InvalidTransition, NotFound, isClosedRun } from './errors';
+import { InvalidInput, InvalidTransition, NotFound, isClosedRun, pageOrRefuse } from './errors';
+
+/** A history entry, or the payment's erasure (`action` "redact", no event; docs/operations.md). */
+type HistoryRecord = HistoryEntry | (Omit<HistoryEntry, 'action' | 'event'> & { action: 'redact'; event: null });
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
 
-export interface PaymentsDeps {
+interface PaymentsDeps {
   db: Knex;
   temporal: Client;
   config: Config;
@@ -100,13 +105,12 @@ const moneyFields = (platformFee: bigint) => ({
 /** A client's amount in the payment's own minor units, or a 400 naming the field. */
 function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): string | undefined {
   if (!amount) return undefined;
-  const parsed = toMinor(amount.value, payment.currency, { field: amount.field, exponent: storedExponent(payment) });
+  const parsed = toMinor(amount.value, payment.currency, { field: amount.field, exponent: payment.amountExponent });
   if (!parsed.ok) throw new InvalidInput([{ field: amount.field, message: parsed.message }]);
   return parsed.minor.toString();
 }
 
-const refusal = (action: string, status: PaymentStatus, message = `cannot ${action} a payment whose status is ${status}`) =>
-  new InvalidTransition(status, message);
+const refusal = (action: string, status: PaymentStatus, message = refusalMessage(action, status)) => new InvalidTransition(status, message);
 
 /**
  * What every run of a payment starts with, the first or one `npm run repair` starts: its id is the
@@ -116,20 +120,21 @@ export function paymentRunOptions(config: Config, payment: PaymentState, nextDea
   return {
     workflowId: payment.id,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds.
-    // (2 s timed tasks out under a burst on two cores, and every timeout is work done twice.)
+    // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds, and
+    // a burst on a busy machine still fits (every timeout is work done twice).
     workflowTaskTimeout: '5 seconds' as const,
     typedSearchAttributes: [
       { key: RecordKindKey, value: 'payment' satisfies RecordKind },
       { key: PaymentStatusKey, value: payment.status },
-      { key: PaymentAmountKey, value: toMajor(payment.amountMinor, payment.currency, storedExponent(payment)) },
+      { key: PaymentAmountKey, value: toMajor(payment.amountMinor, payment.currency, payment.amountExponent) },
       { key: PaymentCurrencyKey, value: payment.currency },
       { key: AccountIdKey, value: payment.accountId },
       { key: LivemodeKey, value: payment.livemode },
       ...(nextDeadline ? [{ key: NextDeadlineKey, value: nextDeadline }] : []),
     ] as SearchAttributePair[],
+    // Ids and amounts only: personal data never enters Temporal (docs/architecture.md).
     staticSummary: `Payment ${summary(payment)}`,
-    staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode${payment.description ? `: ${payment.description}` : ''}`,
+    staticDetails: `account ${payment.accountId}, ${payment.livemode ? 'live' : 'test'} mode`,
   };
 }
 
@@ -149,7 +154,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
    */
   async function showDurable(call: Call, payment: PaymentState, entry: HistoryEntry | undefined): Promise<void> {
     if (!entry) return;
-    await projectPayment(db, payment, entry).catch((err: unknown) =>
+    await projectPayment(db, payment, entry, reasonHashKey(config)).catch((err: unknown) =>
       logger.warn({ request_id: call.requestId, payment_id: payment.id, err }, 'read model write failed; the workflow will project it'),
     );
   }
@@ -178,22 +183,24 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         version: 1,
         ...moneyFields(input.platformFeeMinor ?? 0n),
       };
+      // Kept here before the workflow starts, which carries ids and amounts only (docs/architecture.md).
+      await savePersonal(db, payment.id, personalOf(payment));
       try {
         await within(call, () =>
           temporal.workflow.start(paymentWorkflow, {
             ...paymentRunOptions(config, payment, new Date(payment.depositDeadline)),
             // Never a second run under a payment id, even after the first has closed.
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            args: [{ payment, actor: principal.actor, requestId: call.requestId }],
+            args: [{ payment: withoutPersonal(payment), actor: principal.actor, requestId: call.requestId }],
           }),
         );
       } catch (err) {
         // A retry (same Idempotency-Key) of a create whose first attempt started the workflow but
         // failed on our side before answering: answer with that payment, never start a second.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !call.resourceId) throw err;
-        const existing = await within(call, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery)).catch(() =>
-          findPayment(db, scopeOf(principal), payment.id),
-        );
+        const existing = await within(call, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery))
+          .then(async (state) => withPersonal(state, (await findPayment(db, scopeOf(principal), payment.id)) ?? payment))
+          .catch(() => findPayment(db, scopeOf(principal), payment.id));
         if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
         return existing;
       }
@@ -207,15 +214,16 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
     get: (scope: Scope, id: string) => load(scope, id),
 
     async list(scope: Scope, filter: ListFilter) {
-      const result = await listPayments(db, scope, filter);
-      if ('cursorNotFound' in result)
-        throw new InvalidInput([{ field: result.cursorNotFound, message: 'not a payment of this account and mode' }]);
-      return result;
+      return pageOrRefuse(await listPayments(db, scope, filter), 'not a payment of this account and mode');
     },
 
-    async history(scope: Scope, id: string): Promise<HistoryEntry[]> {
-      await load(scope, id);
-      return listPaymentEvents(db, id);
+    /** Its transitions, then its erasure if it was erased: who asked, when; it moves no status and no money. */
+    async history(scope: Scope, id: string): Promise<HistoryRecord[]> {
+      const payment = await load(scope, id);
+      const [entries, redaction] = await Promise.all([listPaymentEvents(db, id), findRedaction(db, id)]);
+      if (!redaction) return entries;
+      const at = { seq: payment.version, action: 'redact', from: payment.status, to: payment.status, event: null, reason: null } as const;
+      return [...entries, { ...at, actor: redaction.actor, at: redaction.at }];
     },
 
     /** A client's transition, as a Workflow Update whose id is stable across the request's retries. */
@@ -226,11 +234,14 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       if (isTerminal(current.status) && !call.retry) throw refusal(action, current.status);
       const handle = temporal.workflow.getHandle(current.id);
       let outcome: TransitionOutcome;
+      // The reason's text stays here; the workflow carries its keyed hash (docs/architecture.md).
+      const reason = command.reason ? reasonHash(reasonHashKey(config), command.reason) : null;
+      if (reason) await saveReason(db, current.id, reason, command.reason!);
       try {
         const request: ActionRequest = {
           resolution: command.resolution,
           amountMinor: amountOf(current, command.amount),
-          reason: command.reason ?? null,
+          reason,
           actor: call.principal.actor,
           requestId: call.requestId,
         };
@@ -251,12 +262,13 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
           call.retry && call.resourceId
             ? await within(call, () => handle.getUpdateHandle<TransitionOutcome>(call.resourceId!).result()).catch(() => undefined)
             : undefined;
-        if (first) return first.payment;
+        if (first) return withPersonal(first.payment, current);
         const latest = await findPayment(db, scopeOf(call.principal), current.id);
         throw refusal(action, latest?.status ?? current.status);
       }
-      await showDurable(call, outcome.payment, outcome.entry);
-      return outcome.payment;
+      const payment = withPersonal(outcome.payment, current);
+      await showDurable(call, payment, outcome.entry);
+      return payment;
     },
 
     /** Test clocks: a test-mode payment's clock moves forward; due timers fire. Live: not found. */
@@ -267,8 +279,8 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       const { payment, entry } = await within(call, () =>
         temporal.workflow.getHandle(current.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
       );
-      await showDurable(call, payment, entry);
-      return payment;
+      await showDurable(call, withPersonal(payment, current), entry);
+      return withPersonal(payment, current);
     },
   };
 }

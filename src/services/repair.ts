@@ -6,18 +6,18 @@ import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolic
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf, pendingReleaseSinceOf } from '../domain/payment';
-import { paymentView } from '../domain/paymentView';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
-import { envelope } from '../domain/webhookEnvelope';
+import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { planDeliveries } from '../db/projection';
-import { deliveryRetry } from '../webhooks/retryPolicy';
+import { deliveryRetry } from '../webhookRules/retryPolicy';
 import { type RepairDecision, type RunStatus, repairDecision } from '../domain/repair';
 import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from '../db/payments';
 import type { Logger } from '../lib/logger';
-import { getPaymentQuery, paymentWorkflow, webhookDeliveryWorkflow } from '../workflows';
+import { continuedDeliveryWorkflow, getPaymentQuery, paymentWorkflow } from '../workflows';
 import { paymentRunOptions } from './payments';
+import { withoutPersonal } from '../domain/personal';
 
-export interface RepairDeps {
+interface RepairDeps {
   db: Knex;
   temporal: Client;
   config: Config;
@@ -61,7 +61,14 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
         ...paymentRunOptions(config, payment, nextDeadlineOf(payment, pendingReleaseSince)),
         // Only after a run that failed, was terminated, cancelled or timed out: never beside a live or completed one.
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-        args: [{ payment, actor: REPAIR_ACTOR, resumed: { history, pendingReleaseSince } }],
+        // Ids and amounts only (docs/architecture.md, "Personal data"): no personal field, no client's reason.
+        args: [
+          {
+            payment: withoutPersonal(payment),
+            actor: REPAIR_ACTOR,
+            resumed: { history: history.map((e) => (e.actor === 'system' ? e : { ...e, reason: null })), pendingReleaseSince },
+          },
+        ],
       });
       return handle.firstExecutionRunId;
     } catch (err) {
@@ -78,18 +85,18 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
    */
   async function resumeDeliveries(payment: PaymentState, last: HistoryEntry | undefined): Promise<number> {
     if (last && last.seq === payment.version) {
-      const body = envelope(last.event, last.at, paymentView(payment), payment.version);
-      await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, body, payment.version);
+      const envelopes = transitionEnvelopes(payment, last);
+      await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, envelopes, payment.version);
     }
     const pending = await db<{ id: string; payment_id: string; status: string }>('webhook_deliveries')
       .where({ payment_id: payment.id, status: 'pending' })
       .select('id');
     for (const { id } of pending) {
       try {
-        await temporal.workflow.start(webhookDeliveryWorkflow, {
+        await temporal.workflow.start(continuedDeliveryWorkflow, {
           workflowId: `${id}-continued`,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [{ deliveryId: id, retry: deliveryRetry(config), continued: true }],
+          args: [{ deliveryId: id, retry: deliveryRetry(config) }],
           typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
           staticSummary: `continue ${id} for ${payment.id} (repair)`,
         });
@@ -136,5 +143,3 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
     },
   };
 }
-
-export type RepairService = ReturnType<typeof repairService>;

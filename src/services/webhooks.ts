@@ -7,15 +7,17 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { type Config, webhookSecretKey } from '../config';
-import { type DeliveryView, deliveryView } from '../domain/deliveryView';
+import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
+import { type DeliveryView, deliveryView } from '../views/deliveryView';
 import { PAYMENT_EVENTS } from '../domain/payment';
-import { samplePayment } from '../domain/paymentView';
+import { samplePayment } from '../views/paymentView';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { type Scope } from '../domain/tenancy';
-import { envelope } from '../domain/webhookEnvelope';
+import { envelope } from '../views/webhookEnvelope';
 import {
   type WebhookConfiguration,
   type WebhookWithSecret,
+  countWebhooks,
   createWebhook,
   deleteWebhook,
   findWebhook,
@@ -29,18 +31,19 @@ import {
   type LoggedDelivery,
   createSingleDelivery,
   failedDeliveriesSince,
+  claimSeries,
   findDelivery,
   getDelivery,
   listDeliveries,
-  prepareResend,
 } from '../db/webhookDeliveries';
-import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhooks/retryPolicy';
-import { checkResolvedHost, checkWebhookUrl } from '../webhooks/urlPolicy';
+import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhookRules/retryPolicy';
+import { checkResolvedHost, checkWebhookUrl } from '../webhookRules/urlPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
+import { withAccountLock } from '../db/accounts';
 import { withinDeadline } from './deadline';
-import { InvalidInput, NotFound } from './errors';
+import { DeliveryInProgress, InvalidInput, NotFound, QuotaExceeded, pageOrRefuse } from './errors';
 
-export interface WebhooksDeps {
+interface WebhooksDeps {
   db: Knex;
   temporal: Client;
   config: Config;
@@ -69,13 +72,13 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     return row;
   }
 
-  /** One delivery under the retry policy, in a workflow of its own (not a payment's run). */
-  async function startDelivery(workflowId: string, deliveryId: string, summary: string, attemptBase?: number): Promise<void> {
+  /** A series of attempts under the retry policy, in a workflow of its own (not a payment's run). */
+  async function startSeries(workflowId: string, deliveryId: string, series: string, summary: string): Promise<void> {
     await withinDeadline(temporal, () =>
       temporal.workflow.start(webhookDeliveryWorkflow, {
         workflowId,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [{ deliveryId, retry: deliveryRetry(config), ...(attemptBase ? { attemptBase } : {}) }],
+        args: [{ deliveryId, series, retry: deliveryRetry(config) }],
         // Kept out of the operators' payments list (docs/operations.md).
         typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
         staticSummary: summary,
@@ -83,10 +86,18 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     );
   }
 
-  /** A new series of attempts for a logged delivery (same webhook-id), under the retry policy. */
-  async function resend(webhook: WebhookConfiguration, deliveryId: string): Promise<void> {
-    const attemptBase = await prepareResend(db, deliveryId);
-    await startDelivery(`resend_${deliveryId}_${ulid()}`, deliveryId, `resend of ${deliveryId} to ${webhook.url}`, attemptBase);
+  /**
+   * A new series of attempts for a logged delivery (same webhook-id), named by its workflow id:
+   * claimed first, so that at most one series runs per delivery. Answers the running series'
+   * name instead when there is one.
+   */
+  async function resend(webhook: WebhookConfiguration, deliveryId: string): Promise<string | null> {
+    const series = `resend_${deliveryId}_${ulid()}`;
+    const running = await claimSeries(db, deliveryId, series);
+    if (running) return running;
+    // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").
+    await startSeries(series, deliveryId, series, `resend of ${deliveryId} to ${webhook.id}`);
+    return null;
   }
 
   return {
@@ -97,7 +108,16 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       if (!check.ok) throw badUrl(check.message);
       const resolved = await checkResolvedHost(check.url, rules);
       if (!resolved.ok) throw badUrl(resolved.message);
-      return createWebhook(db, secretKey(), scope, check.url.toString(), input.events ?? [...PAYMENT_EVENTS]);
+      const max = config.MAX_WEBHOOKS_PER_ACCOUNT;
+      // Counted and added under the account's lock: concurrent requests cannot pass the quota together.
+      return withAccountLock(db, scope.accountId, async (trx) => {
+        if ((await countWebhooks(trx, scope)) >= max) {
+          const mode = scope.livemode ? 'live' : 'test';
+          const message = `this account has ${max} ${mode} webhook configurations, the most it may have; delete one first`;
+          throw new QuotaExceeded('webhooks', max, 'MAX_WEBHOOKS_PER_ACCOUNT', message);
+        }
+        return createWebhook(trx, secretKey(), scope, check.url.toString(), input.events ?? [...PAYMENT_EVENTS]);
+      });
     },
 
     list: (scope: Scope) => listWebhooks(db, scope),
@@ -119,33 +139,35 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       const row = await load(scope, id);
       const now = new Date().toISOString();
       const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
-      await startDelivery(deliveryId, deliveryId, `payment.test to ${row.url}`);
+      await startSeries(deliveryId, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`);
       return deliveryId;
     },
 
     async resend(scope: Scope, id: string, deliveryId: string): Promise<void> {
       const row = await load(scope, id);
       if (!(await findDelivery(db, row.id, deliveryId))) throw new NotFound('delivery');
-      await resend(row, deliveryId);
+      const running = await resend(row, deliveryId);
+      if (running) throw new DeliveryInProgress(deliveryId, running);
     },
 
     /**
-     * Svix's recover: every delivery since a time that failed, or is still being retried after a
-     * failed attempt, gets a new series of attempts now.
+     * Svix's recover: every delivery since a time that failed (and has no series running) gets a
+     * new series of attempts now, at most RECOVER_MAX_DELIVERIES per call. A delivery still being
+     * retried is left to its running series.
      */
-    async recover(scope: Scope, id: string, since: Date): Promise<string[]> {
+    async recover(scope: Scope, id: string, since: Date): Promise<{ ids: string[]; hasMore: boolean }> {
       const row = await load(scope, id);
-      const ids = await failedDeliveriesSince(db, row.id, since);
-      for (const deliveryId of ids) await resend(row, deliveryId);
-      return ids;
+      const max = config.RECOVER_MAX_DELIVERIES;
+      const found = await failedDeliveriesSince(db, row.id, since, max + 1);
+      const ids: string[] = [];
+      for (const deliveryId of found.slice(0, max)) if (!(await resend(row, deliveryId))) ids.push(deliveryId);
+      return { ids, hasMore: found.length > max };
     },
 
     /** The delivery log, readable after the configuration's deletion too. */
     async deliveries(scope: Scope, id: string, filter: DeliveryFilter) {
       const row = await loadWithDeleted(scope, id);
-      const page = await listDeliveries(db, row.id, filter);
-      if ('cursorNotFound' in page)
-        throw new InvalidInput([{ field: page.cursorNotFound, message: 'not a delivery of this configuration' }]);
+      const page = pageOrRefuse(await listDeliveries(db, row.id, filter), 'not a delivery of this configuration');
       const retry = deliveryRetry(config);
       return { data: page.data.map((d) => viewOf(retry, d)), hasMore: page.hasMore };
     },

@@ -10,7 +10,7 @@ import type { Logger } from '../lib/logger';
 /** Production bundle written by `npm run build:workflows`; without it the worker bundles at start. */
 export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../dist/workflow-bundle.js');
 
-export interface WorkerDeps {
+interface WorkerDeps {
   connection: NativeConnection;
   db: Knex;
   config: Config;

@@ -4,11 +4,12 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { AUDIT_LOG_INCONSISTENT } from '../domain/failures';
 
 const { signTreeHead } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   // A log inconsistent with its last signed head is an incident for a person, not a retry.
-  retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['AuditLogInconsistent'] },
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: [AUDIT_LOG_INCONSISTENT] },
 });
 
 export async function auditTreeHeadWorkflow(): Promise<{ treeSize: number; timestamp: string }> {

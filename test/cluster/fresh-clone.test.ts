@@ -1,5 +1,5 @@
 /**
- * `npm run stack:cluster` on a fresh clone, as the README tells a new user: no `.cache/` in the project,
+ * `npm run stack:cluster` on a fresh clone, as docs/commands.md tells a new user: no `.cache/` in the project,
  * no Temporal CLI on PATH or in TEMPORAL_CLI_PATH, nothing of `.ci/run`'s preparation. It installs what it
  * needs itself (tools/local-cluster/temporal-binaries.sh), then comes up and stops on Ctrl-C.
  *

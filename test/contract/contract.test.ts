@@ -197,6 +197,13 @@ describe('every operation through Prism’s validating proxy', () => {
     await transition('dispute', p6);
     expect((await transition('resolve', p6, { resolution: 'split' })).status).toBe(400);
     expect((await transition('resolve', p6, { resolution: 'split', refund_amount: 30 })).status).toBe(200);
+    // Erasure: finished payments only; the history then ends with the redaction (an entry without an event).
+    const redact = 'post /api/v1/payments/{id}/redact';
+    expect((await send(redact, `/api/v1/payments/${p6}/redact`, { key })).status).toBe(200);
+    expect((await send(redact, `/api/v1/payments/${await newPayment()}/redact`, { key })).status).toBe(409);
+    expect((await send(redact, '/api/v1/payments/pay_NOPE/redact', { key })).status).toBe(404);
+    const redacted = await send('get /api/v1/payments/{id}/history', `/api/v1/payments/${p6}/history`, { key });
+    expect(redacted.body.data.at(-1)).toMatchObject({ action: 'redact', event: null });
     expect((await send('get /api/v1/balance', '/api/v1/balance', { key })).status).toBe(200);
     expect((await send('get /api/v1/balance', '/api/v1/balance?currency=USD', { key })).status).toBe(400);
     const entries = 'get /api/v1/ledger_entries';
@@ -233,6 +240,10 @@ describe('every operation through Prism’s validating proxy', () => {
     expect((await send('get /api/v1/webhooks/{id}/deliveries', `${deliveries}?payment_id=${id}`, { key })).status).toBe(200);
     expect((await send('get /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key })).status).toBe(200);
     expect((await send('get /api/v1/webhooks/{id}', '/api/v1/webhooks/wh_NOPE', { key })).status).toBe(404);
+    // One series at a time: the test event's series has ended once its attempt is logged.
+    await eventually(async () =>
+      (await stack.db('webhook_deliveries').where({ id: deliveryId }).first())?.series === null ? true : undefined,
+    );
     const resend = 'post /api/v1/webhooks/{id}/deliveries/{delivery_id}/resend';
     expect((await send(resend, `${deliveries}/${deliveryId}/resend`, { key })).status).toBe(202);
     expect((await send(resend, `${deliveries}/dlv_NOPE/resend`, { key })).status).toBe(404);

@@ -169,13 +169,15 @@ describe('Temporal UI (browser)', () => {
     await page.screenshot({ path: path.join(OUT, 'temporal-ui-workflow.png'), fullPage: true });
 
     // User Metadata tab: the static summary and details the API set, and the workflow's current
-    // details (markdown "**in_custody** — 4321.5 EUR", answered by the running worker). The UI
-    // renders each as markdown inside its own <iframe title="output" src="/render?content=…">.
+    // details (markdown: status and amount, the money held, released and refunded, the last step
+    // and its actor), answered by the running worker. The UI renders each as markdown inside its
+    // own <iframe title="output" src="/render?content=…">. Nothing personal (docs/architecture.md).
     await page.getByRole('tab', { name: 'User Metadata' }).click();
     await page.waitForURL(/\/user-metadata$/);
-    const summary = 'Payment 4321.5 EUR from alice@example.com to bob@example.com';
-    const details = `account ${acct.account_id}, test mode: E2E order 42`;
-    const current = /^in_custody\s*—\s*4321\.5 EUR$/;
+    const summary = 'Payment 4321.50 EUR, fee 0.00';
+    const details = `account ${acct.account_id}, test mode`;
+    const current =
+      /^in_custody\s*—\s*4321\.50 EUR · last deposit by key_\w+\s+held 4321\.50 · released 0\.00 · refunded 0\.00 · fee 0\.00 EUR$/;
     const rendered = await expectEventually(
       () => renderedMarkdown(),
       (texts) => texts.includes(summary) && texts.includes(details) && texts.some((t) => current.test(t)),
@@ -188,6 +190,9 @@ describe('Temporal UI (browser)', () => {
     ).toBe(true);
     // Rendered as markdown, not shown as source: the status is bold text, not "**in_custody**".
     expect(rendered.join('\n')).not.toContain('**');
+    // No party, no description, no reason: on this page or in any rendered block.
+    const shown = `${await page.locator('main').innerText()}\n${rendered.join('\n')}`;
+    for (const personal of ['alice@example.com', 'bob@example.com', 'E2E order 42', 'wire received']) expect(shown).not.toContain(personal);
     await expect(page.getByRole('heading', { name: 'Summary' }).count()).resolves.toBeGreaterThan(0);
     await page.screenshot({ path: path.join(OUT, 'temporal-ui-workflow-summary.png'), fullPage: true });
   });
@@ -201,9 +206,9 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
     });
   });
 
-  it("a released payment's page shows Completed, its per-action updates, the activity summaries and its current details", async () => {
+  it("a split payment's page shows Completed, its per-action updates, the money each activity moved and its current details, no e-mail", async () => {
     // A transition's deliveries are first attempted inline by its publication; failing the release's
-    // first attempt once shows the rest of that series as an activity named by its receiver.
+    // first attempt once shows the rest of that series as an activity named by its configuration.
     let releaseFailed = false;
     const receiver = await startReceiver((_n, req) => {
       if (req.body?.event !== 'payment.released' || releaseFailed) return 200;
@@ -213,9 +218,20 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
     try {
       const hook = await stack.http.post('/api/v1/webhooks/configure', { key: acct.test_api_key, body: { url: receiver.url } });
       expect(hook.status).toBe(201);
-      const id = await createPayment({ amount: 250, currency: 'USD', description: 'E2E order 43' });
-      for (const action of ['deposit', 'approve', 'release']) {
-        const res = await stack.http.post(`/api/v1/payments/${id}/${action}`, { key: acct.test_api_key });
+      const id = await createPayment({
+        amount: 199.99,
+        currency: 'USD',
+        platform_fee: 5.55,
+        payer_email: 'carol@example.com',
+        recipient_email: 'dave@example.com',
+        description: 'E2E order 43',
+      });
+      for (const [action, body] of [
+        ['deposit', {}],
+        ['dispute', { reason: 'E2E clock arrived scratched' }],
+        ['resolve', { resolution: 'split', refund_amount: 88.88, reason: 'E2E half back' }],
+      ] as const) {
+        const res = await stack.http.post(`/api/v1/payments/${id}/${action}`, { key: acct.test_api_key, body });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
       }
       // The run closes once its read model is written and its receivers have answered.
@@ -227,33 +243,39 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
       await main.getByText('Completed').first().waitFor();
       const history = await expectEventually(
         () => main.innerText(),
-        (t) => t.includes('publish release → released (v4)'),
+        (t) => t.includes('publish resolve → released (v4)'),
       );
-      // Activities named by step, status and version, and by event, receiver and configuration.
-      expect(history).toContain('publish deposit → in_custody (v2)');
-      expect(history).toContain('publish approve → pending_release (v3)');
-      expect(history).toContain('publish release → released (v4)');
-      expect(history).toContain(`deliver payment.released → ${receiver.url}`);
-      expect(history).toContain(hook.body.webhook.id);
+      // Activities named by step, status, version and the money moved; deliveries by event and configuration.
+      expect(history).toContain('publish deposit → in_custody (v2) — deposit: 199.99 held');
+      expect(history).toContain('publish dispute → disputed (v3)');
+      expect(history).toContain('publish resolve → released (v4) — split: 88.88 refunded, 111.11 released, fee 3.08');
+      expect(history).toContain(`deliver payment.released → ${hook.body.webhook.id}`);
+      // Never the receiver's URL (it may carry a token), a party, the description or a reason.
+      for (const personal of [receiver.url, 'carol@example.com', 'dave@example.com', 'E2E order 43', 'E2E clock', 'E2E half back'])
+        expect(history).not.toContain(personal);
       await page.screenshot({ path: path.join(OUT, 'temporal-ui-payment-page.png'), fullPage: true });
 
       // One update per action: the timeline labels each update with its name (never `transition`).
       const labels = history.split('\n').map((l) => l.trim());
-      for (const action of ['deposit', 'approve', 'release']) expect(labels, `update ${action}`).toContain(action);
+      for (const action of ['deposit', 'dispute', 'resolve']) expect(labels, `update ${action}`).toContain(action);
       expect(labels).not.toContain('transition');
 
       // The current details: the workflow's own, rendered.
       // The tab, as an operator clicks it (the tab's own URL carries the run id).
       await page.getByRole('tab', { name: 'User Metadata' }).click();
       await page.waitForURL(/\/user-metadata$/);
+      const current =
+        /^released\s*—\s*199\.99 USD · last resolve by key_\w+\s+held 0\.00 · released 111\.11 · refunded 88\.88 · fee 3\.08 USD$/;
       const rendered = await expectEventually(
         () => renderedMarkdown(),
-        (texts) => texts.some((t) => /^released\s*—\s*250 USD$/.test(t)),
+        (texts) => texts.some((t) => current.test(t)),
       );
       expect(
-        rendered.some((t) => /^released\s*—\s*250 USD$/.test(t)),
+        rendered.some((t) => current.test(t)),
         JSON.stringify(rendered),
       ).toBe(true);
+      expect(rendered.join('\n')).not.toMatch(/@example\.com|E2E/);
+      await page.screenshot({ path: path.join(OUT, 'temporal-ui-payment-details.png'), fullPage: true });
     } finally {
       await receiver.close();
     }

@@ -74,6 +74,12 @@ export function samplePaymentState(accountId: string, over: Partial<PaymentState
     createdAt: now,
     updatedAt: now,
     version: 1,
+    amountExponent: 2,
+    platformFeeMinor: '0',
+    heldMinor: '0',
+    releasedMinor: '0',
+    refundedMinor: '0',
+    feeCollectedMinor: '0',
     ...over,
   };
 }

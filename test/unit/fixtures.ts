@@ -19,6 +19,11 @@ export function paymentState(overrides: Partial<PaymentState> = {}): PaymentStat
     createdAt: '2026-11-23T12:00:00.000Z',
     updatedAt: '2026-11-23T12:00:00.000Z',
     version: 1,
+    platformFeeMinor: '0',
+    heldMinor: '0',
+    releasedMinor: '0',
+    refundedMinor: '0',
+    feeCollectedMinor: '0',
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 /** The ledger as the API shows it: an entry with its postings, and the balance per currency, in major units. */
 import { describe, expect, it } from 'vitest';
-import { BalanceViewSchema, LedgerEntryViewSchema, balanceView, ledgerEntryView } from '../../src/domain/ledgerView';
+import { BalanceViewSchema, LedgerEntryViewSchema, balanceView, ledgerEntryView } from '../../src/views/ledgerView';
 
 describe('ledgerEntryView', () => {
   it('shows every field and each posting in major units, with the entry’s exponent', () => {
@@ -84,8 +84,8 @@ describe('balanceView', () => {
       object: 'balance',
       livemode: true,
       balances: [
-        { currency: 'JPY', deposited: 1500, held: 1500, released: 0, refunded: 0, fees: 0 },
-        { currency: 'USD', deposited: 100, held: 20, released: 57, refunded: 20, fees: 3 },
+        { currency: 'JPY', deposited: 1500, held: 1500, released: 0, released_net: 0, refunded: 0, fees: 0 },
+        { currency: 'USD', deposited: 100, held: 20, released: 60, released_net: 57, refunded: 20, fees: 3 },
       ],
     });
     expect(BalanceViewSchema.parse(view)).toStrictEqual(view);
@@ -101,7 +101,7 @@ describe('balanceView', () => {
     expect(view).toStrictEqual({
       object: 'balance',
       livemode: false,
-      balances: [{ currency: 'HUF', deposited: 1060.5, held: 1060.5, released: 0, refunded: 0, fees: 0 }],
+      balances: [{ currency: 'HUF', deposited: 1060.5, held: 1060.5, released: 0, released_net: 0, refunded: 0, fees: 0 }],
     });
   });
 
@@ -111,11 +111,14 @@ describe('balanceView', () => {
 
   it('the schema describes each figure', () => {
     const figure = BalanceViewSchema.shape.balances.element.shape;
-    expect(figure.deposited.description).toBe('Paid in by payers; = held + released + refunded + fees');
+    expect(figure.deposited.description).toBe('Paid in by payers; = held + released + refunded');
     expect(figure.held.description).toBe('In custody now');
-    expect(figure.released.description).toBe('Net to recipients (after fees)');
+    expect(figure.released.description).toBe(
+      "Left custody to recipients, before fees: the sum of payments' amount_released; = released_net + fees",
+    );
+    expect(figure.released_net.description).toBe('What recipients are owed of released, after fees');
     expect(figure.refunded.description).toBe('Back to payers');
-    expect(figure.fees.description).toBe("The platform's fees collected");
+    expect(figure.fees.description).toBe("The platform's fees collected, out of released");
     expect(BalanceViewSchema.safeParse({ object: 'list', livemode: false, balances: [] }).success).toBe(false);
   });
 });

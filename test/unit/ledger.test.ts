@@ -192,10 +192,11 @@ describe('movements and postings', () => {
   });
 
   it('balanceOf: what each account means to the API, 0 where an account has no row', () => {
+    // released is gross, as a payment's amount_released: what the recipients are owed plus the fees.
     expect(
       balanceOf({ payer_deposits: -10_000n, custody: 5_000n, recipient_payable: 2_900n, payer_refunds: 2_000n, platform_fees: 100n }),
-    ).toEqual({ deposited: 10_000n, held: 5_000n, released: 2_900n, refunded: 2_000n, fees: 100n });
-    expect(balanceOf({})).toEqual({ deposited: 0n, held: 0n, released: 0n, refunded: 0n, fees: 0n });
+    ).toEqual({ deposited: 10_000n, held: 5_000n, released: 3_000n, releasedNet: 2_900n, refunded: 2_000n, fees: 100n });
+    expect(balanceOf({})).toEqual({ deposited: 0n, held: 0n, released: 0n, releasedNet: 0n, refunded: 0n, fees: 0n });
   });
 });
 

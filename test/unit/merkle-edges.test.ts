@@ -1,11 +1,10 @@
 /**
- * The Merkle tree's edges, beside test/merkle.test.ts's vectors and properties: the argument checks
+ * The Merkle tree's edges, beside merkle.test.ts's vectors and properties: the argument checks
  * with their exact messages, malformed proofs refused, and canonical JSON's every type.
  */
 import { describe, expect, it } from 'vitest';
 import {
   EMPTY_ROOT,
-  canonicalJson,
   consistencyRanges,
   inclusionRanges,
   leafHash,
@@ -16,6 +15,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../../src/domain/merkle';
+import { canonicalJson } from '../../src/domain/canonicalJson';
 
 const leaves = ['a', 'b', 'c', 'd', 'e'].map((t) => leafHash(t));
 

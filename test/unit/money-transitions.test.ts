@@ -39,31 +39,7 @@ describe('amountsOf and moneyOf', () => {
     expect(moneyOf(s)).toEqual({ amount: 12_550n, platformFee: 300n });
   });
 
-  it('derive a payment’s made before the ledger from its status, its fee 0', () => {
-    const legacy = (status: PaymentState['status']) => amountsOf(paymentState({ status }));
-    expect(legacy('pending_deposit')).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
-    expect(legacy('cancelled')).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
-    for (const status of ['in_custody', 'pending_release', 'disputed'] as const) {
-      expect(legacy(status)).toEqual({ held: 12_550n, released: 0n, refunded: 0n, feeCollected: 0n });
-    }
-    expect(legacy('released')).toEqual({ held: 0n, released: 12_550n, refunded: 0n, feeCollected: 0n });
-    expect(legacy('refunded')).toEqual({ held: 0n, released: 0n, refunded: 12_550n, feeCollected: 0n });
-    expect(moneyOf(paymentState())).toEqual({ amount: 12_550n, platformFee: 0n });
-    expect(amountsOf(paymentState({ status: 'released', platformFeeMinor: '300' })).feeCollected).toBe(300n);
-  });
-
-  it('read a missing part as 0 where the held amount is kept', () => {
-    expect(amountsOf(paymentState({ heldMinor: '5' }))).toEqual({ held: 5n, released: 0n, refunded: 0n, feeCollected: 0n });
-  });
-
-  it('withAmounts writes them out, the fee 0 when absent', () => {
-    expect(withAmounts(paymentState({ status: 'in_custody' }))).toMatchObject({
-      platformFeeMinor: '0',
-      heldMinor: '12550',
-      releasedMinor: '0',
-      refundedMinor: '0',
-      feeCollectedMinor: '0',
-    });
+  it('withAmounts writes them out', () => {
     expect(withAmounts(held('in_custody'), { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toMatchObject({
       platformFeeMinor: '300',
       heldMinor: '1',

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import {
   formatMajor,
   fractionDigitsMessage,
+  currencyRefusal,
   isCurrency,
   minorUnits,
   plainDecimal,
-  storedExponent,
   toMajor,
   toMinor,
 } from '../../src/domain/money';
@@ -36,22 +36,14 @@ describe('ISO 4217 minor units', () => {
   it.each(NOT_MEANS_OF_PAYMENT)('refuse %s, which is not a means of payment', (code) => {
     expect(isCurrency(code)).toBe(false);
     expect(() => minorUnits(code)).toThrow(new Error(`not an ISO 4217 currency: ${code}`));
-  });
-});
-
-describe('storedExponent', () => {
-  it('is the exponent stored with the amount, even where today’s table says otherwise', () => {
-    expect(storedExponent({ currency: 'USD', amountExponent: 2 })).toBe(2);
-    expect(storedExponent({ currency: 'USD', amountExponent: 0 })).toBe(0);
-    expect(storedExponent({ currency: 'HUF', amountExponent: 2 })).toBe(2);
+    // The refusal says why: the code exists, it is not a means of payment.
+    expect(currencyRefusal(code)).toBe(
+      `${code} is not accepted for payments: ISO 4217 lists it as a precious metal, a fund or test unit, not a currency`,
+    );
   });
 
-  it('is ICU’s for a payment stored before exponents were kept (HUF 0 there), the same every time', () => {
-    expect(storedExponent({ currency: 'USD' })).toBe(2);
-    expect(storedExponent({ currency: 'HUF' })).toBe(0);
-    expect(storedExponent({ currency: 'HUF' })).toBe(0);
-    expect(storedExponent({ currency: 'KWD' })).toBe(3);
-    expect(storedExponent({ currency: 'JPY' })).toBe(0);
+  it('an unknown code is refused as unknown', () => {
+    expect(currencyRefusal('XYZ')).toBe('XYZ is not an ISO 4217 currency code');
   });
 });
 

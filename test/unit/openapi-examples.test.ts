@@ -4,7 +4,7 @@
  * the routes' definitions the API serves (test/openapi-document.test.ts posts its examples).
  */
 import { describe, expect, it } from 'vitest';
-import { documentedOperations } from '../../src/api/app';
+import { documentedOperations } from '../../tools/documentedOperations';
 import { ERRORS } from '../../src/api/errorCatalogue';
 import { openApiDocument } from '../../src/api/openapi';
 import * as S from '../../src/api/schemas';

@@ -1,8 +1,9 @@
 /** The payment as the API and webhooks show it, its webhook envelope, and its lines in the Temporal UI. */
 import { describe, expect, it } from 'vitest';
-import { PaymentViewSchema, paymentView } from '../../src/domain/paymentView';
-import { details, summary } from '../../src/domain/paymentSummary';
-import { envelope } from '../../src/domain/webhookEnvelope';
+import { PaymentViewSchema, paymentView } from '../../src/views/paymentView';
+import type { HistoryEntry } from '../../src/domain/payment';
+import { details, movementText, stepSummary, summary } from '../../src/domain/paymentSummary';
+import { envelope } from '../../src/views/webhookEnvelope';
 import { paymentState } from './fixtures';
 
 const VIEW = {
@@ -78,10 +79,10 @@ describe('paymentView', () => {
     });
   });
 
-  it('scales the amount by the exponent stored with it, else by the legacy (ICU) one', () => {
+  it('scales the amount by the exponent stored with it', () => {
     expect(paymentView(paymentState({ currency: 'KWD', amountMinor: '1005', amountExponent: 3 })).amount).toBe(1.005);
     expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 2 })).amount).toBe(10.5);
-    expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: undefined })).amount).toBe(1050);
+    expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 0 })).amount).toBe(1050);
   });
 
   it('is what the response schema accepts, and the schema refuses anything else', () => {
@@ -110,7 +111,7 @@ describe('paymentView', () => {
 
 describe('envelope', () => {
   it('is the event, the payment id, the time, the version as sequence and the view, in that order', () => {
-    const state = paymentState({ status: 'in_custody', version: 2 });
+    const state = paymentState({ status: 'in_custody', version: 2, heldMinor: '12550' });
     const body = envelope('payment.deposited', '2026-11-24T08:00:00.000Z', paymentView(state), state.version);
     expect(body).toStrictEqual({
       event: 'payment.deposited',
@@ -124,24 +125,52 @@ describe('envelope', () => {
   });
 });
 
-describe('the Temporal UI lines', () => {
-  it('summary: amount, currency and both parties', () => {
-    expect(summary(paymentState())).toBe('125.5 USD from payer@example.com to seller@example.com');
-    expect(summary(paymentState({ currency: 'JPY', amountMinor: '1500', amountExponent: 0 }))).toBe(
-      '1500 JPY from payer@example.com to seller@example.com',
-    );
-    expect(summary(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: undefined }))).toBe(
-      '1050 HUF from payer@example.com to seller@example.com',
+describe('the Temporal UI lines: the money story, nothing personal', () => {
+  const money = { platformFeeMinor: '555', heldMinor: '0', releasedMinor: '11111', refundedMinor: '8888', feeCollectedMinor: '308' };
+  const split = paymentState({ status: 'released', amountMinor: '19999', ...money });
+  const resolve: HistoryEntry = {
+    seq: 5,
+    action: 'resolve',
+    from: 'disputed',
+    to: 'released',
+    event: 'payment.released',
+    actor: 'key_abc',
+    reason: null,
+    at: '2026-11-24T08:00:00.000Z',
+    movement: { deposited: '0', refunded: '8888', released: '11111', fee: '308' },
+  };
+
+  it('summary: amount, currency and fee; no party', () => {
+    expect(summary(split)).toBe('199.99 USD, fee 5.55');
+    expect(summary(paymentState({ currency: 'JPY', amountMinor: '1500', amountExponent: 0, platformFeeMinor: '0' }))).toBe(
+      '1500 JPY, fee 0',
     );
   });
 
-  it('details: the status in bold, then the amount', () => {
-    expect(details(paymentState({ status: 'in_custody' }))).toBe('**in_custody** — 125.5 USD');
-    expect(details(paymentState({ status: 'released', currency: 'KWD', amountMinor: '1005', amountExponent: 3 }))).toBe(
-      '**released** — 1.005 KWD',
+  it('details: status and amount, what is held, released, refunded and the fee, and the last step with its actor', () => {
+    expect(details(split, resolve)).toBe(
+      ['**released** — 199.99 USD · last **resolve** by key_abc', 'held 0.00 · released 111.11 · refunded 88.88 · fee 3.08 USD'].join(
+        '\n\n',
+      ),
     );
-    expect(details(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: undefined }))).toBe(
-      '**pending_deposit** — 1050 HUF',
+    expect(details(paymentState({ status: 'released', currency: 'KWD', amountMinor: '1005', amountExponent: 3, ...money }))).toMatch(
+      /^\*\*released\*\* — 1\.005 KWD\n\nheld 0\.000 · /,
     );
+  });
+
+  it('an activity summary names the movement and its amounts', () => {
+    expect(stepSummary('publish', split, resolve)).toBe(
+      'publish resolve → released (v5) — split: 88.88 refunded, 111.11 released, fee 3.08',
+    );
+    const deposit = {
+      ...resolve,
+      action: 'deposit' as const,
+      seq: 2,
+      movement: { deposited: '19999', refunded: '0', released: '0', fee: '0' },
+    };
+    expect(stepSummary('publish', split, deposit)).toBe('publish deposit → released (v2) — deposit: 199.99 held');
+    const refund = { ...resolve, action: 'refund' as const, movement: { deposited: '0', refunded: '100', released: '0', fee: '0' } };
+    expect(movementText(split, refund.movement)).toBe('refund: 1.00 refunded');
+    expect(stepSummary('publish', split, { ...resolve, action: 'approve', movement: undefined })).toBe('publish approve → released (v5)');
   });
 });

@@ -14,6 +14,7 @@ import {
   TRANSITIONS,
   type Transition,
   type TransitionAction,
+  allowedActions,
   allowedFrom,
   applyTransition,
   checkTransition,
@@ -247,6 +248,20 @@ describe('applyTransition and creationEntry', () => {
       actor: 'key_9',
       reason: null,
       at: '2026-11-23T12:00:00.000Z',
+    });
+  });
+});
+
+describe('allowedActions: the next steps a refusal names', () => {
+  it('lists, per status, the client actions the table allows from it, in CLIENT_ACTIONS order', () => {
+    expect(Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, allowedActions(s)]))).toEqual({
+      pending_deposit: ['deposit', 'cancel'],
+      in_custody: ['approve', 'refund', 'dispute'],
+      pending_release: ['release', 'refund', 'dispute'],
+      released: [],
+      cancelled: [],
+      refunded: [],
+      disputed: ['refund', 'resolve'],
     });
   });
 });

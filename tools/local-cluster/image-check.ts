@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_TEST_DATABASE_URL } from '../../src/config';
+import { DEFAULT_TEST_DATABASE_URL } from '../testSupport';
 import { freePort } from '../../src/lib/net';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
 import { startDevServer } from '../../src/lib/temporalDevServer';

@@ -303,7 +303,6 @@ export function planCluster(opts: {
     DATABASE_URL: settings.DATABASE_URL,
     TEMPORAL_ADDRESS: temporalAddress,
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
-    AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
     WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
   };
@@ -352,7 +351,8 @@ export function planCluster(opts: {
       service: 'worker',
       name: `worker-${i + 1}`,
       ...command('worker'),
-      env: { ...appEnv, ...metrics },
+      // As compose: only workers hold the tree-head signing key.
+      env: { ...appEnv, ...metrics, AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY },
       cwd: root,
       kind: 'service',
       health: { http: `http://127.0.0.1:${metrics.WORKER_METRICS_PORT}/healthz` },

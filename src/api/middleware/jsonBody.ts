@@ -4,7 +4,23 @@ import getRawBody from 'raw-body';
 import type { AppState } from '../context';
 import { ApiError } from '../errors';
 
-export const MAX_BODY_BYTES = 100 * 1024;
+const MAX_BODY_BYTES = 100 * 1024;
+/** Deeper JSON is refused before any other work: everything after the parser (canonicalisation, schemas) may recurse. */
+const MAX_BODY_DEPTH = 64;
+
+/** How deep `value` nests arrays and objects, counted without recursion; stops once past `limit`. */
+function nestingDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 /** JSON bodies only, at most 100 KB; malformed JSON is a 400, never a 500. */
 export async function jsonBody(ctx: Context, next: Next) {
@@ -31,6 +47,11 @@ export async function jsonBody(ctx: Context, next: Next) {
         state.body = JSON.parse(raw.toString('utf8'));
       } catch {
         throw new ApiError(400, 'invalid_request', 'the request body is not valid JSON', [{ field: 'body', message: 'malformed JSON' }]);
+      }
+      if (nestingDepth(state.body) > MAX_BODY_DEPTH) {
+        throw new ApiError(400, 'invalid_request', `the request body nests deeper than ${MAX_BODY_DEPTH} levels`, [
+          { field: 'body', message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
+        ]);
       }
     }
   }

@@ -13,30 +13,53 @@ async function consume(limiter: RateLimiterMemory, key: string): Promise<void> {
   }
 }
 
-/** Per-credential rate limit (RATE_LIMIT_PER_SECOND); 429 with Retry-After. */
+/**
+ * The request rate limit (RATE_LIMIT_PER_SECOND), counted per credential and per account and mode
+ * together: minting more keys never multiplies an account's budget. 429 with Retry-After.
+ */
 export function rateLimit(perSecond: number) {
   const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
-  return (key: string) => consume(limiter, key);
+  return async (principal: { credential: string; accountId: string; livemode: boolean }) => {
+    await consume(limiter, `credential:${principal.credential}`);
+    await consume(limiter, `account:${principal.accountId}:${principal.livemode ? 'live' : 'test'}`);
+  };
 }
+
+interface LoginLimits {
+  /** Attempts a minute per client address. */
+  attemptsPerMinute: number;
+  /** Failures a minute per e-mail and client address. */
+  failuresPerMinute: number;
+  /** Failures an hour per e-mail, whatever the address: many addresses guess no faster than one. */
+  failuresPerEmailPerHour: number;
+}
+
+const LOGIN_DEFAULTS: LoginLimits = { attemptsPerMinute: 60, failuresPerMinute: 10, failuresPerEmailPerHour: 50 };
 
 /**
  * Login attempts: each costs a deliberately slow password hash, so they get their own, much
- * tighter budget: 60 attempts a minute per address, and 10 failed ones a minute per e-mail and
- * address (after which that pair waits, whatever the password).
+ * tighter budgets: attempts per address, failures per e-mail and address, and failures per e-mail
+ * across all addresses (after which that e-mail waits, whatever the password). Only wrong
+ * passwords count against an e-mail, so guessing cannot lock its owner out for long.
  */
-export function loginRateLimit() {
-  const MAX_FAILURES = 10;
-  const perAddress = new RateLimiterMemory({ points: 60, duration: 60 });
-  const failures = new RateLimiterMemory({ points: MAX_FAILURES, duration: 60 });
+export function loginRateLimit(limits: LoginLimits = LOGIN_DEFAULTS) {
+  const perAddress = new RateLimiterMemory({ points: limits.attemptsPerMinute, duration: 60 });
+  const failures = new RateLimiterMemory({ points: limits.failuresPerMinute, duration: 60 });
+  const emailFailures = new RateLimiterMemory({ points: limits.failuresPerEmailPerHour, duration: 3600 });
   const pair = (ip: string, email: string) => `${ip}|${email.toLowerCase()}`;
+  const exhausted = async (limiter: RateLimiterMemory, key: string, budget: number) => {
+    const used = await limiter.get(key);
+    if (used && used.consumedPoints >= budget) throw tooMany(used.msBeforeNext);
+  };
   return {
     async attempt(ip: string, email: string) {
       await consume(perAddress, ip);
-      const used = await failures.get(pair(ip, email));
-      if (used && used.consumedPoints >= MAX_FAILURES) throw tooMany(used.msBeforeNext);
+      await exhausted(failures, pair(ip, email), limits.failuresPerMinute);
+      await exhausted(emailFailures, email.toLowerCase(), limits.failuresPerEmailPerHour);
     },
     async failed(ip: string, email: string) {
       await failures.penalty(pair(ip, email));
+      await emailFailures.penalty(email.toLowerCase());
     },
   };
 }

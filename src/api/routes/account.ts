@@ -1,8 +1,9 @@
 /** The API key routes (create, list, revoke): parse, call one use case, respond. */
-import { apiKeyView } from '../../domain/apiKeyView';
+import { apiKeyView } from '../../views/apiKeyView';
 import type { AccountsService } from '../../services/accounts';
 import { Routes } from '../registry';
 import { ApiKeyCreated, ApiKeyList, CreateApiKeyRequest, DeletedResponse } from '../schemas';
+import { wholeList } from '../lists';
 
 /**
  * API keys of the caller's account, within the caller's own mode like everything else: a test
@@ -21,7 +22,7 @@ export function apiKeyRoutes(accounts: AccountsService) {
       summary: "Create an API key of the caller's mode (shown once)",
       body: CreateApiKeyRequest,
       responses: { 201: { description: 'The key', schema: ApiKeyCreated } },
-      errors: ['forbidden'],
+      errors: ['forbidden', 'api_key_limit_reached'],
     },
     async (ctx, { body: { mode } }) => {
       const { record, key } = await accounts.createApiKey(ctx.state.principal!, mode);
@@ -39,7 +40,7 @@ export function apiKeyRoutes(accounts: AccountsService) {
       responses: { 200: { description: 'Keys (last four characters only)', schema: ApiKeyList } },
     },
     async (ctx) => {
-      ctx.body = { object: 'list', data: (await accounts.listApiKeys(ctx.state.principal!)).map(apiKeyView), has_more: false };
+      ctx.body = wholeList((await accounts.listApiKeys(ctx.state.principal!)).map(apiKeyView));
     },
   );
   routes.add(

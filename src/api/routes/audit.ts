@@ -15,10 +15,12 @@ export function auditRoutes(audit: AuditService) {
       path: '/audit/public_key',
       tag,
       summary: 'The Ed25519 public key that signs tree heads',
+      description: 'Published by the workers, which alone hold the signing key. 404 only before the first worker has started.',
       responses: { 200: { description: 'The raw 32-byte key', schema: AuditPublicKey } },
+      errors: ['not_found'],
     },
-    (ctx) => {
-      ctx.body = audit.publicKey();
+    async (ctx) => {
+      ctx.body = await audit.publicKey();
     },
   );
 

@@ -3,6 +3,7 @@ import { scopeOf } from '../../domain/tenancy';
 import type { EventsService } from '../../services/events';
 import { Routes } from '../registry';
 import { Event, EventList, ListEventsQuery, pageRequestOf } from '../schemas';
+import { listPage } from '../lists';
 
 /** `GET /events` and `GET /events/:id`: parse, call, respond. */
 export function eventRoutes(events: EventsService) {
@@ -22,7 +23,7 @@ export function eventRoutes(events: EventsService) {
     },
     async (ctx, { query: q }) => {
       const page = await events.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
-      ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+      ctx.body = listPage(page);
     },
   );
 

@@ -3,6 +3,7 @@ import { scopeOf } from '../../domain/tenancy';
 import type { LedgerService } from '../../services/ledger';
 import { Routes } from '../registry';
 import { Balance, LedgerEntryList, ListLedgerEntriesQuery, PaymentLedger, pageRequestOf } from '../schemas';
+import { listPage, wholeList } from '../lists';
 
 export function ledgerRoutes(ledger: LedgerService) {
   const routes = new Routes({ prefix: '/api/v1', auth: true });
@@ -34,7 +35,7 @@ export function ledgerRoutes(ledger: LedgerService) {
       responses: { 200: { description: 'Every entry of the payment', schema: PaymentLedger } },
     },
     async (ctx) => {
-      ctx.body = { object: 'list', data: await ledger.paymentLedger(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
+      ctx.body = wholeList(await ledger.paymentLedger(scopeOf(ctx.state.principal!), ctx.params.id));
     },
   );
 
@@ -49,7 +50,7 @@ export function ledgerRoutes(ledger: LedgerService) {
     },
     async (ctx, { query: q }) => {
       const page = await ledger.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), paymentId: q.payment_id, type: q.type });
-      ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+      ctx.body = listPage(page);
     },
   );
   return routes;

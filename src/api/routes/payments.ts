@@ -1,14 +1,14 @@
-/** The payment routes: create, list, read, history, and one route per client action. */
+/** The payment routes: create, list, read, history, one route per client action, and redaction. */
+import type { z } from 'zod';
 import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
-import { paymentView } from '../../domain/paymentView';
+import { paymentView } from '../../views/paymentView';
 import { scopeOf } from '../../domain/tenancy';
-import type { NewPayment, PaymentsService, TransitionCommand } from '../../services/payments';
+import type { PaymentsService, TransitionCommand } from '../../services/payments';
+import type { RedactionService } from '../../services/redaction';
 import { callOf } from '../context';
-import { parse } from '../parse';
 import { Routes } from '../registry';
 import {
-  CreatePaymentRequest,
-  createPaymentBody,
+  createPaymentRequest,
   ListPaymentsQuery,
   Payment,
   PaymentHistory,
@@ -18,15 +18,21 @@ import {
   TransitionRequest,
   pageRequestOf,
 } from '../schemas';
+import { listPage, wholeList } from '../lists';
 
-/** A transition's body: refund may name an amount, resolve a resolution (and a split's refund_amount). */
-function transitionCommand(action: ClientAction, body: unknown): TransitionCommand {
+const TRANSITION_BODIES = { refund: RefundRequest, resolve: ResolveRequest } as const;
+const transitionBody = (action: ClientAction) =>
+  action === 'refund' || action === 'resolve' ? TRANSITION_BODIES[action] : TransitionRequest;
+type TransitionBody = z.output<typeof RefundRequest | typeof ResolveRequest | typeof TransitionRequest>;
+
+/** A transition's parsed body as the use case takes it: refund may name an amount, resolve a resolution (and a split's refund_amount). */
+function transitionCommand(action: ClientAction, body: TransitionBody): TransitionCommand {
   if (action === 'refund') {
-    const { reason, amount } = parse(RefundRequest, body);
+    const { reason, amount } = body as z.output<typeof RefundRequest>;
     return { action, reason, amount: amount === undefined ? undefined : { field: 'amount', value: amount } };
   }
   if (action === 'resolve') {
-    const { reason, resolution, refund_amount } = parse(ResolveRequest, body);
+    const { reason, resolution, refund_amount } = body as z.output<typeof ResolveRequest>;
     return {
       action,
       reason,
@@ -34,23 +40,22 @@ function transitionCommand(action: ClientAction, body: unknown): TransitionComma
       amount: refund_amount === undefined ? undefined : { field: 'refund_amount', value: refund_amount },
     };
   }
-  return { action, reason: parse(TransitionRequest, body).reason };
+  return { action, reason: body.reason };
 }
 
 /** Parse, call one use case, respond. */
-export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmount: number }) {
+export function paymentRoutes(payments: PaymentsService, redaction: RedactionService, { maxAmount }: { maxAmount: number }) {
   const routes = new Routes({ prefix: '/api/v1', auth: true });
   routes.param('id', 'payment', 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it');
   const tag = 'Payments';
-  const createBody = createPaymentBody(maxAmount);
 
-  routes.add<NewPayment>(
+  routes.add(
     {
       method: 'post',
       path: '/payments',
       tag,
       summary: 'Create a payment (starts its workflow)',
-      body: { schema: CreatePaymentRequest, parse: (raw: unknown) => parse(createBody, raw) },
+      body: createPaymentRequest(maxAmount),
       responses: { 201: { description: 'The payment, status pending_deposit', schema: Payment } },
     },
     async (ctx, { body }) => {
@@ -70,7 +75,7 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
     },
     async (ctx, { query: q }) => {
       const page = await payments.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), status: q.status });
-      ctx.body = { object: 'list', data: page.data.map(paymentView), has_more: page.hasMore };
+      ctx.body = listPage({ data: page.data.map(paymentView), hasMore: page.hasMore });
     },
   );
 
@@ -106,32 +111,48 @@ export function paymentRoutes(payments: PaymentsService, { maxAmount }: { maxAmo
         responses: { 200: { description: 'Every transition, oldest first', schema: PaymentHistory } },
       },
       async (ctx) => {
-        ctx.body = { object: 'list', data: await payments.history(scopeOf(ctx.state.principal!), ctx.params.id), has_more: false };
+        ctx.body = wholeList(await payments.history(scopeOf(ctx.state.principal!), ctx.params.id));
       },
     );
   }
 
   for (const action of CLIENT_ACTIONS) {
     const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
-    routes.add<TransitionCommand>(
+    routes.add(
       {
         method: 'post',
         path: `/payments/:id/${action}`,
         tag,
         summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
         description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
-        body: {
-          schema: action === 'resolve' ? ResolveRequest : action === 'refund' ? RefundRequest : TransitionRequest,
-          parse: (raw: unknown) => transitionCommand(action, raw),
-        },
+        body: transitionBody(action),
         responses: { 200: { description: 'The updated payment', schema: Payment } },
         errors: ['invalid_transition'],
       },
       async (ctx, { body }) => {
-        ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, body));
+        ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, transitionCommand(action, body)));
       },
     );
   }
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/payments/:id/redact',
+      tag,
+      summary: "Erase a finished payment's personal data",
+      description:
+        'Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, ' +
+        'recipient_email, description, metadata and every reason a client gave with "[redacted]" everywhere the service keeps ' +
+        'them (payment, history, events, webhook deliveries, stored idempotent answers); Temporal holds none of them. Amounts, ' +
+        'ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.',
+      responses: { 200: { description: 'The payment, redacted', schema: Payment } },
+      errors: ['invalid_transition'],
+    },
+    async (ctx) => {
+      ctx.body = paymentView(await redaction.redact(callOf(ctx.state), ctx.params.id));
+    },
+  );
 
   return routes;
 }

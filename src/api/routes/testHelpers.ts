@@ -1,5 +1,5 @@
 /** The test helper routes: test clocks for test-mode payments. */
-import { paymentView } from '../../domain/paymentView';
+import { paymentView } from '../../views/paymentView';
 import type { PaymentsService } from '../../services/payments';
 import { callOf } from '../context';
 import { Routes } from '../registry';

@@ -1,6 +1,6 @@
 /** The webhook routes: configurations, secrets, test events, the delivery log, resend and recover. */
 import { scopeOf } from '../../domain/tenancy';
-import { webhookListItemView, webhookSecretView, webhookView } from '../../domain/webhookView';
+import { webhookListItemView, webhookSecretView, webhookView } from '../../views/webhookView';
 import type { WebhooksService } from '../../services/webhooks';
 import type { AppState } from '../context';
 import { Routes } from '../registry';
@@ -21,9 +21,10 @@ import {
   WebhookTestSent,
   pageRequestOf,
 } from '../schemas';
+import { listPage, wholeList } from '../lists';
 
 /** The configure and rotate answers: the configuration with its secret. */
-const withSecret = (w: Parameters<typeof webhookSecretView>[0]) => ({ success: true, webhook: webhookSecretView(w) });
+const withSecret = (w: Parameters<typeof webhookSecretView>[0]) => ({ success: true as const, webhook: webhookSecretView(w) });
 
 /** Parse, call one use case, respond. */
 export function webhookRoutes(webhooks: WebhooksService) {
@@ -41,6 +42,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       summary: 'Configure a webhook endpoint',
       body: ConfigureWebhookRequest,
       responses: { 201: { description: 'The configuration with its secret (shown once)', schema: WebhookConfigured } },
+      errors: ['webhook_limit_reached'],
     },
     async (ctx, { body }) => {
       const row = await webhooks.configure(scope(ctx.state), body);
@@ -60,7 +62,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
     },
     async (ctx) => {
       const rows = await webhooks.list(scope(ctx.state));
-      ctx.body = { object: 'list', data: rows.map(webhookListItemView), has_more: false };
+      ctx.body = wholeList(rows.map(webhookListItemView));
     },
   );
 
@@ -129,7 +131,9 @@ export function webhookRoutes(webhooks: WebhooksService) {
       path: '/webhooks/:id/deliveries/:delivery_id/resend',
       tag,
       summary: 'Resend a delivery: a new series of attempts, the same webhook-id',
+      description: 'One series at a time: while one runs (its first, or an earlier resend), a resend is refused with 409 naming it.',
       responses: { 202: { description: 'Resend started', schema: WebhookTestSent } },
+      errors: ['not_found', 'delivery_in_progress'],
     },
     async (ctx) => {
       await webhooks.resend(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
@@ -143,14 +147,14 @@ export function webhookRoutes(webhooks: WebhooksService) {
       method: 'post',
       path: '/webhooks/:id/recover',
       tag,
-      summary: 'Resend every delivery since a time that failed or is still being retried after a failure',
+      summary: 'Resend every delivery since a time that failed and has no series running, at most RECOVER_MAX_DELIVERIES per call',
       body: RecoverRequest,
       responses: { 202: { description: 'The deliveries resent', schema: WebhookRecovered } },
     },
     async (ctx, { body: { since } }) => {
-      const ids = await webhooks.recover(scope(ctx.state), ctx.params.id, new Date(since));
+      const { ids, hasMore } = await webhooks.recover(scope(ctx.state), ctx.params.id, new Date(since));
       ctx.status = 202;
-      ctx.body = { success: true, delivery_ids: ids };
+      ctx.body = { success: true, delivery_ids: ids, queued: ids.length, has_more: hasMore };
     },
   );
 
@@ -170,7 +174,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
         status: q.status,
         paymentId: q.payment_id,
       });
-      ctx.body = { object: 'list', data: page.data, has_more: page.hasMore };
+      ctx.body = listPage(page);
     },
   );
 

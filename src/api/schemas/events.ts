@@ -1,0 +1,28 @@
+/** The event routes' schemas (src/api/routes/events.ts). */
+import { z } from 'zod';
+import { PAYMENT_EVENTS } from '../../domain/payment';
+import { component } from '../components';
+import * as S from '../samples';
+import { listOf, listQuery, paymentIdFilter } from './common';
+import { Payment } from './payments';
+
+export const ListEventsQuery = listQuery('evt', 'An event', {
+  payment_id: paymentIdFilter.describe("Only this payment's events"),
+  type: z.enum(PAYMENT_EVENTS).optional().describe('Only events of this type, e.g. payment.released'),
+});
+
+export const Event = component(
+  'Event',
+  z.object({
+    id: z.string().describe('evt_ + 26 characters, the same for every reader'),
+    object: z.literal('event'),
+    type: z.enum(PAYMENT_EVENTS),
+    payment_id: z.string(),
+    sequence: z.number().describe("The payment's version: order a payment's events by it"),
+    created_at: z.string(),
+    data: Payment.describe('The payment as it was right after this event'),
+  }),
+  S.event,
+);
+
+export const EventList = component('EventList', listOf(Event), S.list(S.event));

@@ -1,0 +1,205 @@
+/** The payment routes' schemas (src/api/routes/payments.ts, testHelpers.ts). */
+import { z } from 'zod';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, SPLIT_RULES } from '../../domain/payment';
+import { PaymentViewSchema } from '../../views/paymentView';
+import { currencyRefusal, isCurrency, toMinor } from '../../domain/money';
+import type { NewPayment } from '../../services/payments';
+import { component } from '../components';
+import * as S from '../samples';
+import { email, listOf, listQuery, reason, text, wholeListOf } from './common';
+
+/** The create body's fields, as JSON Schema says them: `createPaymentRequest` adds the rest. */
+export const CreatePaymentFields = z
+  .object({
+    amount: z
+      .number({ message: 'amount must be a number in major units, e.g. 10.50' })
+      .describe('Major units; no more fractional digits than the currency has'),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code')
+      .describe('ISO 4217 code, e.g. USD'),
+    platform_fee: z
+      .number({ message: 'platform_fee must be a number in major units, e.g. 5.00' })
+      .optional()
+      .describe("The platform's commission in major units, 0 to amount (default 0); taken pro rata from what the recipient receives"),
+    payer_email: email,
+    recipient_email: email,
+    description: text(1000).nullable().optional(),
+    metadata: z
+      .record(text(40).min(1), text(500))
+      .refine((m) => Object.keys(m).length <= 20, 'metadata can have at most 20 keys')
+      .optional()
+      .describe('Up to 20 string values'),
+    deposit_deadline_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 24 * 3600)
+      .optional()
+      .describe('Default 7 days'),
+    auto_release_after_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 24 * 3600)
+      .optional()
+      .describe('Release this long after approval, unless disputed or refunded'),
+  })
+  .strict();
+
+const metadata = CreatePaymentFields.shape.metadata;
+
+/**
+ * Metadata as `CreatePaymentFields` checks it, and no "__proto__" key: JSON.parse keeps one, but
+ * zod (and any object built from it) drops it without a word, so it is looked for in the input
+ * (a preprocess step, which the document reads through to the record it feeds).
+ */
+const metadataWithoutProto = z
+  .preprocess((m, ctx) => {
+    if (typeof m === 'object' && m !== null && Object.hasOwn(m, '__proto__'))
+      ctx.issues.push({ code: 'custom', path: ['__proto__'], message: '"__proto__" cannot be a metadata key', input: m });
+    return m;
+  }, metadata.unwrap())
+  .optional()
+  .describe(metadata.description ?? '');
+
+/**
+ * The create body as the use case takes it: the schema, plus the rules JSON Schema cannot express
+ * (a currency ISO 4217 knows, the currency's precision, the maximum `maxAmount`, a fee within the
+ * amount, distinct parties, no `__proto__` key). They run even when other fields failed, so that
+ * every problem is reported at once, each naming its field; a rule waits for the fields it reads.
+ */
+export function createPaymentRequest(maxAmount: number) {
+  const schema = CreatePaymentFields.extend({ metadata: metadataWithoutProto })
+    .superRefine(
+      (value, ctx) => {
+        const failed = new Set(ctx.issues.map((i) => (i.path ?? []).join('.')));
+        // The input itself when it is no object at all: its fields then read as missing.
+        const input: unknown = value;
+        const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+        const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+        const currency = typeof raw.currency === 'string' ? raw.currency.toUpperCase() : '';
+        if (!failed.has('currency') && !isCurrency(currency)) {
+          issue('currency', currencyRefusal(currency));
+        } else if (!failed.has('currency') && !failed.has('amount')) {
+          const amount = toMinor(raw.amount as number, currency);
+          if (!amount.ok) issue('amount', amount.message);
+          else {
+            const max = toMinor(maxAmount, currency);
+            if (max.ok && amount.minor > max.minor) issue('amount', `amount must not exceed ${maxAmount} ${currency}`);
+          }
+          if (raw.platform_fee !== undefined && !failed.has('platform_fee')) {
+            const fee = toMinor(raw.platform_fee as number, currency, { field: 'platform_fee', allowZero: true });
+            if (!fee.ok) issue('platform_fee', fee.message);
+            else if (amount.ok && fee.minor > amount.minor) issue('platform_fee', 'platform_fee must not exceed amount');
+          }
+        }
+        if (
+          !failed.has('payer_email') &&
+          !failed.has('recipient_email') &&
+          String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()
+        ) {
+          issue('recipient_email', 'recipient_email must differ from payer_email');
+        }
+      },
+      // Run despite earlier issues (a wrong type included): every problem at once.
+      { when: () => true },
+    )
+    .transform((body): NewPayment => {
+      // Valid by now: the rules above refused what these conversions cannot take.
+      const currency = body.currency.toUpperCase();
+      const minor = (amount: number, field?: string) => {
+        const parsed = toMinor(amount, currency, { field, allowZero: field === 'platform_fee' });
+        if (!parsed.ok) throw new Error(parsed.message);
+        return parsed.minor;
+      };
+      return {
+        amountMinor: minor(body.amount),
+        platformFeeMinor: body.platform_fee === undefined ? 0n : minor(body.platform_fee, 'platform_fee'),
+        currency,
+        payerEmail: body.payer_email,
+        recipientEmail: body.recipient_email,
+        description: body.description,
+        metadata: body.metadata,
+        depositDeadlineSeconds: body.deposit_deadline_seconds,
+        autoReleaseAfterSeconds: body.auto_release_after_seconds,
+      };
+    });
+  // Every instance documents alike (the maximum is checked, not documented): the document names the route's own.
+  return component('CreatePaymentRequest', schema, S.createPayment);
+}
+
+export const TransitionRequest = component('TransitionRequest', z.object({ reason }).strict(), { reason: 'Buyer confirmed delivery' });
+
+const partAmount = (field: string, what: string) =>
+  z
+    .number({ message: `${field} must be a number in major units, e.g. 20.00` })
+    .describe(`${what}, in major units; no more fractional digits than the currency has`);
+
+export const RefundRequest = component(
+  'RefundRequest',
+  z.object({ amount: partAmount('amount', 'How much of what is held to refund (default: all of it)').optional(), reason }).strict(),
+  { amount: 20, reason: 'One item returned' },
+);
+
+export const ResolveRequest = component(
+  'ResolveRequest',
+  z
+    .object({
+      resolution: z.enum(RESOLUTIONS, { message: 'resolution must be "release", "refund" or "split"' }),
+      refund_amount: partAmount(
+        'refund_amount',
+        'For split: refunded to the payer (0 < refund_amount < amount_held); the rest is released',
+      ).optional(),
+      reason,
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      if (body.resolution === 'split' && body.refund_amount === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['refund_amount'], message: SPLIT_RULES.requiredForSplit });
+      }
+      if (body.resolution !== 'split' && body.refund_amount !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['refund_amount'], message: SPLIT_RULES.onlyForSplit });
+      }
+    }),
+  { resolution: 'refund', reason: 'Item never arrived' },
+);
+
+export const AdvanceClockRequest = component(
+  'AdvanceClockRequest',
+  z
+    .object({
+      seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(366 * 24 * 3600)
+        .describe('How far to move this payment’s clock forward'),
+    })
+    .strict(),
+  { seconds: 604800 },
+);
+
+export const ListPaymentsQuery = listQuery('pay', 'A payment', {
+  status: z.enum(PAYMENT_STATUSES).optional().describe('Only payments in this status'),
+});
+
+export const Payment = component('Payment', PaymentViewSchema, S.inCustody);
+
+export const PaymentList = component('PaymentList', listOf(Payment), S.list(S.inCustody));
+
+export const PaymentHistoryEntry = component(
+  'PaymentHistoryEntry',
+  z.object({
+    seq: z.number().describe("The payment's version after this step; a redaction's is the version it redacted"),
+    action: z.string().describe('The transition, "create", or "redact" (the payment\'s personal data was erased)'),
+    from: z.enum(PAYMENT_STATUSES).nullable(),
+    to: z.enum(PAYMENT_STATUSES),
+    event: z.enum(PAYMENT_EVENTS).nullable().describe('null for a redaction, which emits no event'),
+    actor: z.string(),
+    reason: z.string().nullable().describe('Why, as the client said it; "[redacted]" once the payment was redacted'),
+    at: z.string(),
+  }),
+);
+
+export const PaymentHistory = component('PaymentHistory', wholeListOf(PaymentHistoryEntry), S.history);

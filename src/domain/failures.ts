@@ -1,0 +1,36 @@
+/**
+ * The failure types workflows and activities raise (Temporal's `ApplicationFailure.type`), in one
+ * place: the code that raises one, the retry policies that stop on one and the services that map
+ * one to an answer read these names.
+ */
+
+/** A refused transition; `details[0]` is the current status. */
+export const INVALID_TRANSITION = 'InvalidTransition';
+/** An amount the payment cannot pay (more than held, say); `details[0]` is the field. */
+export const INVALID_AMOUNT = 'InvalidAmount';
+/** A dispute resolved without a resolution; `details[0]` is the current status. */
+export const RESOLUTION_REQUIRED = 'ResolutionRequired';
+/** A test clock moved on a live payment, or by a number of seconds that is not a positive integer. */
+export const LIVE_PAYMENT = 'LivePayment';
+export const INVALID_ARGUMENT = 'InvalidArgument';
+
+/** Data PostgreSQL refuses: the projection can never succeed. */
+export const PROJECTION_REFUSED = 'ProjectionRefused';
+/** The custody trail does not match its last signed head: no head is signed. */
+export const AUDIT_LOG_INCONSISTENT = 'AuditLogInconsistent';
+
+/** A webhook URL the rules forbid at delivery time: one recorded attempt, no retries. */
+export const WEBHOOK_URL_REFUSED = 'WebhookUrlRefused';
+/** No such delivery. */
+export const DELIVERY_NOT_FOUND = 'DeliveryNotFound';
+/** The receiver answered 410 Gone: the configuration is disabled. */
+export const WEBHOOK_GONE = 'WebhookGone';
+/** Every delivery to the configuration failed for WEBHOOK_DISABLE_AFTER: it is disabled. */
+export const WEBHOOK_DISABLED = 'WebhookDisabled';
+/** One failed attempt; the retry policy schedules the next. */
+export const WEBHOOK_DELIVERY_FAILED = 'WebhookDeliveryFailed';
+/** A series that ended without a success. */
+export const WEBHOOK_DELIVERY_EXHAUSTED = 'WebhookDeliveryExhausted';
+
+/** Failures no retry can cure: a delivery series stops at once on these. */
+export const FINAL_DELIVERY_FAILURES = [WEBHOOK_URL_REFUSED, DELIVERY_NOT_FOUND, WEBHOOK_GONE, WEBHOOK_DISABLED];

@@ -1,0 +1,35 @@
+/**
+ * Erasure of a finished payment's personal data and free text (docs/operations.md, "Erasing a
+ * payer's data"). Temporal holds none by design (docs/architecture.md), so erasure is a database
+ * update; amounts, ledger and custody trail are untouched and still verify.
+ */
+import type { Knex } from 'knex';
+import { type PaymentState, TERMINAL_STATUSES, isTerminal } from '../domain/payment';
+import { scopeOf } from '../domain/tenancy';
+import { findPayment } from '../db/payments';
+import { redactPayment } from '../db/personal';
+import type { Logger } from '../lib/logger';
+import { InvalidTransition, NotFound } from './errors';
+import type { Call } from './payments';
+
+export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
+  return {
+    /** Terminal payments only (a running one still needs its parties); idempotent. */
+    async redact(call: Call, id: string): Promise<PaymentState> {
+      const scope = scopeOf(call.principal);
+      const payment = await findPayment(db, scope, id);
+      if (!payment) throw new NotFound('payment');
+      if (!isTerminal(payment.status)) {
+        throw new InvalidTransition(
+          payment.status,
+          `cannot redact a payment whose status is ${payment.status}; only ${TERMINAL_STATUSES.join(', ')} payments can be redacted`,
+        );
+      }
+      await redactPayment(db, scope, id, { actor: call.principal.actor, at: new Date().toISOString() });
+      logger.info({ request_id: call.requestId, payment_id: id, actor: call.principal.actor }, 'payment redacted');
+      return (await findPayment(db, scope, id))!;
+    },
+  };
+}
+
+export type RedactionService = ReturnType<typeof redactionService>;

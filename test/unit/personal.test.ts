@@ -1,0 +1,68 @@
+/** What an erasure leaves in place of personal data, and a reason's keyed hash (src/domain/personal.ts). */
+import { describe, expect, it } from 'vitest';
+import { paymentView } from '../../src/views/paymentView';
+import {
+  REDACTED,
+  isReasonHash,
+  leafReason,
+  reasonHash,
+  redactView,
+  redactedPersonal,
+  withPersonal,
+  withoutPersonal,
+} from '../../src/domain/personal';
+import { paymentState } from './fixtures';
+
+const KEY = Buffer.alloc(32, 1);
+
+describe('personal data', () => {
+  it('the workflow carries the payment with its personal fields empty; the service puts them back', () => {
+    const full = paymentState();
+    const carried = withoutPersonal(full);
+    expect(carried).toMatchObject({ payerEmail: '', recipientEmail: '', description: null, metadata: {} });
+    expect(JSON.stringify(carried)).not.toMatch(/example\.com|a lamp|"order"/);
+    expect(withPersonal(carried, full)).toEqual(full);
+    // Only the personal fields come back: a later state's status and amounts stay.
+    expect(withPersonal({ ...carried, status: 'released', version: 4 }, full)).toMatchObject({ status: 'released', version: 4 });
+  });
+
+  it('an erasure shows "[redacted]" in place of each field that held something', () => {
+    expect(redactedPersonal({ payerEmail: 'a@x.com', recipientEmail: 'b@x.com', description: 'lamp', metadata: { k: 'v' } })).toEqual({
+      payerEmail: REDACTED,
+      recipientEmail: REDACTED,
+      description: REDACTED,
+      metadata: { redacted: REDACTED },
+    });
+    expect(redactedPersonal({ payerEmail: 'a@x.com', recipientEmail: 'b@x.com', description: null, metadata: {} })).toMatchObject({
+      description: null,
+      metadata: {},
+    });
+  });
+
+  it('a redacted view keeps its keys in order and every amount', () => {
+    const view = paymentView(paymentState());
+    const redacted = redactView(view);
+    expect(Object.keys(redacted)).toEqual(Object.keys(view));
+    expect(redacted).toEqual({
+      ...view,
+      payer_email: REDACTED,
+      recipient_email: REDACTED,
+      description: REDACTED,
+      metadata: { redacted: REDACTED },
+    });
+    expect(redactView(redacted)).toEqual(redacted);
+  });
+
+  it("a reason's keyed hash: stable under one key, different under another, and never the text", () => {
+    const hash = reasonHash(KEY, 'the clock arrived scratched');
+    expect(hash).toMatch(/^hmac:[0-9a-f]{64}$/);
+    expect(isReasonHash(hash)).toBe(true);
+    expect(isReasonHash('the clock arrived scratched')).toBe(false);
+    expect(reasonHash(KEY, 'the clock arrived scratched')).toBe(hash);
+    expect(reasonHash(Buffer.alloc(32, 2), 'the clock arrived scratched')).not.toBe(hash);
+    // What a leaf holds: the hash as carried, a text hashed, nothing for no reason.
+    expect(leafReason(KEY, hash)).toBe(hash);
+    expect(leafReason(KEY, 'deposit deadline passed')).toBe(reasonHash(KEY, 'deposit deadline passed'));
+    expect(leafReason(KEY, null)).toBeNull();
+  });
+});
