@@ -77,6 +77,15 @@ export interface DevServerOptions {
   log?: (msg: string) => void;
 }
 
+/** Dynamic config the dev server runs with, as production is configured (deploy/temporal/dynamicconfig/production.yaml). */
+const PRODUCTION_DYNAMIC_CONFIG = [
+  // As production.yaml: the activity a workflow task schedules (a transition's publication) goes
+  // back to that worker with the task's answer (docs/capacity.md).
+  'system.enableActivityEagerExecution=true',
+  // start-dev forces a search-attribute cache refresh on every read, which no production server does (the service registers them at start).
+  'system.forceSearchAttributesCacheRefreshOnRead=false',
+];
+
 async function waitForServer(address: string, child: ChildProcess | undefined, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -111,7 +120,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
         uiPort: opts.uiPort,
         namespace,
         dbFilename: opts.dbFilename,
-        extraArgs: searchAttributes.flatMap((s) => ['--search-attribute', s]),
+        extraArgs: [
+          ...searchAttributes.flatMap((s) => ['--search-attribute', s]),
+          ...PRODUCTION_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
+        ],
       },
     });
     return {
@@ -121,9 +133,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', namespace, '--log-level', 'error'];
-  // As deploy/temporal/dynamicconfig/production.yaml: the activity a workflow task schedules (a
-  // transition's publication) goes back to that worker with the task's answer (docs/capacity.md).
-  args.push('--dynamic-config-value', 'system.enableActivityEagerExecution=true');
+  args.push(...PRODUCTION_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]));
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   if (opts.dbFilename) {
