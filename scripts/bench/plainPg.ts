@@ -3,12 +3,11 @@
  * is one transaction: SELECT … FOR UPDATE, the service's own transition rule, UPDATE, INSERT a
  * history row. Its tables live in the `bench` schema under names of this run, dropped at the end.
  */
-import http from 'node:http';
 import os from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { Pool, type PoolClient } from 'pg';
 import { ulid } from 'ulid';
-import { type ClientAction, type PaymentStatus, CLIENT_ACTIONS, INITIAL_STATUS, checkTransition } from '../../src/domain/payment';
+import { type ClientAction, type PaymentStatus, INITIAL_STATUS, checkTransition } from '../../src/domain/payment';
+import { type Answer, listenForPayments } from './paymentRoutes';
 
 export interface PlainServer {
   url: string;
@@ -52,7 +51,7 @@ export async function startPlainServer(databaseUrl: string, poolSize = 10): Prom
     }
   }
 
-  async function create(body: { amount?: number; currency?: string }): Promise<[number, unknown]> {
+  async function create(body: { amount?: number; currency?: string }): Promise<Answer> {
     const id = `pay_${ulid()}`;
     const amountMinor = Math.round(Number(body.amount ?? 0) * 100);
     await inTransaction(async (c) => {
@@ -70,7 +69,7 @@ export async function startPlainServer(databaseUrl: string, poolSize = 10): Prom
     return [201, { id, status: INITIAL_STATUS, version: 1 }];
   }
 
-  async function transition(id: string, action: ClientAction): Promise<[number, unknown]> {
+  async function transition(id: string, action: ClientAction): Promise<Answer> {
     return inTransaction(async (c) => {
       const { rows } = await c.query<{ status: PaymentStatus; version: number }>(
         `SELECT status, version FROM ${payments} WHERE id = $1 FOR UPDATE`,
@@ -96,35 +95,11 @@ export async function startPlainServer(databaseUrl: string, poolSize = 10): Prom
     });
   }
 
-  const route = /^\/payments\/([A-Za-z0-9_]+)\/([a-z]+)$/;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const answer = ([status, body]: [number, unknown]) => {
-        res.statusCode = status;
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify(body));
-      };
-      let work: Promise<[number, unknown]>;
-      const m = route.exec(req.url ?? '');
-      if (req.method === 'POST' && req.url === '/payments')
-        work = Promise.resolve().then(() => create(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')));
-      else if (req.method === 'POST' && m && (CLIENT_ACTIONS as readonly string[]).includes(m[2]))
-        work = transition(m[1], m[2] as ClientAction);
-      else work = Promise.resolve([404, { error: 'not_found' }]);
-      work.then(answer, (err: Error) => answer([500, { error: err.message }]));
-    });
-  });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenForPayments({ create, transition });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: listening.url,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await listening.close();
       await pool.query(`DROP TABLE IF EXISTS ${history}, ${payments}`).catch(() => undefined);
       await pool.end();
     },
