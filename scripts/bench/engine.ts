@@ -1,7 +1,8 @@
 /**
  * (B) and (B2), the engine: the workflows of ./workflows.ts on a task queue of their own, on the same
  * Temporal server as the service, run by a worker process of their own (./engineWorker.ts) and
- * driven through the Temporal client.
+ * driven through the Temporal client. (B3) runs its workflow on the same worker, driven over HTTP
+ * through its own front (./floor.ts).
  */
 import type { Client } from '@temporalio/client';
 import { ulid } from 'ulid';
@@ -15,6 +16,8 @@ export function startEngineWorker(opts: {
   taskQueue: string;
   receiverUrl: string;
   receiverSecret: string;
+  /** (B3)'s read-model table and its database, when the run has B3. */
+  floor?: { databaseUrl: string; payments: string };
 }): Promise<Child> {
   return startChild(
     'engine-worker',
@@ -25,6 +28,8 @@ export function startEngineWorker(opts: {
       BENCH_TASK_QUEUE: opts.taskQueue,
       BENCH_RECEIVER_URL: opts.receiverUrl,
       BENCH_RECEIVER_SECRET: opts.receiverSecret,
+      BENCH_DATABASE_URL: opts.floor?.databaseUrl,
+      BENCH_FLOOR_PAYMENTS: opts.floor?.payments,
     },
     async (output) => output().includes('ready'),
   );

@@ -6,9 +6,14 @@
  *       Updates, and per transition one activity that POSTs the signed event to the webhook receiver
  *       under a retry policy (./engineActivities.ts). Like the service, an Update answers once the
  *       transition is durable; its delivery runs after.
+ *  (B3) `benchFloorWorkflow`, behind its own API (./floorFront.ts): the payment's statuses, a
+ *       validator that refuses a step the status does not allow, and per transition one activity that
+ *       projects the new version onto the read-model row, then POSTs the event (./floorActivities.ts).
  */
 import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { PaymentStatus } from '../../src/domain/payment';
 import type { EngineActivities } from './engineActivities';
+import type { FloorActivities } from './floorActivities';
 
 export const stepUpdate = defineUpdate<number, [string]>('step');
 
@@ -21,7 +26,7 @@ export async function benchLifecycleWorkflow(): Promise<number> {
 }
 
 /** The service's retry policy for deliveries, in its test-speed form: the happy path never retries. */
-const { postEvent } = proxyActivities<EngineActivities>({
+const { postEvent, projectAndPost } = proxyActivities<EngineActivities & FloorActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
 });
@@ -42,4 +47,44 @@ export async function benchWebhookWorkflow(): Promise<number> {
   await condition(allHandlersFinished);
   await Promise.all(deliveries);
   return steps;
+}
+
+/** (B3)'s answer to a step: the payment as the read model will hold it. */
+export interface FloorPayment {
+  id: string;
+  status: PaymentStatus;
+  version: number;
+}
+
+export const floorStepUpdate = defineUpdate<FloorPayment, [string]>('floorStep');
+
+/** The service's statuses along the lifecycle the bench drives. */
+const FLOOR_STEPS: Partial<Record<string, { from: PaymentStatus; to: PaymentStatus }>> = {
+  deposit: { from: 'pending_deposit', to: 'in_custody' },
+  approve: { from: 'in_custody', to: 'pending_release' },
+  release: { from: 'pending_release', to: 'released' },
+};
+
+export async function benchFloorWorkflow(): Promise<FloorPayment> {
+  const payment: FloorPayment = { id: workflowInfo().workflowId, status: 'pending_deposit', version: 1 };
+  // Version 1 is the front's INSERT at create: this projection leaves the row as it is and only delivers.
+  const deliveries: Promise<void>[] = [projectAndPost({ ...payment }, 'payment.created')];
+  setHandler(
+    floorStepUpdate,
+    (step) => {
+      payment.status = FLOOR_STEPS[step]!.to;
+      payment.version++;
+      deliveries.push(projectAndPost({ ...payment }, STEP_EVENTS[step]));
+      return { ...payment };
+    },
+    {
+      validator: (step) => {
+        if (FLOOR_STEPS[step]?.from !== payment.status) throw new Error(`cannot ${step} a payment whose status is ${payment.status}`);
+      },
+    },
+  );
+  await condition(() => payment.status === 'released');
+  await condition(allHandlersFinished);
+  await Promise.all(deliveries);
+  return payment;
 }

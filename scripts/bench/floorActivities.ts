@@ -1,0 +1,29 @@
+/**
+ * (B3)'s one activity per transition: project the payment's new version onto its read-model row,
+ * guarded by version as a projection must be (a late or repeated attempt never moves the row back),
+ * then POST the signed event to the receiver as (B2) does.
+ */
+import { Pool } from 'pg';
+import type { EngineActivities } from './engineActivities';
+import { withUser } from './plainPg';
+import type { FloorPayment } from './workflows';
+
+/** `table`: the run's read-model table (./floor.ts); unset when the run has no B3. */
+export function createFloorActivities(engine: EngineActivities, databaseUrl?: string, table?: string) {
+  let pool: Pool | undefined;
+  return {
+    async projectAndPost(payment: FloorPayment, event: string): Promise<void> {
+      if (!databaseUrl || !table) throw new Error('BENCH_DATABASE_URL and BENCH_FLOOR_PAYMENTS are not set');
+      // The service's knex pool has 10 connections; so has this worker's and the front's.
+      pool ??= new Pool({ connectionString: withUser(databaseUrl), max: 10 });
+      await pool.query(`UPDATE ${table} SET status = $2, version = $3, updated_at = now() WHERE id = $1 AND version < $3`, [
+        payment.id,
+        payment.status,
+        payment.version,
+      ]);
+      await engine.postEvent(payment.id, event);
+    },
+  };
+}
+
+export type FloorActivities = ReturnType<typeof createFloorActivities>;
