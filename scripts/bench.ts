@@ -7,6 +7,9 @@
  *       Temporal client, on its own worker and task queue, on the same dev server;
  *  (B2) the least work the design allows: B plus one activity per transition POSTing the signed
  *       event to the same receiver under a retry policy;
+ *  (B3) the design's floor with its API and read model: B2 behind a node:http front that looks the
+ *       API key up in PostgreSQL and writes the payment's row at create, driven over HTTP like A, its
+ *       activity projecting each transition onto that row (version-guarded) before the POST;
  *  (C)  a plain node:http + pg server doing the same four transitions as row-locked updates;
  * then reads with many open payments; with `--stack cluster`, A again against `npm run stack:cluster`.
  * Prints tables (stdout), draws an SVG chart, and with `--write-docs` rewrites the "Latest results"
@@ -21,6 +24,7 @@ import { Client as PgClient } from 'pg';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
 import { type BenchOptions, parseArgs } from './bench/args';
 import { engineLifecycle, ENGINE_STEPS, startEngineWorker } from './bench/engine';
+import { createFloorTables, startFloorFront } from './bench/floor';
 import { JsonClient } from './bench/http';
 import { STEP_NAMES, createBody, httpLifecycle } from './bench/httpLifecycle';
 import { closedLoop, errorKind, forEachConcurrently } from './bench/loop';
@@ -346,32 +350,63 @@ async function serviceLevels(system: System, opts: BenchOptions, target: Service
   }
 }
 
-/** (B) and (B2) on a worker process and task queue of their own, on the target's Temporal server. */
+const ENGINE_SYSTEMS = ['engine', 'engineWebhooks', 'floorApi'] as const;
+
+/**
+ * (B), (B2) and (B3) on a worker process and task queue of their own, on the target's Temporal
+ * server; B3 also with its tables and its front (./bench/floor.ts), the front's CPU as `api`.
+ */
 async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver: WebhookReceiver, result: BenchResult) {
-  progress.update('starting the engine worker (bundles its workflows)');
   const taskQueue = `bench-engine-${process.pid}`;
-  const worker = await startEngineWorker({
-    address: target.temporalAddress,
-    namespace: target.namespace,
-    taskQueue,
-    receiverUrl: receiver.url,
-    receiverSecret: receiver.secret,
-  });
-  const pids: Pids = { client: 'self', worker: [worker.pid], temporal: target.pids.temporal, postgres: 'postgres' };
+  const stops: (() => Promise<unknown>)[] = [];
   try {
-    for (const system of (['engine', 'engineWebhooks'] as const).filter((s) => opts.systems.includes(s))) {
-      const webhooks = system === 'engineWebhooks';
+    const tables = opts.systems.includes('floorApi') ? await createFloorTables(target.databaseUrl) : undefined;
+    if (tables) stops.push(() => tables.drop());
+    progress.update('starting the engine worker (bundles its workflows)');
+    const worker = await startEngineWorker({
+      address: target.temporalAddress,
+      namespace: target.namespace,
+      taskQueue,
+      receiverUrl: receiver.url,
+      receiverSecret: receiver.secret,
+      floor: tables && { databaseUrl: target.databaseUrl, payments: tables.payments },
+    });
+    stops.push(() => worker.stop());
+    const pids: Pids = { client: 'self', worker: [worker.pid], temporal: target.pids.temporal, postgres: 'postgres' };
+    for (const system of ENGINE_SYSTEMS.filter((s) => opts.systems.includes(s))) {
+      let lifecycle = (rec: Recorder, answered?: Map<string, number>) =>
+        engineLifecycle(target.client, taskQueue, rec, system === 'engineWebhooks' ? answered : undefined);
+      let systemPids = pids;
+      if (system === 'floorApi' && tables) {
+        progress.update('starting the B3 front');
+        const front = await startFloorFront({
+          address: target.temporalAddress,
+          namespace: target.namespace,
+          taskQueue,
+          databaseUrl: target.databaseUrl,
+          tables,
+        });
+        const api = new JsonClient(front.url, { 'x-api-key': tables.apiKey });
+        stops.push(
+          () => front.stop(),
+          () => api.close(),
+        );
+        lifecycle = (rec, answered) => httpLifecycle(api, '', rec, answered);
+        systemPids = { ...pids, api: [front.pid] };
+      }
+      const webhooks = system !== 'engine';
       const warm = new Map<string, number>();
-      await warmUp(SYSTEM_LABEL[system], (rec) => engineLifecycle(target.client, taskQueue, rec, webhooks ? warm : undefined));
+      await warmUp(SYSTEM_LABEL[system], (rec) => lifecycle(rec, warm));
       await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
       let last = '';
-      const op = async (rec: Recorder, answered: Map<string, number>) =>
-        void (last = await engineLifecycle(target.client, taskQueue, rec, webhooks ? answered : undefined));
-      result.levels.push(...(await levels(system, opts, pids, op, ENGINE_STEPS, webhooks ? receiver : undefined)));
+      const op = async (rec: Recorder, answered: Map<string, number>) => void (last = await lifecycle(rec, answered));
+      const steps = system === 'floorApi' ? STEP_NAMES : ENGINE_STEPS;
+      result.levels.push(...(await levels(system, opts, systemPids, op, steps, webhooks ? receiver : undefined)));
       (result.histories ??= {})[system] = await historyShape(target.client, last);
+      if (system === 'floorApi' && tables) progress.log(`B3 read model, rows by status and version: ${await tables.census()}`);
     }
   } finally {
-    await worker.stop();
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => progress.log(`stopping: ${(err as Error).message}`));
   }
 }
 
@@ -393,7 +428,7 @@ async function plainLevels(opts: BenchOptions, databaseUrl: string, result: Benc
 async function runAll(opts: BenchOptions, databaseUrl: string, receiver: WebhookReceiver, result: BenchResult): Promise<void> {
   const log = (msg: string) => progress.update(msg);
   const has = (s: System) => opts.systems.includes(s);
-  if (has('service') || has('engine') || has('engineWebhooks') || has('plain')) {
+  if (has('service') || ENGINE_SYSTEMS.some(has) || has('plain')) {
     progress.update('starting the service on a dev server (dev server, worker, API)');
     const target = await startTarget('dev', databaseUrl, log);
     try {
@@ -402,7 +437,7 @@ async function runAll(opts: BenchOptions, databaseUrl: string, receiver: Webhook
         const api = new JsonClient(target.apiUrls[0], { 'x-api-key': target.testKey });
         await configureReceiver(api, receiver).finally(() => api.close());
       }
-      if (has('engine') || has('engineWebhooks')) await engineLevels(opts, target, receiver, result);
+      if (ENGINE_SYSTEMS.some(has)) await engineLevels(opts, target, receiver, result);
       if (has('plain')) await plainLevels(opts, databaseUrl, result);
       // Last: the open payments it leaves would load the Temporal server under the levels after it.
       if (has('service') && opts.reads > 0) {

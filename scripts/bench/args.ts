@@ -24,7 +24,7 @@ const ROOT = path.resolve(__dirname, '../..');
 export const USAGE = `usage: npm run bench -- [options]
   --duration <s>          seconds per concurrency level (default 20)
   --concurrency <n>       closed-loop clients; repeatable (default 1, 8, 32)
-  --systems <list>        of A, B, B2, C, comma-separated (default all)
+  --systems <list>        of A, B, B2, B3, C, comma-separated (default all)
   --stack cluster         also run A against npm run stack:cluster (two APIs, two workers, Temporal on PostgreSQL)
   --reads <n>             open payments before the read phase (default 5000; 0 skips it)
   --read-concurrency <n>  clients of the read phase (default 8)
@@ -67,7 +67,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--systems':
         for (const code of value(flag, next()).split(',')) {
           const system = SYSTEMS.find((s) => SYSTEM_CODE[s] === code.trim().toUpperCase() && s !== 'cluster');
-          if (!system) throw new Error(`--systems takes A, B, B2 and C, not "${code}"\n${USAGE}`);
+          if (!system) throw new Error(`--systems takes A, B, B2, B3 and C, not "${code}"\n${USAGE}`);
           opts.systems.push(system);
         }
         break;

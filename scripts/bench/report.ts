@@ -40,13 +40,14 @@ const PROCESSES = ['api', 'worker', 'temporal', 'postgres', 'client'] as const;
 export function markdownTables(result: BenchResult): string {
   const levels = byLevel(result);
   const out: string[] = [];
-  const dev: System[] = ['service', 'engine', 'engineWebhooks', 'plain'];
+  const dev: System[] = ['service', 'engine', 'engineWebhooks', 'floorApi', 'plain'];
   out.push(
     table(
       [
         'clients',
         ...dev.map((s) => `${SYSTEM_CODE[s]} lifecycles/s`),
         '**A / B2**',
+        '**A / B3**',
         '**A / B**',
         'A / C',
         `request p99 ms ${dev.map((s) => SYSTEM_CODE[s]).join(' / ')}`,
@@ -56,6 +57,7 @@ export function markdownTables(result: BenchResult): string {
         String(c),
         ...dev.map((s) => fmt(r[s]?.throughput)),
         ratio(r.service, r.engineWebhooks),
+        ratio(r.service, r.floorApi),
         ratio(r.service, r.engine),
         ratio(r.service, r.plain).replace(/\*/g, ''),
         dev.map((s) => ms(r[s]?.request.p99)).join(' / '),
@@ -65,10 +67,10 @@ export function markdownTables(result: BenchResult): string {
   );
   out.push('');
   out.push(
-    "A and B2 per step (p50 / p95 / p99 ms), the three transitions' requests together (p99), webhook lag from a transition's answer to its delivery's arrival, deliveries (duplicates):",
+    "A, B2 and B3 per step (p50 / p95 / p99 ms), the three transitions' requests together (p99), webhook lag from a transition's answer to its delivery's arrival, deliveries (duplicates):",
   );
   out.push('');
-  const withWebhooks: System[] = ['service', 'cluster', 'engineWebhooks'];
+  const withWebhooks: System[] = ['service', 'cluster', 'engineWebhooks', 'floorApi'];
   out.push(
     table(
       [
@@ -106,7 +108,7 @@ export function markdownTables(result: BenchResult): string {
   );
   out.push('');
   out.push(
-    "CPU per lifecycle (ms) and peak RSS (MB) by process: api and worker are the service's (for B and B2 the worker is the engine's), temporal the dev server or the cluster's Temporal server, postgres every PostgreSQL server process, client this process (clients, webhook receiver, and for C the plain server):",
+    "CPU per lifecycle (ms) and peak RSS (MB) by process: api and worker are the service's (for B, B2 and B3 the worker is the engine's; B3's api is its node:http front), temporal the dev server or the cluster's Temporal server, postgres every PostgreSQL server process, client this process (clients, webhook receiver, and for C the plain server):",
   );
   out.push('');
   out.push(
@@ -282,6 +284,7 @@ const COLOR: Record<System, string> = {
   service: '#d62728',
   engine: '#1f77b4',
   engineWebhooks: '#9467bd',
+  floorApi: '#8c564b',
   plain: '#2ca02c',
   cluster: '#ff7f0e',
 };

@@ -2,17 +2,25 @@
 import type { PgWrites } from './pgStats';
 import type { Percentiles } from './stats';
 
-export type System = 'service' | 'engine' | 'engineWebhooks' | 'plain' | 'cluster';
+export type System = 'service' | 'engine' | 'engineWebhooks' | 'floorApi' | 'plain' | 'cluster';
 
-export const SYSTEMS: System[] = ['service', 'engine', 'engineWebhooks', 'plain', 'cluster'];
+export const SYSTEMS: System[] = ['service', 'engine', 'engineWebhooks', 'floorApi', 'plain', 'cluster'];
 
 /** The letters the tables and `--systems` use. */
-export const SYSTEM_CODE: Record<System, string> = { service: 'A', engine: 'B', engineWebhooks: 'B2', plain: 'C', cluster: 'A-cluster' };
+export const SYSTEM_CODE: Record<System, string> = {
+  service: 'A',
+  engine: 'B',
+  engineWebhooks: 'B2',
+  floorApi: 'B3',
+  plain: 'C',
+  cluster: 'A-cluster',
+};
 
 export const SYSTEM_LABEL: Record<System, string> = {
   service: 'A: this service (HTTP API), dev server',
   engine: 'B: bare Temporal (start + 3 Updates)',
   engineWebhooks: 'B2: bare Temporal + one signed POST activity per transition',
+  floorApi: 'B3: B2 + node:http API (key lookup) + read-model row',
   plain: 'C: plain node:http + pg',
   cluster: 'A on stack:cluster (Temporal server on PostgreSQL, 2 APIs, 2 workers)',
 };
@@ -48,12 +56,13 @@ export interface LevelResult {
   lifecycle: Percentiles;
   errors: Failures;
   webhooks?: WebhookResult;
-  /** Peak resident memory during the level, MB, by process (client, api, worker, temporal). */
+  /** Peak resident memory during the level, MB, by process (client, api, worker, temporal); B3's api is its front. */
   rssMb: Record<string, number>;
   /**
    * CPU time per completed lifecycle, ms, by process: client (this process: the closed-loop clients
-   * and the webhook receiver; for C also the plain server), api, worker, temporal (the dev server or
-   * the cluster's Temporal server), postgres (every PostgreSQL server process).
+   * and the webhook receiver; for C also the plain server), api (for B3 its node:http front), worker
+   * (for B, B2 and B3 the engine's), temporal (the dev server or the cluster's Temporal server),
+   * postgres (every PostgreSQL server process).
    */
   cpuMsPerLifecycle: Record<string, number>;
   /** For A: WAL bytes and rows written per lifecycle (./pgStats.ts). */
