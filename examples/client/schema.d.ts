@@ -271,6 +271,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payments/{id}/milestones/{ms}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve one milestone
+         * @description Allowed from the milestone's status in_custody; moves the milestone to pending_release, and the payment to the status its milestones give it (docs/concepts.md). Any other milestone status: 409 invalid_transition naming it; a milestone the payment does not have: 404.
+         */
+        post: operations["postPaymentsIdMilestonesMsApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release one milestone
+         * @description Allowed from the milestone's status pending_release; moves the milestone to released, and the payment to the status its milestones give it (docs/concepts.md). Any other milestone status: 409 invalid_transition naming it; a milestone the payment does not have: 404.
+         */
+        post: operations["postPaymentsIdMilestonesMsRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund one milestone
+         * @description Allowed from the milestone's status in_custody, pending_release, disputed; moves the milestone to refunded or in_custody or pending_release or disputed, and the payment to the status its milestones give it (docs/concepts.md). Any other milestone status: 409 invalid_transition naming it; a milestone the payment does not have: 404.
+         */
+        post: operations["postPaymentsIdMilestonesMsRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute one milestone
+         * @description Allowed from the milestone's status in_custody, pending_release; moves the milestone to disputed, and the payment to the status its milestones give it (docs/concepts.md). Any other milestone status: 409 invalid_transition naming it; a milestone the payment does not have: 404.
+         */
+        post: operations["postPaymentsIdMilestonesMsDispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve one milestone
+         * @description Allowed from the milestone's status disputed; moves the milestone to released or refunded, and the payment to the status its milestones give it (docs/concepts.md). Any other milestone status: 409 invalid_transition naming it; a milestone the payment does not have: 404.
+         */
+        post: operations["postPaymentsIdMilestonesMsResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments/{id}/redact": {
         parameters: {
             query?: never;
@@ -849,6 +949,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.milestone_approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.milestone_approved
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentMilestoneApprovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.milestone_released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.milestone_released
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentMilestoneReleasedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.milestone_disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.milestone_disputed
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentMilestoneDisputedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.test": {
         parameters: {
             query?: never;
@@ -932,7 +1092,7 @@ export interface components {
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: every event type */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
         };
         ConsistencyProof: {
             from: number;
@@ -964,6 +1124,21 @@ export interface components {
             deposit_deadline_seconds?: number;
             /** @description Release this long after approval, unless disputed or refunded */
             auto_release_after_seconds?: number;
+            /** @description The parts the amount is paid in, 1 to 50, each approved and released on its own; without it, one of the whole amount */
+            milestones?: {
+                /** @description Your name for it, unique within the payment (≤ 64 characters) */
+                reference?: string;
+                description?: string | null;
+                /** @description Its part of the payment's amount, in major units; the milestones' amounts sum to the amount */
+                amount: number;
+                /**
+                 * Format: email
+                 * @description Who it is released to (default: the payment's recipient_email)
+                 */
+                recipient_email?: string;
+                /** @description Release this long after its approval (default: the payment's) */
+                auto_release_after_seconds?: number;
+            }[];
         };
         DeletedResponse: {
             id: string;
@@ -1015,7 +1190,7 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test";
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test";
             payment_id: string;
             /** @description The payment's version: order a payment's events by it */
             sequence: number;
@@ -1034,11 +1209,13 @@ export interface components {
             status: "ok";
         };
         LedgerEntry: {
-            /** @description le_ + 26 characters, derived from the payment and its version */
+            /** @description le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone */
             id: string;
             /** @constant */
             object: "ledger_entry";
             payment_id: string;
+            /** @description The milestone whose money moved (a payment without milestones has one: ms_ + its ULID) */
+            milestone_id: string;
             /** @description The payment's version this movement made (its history seq) */
             version: number;
             /** @enum {string} */
@@ -1097,6 +1274,29 @@ export interface components {
             livemode: boolean;
             deposit_deadline: string;
             auto_release_after_seconds: number | null;
+            /** @description The parts the amount is released in, in the order given; one of the whole amount unless created with milestones */
+            milestones: {
+                /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
+                id: string;
+                /** @description The platform's own name for it, unique within the payment */
+                reference: string | null;
+                description: string | null;
+                /** @description Its part of the amount, in major units */
+                amount: number;
+                /** @description Who it is released to; the payment's recipient unless given */
+                recipient_email: string;
+                /** @enum {string} */
+                status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
+                /** @description In custody now; from deposit on, held + released + refunded = amount */
+                amount_held: number;
+                /** @description Released to its recipient, before the fee */
+                amount_released: number;
+                amount_refunded: number;
+                /** @description The part of the payment's fee its releases collected */
+                fee_collected: number;
+                /** @description When its auto-release fires (pending_release with an auto-release only), else null */
+                release_at: string | null;
+            }[];
             created_at: string;
             updated_at: string;
         };
@@ -1171,11 +1371,13 @@ export interface components {
             /** @enum {string} */
             to: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             /** @description null for a redaction, which emits no event */
-            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test") | null;
+            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test") | null;
             actor: string;
             /** @description Why, as the client said it; "[redacted]" once the payment was redacted */
             reason: string | null;
             at: string;
+            /** @description The milestone a milestone's action (or its auto-release) was for; null for the payment's own */
+            milestone_id: string | null;
         };
         PaymentLedger: {
             /** @constant */
@@ -1189,6 +1391,39 @@ export interface components {
             object: "list";
             data: components["schemas"]["Payment"][];
             has_more: boolean;
+        };
+        PaymentMilestoneApprovedEvent: {
+            /** @constant */
+            event: "payment.milestone_approved";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
+        };
+        PaymentMilestoneDisputedEvent: {
+            /** @constant */
+            event: "payment.milestone_disputed";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
+        };
+        PaymentMilestoneReleasedEvent: {
+            /** @constant */
+            event: "payment.milestone_released";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
         };
         PaymentPartiallyRefundedEvent: {
             /** @constant */
@@ -1271,6 +1506,29 @@ export interface components {
                 livemode: boolean;
                 deposit_deadline: string;
                 auto_release_after_seconds: number | null;
+                /** @description The parts the amount is released in, in the order given; one of the whole amount unless created with milestones */
+                milestones: {
+                    /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
+                    id: string;
+                    /** @description The platform's own name for it, unique within the payment */
+                    reference: string | null;
+                    description: string | null;
+                    /** @description Its part of the amount, in major units */
+                    amount: number;
+                    /** @description Who it is released to; the payment's recipient unless given */
+                    recipient_email: string;
+                    /** @enum {string} */
+                    status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
+                    /** @description In custody now; from deposit on, held + released + refunded = amount */
+                    amount_held: number;
+                    /** @description Released to its recipient, before the fee */
+                    amount_released: number;
+                    amount_refunded: number;
+                    /** @description The part of the payment's fee its releases collected */
+                    fee_collected: number;
+                    /** @description When its auto-release fires (pending_release with an auto-release only), else null */
+                    release_at: string | null;
+                }[];
                 created_at: string;
                 updated_at: string;
             };
@@ -1334,7 +1592,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -1360,7 +1618,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -1385,7 +1643,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
             active: boolean;
             secret: string;
         };
@@ -1737,7 +1995,22 @@ export interface operations {
                      *           "amount_held": 125.5,
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
-                     *           "fee_collected": 0
+                     *           "fee_collected": 0,
+                     *           "milestones": [
+                     *             {
+                     *               "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *               "reference": null,
+                     *               "description": null,
+                     *               "amount": 125.5,
+                     *               "recipient_email": "seller@example.com",
+                     *               "status": "in_custody",
+                     *               "amount_held": 125.5,
+                     *               "amount_released": 0,
+                     *               "amount_refunded": 0,
+                     *               "fee_collected": 0,
+                     *               "release_at": null
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "has_more": false
@@ -1895,7 +2168,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2096,7 +2384,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2242,7 +2545,8 @@ export interface operations {
                      *           "event": "payment.created",
                      *           "actor": "key_01JQ8Z3N4X5Y6Z7A8B9C0D1E2H",
                      *           "reason": null,
-                     *           "at": "2026-11-23T10:00:00.000Z"
+                     *           "at": "2026-11-23T10:00:00.000Z",
+                     *           "milestone_id": null
                      *         },
                      *         {
                      *           "seq": 2,
@@ -2252,7 +2556,8 @@ export interface operations {
                      *           "event": "payment.deposited",
                      *           "actor": "key_01JQ8Z3N4X5Y6Z7A8B9C0D1E2H",
                      *           "reason": null,
-                     *           "at": "2026-11-23T10:05:00.000Z"
+                     *           "at": "2026-11-23T10:05:00.000Z",
+                     *           "milestone_id": null
                      *         }
                      *       ],
                      *       "has_more": false
@@ -2401,7 +2706,8 @@ export interface operations {
                      *           "event": "payment.created",
                      *           "actor": "key_01JQ8Z3N4X5Y6Z7A8B9C0D1E2H",
                      *           "reason": null,
-                     *           "at": "2026-11-23T10:00:00.000Z"
+                     *           "at": "2026-11-23T10:00:00.000Z",
+                     *           "milestone_id": null
                      *         },
                      *         {
                      *           "seq": 2,
@@ -2411,7 +2717,8 @@ export interface operations {
                      *           "event": "payment.deposited",
                      *           "actor": "key_01JQ8Z3N4X5Y6Z7A8B9C0D1E2H",
                      *           "reason": null,
-                     *           "at": "2026-11-23T10:05:00.000Z"
+                     *           "at": "2026-11-23T10:05:00.000Z",
+                     *           "milestone_id": null
                      *         }
                      *       ],
                      *       "has_more": false
@@ -2582,7 +2889,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2806,7 +3128,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3030,7 +3367,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3254,7 +3606,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3479,7 +3846,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3703,7 +4085,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3928,7 +4325,1229 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsApprove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Buyer confirmed delivery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsRelease: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Buyer confirmed delivery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 20,
+                 *       "reason": "One item returned"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsDispute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Buyer confirmed delivery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resolution": "refund",
+                 *       "reason": "Item never arrived"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -4143,7 +5762,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -4327,7 +5961,7 @@ export interface operations {
                 /** @description Only this payment's events */
                 payment_id?: string;
                 /** @description Only events of this type, e.g. payment.released */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.test";
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -4377,7 +6011,22 @@ export interface operations {
                      *             "amount_held": 125.5,
                      *             "amount_released": 0,
                      *             "amount_refunded": 0,
-                     *             "fee_collected": 0
+                     *             "fee_collected": 0,
+                     *             "milestones": [
+                     *               {
+                     *                 "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *                 "reference": null,
+                     *                 "description": null,
+                     *                 "amount": 125.5,
+                     *                 "recipient_email": "seller@example.com",
+                     *                 "status": "in_custody",
+                     *                 "amount_held": 125.5,
+                     *                 "amount_released": 0,
+                     *                 "amount_refunded": 0,
+                     *                 "fee_collected": 0,
+                     *                 "release_at": null
+                     *               }
+                     *             ]
                      *           }
                      *         }
                      *       ],
@@ -4525,7 +6174,22 @@ export interface operations {
                      *         "amount_held": 125.5,
                      *         "amount_released": 0,
                      *         "amount_refunded": 0,
-                     *         "fee_collected": 0
+                     *         "fee_collected": 0,
+                     *         "milestones": [
+                     *           {
+                     *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *             "reference": null,
+                     *             "description": null,
+                     *             "amount": 125.5,
+                     *             "recipient_email": "seller@example.com",
+                     *             "status": "in_custody",
+                     *             "amount_held": 125.5,
+                     *             "amount_released": 0,
+                     *             "amount_refunded": 0,
+                     *             "fee_collected": 0,
+                     *             "release_at": null
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -4794,6 +6458,7 @@ export interface operations {
                      *           "id": "le_4b1f0c9e8d7a6b5c4d3e2f1a0b",
                      *           "object": "ledger_entry",
                      *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "milestone_id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *           "version": 2,
                      *           "type": "deposit",
                      *           "currency": "USD",
@@ -4965,6 +6630,7 @@ export interface operations {
                      *           "id": "le_4b1f0c9e8d7a6b5c4d3e2f1a0b",
                      *           "object": "ledger_entry",
                      *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "milestone_id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *           "version": 2,
                      *           "type": "deposit",
                      *           "currency": "USD",
@@ -7639,7 +9305,22 @@ export interface operations {
                      *       "amount_held": 125.5,
                      *       "amount_released": 0,
                      *       "amount_refunded": 0,
-                     *       "fee_collected": 0
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -8418,7 +10099,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8478,7 +10174,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8538,7 +10249,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8598,7 +10324,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8658,7 +10399,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8718,7 +10474,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8778,7 +10549,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8838,11 +10624,251 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentDisputedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentMilestoneApprovedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.milestone_approved",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMilestoneApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentMilestoneReleasedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.milestone_released",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMilestoneReleasedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentMilestoneDisputedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.milestone_disputed",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMilestoneDisputedEvent"];
             };
         };
         responses: {
@@ -8898,7 +10924,22 @@ export interface operations {
                  *         "amount_held": 125.5,
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */

@@ -23,12 +23,34 @@ export const payment = {
   amount_released: 0,
   amount_refunded: 0,
   fee_collected: 0,
+  milestones: [
+    {
+      id: 'ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F',
+      reference: null,
+      description: null,
+      amount: 125.5,
+      recipient_email: 'seller@example.com',
+      status: 'pending_deposit',
+      amount_held: 0,
+      amount_released: 0,
+      amount_refunded: 0,
+      fee_collected: 0,
+      release_at: null,
+    },
+  ],
 } as const;
-export const inCustody = { ...payment, status: 'in_custody', updated_at: '2026-11-23T10:05:00.000Z', amount_held: 125.5 } as const;
+export const inCustody = {
+  ...payment,
+  status: 'in_custody',
+  updated_at: '2026-11-23T10:05:00.000Z',
+  amount_held: 125.5,
+  milestones: [{ ...payment.milestones[0], status: 'in_custody', amount_held: 125.5 }],
+} as const;
 export const ledgerEntry = {
   id: 'le_4b1f0c9e8d7a6b5c4d3e2f1a0b',
   object: 'ledger_entry',
   payment_id: payment.id,
+  milestone_id: payment.milestones[0].id,
   version: 2,
   type: 'deposit',
   currency: 'USD',
@@ -114,6 +136,7 @@ export const history = {
       actor: apiKey.id,
       reason: null,
       at: payment.created_at,
+      milestone_id: null,
     },
     {
       seq: 2,
@@ -124,6 +147,7 @@ export const history = {
       actor: apiKey.id,
       reason: null,
       at: inCustody.updated_at,
+      milestone_id: null,
     },
   ],
   has_more: false,

@@ -10,14 +10,19 @@ import { type PaymentState, type PaymentStatus, amountsOf, isTerminal } from '..
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
-/** Derived from the payment and its version, so every writer of one movement writes one entry. */
-export function ledgerEntryId(paymentId: string, version: number): string {
-  return `le_${createHash('sha256').update(`${paymentId}|${version}`).digest('hex').slice(0, 26)}`;
+/**
+ * Derived from the payment, its version and, on a payment created with milestones, the milestone,
+ * so every writer of one movement writes one entry.
+ */
+export function ledgerEntryId(paymentId: string, version: number, milestoneId?: string): string {
+  const key = milestoneId === undefined ? `${paymentId}|${version}` : `${paymentId}|${version}|${milestoneId}`;
+  return `le_${createHash('sha256').update(key).digest('hex').slice(0, 26)}`;
 }
 
 interface LedgerEntryRecord {
   id: string;
   payment_id: string;
+  milestone_id: string | null;
   version: number;
   account_id: string;
   livemode: boolean;

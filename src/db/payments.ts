@@ -1,6 +1,7 @@
 /** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
-import type { HistoryEntry, PaymentState, PaymentStatus } from '../domain/payment';
+import type { HistoryEntry, MilestoneState, PaymentState, PaymentStatus } from '../domain/payment';
+import { type MilestonePersonal, personalOf, withPersonal } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
@@ -27,6 +28,8 @@ const FIELDS = {
   releasedMinor: true,
   refundedMinor: true,
   feeCollectedMinor: true,
+  milestones: true,
+  staged: true,
 } satisfies Record<keyof PaymentState, true>;
 const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
 type DateField = (typeof DATE_FIELDS)[number];
@@ -41,12 +44,18 @@ type PaymentRow = {
     ? Date
     : K extends 'metadata'
       ? PaymentState[K] | null
-      : Exclude<PaymentState[K], undefined>;
-};
+      : K extends 'milestones'
+        ? MilestoneRow[]
+        : Exclude<PaymentState[K], undefined>;
+} & { milestone_personal: MilestonePersonal[] | null };
 
-/** The row's columns, in `FIELDS` order; and those a later version of the payment changes. */
-export const PAYMENT_COLUMNS = Object.keys(FIELDS).map(column);
+/** A milestone in the row's `milestones`: what the workflow holds; its personal fields are `milestone_personal`'s. */
+type MilestoneRow = Omit<MilestoneState, keyof Omit<MilestonePersonal, 'id'>>;
+
+/** The row's columns, in `FIELDS` order and the milestones' personal fields; and those a later version of the payment changes. */
+export const PAYMENT_COLUMNS = [...Object.keys(FIELDS).map(column), 'milestone_personal'];
 export const PAYMENT_PROJECTED_COLUMNS = [
+  'milestones',
   'status',
   'updated_at',
   'version',
@@ -56,12 +65,17 @@ export const PAYMENT_PROJECTED_COLUMNS = [
   'fee_collected_minor',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
-export function toRow(s: PaymentState): PaymentRow {
+/** The row as bound values: JSON columns as text; a milestone's personal fields apart from the rest (docs/architecture.md, "Personal data"). */
+export function toRow(s: PaymentState): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS) as (keyof PaymentState)[]) {
     row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
   }
-  return row as PaymentRow;
+  row.metadata = JSON.stringify(s.metadata);
+  row.milestones = JSON.stringify(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
+  const personal = personalOf(s).milestones;
+  row.milestone_personal = personal ? JSON.stringify(personal) : null;
+  return row;
 }
 
 function fromRow(r: PaymentRow): PaymentState {
@@ -73,7 +87,11 @@ function fromRow(r: PaymentRow): PaymentState {
     state[field] = isDateField(field) ? (value as Date).toISOString() : field.endsWith('Minor') ? String(value) : value;
   }
   state.metadata ??= {};
-  return state as unknown as PaymentState;
+  const payment = state as unknown as PaymentState;
+  return withPersonal(
+    { ...payment, milestones: r.milestones.map((m) => ({ ...m, reference: null, description: null, recipientEmail: '' })) },
+    { ...personalOf(payment), milestones: r.milestone_personal },
+  );
 }
 
 export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentState | undefined> {
@@ -111,6 +129,7 @@ export async function listPaymentEvents(db: Knex, paymentId: string): Promise<Hi
     actor: r.actor,
     reason: r.reason,
     at: (r.at as Date).toISOString(),
+    ...(r.milestone_id ? { milestoneId: r.milestone_id } : {}),
   }));
 }
 

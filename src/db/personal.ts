@@ -15,6 +15,7 @@ export async function savePersonal(db: Knex, paymentId: string, p: PersonalData)
       recipient_email: p.recipientEmail,
       description: p.description,
       metadata: JSON.stringify(p.metadata),
+      milestones: p.milestones ? JSON.stringify(p.milestones) : null,
     })
     .onConflict('payment_id')
     .ignore();
@@ -24,7 +25,13 @@ export async function savePersonal(db: Knex, paymentId: string, p: PersonalData)
 export async function findPersonal(db: Knex | Knex.Transaction, paymentId: string): Promise<PersonalData | undefined> {
   const row = await db('payment_personal').where({ payment_id: paymentId }).first();
   if (!row) return undefined;
-  return { payerEmail: row.payer_email, recipientEmail: row.recipient_email, description: row.description, metadata: row.metadata ?? {} };
+  return {
+    payerEmail: row.payer_email,
+    recipientEmail: row.recipient_email,
+    description: row.description,
+    metadata: row.metadata ?? {},
+    milestones: row.milestones,
+  };
 }
 
 /** A transition's reason, kept under its keyed hash before the update that carries the hash. */
@@ -70,6 +77,7 @@ export async function redactPayment(db: Knex, scope: Scope, paymentId: string, r
       recipientEmail: row.recipient_email,
       description: row.description,
       metadata: row.metadata ?? {},
+      milestones: row.milestone_personal,
     });
     const columns = {
       payer_email: erased.payerEmail,
@@ -77,8 +85,13 @@ export async function redactPayment(db: Knex, scope: Scope, paymentId: string, r
       description: erased.description,
       metadata: JSON.stringify(erased.metadata),
     };
-    await tx('payments').where({ id: paymentId }).update(columns);
-    await tx('payment_personal').where({ payment_id: paymentId }).update(columns);
+    const milestones = erased.milestones ? JSON.stringify(erased.milestones) : null;
+    await tx('payments')
+      .where({ id: paymentId })
+      .update({ ...columns, milestone_personal: milestones });
+    await tx('payment_personal')
+      .where({ payment_id: paymentId })
+      .update({ ...columns, milestones });
     await tx('payment_reasons').where({ payment_id: paymentId }).update({ reason: REDACTED });
     await tx('payment_events')
       .where({ payment_id: paymentId })

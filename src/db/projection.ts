@@ -22,11 +22,11 @@
  * balance's row itself before projecting inside its own transaction.
  */
 import type { Knex } from 'knex';
-import { ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
+import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
 import { LEAF_COLUMNS } from './audit';
 import { Bindings, leafValues } from './statement';
-import { entryTypeOf, postingsOf } from '../domain/ledger';
-import { type HistoryEntry, type PaymentState, movementOf } from '../domain/payment';
+import { LEDGER_ACCOUNTS, entryTypeOf, postingsOf } from '../domain/ledger';
+import { type HistoryEntry, type PaymentState, ledgerMovements } from '../domain/payment';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { paymentView } from '../views/paymentView';
 import { isReasonHash, leafReason } from '../domain/personal';
@@ -60,7 +60,7 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
           'text',
         )}), ${b.add(entry.reason, 'text')})`
       : b.add(entry.reason, 'text');
-  const row = { ...toRow(state), metadata: JSON.stringify(state.metadata) } as Record<string, unknown>;
+  const row = toRow(state);
   const ctes = [
     `payment AS (
       INSERT INTO payments (${PAYMENT_COLUMNS.join(', ')}) VALUES (${b.list(PAYMENT_COLUMNS.map((c) => row[c]))})
@@ -69,8 +69,8 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
       WHERE payments.version <= excluded.version
       RETURNING 1)`,
     `history AS (
-      INSERT INTO payment_events (payment_id, seq, action, from_status, to_status, event, actor, reason, at)
-      VALUES (${b.list([state.id, entry.seq, entry.action, entry.from, entry.to, entry.event, entry.actor])}, ${reason()}, ${b.add(new Date(entry.at))})
+      INSERT INTO payment_events (payment_id, seq, action, from_status, to_status, event, actor, reason, at, milestone_id)
+      VALUES (${b.list([state.id, entry.seq, entry.action, entry.from, entry.to, entry.event, entry.actor])}, ${reason()}, ${b.add(new Date(entry.at))}, ${b.add(entry.milestoneId ?? null, 'text')})
       ON CONFLICT DO NOTHING RETURNING 1)`,
     // The entry's events in order (a split's refunded part before its release: src/domain/transitionEvents.ts).
     `event AS (
@@ -85,58 +85,77 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
       ON CONFLICT DO NOTHING RETURNING 1)`,
   ];
   // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
-  const leaves = [{ leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), ofLedgerEntry: false }];
-  if (entry.movement) {
-    const movement = movementOf(entry.movement);
-    const postings = postingsOf(movement);
-    const id = ledgerEntryId(state.id, entry.seq);
+  const leaves: { leaf: AuditLeaf; entryId: string | null }[] = [
+    { leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), entryId: null },
+  ];
+  const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
+    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
+    return { id, milestoneId, type: entryTypeOf(movement), postings: postingsOf(movement) };
+  });
+  if (entries.length > 0) {
     const exponent = state.amountExponent;
-    const type = entryTypeOf(movement);
+    const entryRows = entries
+      .map(
+        (e) =>
+          `(${b.list([e.id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, e.type, new Date(entry.at), e.milestoneId])})`,
+      )
+      .join(', ');
     ctes.push(`ledger_entry AS (
-        INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at)
-        VALUES (${b.list([id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, type, new Date(entry.at)])})
+        INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id)
+        VALUES ${entryRows}
         ON CONFLICT DO NOTHING RETURNING id)`);
-    // In LEDGER_ACCOUNTS order (postingsOf's), the same for every writer, so that balance rows are never taken crosswise.
-    const postingRows = postings.map((p, i) => `(${b.add(p.account, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i})`).join(', ');
+    const postingRows = entries
+      .flatMap((e) => e.postings.map((p) => ({ entryId: e.id, ...p })))
+      .map(
+        (p, i) =>
+          `(${b.add(p.entryId, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${LEDGER_ACCOUNTS.indexOf(p.account)})`,
+      )
+      .join(', ');
     ctes.push(
-      `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(account, amount, ord))`,
+      `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, amount, ord, account_ord))`,
       `postings AS (
         INSERT INTO ledger_postings (entry_id, ledger_account, amount_minor)
-        SELECT ledger_entry.id, posting.account, posting.amount FROM ledger_entry, posting ORDER BY posting.ord
+        SELECT posting.entry_id, posting.account, posting.amount FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
+        ORDER BY posting.ord
         RETURNING 1)`,
+      // One row per ledger account, in LEDGER_ACCOUNTS order, the same for every writer, so that balance rows are never taken crosswise.
       `balances AS (
         INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor)
         SELECT ${b.add(state.accountId, 'text')}, ${b.add(state.livemode, 'boolean')}, ${b.add(state.currency, 'text')},
-          ${b.add(exponent, 'smallint')}, posting.account, posting.amount
-        FROM ledger_entry, posting ORDER BY posting.ord
+          ${b.add(exponent, 'smallint')}, posting.account, sum(posting.amount)
+        FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
+        GROUP BY posting.account, posting.account_ord ORDER BY posting.account_ord
         ON CONFLICT (account_id, livemode, currency, exponent, ledger_account)
         DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor
         RETURNING 1)`,
     );
-    leaves.push({
-      leaf: ledgerEntryLeaf({
-        entryId: id,
-        paymentId: state.id,
-        accountId: state.accountId,
-        livemode: state.livemode,
-        version: entry.seq,
-        type,
-        currency: state.currency,
-        exponent,
-        at: entry.at,
-        postings,
-      }),
-      ofLedgerEntry: true,
-    });
+    for (const e of entries) {
+      leaves.push({
+        leaf: ledgerEntryLeaf({
+          entryId: e.id,
+          paymentId: state.id,
+          accountId: state.accountId,
+          livemode: state.livemode,
+          version: entry.seq,
+          type: e.type,
+          currency: state.currency,
+          exponent,
+          at: entry.at,
+          postings: e.postings,
+          ...(state.staged ? { milestoneId: e.milestoneId } : {}),
+        }),
+        entryId: e.id,
+      });
+    }
   }
-  const leafRows = leaves.map(({ leaf, ofLedgerEntry }, i) => `(${i}, ${leafValues(b, leaf)}, ${ofLedgerEntry})`).join(', ');
+  const leafRows = leaves.map(({ leaf, entryId }, i) => `(${i}, ${leafValues(b, leaf)}, ${b.add(entryId, 'text')})`).join(', ');
   const columns = LEAF_COLUMNS.map(([c]) => c).join(', ');
-  // The custody trail (docs/audit.md): the transition's leaf, and the ledger entry's when this statement wrote the entry.
+  // The custody trail (docs/audit.md): the transition's leaf, and each ledger entry's when this statement wrote the entry.
   ctes.push(`leaves AS (
     INSERT INTO audit_leaves (${columns})
     SELECT ${LEAF_COLUMNS.map(([c]) => `l.${c}`).join(', ')}
-    FROM (VALUES ${leafRows}) AS l(ord, ${columns}, of_ledger_entry)
-    WHERE NOT l.of_ledger_entry${entry.movement ? ' OR EXISTS (SELECT 1 FROM ledger_entry)' : ''}
+    FROM (VALUES ${leafRows}) AS l(ord, ${columns}, entry_id)
+    WHERE l.entry_id IS NULL${entries.length > 0 ? ' OR EXISTS (SELECT 1 FROM ledger_entry WHERE ledger_entry.id = l.entry_id)' : ''}
     ORDER BY l.ord
     ON CONFLICT DO NOTHING RETURNING 1)`);
   return ctes;

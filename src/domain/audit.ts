@@ -104,6 +104,7 @@ interface LedgerEntryFacts {
   exponent: number;
   at: string;
   postings: { account: string; amount: bigint }[];
+  milestoneId?: string;
 }
 
 /** One ledger entry with its postings (integer minor units; they sum to zero). */
@@ -120,6 +121,8 @@ export function ledgerEntryLeaf(e: LedgerEntryFacts): AuditLeaf {
     amount_exponent: e.exponent,
     at: e.at,
     postings: e.postings.map((p) => ({ ledger_account: p.account, amount_minor: p.amount })),
+    // A payment created with milestones names the one whose money moved (docs/audit.md).
+    ...(e.milestoneId === undefined ? {} : { milestone_id: e.milestoneId }),
   };
   return {
     entryKey: `ledger:${e.entryId}`,

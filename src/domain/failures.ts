@@ -8,6 +8,8 @@
 export const INVALID_TRANSITION = 'InvalidTransition';
 /** An amount the payment cannot pay (more than held, say); `details[0]` is the field. */
 export const INVALID_AMOUNT = 'InvalidAmount';
+/** A milestone action naming a milestone the payment does not have. */
+export const UNKNOWN_MILESTONE = 'UnknownMilestone';
 /** A dispute resolved without a resolution; `details[0]` is the current status. */
 export const RESOLUTION_REQUIRED = 'ResolutionRequired';
 /** A test clock moved on a live payment, or by a number of seconds that is not a positive integer. */

@@ -4,19 +4,31 @@
  * Pure: no I/O, no clocks, safe to import inside the Temporal workflow sandbox.
  */
 
-import { type Amounts, type MoneyEffect, type Movement, isEmptyMovement, move } from './ledger';
+import { type Amounts, type MoneyEffect, type Movement, feeOnReleased, isEmptyMovement, move } from './ledger';
 import { formatMinor } from './amountText';
 import { dueTimer } from './paymentTimers';
 import { type MovementRecord, movementRecord } from './movementRecord';
 import { amountsOf, moneyOf, withAmounts } from './paymentMoney';
+import {
+  type MilestoneChange,
+  type MilestoneState,
+  type StepEvent,
+  milestoneAmounts,
+  paymentStatusOf,
+  stepEvents,
+  sumOfMilestones,
+  wholeMilestone,
+  withMilestoneAmounts,
+} from './milestones';
 
 export * from './paymentTimers';
 export * from './movementRecord';
 export * from './paymentMoney';
+export * from './milestones';
 
-/** The refusal of an action the payment's status does not allow, as every layer words it. */
-export function refusalMessage(action: string, status: string): string {
-  return `cannot ${action} a payment whose status is ${status}`;
+/** The refusal of an action the payment's (or one milestone's) status does not allow, as every layer words it. */
+export function refusalMessage(action: string, status: string, of: 'payment' | 'milestone' = 'payment'): string {
+  return `cannot ${action} a ${of} whose status is ${status}`;
 }
 
 /** A resolution's `refund_amount` rules, worded once for the API's validation and the workflow's. */
@@ -47,6 +59,9 @@ export const PAYMENT_EVENTS = [
   'payment.refunded',
   'payment.partially_refunded',
   'payment.disputed',
+  'payment.milestone_approved',
+  'payment.milestone_released',
+  'payment.milestone_disputed',
   'payment.test',
 ] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
@@ -57,6 +72,10 @@ export type ClientAction = (typeof CLIENT_ACTIONS)[number];
 /** Actions the workflow takes by itself, on its durable timers. */
 export type TimerAction = 'deadline' | 'auto_release';
 export type TransitionAction = ClientAction | TimerAction;
+
+/** Actions a client may request of one milestone (docs/concepts.md, "Deals paid in stages"). */
+export const MILESTONE_ACTIONS = ['approve', 'release', 'refund', 'dispute', 'resolve'] as const satisfies readonly ClientAction[];
+export type MilestoneAction = (typeof MILESTONE_ACTIONS)[number];
 
 export const RESOLUTIONS = ['release', 'refund', 'split'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
@@ -137,53 +156,68 @@ export function checkTransition(
   return { ok: true, transition };
 }
 
-/** A client's transition: the table's answer, unless a timer is already due. Status only: see `planTransition` for the money. */
-export function checkClientTransition(
-  state: PaymentState,
-  action: ClientAction,
-  resolution: Resolution | undefined,
-  now: number,
-  pendingReleaseSince: number | null,
-  partial = false,
-): TransitionCheck {
-  const due = dueTimer(state, now, pendingReleaseSince);
-  if (due) {
-    const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
-    return { ok: false, reason: 'invalid_transition', message: `${refusalMessage(action, state.status)}: ${why}` };
-  }
-  return checkTransition(state.status, action, resolution, partial);
-}
-
-/** A client's request as the rules read it: `amountMinor` is a refund's amount or a split's refund_amount. */
-interface TransitionRequestRule {
-  action: ClientAction;
+/** A request as the rules read it: `amountMinor` is a refund's amount or a split's refund_amount; `milestoneId` narrows it to one milestone. */
+export interface TransitionRequestRule {
+  action: TransitionAction;
   resolution?: Resolution;
   amountMinor?: bigint;
+  milestoneId?: string;
 }
 
-/** A transition with the money it moves, or a refusal (`invalid_amount` names the field). */
-export type TransitionPlan =
-  | { ok: true; transition: Transition; movement: Movement; after: Amounts }
-  | { ok: false; reason: 'invalid_transition' | 'resolution_required'; message: string }
-  | { ok: false; reason: 'invalid_amount'; field: string; message: string };
+/**
+ * One step, planned: the payment's status after it, the money it moves (in all, and per milestone),
+ * its milestones after it and the events it emits, in delivery order.
+ */
+export interface PlannedStep {
+  action: TransitionAction;
+  milestoneId?: string;
+  to: PaymentStatus;
+  movement: Movement;
+  after: Amounts;
+  milestones: MilestoneState[];
+  changes: MilestoneChange[];
+  events: StepEvent[];
+}
+
+type Refusal =
+  | { ok: false; reason: 'invalid_transition' | 'resolution_required'; status: PaymentStatus; message: string }
+  | { ok: false; reason: 'invalid_amount'; field: string; message: string }
+  | { ok: false; reason: 'unknown_milestone'; message: string };
+
+/** A step with the money it moves, or a refusal (`invalid_amount` names the field; `invalid_transition` the status refused). */
+export type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
+
+const holdsMoney = (m: MilestoneState) => BigInt(m.heldMinor) > 0n;
 
 /**
- * Everything a client's transition must pass, status and money: the table's row (a refund of less
- * than is held is the partial row), no timer due, and an amount the payment can pay.
+ * Everything a step must pass, status and money, and what it does. A client's request (`client`)
+ * is refused while a timer it would race is due. Without `milestoneId` the action is the payment's:
+ * the table answers for the payment's status, and the step acts on every milestone the table lets
+ * it act on (a partial refund or a split only while exactly one milestone holds money). With one,
+ * the table answers for that milestone's status. A refund of less than is held is the partial row.
  */
-export function planTransition(
-  state: PaymentState,
-  req: TransitionRequestRule,
-  now: number,
-  pendingReleaseSince: number | null,
-): TransitionPlan {
-  const held = amountsOf(state).held;
+export function planTransition(state: PaymentState, req: TransitionRequestRule, now: number, client = true): TransitionPlan {
+  const milestone = req.milestoneId === undefined ? undefined : state.milestones.find((m) => m.id === req.milestoneId);
+  if (req.milestoneId !== undefined && !milestone) {
+    return { ok: false, reason: 'unknown_milestone', message: `this payment has no milestone ${req.milestoneId}` };
+  }
+  const of = milestone ? 'milestone' : 'payment';
+  const status = milestone ? milestone.status : state.status;
+  const held = milestone ? BigInt(milestone.heldMinor) : amountsOf(state).held;
   const isSplit = req.action === 'resolve' && req.resolution === 'split';
   const field = isSplit ? 'refund_amount' : 'amount';
   const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;
-  const check = checkClientTransition(state, req.action, req.resolution, now, pendingReleaseSince, partial);
-  if (!check.ok) return check;
-  const money = (text: bigint) => `${formatMinor(text, state.amountExponent)} ${state.currency}`;
+  const due = client ? dueTimer(state, now, req.milestoneId) : undefined;
+  if (due) {
+    const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
+    return { ok: false, reason: 'invalid_transition', status, message: `${refusalMessage(req.action, status, of)}: ${why}` };
+  }
+  const check = checkTransition(status, req.action, req.resolution, partial);
+  if (!check.ok) {
+    const message = check.reason === 'invalid_transition' ? refusalMessage(req.action, status, of) : check.message;
+    return { ...check, status, message };
+  }
+  const money = (minor: bigint) => `${formatMinor(minor, state.amountExponent)} ${state.currency}`;
   if (req.amountMinor !== undefined) {
     if (req.action !== 'refund' && !isSplit) {
       return { ok: false, reason: 'invalid_amount', field: 'refund_amount', message: SPLIT_RULES.onlyForSplit };
@@ -196,14 +230,77 @@ export function planTransition(
   } else if (isSplit) {
     return { ok: false, reason: 'invalid_amount', field, message: SPLIT_RULES.requiredForSplit };
   }
-  return planMovement(state, check.transition, req.amountMinor);
+  let targets: MilestoneState[];
+  if (milestone) targets = [milestone];
+  else if (partial || isSplit) {
+    targets = state.milestones.filter(holdsMoney);
+    if (targets.length !== 1) {
+      const what = isSplit ? 'a split' : 'a partial refund';
+      return {
+        ok: false,
+        reason: 'invalid_transition',
+        status,
+        message: `${refusalMessage(req.action, status)} with ${what} while ${targets.length} milestones hold money: name the milestone (POST /api/v1/payments/${state.id}/milestones/{milestone}/${req.action})`,
+      };
+    }
+  } else targets = state.milestones.filter((m) => checkTransition(m.status, req.action, req.resolution).ok);
+  return planSteps(state, req, targets, now, partial);
 }
 
-/** The money a transition allowed by the table moves (a timer's, or a client's after its checks). */
-export function planMovement(state: PaymentState, transition: Transition, part?: bigint): TransitionPlan {
-  const result = move(transition.money, moneyOf(state), amountsOf(state), part);
-  if (!result.ok) return { ok: false, reason: 'invalid_amount', field: result.field, message: result.message };
-  return { ok: true, transition, movement: result.movement, after: result.after };
+/** The step's effect on each target milestone in turn (the fee rule reads the running total released), then on the payment. */
+function planSteps(
+  state: PaymentState,
+  req: TransitionRequestRule,
+  targets: MilestoneState[],
+  now: number,
+  partial: boolean,
+): TransitionPlan {
+  const { amount, platformFee } = moneyOf(state);
+  let released = amountsOf(state).released;
+  const total: Movement = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
+  const changes: MilestoneChange[] = [];
+  const milestones = state.milestones.map((m) => {
+    if (!targets.includes(m)) return m;
+    const check = checkTransition(m.status, req.action, req.resolution, partial);
+    if (!check.ok) return m;
+    const { transition } = check;
+    const moved = move(transition.money, { amount: BigInt(m.amountMinor), platformFee: 0n }, milestoneAmounts(m), req.amountMinor);
+    if (!moved.ok) throw new Error(`${m.id}: ${moved.message}`);
+    // The payment's fee stays pro rata to everything released (docs/money.md); this release collects the difference.
+    const fee = feeOnReleased(platformFee, amount, released + moved.movement.released) - feeOnReleased(platformFee, amount, released);
+    released += moved.movement.released;
+    const movement = { ...moved.movement, fee };
+    for (const k of ['deposited', 'refunded', 'released', 'fee'] as const) total[k] += movement[k];
+    const before = milestoneAmounts(m);
+    const releaseAt =
+      transition.to !== 'pending_release'
+        ? null
+        : m.status === 'pending_release'
+          ? m.releaseAt
+          : m.autoReleaseAfterSeconds === null
+            ? null
+            : new Date(now + m.autoReleaseAfterSeconds * 1000).toISOString();
+    changes.push({
+      id: m.id,
+      from: m.status,
+      to: transition.to,
+      ...(isEmptyMovement(movement) ? {} : { movement: movementRecord(movement) }),
+    });
+    return withMilestoneAmounts({ ...m, status: transition.to, releaseAt }, { ...moved.after, feeCollected: before.feeCollected + fee });
+  });
+  const to = paymentStatusOf(milestones);
+  const events = stepEvents({ from: state.status, to, refunded: total.refunded, changes }, state.staged);
+  return {
+    ok: true,
+    action: req.action,
+    ...(req.milestoneId === undefined ? {} : { milestoneId: req.milestoneId }),
+    to,
+    movement: total,
+    after: sumOfMilestones(milestones),
+    milestones,
+    changes,
+    events,
+  };
 }
 
 /** The statuses an action may start from (for documentation and error details). */
@@ -226,8 +323,12 @@ export interface HistoryEntry {
   actor: string;
   reason: string | null;
   at: string;
-  /** The money this step moved (minor units as decimal text), when it moved any: the ledger entry's source. */
+  /** The money this step moved (minor units as decimal text), when it moved any. */
   movement?: MovementRecord;
+  /** The milestone a milestone action (or its timer, on a payment with milestones) named. */
+  milestoneId?: string;
+  /** What the step did to each milestone it moved: the ledger entries' source (one per milestone that moved money). */
+  changes?: MilestoneChange[];
 }
 
 /** The payment as the workflow holds it: money in integer minor units. */
@@ -258,28 +359,43 @@ export interface PaymentState {
   releasedMinor: string;
   refundedMinor: string;
   feeCollectedMinor: string;
+  /** The parts the amount is released in; one, of the whole amount, for a payment created without milestones. */
+  milestones: MilestoneState[];
+  /** Created with milestones: its steps also emit the milestone events (docs/webhooks.md). */
+  staged: boolean;
 }
 
-/** Apply a planned transition to a state; pure, returns the new state and its history entry. */
+/** Apply a planned step to a state; pure, returns the new state and its history entry. */
 export function applyTransition(
   state: PaymentState,
-  plan: { transition: Transition; movement: Movement; after: Amounts },
+  step: PlannedStep,
   meta: { actor: string; reason: string | null; at: string },
 ): { state: PaymentState; entry: HistoryEntry } {
-  const { transition } = plan;
-  const next: PaymentState = withAmounts({ ...state, status: transition.to, updatedAt: meta.at, version: state.version + 1 }, plan.after);
+  const next: PaymentState = withAmounts(
+    { ...state, status: step.to, milestones: step.milestones, updatedAt: meta.at, version: state.version + 1 },
+    step.after,
+  );
   const entry: HistoryEntry = {
     seq: next.version,
-    action: transition.action,
+    action: step.action,
     from: state.status,
-    to: transition.to,
-    event: transition.event,
+    to: step.to,
+    event: step.events.at(-1)!.event,
     actor: meta.actor,
     reason: meta.reason,
     at: meta.at,
-    ...(isEmptyMovement(plan.movement) ? {} : { movement: movementRecord(plan.movement) }),
+    ...(isEmptyMovement(step.movement) ? {} : { movement: movementRecord(step.movement) }),
+    ...(step.milestoneId === undefined ? {} : { milestoneId: step.milestoneId }),
+    ...(step.changes.length > 0 ? { changes: step.changes } : {}),
   };
   return { state: next, entry };
+}
+
+/** The payment with its milestones: one of the whole amount when it was started without (or recorded before them). */
+export function withMilestones(
+  state: Omit<PaymentState, 'milestones' | 'staged'> & Partial<Pick<PaymentState, 'milestones' | 'staged'>>,
+): PaymentState {
+  return { ...state, milestones: state.milestones ?? [wholeMilestone(state)], staged: state.staged ?? false };
 }
 
 export function creationEntry(state: PaymentState, actor: string): HistoryEntry {

@@ -3,34 +3,40 @@
  * functions of its state, one rule for the workflow's timers and the `NextDeadline` search attribute.
  */
 import { INVALID_ARGUMENT, LIVE_PAYMENT } from './failures';
-import type { HistoryEntry, PaymentState, TimerAction } from './payment';
+import type { PaymentState, TimerAction } from './payment';
 
-/** A durable timer a payment waits on in its status: the transition it makes and when it is due (ms). */
+/** A durable timer a payment waits on: the transition it makes, when it is due (ms), and for an auto-release its milestone. */
 interface PendingTimer {
   action: TimerAction;
   dueAt: number;
+  milestoneId?: string;
 }
 
 /**
- * The timer the payment waits on in its current status, if any: the deposit deadline in
- * pending_deposit, the auto-release in pending_release when it has one.
- * `pendingReleaseSince`: when the payment entered pending_release (ms), if it did.
+ * The timers the payment waits on now: the deposit deadline in pending_deposit, and the
+ * auto-release of each milestone pending release with one (its `releaseAt`, on the payment's clock).
  */
-export function pendingTimer(state: PaymentState, pendingReleaseSince: number | null): PendingTimer | undefined {
-  if (state.status === 'pending_deposit') return { action: 'deadline', dueAt: Date.parse(state.depositDeadline) };
-  if (state.status === 'pending_release' && state.autoReleaseAfterSeconds != null && pendingReleaseSince != null) {
-    return { action: 'auto_release', dueAt: pendingReleaseSince + state.autoReleaseAfterSeconds * 1000 };
-  }
-  return undefined;
+export function pendingTimers(state: PaymentState): PendingTimer[] {
+  if (state.status === 'pending_deposit') return [{ action: 'deadline', dueAt: Date.parse(state.depositDeadline) }];
+  return state.milestones
+    .filter((m) => m.status === 'pending_release' && m.releaseAt !== null)
+    .map((m) => ({ action: 'auto_release' as const, dueAt: Date.parse(m.releaseAt!), milestoneId: m.id }));
+}
+
+/** The timer the workflow sleeps on: the earliest pending one (the first milestone's on a tie). */
+export function pendingTimer(state: PaymentState): PendingTimer | undefined {
+  return pendingTimers(state).reduce<PendingTimer | undefined>((first, t) => (!first || t.dueAt < first.dueAt ? t : first), undefined);
 }
 
 /**
- * The timer transition already due at `now`, if any. A message that arrives after a timer was due
- * (say, a deposit after the deadline while workers were down) must not win over the timer.
+ * The timer transition already due at `now`, if any (of `milestoneId` alone, and the deadline, when
+ * given). A message that arrives after a timer was due (say, a deposit after the deadline while
+ * workers were down) must not win over the timer.
  */
-export function dueTimer(state: PaymentState, now: number, pendingReleaseSince: number | null): TimerAction | undefined {
-  const timer = pendingTimer(state, pendingReleaseSince);
-  return timer && now >= timer.dueAt ? timer.action : undefined;
+export function dueTimer(state: PaymentState, now: number, milestoneId?: string): TimerAction | undefined {
+  return pendingTimers(state).find(
+    (t) => now >= t.dueAt && (milestoneId === undefined || t.milestoneId === undefined || t.milestoneId === milestoneId),
+  )?.action;
 }
 
 /** How long the workflow sleeps for a timer: never less than 1 ms, so one already due still fires (at once). */
@@ -60,18 +66,8 @@ export function clockAdvanceRefusal(
   return undefined;
 }
 
-/**
- * When a payment entered pending_release (ms), from its history: the entry that moved it there
- * last; null unless it is pending_release now. A repaired run re-arms auto-release from this.
- */
-export function pendingReleaseSinceOf(state: PaymentState, history: readonly HistoryEntry[]): number | null {
-  if (state.status !== 'pending_release') return null;
-  const entered = [...history].reverse().find((e) => e.to === 'pending_release');
-  return entered ? Date.parse(entered.at) : null;
-}
-
-/** The pending deposit deadline or auto-release time (the `NextDeadline` search attribute): `pendingTimer`'s; null when none is pending. */
-export function nextDeadlineOf(state: PaymentState, pendingReleaseSince: number | null): Date | null {
-  const timer = pendingTimer(state, pendingReleaseSince);
+/** The earliest pending deposit deadline or auto-release (the `NextDeadline` search attribute): `pendingTimer`'s; null when none is pending. */
+export function nextDeadlineOf(state: PaymentState): Date | null {
+  const timer = pendingTimer(state);
   return timer ? new Date(timer.dueAt) : null;
 }

@@ -4,10 +4,13 @@
  * only, no I/O); not imported by workflows.
  */
 import { createHmac } from 'node:crypto';
-import type { PaymentState } from './payment';
+import type { MilestoneState, PaymentState } from './payment';
 
 /** What an erased field shows. */
 export const REDACTED = '[redacted]';
+
+/** A milestone's personal fields and client text, by its id. */
+export type MilestonePersonal = Pick<MilestoneState, 'id' | 'reference' | 'description' | 'recipientEmail'>;
 
 /** The payment's personal fields, as `PaymentState` names them. */
 export interface PersonalData {
@@ -15,13 +18,23 @@ export interface PersonalData {
   recipientEmail: string;
   description: string | null;
   metadata: Record<string, string>;
+  /** A payment created with milestones: theirs. Otherwise its one milestone's recipient is the payment's. */
+  milestones?: MilestonePersonal[] | null;
 }
 
-export const personalOf = ({ payerEmail, recipientEmail, description, metadata }: PersonalData): PersonalData => ({
-  payerEmail,
-  recipientEmail,
+const milestonePersonal = ({ id, reference, description, recipientEmail }: MilestonePersonal): MilestonePersonal => ({
+  id,
+  reference,
   description,
-  metadata,
+  recipientEmail,
+});
+
+export const personalOf = (p: PersonalData & { staged?: boolean; milestones?: MilestonePersonal[] | null }): PersonalData => ({
+  payerEmail: p.payerEmail,
+  recipientEmail: p.recipientEmail,
+  description: p.description,
+  metadata: p.metadata,
+  milestones: p.staged && p.milestones ? p.milestones.map(milestonePersonal) : null,
 });
 
 /** The payment as its workflow carries it: ids and amounts, the personal fields empty. */
@@ -31,20 +44,41 @@ export const withoutPersonal = (state: PaymentState): PaymentState => ({
   recipientEmail: '',
   description: null,
   metadata: {},
+  milestones: state.milestones.map((m) => ({ ...m, reference: null, description: null, recipientEmail: '' })),
 });
 
 /** The payment with the personal fields the service keeps (a workflow's state has them empty). */
-export const withPersonal = (state: PaymentState, personal: PersonalData | undefined): PaymentState =>
-  personal ? { ...state, ...personalOf(personal) } : state;
+export function withPersonal(state: PaymentState, personal: PersonalData | undefined): PaymentState {
+  if (!personal) return state;
+  const kept = new Map((personal.milestones ?? []).map((m) => [m.id, m]));
+  return {
+    ...state,
+    payerEmail: personal.payerEmail,
+    recipientEmail: personal.recipientEmail,
+    description: personal.description,
+    metadata: personal.metadata,
+    milestones: state.milestones.map((m) => {
+      const own = kept.get(m.id);
+      return { ...m, ...(own ? milestonePersonal(own) : { reference: null, description: null, recipientEmail: personal.recipientEmail }) };
+    }),
+  };
+}
 
 /** What an erasure leaves: "[redacted]" in place of each field that held something. */
 export function redactedPersonal(p: PersonalData): PersonalData {
+  const erased = (text: string | null) => (text === null ? null : REDACTED);
   return {
     payerEmail: REDACTED,
     recipientEmail: REDACTED,
-    description: p.description === null ? null : REDACTED,
+    description: erased(p.description),
     // Keys can be personal too: none is kept.
     metadata: Object.keys(p.metadata).length > 0 ? { redacted: REDACTED } : {},
+    milestones: p.milestones?.map((m) => ({
+      id: m.id,
+      reference: erased(m.reference),
+      description: erased(m.description),
+      recipientEmail: REDACTED,
+    })),
   };
 }
 
@@ -57,12 +91,24 @@ export function redactView<T extends Record<string, unknown>>(view: T): T {
     description: (view.description as string | null | undefined) ?? null,
     metadata,
   });
+  const erase = (text: unknown) => (text === null || text === undefined ? text : REDACTED);
+  const milestones = view.milestones as Record<string, unknown>[] | undefined;
   return {
     ...view,
     payer_email: erased.payerEmail,
     recipient_email: erased.recipientEmail,
     description: erased.description,
     metadata: erased.metadata,
+    ...(milestones
+      ? {
+          milestones: milestones.map((m) => ({
+            ...m,
+            reference: erase(m.reference),
+            description: erase(m.description),
+            recipient_email: REDACTED,
+          })),
+        }
+      : {}),
   };
 }
 

@@ -1,31 +1,71 @@
 /**
- * The events one history entry emits, in the order receivers get them (docs/webhooks.md): one, the
- * transition's own, except for a split, which first emits `payment.partially_refunded` for its
- * refunded part, so that a receiver subscribed to refunds sees it, then its `payment.released`.
+ * The events one history entry emits, in the order receivers get them (docs/webhooks.md): on a
+ * payment with milestones each milestone event first, then `payment.partially_refunded` when money
+ * went back to the payer without the payment becoming refunded (a split's refunded part, say), then
+ * the spec's event for the status the payment took (`stepEvents`, src/domain/milestones.ts).
  * Pure: the projection, the publication and `npm run repair` all read it.
  */
-import { type HistoryEntry, type PaymentEvent, type PaymentState, amountsOf, movementOf, withAmounts } from './payment';
+import {
+  type HistoryEntry,
+  type PaymentEvent,
+  type PaymentState,
+  amountsOf,
+  milestoneAmounts,
+  movementOf,
+  stepEvents,
+  withAmounts,
+  withMilestoneAmounts,
+} from './payment';
 
-/** The transition's own event; an event that precedes it within the same version has a lower ordinal. */
+/** The transition's own event (the last); an event that precedes it within the same version has a lower ordinal. */
 export const OWN_EVENT_ORDINAL = 0;
-const SPLIT_REFUND_ORDINAL = -1;
 
 interface EmittedEvent {
   event: PaymentEvent;
   /** The payment as the event shows it. */
   state: PaymentState;
-  /** Its place among its version's events (OWN_EVENT_ORDINAL for the transition's own). */
+  /** Its place among its version's events (OWN_EVENT_ORDINAL for the last). */
   ordinal: number;
+  /** The milestone a milestone event is about. */
+  milestoneId?: string;
+}
+
+/** The step's events; a creation's is its own, and a step recorded before milestones moved its payment's one milestone. */
+function eventsOf(state: PaymentState, entry: HistoryEntry) {
+  if (!entry.from) return [{ event: entry.event }];
+  const refunded = entry.movement ? movementOf(entry.movement).refunded : 0n;
+  const events = stepEvents({ from: entry.from, to: entry.to, refunded, changes: entry.changes ?? [] }, state.staged);
+  return events.length > 0 ? events : [{ event: entry.event }];
 }
 
 export function emittedEvents(state: PaymentState, entry: HistoryEntry): EmittedEvent[] {
-  const own: EmittedEvent = { event: entry.event, state, ordinal: OWN_EVENT_ORDINAL };
-  const movement = entry.movement && movementOf(entry.movement);
-  if (!movement || movement.refunded === 0n || movement.released === 0n || !entry.from) return [own];
-  // The split's refunded part as a partial refund shows it: refunded, the rest still held, the status unchanged.
+  const events = eventsOf(state, entry);
+  return events.map((e, i) => ({
+    ...e,
+    ordinal: i - (events.length - 1),
+    // A refunded part announced before the release that came with it shows the payment between the two.
+    state: e.event === 'payment.partially_refunded' && i < events.length - 1 ? refundedPart(state, entry) : state,
+  }));
+}
+
+/** The payment as a partial refund shows it: refunded, the part released with it still held, the status unchanged. */
+function refundedPart(state: PaymentState, entry: HistoryEntry): PaymentState {
+  const movement = entry.movement ? movementOf(entry.movement) : undefined;
+  if (!movement || movement.released === 0n || !entry.from) return state;
   const after = amountsOf(state);
-  const refundedPart = withAmounts(
-    { ...state, status: entry.from },
+  const changed = new Map((entry.changes ?? []).map((c) => [c.id, c]));
+  const milestones = state.milestones.map((m) => {
+    const c = changed.get(m.id);
+    const mv = c?.movement && movementOf(c.movement);
+    if (!c || !mv || mv.released === 0n) return m;
+    const a = milestoneAmounts(m);
+    return withMilestoneAmounts(
+      { ...m, status: c.from },
+      { ...a, held: a.held + mv.released, released: a.released - mv.released, feeCollected: a.feeCollected - mv.fee },
+    );
+  });
+  return withAmounts(
+    { ...state, status: entry.from, milestones },
     {
       ...after,
       held: after.held + movement.released,
@@ -33,5 +73,4 @@ export function emittedEvents(state: PaymentState, entry: HistoryEntry): Emitted
       feeCollected: after.feeCollected - movement.fee,
     },
   );
-  return [{ event: 'payment.partially_refunded', state: refundedPart, ordinal: SPLIT_REFUND_ORDINAL }, own];
 }

@@ -2,7 +2,7 @@
  * The payment use cases: the only code that starts payment workflows, sends them updates and
  * reads the payment repository. Routes parse, call one of these and respond.
  */
-import { INVALID_AMOUNT, INVALID_TRANSITION } from '../domain/failures';
+import { INVALID_AMOUNT, INVALID_TRANSITION, UNKNOWN_MILESTONE } from '../domain/failures';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
@@ -12,6 +12,8 @@ import { minorUnits, toMajor, toMinor } from '../domain/money';
 import {
   type ClientAction,
   type HistoryEntry,
+  type MilestoneAction,
+  type MilestoneState,
   type PaymentState,
   type PaymentStatus,
   type Resolution,
@@ -19,6 +21,7 @@ import {
   creationEntry,
   isTerminal,
   refusalMessage,
+  wholeMilestone,
 } from '../domain/payment';
 import { summary } from '../domain/paymentSummary';
 import { personalOf, reasonHash, withPersonal, withoutPersonal } from '../domain/personal';
@@ -43,13 +46,19 @@ import {
   actionUpdate,
   advanceClockUpdate,
   getPaymentQuery,
+  milestoneUpdate,
   paymentWorkflow,
 } from '../workflows';
 import { withinDeadline } from './deadline';
 import { InvalidInput, InvalidTransition, NotFound, isClosedRun, pageOrRefuse } from './errors';
 
-/** A history entry, or the payment's erasure (`action` "redact", no event; docs/operations.md). */
-type HistoryRecord = HistoryEntry | (Omit<HistoryEntry, 'action' | 'event'> & { action: 'redact'; event: null });
+/** A history entry as the API shows it, or the payment's erasure (`action` "redact", no event; docs/operations.md). */
+type HistoryRecord = (
+  | Omit<HistoryEntry, 'milestoneId' | 'changes' | 'movement'>
+  | (Omit<HistoryEntry, 'action' | 'event' | 'milestoneId' | 'changes' | 'movement'> & { action: 'redact'; event: null })
+) & {
+  milestone_id: string | null;
+};
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
 
@@ -83,10 +92,22 @@ export interface NewPayment {
   metadata?: Record<string, string>;
   depositDeadlineSeconds?: number;
   autoReleaseAfterSeconds?: number;
+  /** The parts the amount is released in (docs/concepts.md); their amounts sum to `amountMinor`. */
+  milestones?: NewMilestone[];
+}
+
+export interface NewMilestone {
+  reference?: string;
+  description?: string | null;
+  amountMinor: bigint;
+  recipientEmail?: string;
+  autoReleaseAfterSeconds?: number;
 }
 
 export interface TransitionCommand {
   action: ClientAction;
+  /** A milestone action's milestone (`ms_…`). */
+  milestoneId?: string;
   resolution?: Resolution;
   reason?: string | null;
   /** A partial refund's amount or a split's refund_amount, in major units as the client sent it. */
@@ -111,6 +132,20 @@ function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): s
 }
 
 const refusal = (action: string, status: PaymentStatus, message = refusalMessage(action, status)) => new InvalidTransition(status, message);
+
+/** A new payment's milestones: those asked for, or one of the whole amount (docs/concepts.md). */
+function newMilestones(payment: Omit<PaymentState, 'milestones' | 'staged'>, asked: NewMilestone[] | undefined): MilestoneState[] {
+  if (!asked) return [wholeMilestone(payment)];
+  return asked.map((m) => ({
+    ...wholeMilestone(payment),
+    id: `ms_${ulid()}`,
+    amountMinor: m.amountMinor.toString(),
+    autoReleaseAfterSeconds: m.autoReleaseAfterSeconds ?? payment.autoReleaseAfterSeconds,
+    reference: m.reference ?? null,
+    description: m.description ?? null,
+    recipientEmail: m.recipientEmail?.toLowerCase() ?? payment.recipientEmail,
+  }));
+}
 
 /**
  * What every run of a payment starts with, the first or one `npm run repair` starts: its id is the
@@ -164,7 +199,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
     async create(call: Call, input: NewPayment): Promise<PaymentState> {
       const { principal } = call;
       const now = new Date();
-      const payment: PaymentState = {
+      const fields = {
         id: `pay_${call.resourceId ?? ulid()}`,
         accountId: principal.accountId,
         livemode: principal.livemode,
@@ -182,6 +217,11 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         updatedAt: now.toISOString(),
         version: 1,
         ...moneyFields(input.platformFeeMinor ?? 0n),
+      };
+      const payment: PaymentState = {
+        ...fields,
+        milestones: newMilestones(fields, input.milestones),
+        staged: input.milestones !== undefined,
       };
       // Kept here before the workflow starts, which carries ids and amounts only (docs/architecture.md).
       await savePersonal(db, payment.id, personalOf(payment));
@@ -220,18 +260,23 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
     /** Its transitions, then its erasure if it was erased: who asked, when; it moves no status and no money. */
     async history(scope: Scope, id: string): Promise<HistoryRecord[]> {
       const payment = await load(scope, id);
-      const [entries, redaction] = await Promise.all([listPaymentEvents(db, id), findRedaction(db, id)]);
+      const [stored, redaction] = await Promise.all([listPaymentEvents(db, id), findRedaction(db, id)]);
+      const entries = stored.map(({ milestoneId, ...e }) => ({ ...e, milestone_id: milestoneId ?? null }));
       if (!redaction) return entries;
       const at = { seq: payment.version, action: 'redact', from: payment.status, to: payment.status, event: null, reason: null } as const;
-      return [...entries, { ...at, actor: redaction.actor, at: redaction.at }];
+      return [...entries, { ...at, actor: redaction.actor, at: redaction.at, milestone_id: null }];
     },
 
     /** A client's transition, as a Workflow Update whose id is stable across the request's retries. */
     async transition(call: Call, id: string, command: TransitionCommand): Promise<PaymentState> {
       const current = await load(scopeOf(call.principal), id);
-      const { action } = command;
+      const { action, milestoneId } = command;
+      const milestone = milestoneId === undefined ? undefined : current.milestones.find((m) => m.id === milestoneId);
+      if (milestoneId !== undefined && !milestone) throw new NotFound('milestone');
+      const status = milestone?.status ?? current.status;
+      const of = milestone ? 'milestone' : 'payment';
       // A retry may be asking about its own first attempt, which may have made the payment final.
-      if (isTerminal(current.status) && !call.retry) throw refusal(action, current.status);
+      if (isTerminal(status) && !call.retry) throw refusal(action, status, refusalMessage(action, status, of));
       const handle = temporal.workflow.getHandle(current.id);
       let outcome: TransitionOutcome;
       // The reason's text stays here; the workflow carries its keyed hash (docs/architecture.md).
@@ -246,11 +291,21 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
           requestId: call.requestId,
         };
         // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
-        outcome = await within(call, () => handle.executeUpdate(actionUpdate(action), { args: [request], updateId: call.resourceId }));
+        outcome = await within(call, () =>
+          milestoneId === undefined
+            ? handle.executeUpdate(actionUpdate(action), { args: [request], updateId: call.resourceId })
+            : handle.executeUpdate(milestoneUpdate(action as MilestoneAction), {
+                args: [{ ...request, milestoneId }],
+                updateId: call.resourceId,
+              }),
+        );
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message: it names the status and, when a timer was due, why.
-          throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? current.status, err.cause.message);
+          throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? status, err.cause.message);
+        }
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === UNKNOWN_MILESTONE) {
+          throw new NotFound('milestone');
         }
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_AMOUNT) {
           const field = err.cause.details?.[0];
@@ -264,7 +319,8 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
             : undefined;
         if (first) return withPersonal(first.payment, current);
         const latest = await findPayment(db, scopeOf(call.principal), current.id);
-        throw refusal(action, latest?.status ?? current.status);
+        const now = milestoneId === undefined ? latest?.status : latest?.milestones.find((m) => m.id === milestoneId)?.status;
+        throw refusal(action, now ?? status, refusalMessage(action, now ?? status, of));
       }
       const payment = withPersonal(outcome.payment, current);
       await showDurable(call, payment, outcome.entry);

@@ -5,7 +5,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
-import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf, pendingReleaseSinceOf } from '../domain/payment';
+import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf } from '../domain/payment';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { planDeliveries } from '../db/projection';
@@ -53,12 +53,11 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
     return { status, version: (await handle.query(getPaymentQuery)).version };
   }
 
-  /** A new run from the read model row, its history (payment_events) and when it entered pending_release. */
+  /** A new run from the read model row (its milestones' auto-release times included) and its history (payment_events). */
   async function startFromReadModel(payment: PaymentState, history: HistoryEntry[]): Promise<string | undefined> {
-    const pendingReleaseSince = pendingReleaseSinceOf(payment, history);
     try {
       const handle = await temporal.workflow.start(paymentWorkflow, {
-        ...paymentRunOptions(config, payment, nextDeadlineOf(payment, pendingReleaseSince)),
+        ...paymentRunOptions(config, payment, nextDeadlineOf(payment)),
         // Only after a run that failed, was terminated, cancelled or timed out: never beside a live or completed one.
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
         // Ids and amounts only (docs/architecture.md, "Personal data"): no personal field, no client's reason.
@@ -66,7 +65,7 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
           {
             payment: withoutPersonal(payment),
             actor: REPAIR_ACTOR,
-            resumed: { history: history.map((e) => (e.actor === 'system' ? e : { ...e, reason: null })), pendingReleaseSince },
+            resumed: { history: history.map((e) => (e.actor === 'system' ? e : { ...e, reason: null })) },
           },
         ],
       });

@@ -5,11 +5,13 @@
 import { z } from 'zod';
 import { ENTRY_TYPES, type LedgerAccount, LEDGER_ACCOUNTS, balanceOf } from '../domain/ledger';
 import { toMajor } from '../domain/money';
+import { defaultMilestoneId } from '../domain/milestones';
 
 export const LedgerEntryViewSchema = z.object({
-  id: z.string().describe('le_ + 26 characters, derived from the payment and its version'),
+  id: z.string().describe('le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone'),
   object: z.literal('ledger_entry'),
   payment_id: z.string(),
+  milestone_id: z.string().describe('The milestone whose money moved (a payment without milestones has one: ms_ + its ULID)'),
   version: z.number().describe("The payment's version this movement made (its history seq)"),
   type: z.enum(ENTRY_TYPES),
   currency: z.string(),
@@ -24,6 +26,7 @@ type LedgerEntryView = z.infer<typeof LedgerEntryViewSchema>;
 export function ledgerEntryView(e: {
   id: string;
   payment_id: string;
+  milestone_id: string | null;
   version: number;
   type: (typeof ENTRY_TYPES)[number];
   currency: string;
@@ -36,6 +39,8 @@ export function ledgerEntryView(e: {
     id: e.id,
     object: 'ledger_entry',
     payment_id: e.payment_id,
+    // Null on an entry written before milestones: its payment's one milestone.
+    milestone_id: e.milestone_id ?? defaultMilestoneId(e.payment_id),
     version: e.version,
     type: e.type,
     currency: e.currency,

@@ -1,7 +1,41 @@
 /** The payment as the API and webhooks show it, and its sample for `payment.test`. */
 import { z } from 'zod';
 import { toMajor } from '../domain/money';
-import { PAYMENT_STATUSES, type PaymentState, amountsOf, moneyOf } from '../domain/payment';
+import { type MilestoneState, PAYMENT_STATUSES, type PaymentState, amountsOf, milestoneAmounts, moneyOf } from '../domain/payment';
+
+/** One milestone as the API and webhooks show it (docs/concepts.md, "Deals paid in stages"). */
+export const MilestoneViewSchema = z.object({
+  id: z.string().describe('ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID'),
+  reference: z.string().nullable().describe("The platform's own name for it, unique within the payment"),
+  description: z.string().nullable(),
+  amount: z.number().describe('Its part of the amount, in major units'),
+  recipient_email: z.string().describe("Who it is released to; the payment's recipient unless given"),
+  status: z.enum(PAYMENT_STATUSES),
+  amount_held: z.number().describe('In custody now; from deposit on, held + released + refunded = amount'),
+  amount_released: z.number().describe('Released to its recipient, before the fee'),
+  amount_refunded: z.number(),
+  fee_collected: z.number().describe("The part of the payment's fee its releases collected"),
+  release_at: z.string().nullable().describe('When its auto-release fires (pending_release with an auto-release only), else null'),
+});
+export type MilestoneView = z.infer<typeof MilestoneViewSchema>;
+
+export function milestoneView(s: Pick<PaymentState, 'currency' | 'amountExponent'>, m: MilestoneState): MilestoneView {
+  const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
+  const a = milestoneAmounts(m);
+  return {
+    id: m.id,
+    reference: m.reference,
+    description: m.description,
+    amount: major(m.amountMinor),
+    recipient_email: m.recipientEmail,
+    status: m.status,
+    amount_held: major(a.held),
+    amount_released: major(a.released),
+    amount_refunded: major(a.refunded),
+    fee_collected: major(a.feeCollected),
+    release_at: m.releaseAt,
+  };
+}
 
 /**
  * The payment as the API and webhook `data` show it: amounts in major units (docs/money.md).
@@ -26,6 +60,9 @@ export const PaymentViewSchema = z.object({
   livemode: z.boolean(),
   deposit_deadline: z.string(),
   auto_release_after_seconds: z.number().nullable(),
+  milestones: z
+    .array(MilestoneViewSchema)
+    .describe('The parts the amount is released in, in the order given; one of the whole amount unless created with milestones'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -52,6 +89,7 @@ export function paymentView(s: PaymentState): PaymentView {
     livemode: s.livemode,
     deposit_deadline: s.depositDeadline,
     auto_release_after_seconds: s.autoReleaseAfterSeconds,
+    milestones: s.milestones.map((m) => milestoneView(s, m)),
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
@@ -81,6 +119,21 @@ export function samplePayment(livemode: boolean, now: string): SamplePaymentView
     livemode,
     deposit_deadline: now,
     auto_release_after_seconds: null,
+    milestones: [
+      {
+        id: 'ms_test',
+        reference: null,
+        description: null,
+        amount: 10.5,
+        recipient_email: 'recipient@example.com',
+        status: 'pending_deposit',
+        amount_held: 0,
+        amount_released: 0,
+        amount_refunded: 0,
+        fee_collected: 0,
+        release_at: null,
+      },
+    ],
     created_at: now,
     updated_at: now,
   });

@@ -20,25 +20,25 @@ import {
   CLIENT_ACTIONS,
   type ClientAction,
   type HistoryEntry,
+  MILESTONE_ACTIONS,
+  type MilestoneAction,
   type PaymentState,
+  type PlannedStep,
   type Resolution,
   type TimerAction,
-  type TransitionPlan,
   applyTransition,
-  checkTransition,
   clockAdvanceRefusal,
   creationEntry,
-  dueTimer,
   isTerminal,
   nextDeadlineOf,
   pendingTimer,
-  planMovement,
   planTransition,
   TIMER_REASONS,
   TIMER_SUMMARIES,
   timerDelayMs,
+  withMilestones,
 } from '../domain/payment';
-import { INVALID_AMOUNT, INVALID_TRANSITION, RESOLUTION_REQUIRED } from '../domain/failures';
+import { INVALID_AMOUNT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { Publications } from './webhookDelivery';
@@ -50,10 +50,10 @@ export interface PaymentWorkflowInput {
   requestId?: string;
   /**
    * A run started by `npm run repair` after an operator's terminate or reset: the payment as the
-   * read model and ledger hold it, its history, and when it entered pending_release (ms). Its
-   * creation is not published again (docs/operations.md).
+   * read model and ledger hold it (its milestones' auto-release times included), and its history.
+   * Its creation is not published again (docs/operations.md).
    */
-  resumed?: { history: HistoryEntry[]; pendingReleaseSince: number | null };
+  resumed?: { history: HistoryEntry[] };
 }
 
 /** What the `transition` signal carries: the action and its arguments, who asks and the request. */
@@ -62,6 +62,8 @@ interface TransitionMessage {
   resolution?: Resolution;
   /** A partial refund's amount, or a split's refund_amount: minor units as decimal text. */
   amountMinor?: string;
+  /** The milestone a milestone action is for. */
+  milestoneId?: string;
   reason?: string | null;
   actor: string;
   requestId?: string;
@@ -82,6 +84,9 @@ export type ActionRequest = Omit<TransitionMessage, 'action'>;
  * or a refusal.
  */
 export const actionUpdate = (action: ClientAction) => defineUpdate<TransitionOutcome, [ActionRequest]>(action);
+/** One milestone's action (`milestone_approve`, …): the request names the milestone (docs/concepts.md). */
+export const milestoneUpdate = (action: MilestoneAction) =>
+  defineUpdate<TransitionOutcome, [ActionRequest & { milestoneId: string }]>(`milestone_${action}`);
 /** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
 export const transitionSignal = defineSignal<[TransitionMessage]>('transition');
 /**
@@ -92,41 +97,43 @@ export const advanceClockUpdate = defineUpdate<{ payment: PaymentState; entry?: 
 export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
 export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');
 
+/** Which timer is armed: a change of the earliest one re-arms the wait. */
+const timerKey = (t: { dueAt: number; milestoneId?: string } | undefined) => (t ? `${t.milestoneId ?? ''}@${t.dueAt}` : '');
+
 /** The payment's logic; the workflow function below only wires messages and timers to it. */
 class Payment {
   state: PaymentState;
   readonly history: HistoryEntry[];
-  pendingReleaseSince: number | null = null;
   /** How far a test clock moved this payment's time forward (ms); 0 for every live payment. */
   clockOffsetMs = 0;
   private readonly publications: Publications;
 
   constructor(private readonly input: PaymentWorkflowInput) {
-    this.state = input.payment;
+    // A payment started without milestones (or recorded before them) has one, of its whole amount.
+    this.state = withMilestones(input.payment);
     this.publications = new Publications(input.payment.id);
-    this.history = input.resumed ? [...input.resumed.history] : [creationEntry(input.payment, input.actor)];
-    if (input.resumed) this.pendingReleaseSince = input.resumed.pendingReleaseSince;
+    this.history = input.resumed ? [...input.resumed.history] : [creationEntry(this.state, input.actor)];
     setCurrentDetails(details(this.state, this.history.at(-1)));
   }
 
   /** The plan of the transition a client's request may take now, or a failure naming the current status or the field. */
-  transitionFor(req: TransitionMessage): Extract<TransitionPlan, { ok: true }> {
+  transitionFor(req: TransitionMessage): PlannedStep {
     const amountMinor = req.amountMinor === undefined ? undefined : BigInt(req.amountMinor);
     const plan = planTransition(
       this.state,
-      { action: req.action, resolution: req.resolution, amountMinor },
+      { action: req.action, resolution: req.resolution, amountMinor, milestoneId: req.milestoneId },
       this.now(),
-      this.pendingReleaseSince,
     );
     if (plan.ok) return plan;
     if (plan.reason === 'invalid_amount') {
       throw ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
     }
+    if (plan.reason === 'unknown_milestone') throw ApplicationFailure.nonRetryable(plan.message, UNKNOWN_MILESTONE);
     throw ApplicationFailure.create({
       message: plan.message,
       type: plan.reason === 'invalid_transition' ? INVALID_TRANSITION : RESOLUTION_REQUIRED,
       nonRetryable: true,
-      details: [this.state.status],
+      details: [plan.status],
     });
   }
 
@@ -144,16 +151,14 @@ class Payment {
   /** Move the clock; a timer now due fires at once (the run loop re-arms the others). */
   advance(seconds: number): { payment: PaymentState; entry?: HistoryEntry } {
     this.clockOffsetMs += seconds * 1000;
-    const due = dueTimer(this.state, this.now(), this.pendingReleaseSince);
-    return (due && this.fire(due)) || { payment: this.state };
+    const timer = pendingTimer(this.state);
+    return (timer && this.now() >= timer.dueAt && this.fire(timer)) || { payment: this.state };
   }
 
   /** Change state synchronously (so the next validator sees it); side effects come after. */
-  apply(plan: Extract<TransitionPlan, { ok: true }>, actor: string, reason: string | null, requestId?: string): TransitionOutcome {
+  apply(plan: PlannedStep, actor: string, reason: string | null, requestId?: string): TransitionOutcome {
     const { state: next, entry } = applyTransition(this.state, plan, { actor, reason, at: new Date().toISOString() });
     this.state = next;
-    // On the payment's clock, so that a test clock's earlier moves do not count towards auto-release.
-    if (next.status === 'pending_release') this.pendingReleaseSince = Date.parse(entry.at) + this.clockOffsetMs;
     this.history.push(entry);
     upsertSearchAttributes([
       { key: PaymentStatusKey, value: next.status },
@@ -169,7 +174,7 @@ class Payment {
    * for the `NextDeadline` search attribute; null when none is pending.
    */
   nextDeadline(): Date | null {
-    const due = nextDeadlineOf(this.state, this.pendingReleaseSince);
+    const due = nextDeadlineOf(this.state);
     return due && new Date(due.getTime() - this.clockOffsetMs);
   }
 
@@ -180,19 +185,21 @@ class Payment {
   }
 
   /** A client's transition (update or signal): state first, side effects after, never awaited. */
-  transition(req: TransitionMessage, plan: Extract<TransitionPlan, { ok: true }>): TransitionOutcome {
+  transition(req: TransitionMessage, plan: PlannedStep): TransitionOutcome {
     const outcome = this.apply(plan, req.actor, req.reason ?? null, req.requestId);
     this.publications.publish({ ...outcome, requestId: req.requestId });
     return outcome;
   }
 
-  /** A timer's transition; re-checked, since a message may have moved the payment meanwhile. */
-  fire(action: TimerAction): TransitionOutcome | undefined {
-    const check = checkTransition(this.state.status, action);
-    if (!check.ok) return undefined;
-    const plan = planMovement(this.state, check.transition);
+  /**
+   * A timer's transition; re-checked, since a message may have moved the payment meanwhile. An
+   * auto-release is its milestone's; the history names the milestone on a payment with milestones.
+   */
+  fire(timer: { action: TimerAction; milestoneId?: string }): TransitionOutcome | undefined {
+    const milestoneId = this.state.staged ? timer.milestoneId : undefined;
+    const plan = planTransition(this.state, { action: timer.action, milestoneId }, this.now(), false);
     if (!plan.ok) return undefined;
-    const outcome = this.apply(plan, 'system', TIMER_REASONS[action]);
+    const outcome = this.apply(plan, 'system', TIMER_REASONS[timer.action]);
     this.publications.publish(outcome);
     return outcome;
   }
@@ -203,12 +210,15 @@ class Payment {
     while (!isTerminal(this.state.status)) {
       const current = this.state.status;
       const offset = this.clockOffsetMs;
-      // A test clock's move wakes the loop too, so that the timers are re-armed on the new time.
-      const moved = () => this.state.status !== current || this.clockOffsetMs !== offset;
-      const timer = pendingTimer(this.state, this.pendingReleaseSince);
+      const timer = pendingTimer(this.state);
+      const armed = timerKey(timer);
+      // A test clock's move wakes the loop too, and so does a change of the earliest timer, so that it is re-armed.
+      const moved = () => this.state.status !== current || this.clockOffsetMs !== offset || timerKey(pendingTimer(this.state)) !== armed;
       if (timer) {
         const dueMs = timerDelayMs(timer, this.now());
-        if (!(await condition(moved, dueMs, { summary: TIMER_SUMMARIES[timer.action] }))) this.fire(timer.action);
+        const summary =
+          this.state.staged && timer.milestoneId ? `${TIMER_SUMMARIES[timer.action]} ${timer.milestoneId}` : TIMER_SUMMARIES[timer.action];
+        if (!(await condition(moved, dueMs, { summary }))) this.fire(timer);
       } else {
         await condition(moved);
       }
@@ -233,11 +243,16 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       { validator: (req) => void payment.transitionFor({ ...req, action }) },
     );
   }
+  for (const action of MILESTONE_ACTIONS) {
+    setHandler(milestoneUpdate(action), (req) => payment.transition({ ...req, action }, payment.transitionFor({ ...req, action })), {
+      validator: (req) => void payment.transitionFor({ ...req, action }),
+    });
+  }
   setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {
     validator: ({ seconds }) => payment.validateAdvance(seconds),
   });
   setHandler(transitionSignal, (req) => {
-    let plan: Extract<TransitionPlan, { ok: true }>;
+    let plan: PlannedStep;
     try {
       plan = payment.transitionFor(req);
     } catch (err) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatMajor, isCurrency, minorUnits, toMajor, toMinor } from '../../src/domain/money';
-import { PAYMENT_EVENTS, PAYMENT_STATUSES, TRANSITIONS, checkTransition, isTerminal } from '../../src/domain/payment';
+import { MILESTONE_EVENTS, PAYMENT_EVENTS, PAYMENT_STATUSES, TRANSITIONS, checkTransition, isTerminal } from '../../src/domain/payment';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetch as undiciFetch } from 'undici';
@@ -38,7 +38,7 @@ describe('state machine table', () => {
   it('covers every status and event of the spec', () => {
     const reachable = new Set(['pending_deposit', ...TRANSITIONS.map((t) => t.to)]);
     expect([...reachable].sort()).toEqual([...PAYMENT_STATUSES].sort());
-    const emitted = new Set(['payment.created', 'payment.test', ...TRANSITIONS.map((t) => t.event)]);
+    const emitted = new Set(['payment.created', 'payment.test', ...TRANSITIONS.map((t) => t.event), ...Object.values(MILESTONE_EVENTS)]);
     expect([...emitted].sort()).toEqual([...PAYMENT_EVENTS].sort());
   });
 

@@ -11,6 +11,7 @@ describe('names that histories and rows hold', () => {
     expect({ ...failures }).toEqual({
       INVALID_TRANSITION: 'InvalidTransition',
       INVALID_AMOUNT: 'InvalidAmount',
+      UNKNOWN_MILESTONE: 'UnknownMilestone',
       RESOLUTION_REQUIRED: 'ResolutionRequired',
       LIVE_PAYMENT: 'LivePayment',
       INVALID_ARGUMENT: 'InvalidArgument',

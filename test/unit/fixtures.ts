@@ -1,8 +1,9 @@
 /** A payment as the workflow holds it, for the stack-free unit tests; each test overrides what it checks. */
-import type { PaymentState } from '../../src/domain/payment';
+import { type PaymentState, wholeMilestone } from '../../src/domain/payment';
 
+/** Without `milestones`, the payment's one milestone of the whole amount mirrors its status and amounts. */
 export function paymentState(overrides: Partial<PaymentState> = {}): PaymentState {
-  return {
+  const base: Omit<PaymentState, 'milestones' | 'staged'> = {
     id: 'pay_01JD0000000000000000000000',
     accountId: 'acct_1',
     livemode: false,
@@ -26,4 +27,11 @@ export function paymentState(overrides: Partial<PaymentState> = {}): PaymentStat
     feeCollectedMinor: '0',
     ...overrides,
   };
+  return { ...base, milestones: overrides.milestones ?? [wholeMilestone(base)], staged: overrides.staged ?? false };
+}
+
+/** The payment with its (first) milestone's auto-release due at `at` (ms). */
+export function releasingAt(state: PaymentState, at: number): PaymentState {
+  const [first, ...rest] = state.milestones;
+  return { ...state, milestones: [{ ...first, releaseAt: new Date(at).toISOString() }, ...rest] };
 }

@@ -7,6 +7,7 @@ describe('ledgerEntryView', () => {
     const view = ledgerEntryView({
       id: 'le_01JD0000000000000000000000',
       payment_id: 'pay_1',
+      milestone_id: null,
       version: 5,
       type: 'split',
       currency: 'USD',
@@ -24,6 +25,7 @@ describe('ledgerEntryView', () => {
       id: 'le_01JD0000000000000000000000',
       object: 'ledger_entry',
       payment_id: 'pay_1',
+      milestone_id: 'ms_1',
       version: 5,
       type: 'split',
       currency: 'USD',
@@ -39,7 +41,7 @@ describe('ledgerEntryView', () => {
     expect(LedgerEntryViewSchema.parse(view)).toStrictEqual(view);
     expect(
       ledgerEntryView({
-        ...{ id: 'x', payment_id: 'p', version: 1, type: 'deposit', currency: 'HUF', livemode: true },
+        ...{ id: 'x', payment_id: 'p', milestone_id: 'ms_2', version: 1, type: 'deposit', currency: 'HUF', livemode: true },
         exponent: 0,
         created_at: new Date(0),
         postings: [{ ledger_account: 'custody', amount_minor: 1050n }],
@@ -52,6 +54,7 @@ describe('ledgerEntryView', () => {
       id: 'x',
       object: 'ledger_entry',
       payment_id: 'p',
+      milestone_id: 'ms_p',
       version: 1,
       type: 'deposit',
       currency: 'USD',
@@ -62,7 +65,9 @@ describe('ledgerEntryView', () => {
     expect(LedgerEntryViewSchema.safeParse(ok).success).toBe(true);
     expect(LedgerEntryViewSchema.safeParse({ ...ok, type: 'transfer' }).success).toBe(false);
     expect(LedgerEntryViewSchema.safeParse({ ...ok, postings: [{ account: 'cash', amount: 1 }] }).success).toBe(false);
-    expect(LedgerEntryViewSchema.shape.id.description).toBe('le_ + 26 characters, derived from the payment and its version');
+    expect(LedgerEntryViewSchema.shape.id.description).toBe(
+      'le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone',
+    );
     expect(LedgerEntryViewSchema.shape.version.description).toBe("The payment's version this movement made (its history seq)");
     expect(LedgerEntryViewSchema.shape.postings.description).toBe('Every posting of the entry; they sum to zero');
     expect(LedgerEntryViewSchema.shape.postings.element.shape.amount.description).toBe('Major units, signed: the postings sum to 0');

@@ -24,6 +24,21 @@ const VIEW = {
   livemode: false,
   deposit_deadline: '2026-11-30T12:00:00.000Z',
   auto_release_after_seconds: null,
+  milestones: [
+    {
+      id: 'ms_01JD0000000000000000000000',
+      reference: null,
+      description: null,
+      amount: 125.5,
+      recipient_email: 'seller@example.com',
+      status: 'pending_deposit',
+      amount_held: 0,
+      amount_released: 0,
+      amount_refunded: 0,
+      fee_collected: 0,
+      release_at: null,
+    },
+  ],
   created_at: '2026-11-23T12:00:00.000Z',
   updated_at: '2026-11-23T12:00:00.000Z',
 };
@@ -118,7 +133,12 @@ describe('envelope', () => {
       payment_id: 'pay_01JD0000000000000000000000',
       timestamp: '2026-11-24T08:00:00.000Z',
       sequence: 2,
-      data: { ...VIEW, status: 'in_custody', amount_held: 125.5 },
+      data: {
+        ...VIEW,
+        status: 'in_custody',
+        amount_held: 125.5,
+        milestones: [{ ...VIEW.milestones[0], status: 'in_custody', amount_held: 125.5 }],
+      },
     });
     // The body is signed as serialised: the key order is part of the contract.
     expect(Object.keys(body)).toEqual(['event', 'payment_id', 'timestamp', 'sequence', 'data']);

@@ -49,6 +49,7 @@ describe('personal data', () => {
       recipient_email: REDACTED,
       description: REDACTED,
       metadata: { redacted: REDACTED },
+      milestones: view.milestones.map((m) => ({ ...m, recipient_email: REDACTED })),
     });
     expect(redactView(redacted)).toEqual(redacted);
   });

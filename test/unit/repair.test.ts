@@ -1,10 +1,8 @@
 /** What `npm run repair` decides per payment, and the timer facts a repaired run is rebuilt from. */
 import { describe, expect, it } from 'vitest';
-import { type HistoryEntry, nextDeadlineOf, pendingReleaseSinceOf } from '../../src/domain/payment';
+import { nextDeadlineOf } from '../../src/domain/payment';
 import { repairDecision } from '../../src/domain/repair';
-import { paymentState } from './fixtures';
-
-const entry = (to: HistoryEntry['to'], at: string) => ({ to, at }) as HistoryEntry;
+import { paymentState, releasingAt } from './fixtures';
 
 describe('repairDecision', () => {
   it('a finished payment: healthy, unless its run was stopped (its deliveries continue)', () => {
@@ -60,29 +58,14 @@ describe('repairDecision', () => {
   });
 });
 
-describe('pendingReleaseSinceOf and nextDeadlineOf', () => {
-  const history = [
-    entry('pending_deposit', '2026-11-23T12:00:00.000Z'),
-    entry('pending_release', '2026-11-24T08:00:00.000Z'),
-    entry('disputed', '2026-11-24T09:00:00.000Z'),
-    entry('pending_release', '2026-11-25T10:00:00.000Z'),
-  ];
-
-  it('the last entry into pending_release, only while the payment is there', () => {
-    expect(pendingReleaseSinceOf(paymentState({ status: 'pending_release' }), history)).toBe(Date.parse('2026-11-25T10:00:00.000Z'));
-    expect(pendingReleaseSinceOf(paymentState({ status: 'pending_release' }), history.slice(0, 1))).toBeNull();
-    expect(pendingReleaseSinceOf(paymentState({ status: 'disputed' }), history)).toBeNull();
-    expect(history[3].at).toBe('2026-11-25T10:00:00.000Z'); // the history is not reordered
-  });
-
-  it('the deposit deadline, the auto-release time, or none', () => {
-    expect(nextDeadlineOf(paymentState(), null)).toEqual(new Date('2026-11-30T12:00:00.000Z'));
-    const since = Date.parse('2026-11-25T10:00:00.000Z');
-    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: 60 }), since)).toEqual(
-      new Date(since + 60_000),
+describe('nextDeadlineOf', () => {
+  it('the deposit deadline, the earliest auto-release time, or none', () => {
+    expect(nextDeadlineOf(paymentState())).toEqual(new Date('2026-11-30T12:00:00.000Z'));
+    const due = Date.parse('2026-11-25T10:01:00.000Z');
+    expect(nextDeadlineOf(releasingAt(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: 60 }), due))).toEqual(
+      new Date(due),
     );
-    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }), since)).toBeNull();
-    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: 60 }), null)).toBeNull();
-    expect(nextDeadlineOf(paymentState({ status: 'in_custody', autoReleaseAfterSeconds: 60 }), since)).toBeNull();
+    expect(nextDeadlineOf(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }))).toBeNull();
+    expect(nextDeadlineOf(releasingAt(paymentState({ status: 'in_custody', autoReleaseAfterSeconds: 60 }), due))).toBeNull();
   });
 });

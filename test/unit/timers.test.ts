@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import {
   TIMER_REASONS,
   TIMER_SUMMARIES,
-  checkClientTransition,
   clockAdvanceRefusal,
   dueTimer,
   pendingTimer,
+  planTransition,
   timerDelayMs,
 } from '../../src/domain/payment';
-import { paymentState } from './fixtures';
+import { paymentState, releasingAt } from './fixtures';
 
 const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');
 const SINCE = Date.parse('2026-11-25T09:00:00.000Z');
@@ -21,53 +21,65 @@ const AUTO = 3600; // seconds
 const AUTO_DUE = SINCE + AUTO * 1000;
 
 const pendingDeposit = paymentState({ status: 'pending_deposit', depositDeadline: '2026-11-30T12:00:00.000Z' });
-const pendingRelease = paymentState({ status: 'pending_release', autoReleaseAfterSeconds: AUTO });
+const pendingRelease = releasingAt(
+  paymentState({ status: 'pending_release', heldMinor: '12550', autoReleaseAfterSeconds: AUTO }),
+  AUTO_DUE,
+);
+const MILESTONE = pendingRelease.milestones[0].id;
 
 describe('pendingTimer', () => {
   it('is the deposit deadline in pending_deposit', () => {
-    expect(pendingTimer(pendingDeposit, null)).toEqual({ action: 'deadline', dueAt: DEADLINE });
-    expect(pendingTimer(pendingDeposit, SINCE)).toEqual({ action: 'deadline', dueAt: DEADLINE });
+    expect(pendingTimer(pendingDeposit)).toEqual({ action: 'deadline', dueAt: DEADLINE });
   });
 
-  it('is the auto-release in pending_release, counted from entering it', () => {
-    expect(pendingTimer(pendingRelease, SINCE)).toEqual({ action: 'auto_release', dueAt: AUTO_DUE });
+  it('is the auto-release of the milestone pending release, at its release_at', () => {
+    expect(pendingTimer(pendingRelease)).toEqual({ action: 'auto_release', dueAt: AUTO_DUE, milestoneId: MILESTONE });
   });
 
-  it('is none in pending_release without an auto-release, or before the payment entered it', () => {
-    expect(pendingTimer(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }), SINCE)).toBeUndefined();
-    expect(pendingTimer(pendingRelease, null)).toBeUndefined();
+  it('is none in pending_release without an auto-release time', () => {
+    expect(pendingTimer(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }))).toBeUndefined();
   });
 
   it('is none in every other status, whatever the payment holds', () => {
     for (const status of ['in_custody', 'disputed', 'released', 'cancelled', 'refunded'] as const) {
-      expect(pendingTimer(paymentState({ status, autoReleaseAfterSeconds: AUTO }), SINCE)).toBeUndefined();
+      expect(pendingTimer(releasingAt(paymentState({ status, autoReleaseAfterSeconds: AUTO }), AUTO_DUE))).toBeUndefined();
     }
+  });
+
+  it('is the earliest of several milestones’ auto-releases', () => {
+    const [a] = pendingRelease.milestones;
+    const b = { ...a, id: 'ms_b', releaseAt: new Date(AUTO_DUE - 5).toISOString() };
+    const c = { ...a, id: 'ms_c', releaseAt: new Date(AUTO_DUE - 5).toISOString() };
+    const staged = { ...pendingRelease, staged: true, milestones: [a, b, c] };
+    expect(pendingTimer(staged)).toEqual({ action: 'auto_release', dueAt: AUTO_DUE - 5, milestoneId: 'ms_b' });
+    expect(dueTimer(staged, AUTO_DUE - 5, 'ms_c')).toBe('auto_release');
+    expect(dueTimer(staged, AUTO_DUE - 5, 'ms_01')).toBeUndefined();
   });
 });
 
 describe('dueTimer, one millisecond either side', () => {
   it('the deposit deadline is due from its very millisecond on', () => {
-    expect(dueTimer(pendingDeposit, DEADLINE - 1, null)).toBeUndefined();
-    expect(dueTimer(pendingDeposit, DEADLINE, null)).toBe('deadline');
-    expect(dueTimer(pendingDeposit, DEADLINE + 1, null)).toBe('deadline');
+    expect(dueTimer(pendingDeposit, DEADLINE - 1)).toBeUndefined();
+    expect(dueTimer(pendingDeposit, DEADLINE)).toBe('deadline');
+    expect(dueTimer(pendingDeposit, DEADLINE + 1)).toBe('deadline');
   });
 
   it('the auto-release is due from its very millisecond on', () => {
-    expect(dueTimer(pendingRelease, AUTO_DUE - 1, SINCE)).toBeUndefined();
-    expect(dueTimer(pendingRelease, AUTO_DUE, SINCE)).toBe('auto_release');
-    expect(dueTimer(pendingRelease, AUTO_DUE + 1, SINCE)).toBe('auto_release');
+    expect(dueTimer(pendingRelease, AUTO_DUE - 1)).toBeUndefined();
+    expect(dueTimer(pendingRelease, AUTO_DUE)).toBe('auto_release');
+    expect(dueTimer(pendingRelease, AUTO_DUE + 1)).toBe('auto_release');
   });
 
   it('nothing is due in a status without a timer, however late', () => {
-    expect(dueTimer(paymentState({ status: 'in_custody' }), DEADLINE + 1, SINCE)).toBeUndefined();
-    expect(dueTimer(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }), AUTO_DUE + 1, SINCE)).toBeUndefined();
+    expect(dueTimer(paymentState({ status: 'in_custody' }), DEADLINE + 1)).toBeUndefined();
+    expect(dueTimer(paymentState({ status: 'pending_release', autoReleaseAfterSeconds: null }), AUTO_DUE + 1)).toBeUndefined();
   });
 
   it('agrees with the timer for any deadline and any time (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 4e12 }), fc.integer({ min: -1e9, max: 1e9 }), (deadline, offset) => {
         const state = paymentState({ depositDeadline: new Date(deadline).toISOString() });
-        expect(dueTimer(state, deadline + offset, null)).toBe(offset >= 0 ? 'deadline' : undefined);
+        expect(dueTimer(state, deadline + offset)).toBe(offset >= 0 ? 'deadline' : undefined);
       }),
     );
   });
@@ -91,48 +103,47 @@ describe('a timer transition names itself', () => {
   });
 });
 
-describe('checkClientTransition: a due timer wins over a message', () => {
+describe('planTransition: a due timer wins over a client’s message', () => {
   it('a deposit 1 ms before the deadline is allowed, at the deadline refused', () => {
-    expect(checkClientTransition(pendingDeposit, 'deposit', undefined, DEADLINE - 1, null)).toMatchObject({
-      ok: true,
-      transition: { to: 'in_custody' },
-    });
+    expect(planTransition(pendingDeposit, { action: 'deposit' }, DEADLINE - 1)).toMatchObject({ ok: true, to: 'in_custody' });
     for (const now of [DEADLINE, DEADLINE + 1]) {
-      expect(checkClientTransition(pendingDeposit, 'deposit', undefined, now, null)).toEqual({
+      expect(planTransition(pendingDeposit, { action: 'deposit' }, now)).toEqual({
         ok: false,
         reason: 'invalid_transition',
+        status: 'pending_deposit',
         message: 'cannot deposit a payment whose status is pending_deposit: its deposit deadline has passed',
       });
     }
   });
 
-  it('a release 1 ms before the auto-release is allowed, at it refused', () => {
-    expect(checkClientTransition(pendingRelease, 'release', undefined, AUTO_DUE - 1, SINCE)).toMatchObject({
-      ok: true,
-      transition: { to: 'released' },
-    });
+  it('a release 1 ms before the auto-release is allowed, at it refused (the milestone’s own action too)', () => {
+    expect(planTransition(pendingRelease, { action: 'release' }, AUTO_DUE - 1)).toMatchObject({ ok: true, to: 'released' });
     for (const now of [AUTO_DUE, AUTO_DUE + 1]) {
-      expect(checkClientTransition(pendingRelease, 'dispute', undefined, now, SINCE)).toEqual({
+      expect(planTransition(pendingRelease, { action: 'dispute' }, now)).toEqual({
         ok: false,
         reason: 'invalid_transition',
+        status: 'pending_release',
         message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
+      });
+      expect(planTransition(pendingRelease, { action: 'dispute', milestoneId: MILESTONE }, now)).toMatchObject({
+        ok: false,
+        message: 'cannot dispute a milestone whose status is pending_release: its auto-release is due',
       });
     }
   });
 
+  it('a timer’s own step is not refused by itself', () => {
+    expect(planTransition(pendingRelease, { action: 'auto_release' }, AUTO_DUE + 1, false)).toMatchObject({ ok: true, to: 'released' });
+  });
+
   it('with no timer due, it is the table’s answer, resolution included', () => {
-    const disputed = paymentState({ status: 'disputed' });
-    expect(checkClientTransition(disputed, 'resolve', 'refund', DEADLINE + 1, SINCE)).toMatchObject({
-      ok: true,
-      transition: { to: 'refunded' },
-    });
-    expect(checkClientTransition(disputed, 'resolve', undefined, DEADLINE + 1, SINCE)).toMatchObject({
-      ok: false,
-      reason: 'resolution_required',
-    });
-    expect(checkClientTransition(disputed, 'approve', undefined, DEADLINE + 1, SINCE)).toEqual({
+    const disputed = paymentState({ status: 'disputed', heldMinor: '12550' });
+    expect(planTransition(disputed, { action: 'resolve', resolution: 'refund' }, DEADLINE + 1)).toMatchObject({ ok: true, to: 'refunded' });
+    expect(planTransition(disputed, { action: 'resolve' }, DEADLINE + 1)).toMatchObject({ ok: false, reason: 'resolution_required' });
+    expect(planTransition(disputed, { action: 'approve' }, DEADLINE + 1)).toEqual({
       ok: false,
       reason: 'invalid_transition',
+      status: 'disputed',
       message: 'cannot approve a payment whose status is disputed',
     });
   });

@@ -13,7 +13,7 @@ const held = (status: PaymentState['status']) =>
   paymentState({ status, platformFeeMinor: '300', heldMinor: '12000', releasedMinor: '0', refundedMinor: '550', feeCollectedMinor: '0' });
 
 function step(state: PaymentState, req: Parameters<typeof planTransition>[1]) {
-  const plan = planTransition(state, req, Date.parse(AT), null);
+  const plan = planTransition(state, req, Date.parse(AT));
   if (!plan.ok) throw new Error(plan.message);
   return applyTransition(state, plan, { actor: 'test', reason: null, at: AT });
 }

@@ -12,6 +12,7 @@ import {
   RESOLUTIONS,
   TERMINAL_STATUSES,
   TRANSITIONS,
+  type PaymentState,
   type Transition,
   type TransitionAction,
   allowedActions,
@@ -20,6 +21,7 @@ import {
   checkTransition,
   creationEntry,
   isTerminal,
+  planTransition,
 } from '../../src/domain/payment';
 import { paymentState } from './fixtures';
 
@@ -68,6 +70,9 @@ describe('the lists the API, the OpenAPI document and the webhooks read', () => 
       'payment.refunded',
       'payment.partially_refunded',
       'payment.disputed',
+      'payment.milestone_approved',
+      'payment.milestone_released',
+      'payment.milestone_disputed',
       'payment.test',
     ]);
     expect(CLIENT_ACTIONS).toEqual(['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve']);
@@ -183,13 +188,18 @@ describe('allowedFrom', () => {
 
 describe('applyTransition and creationEntry', () => {
   const meta = { actor: 'key_1', reason: 'buyer asked', at: '2026-11-24T08:00:00.000Z' };
-  const amounts = { held: 12_550n, released: 0n, refunded: 0n, feeCollected: 0n };
-  const still = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
+  const NOW = Date.parse('2026-11-24T08:00:00.000Z');
+  const planned = (state: PaymentState, req: Parameters<typeof planTransition>[1], client = true) => {
+    const plan = planTransition(state, req, NOW, client);
+    if (!plan.ok) throw new Error(plan.message);
+    return plan;
+  };
 
   it('moves the status, bumps the version by one, writes the amounts and the history entry', () => {
-    const before = paymentState({ status: 'in_custody', version: 2 });
+    const before = paymentState({ status: 'in_custody', version: 2, heldMinor: '12550' });
     const snapshot = structuredClone(before);
-    const { state, entry } = applyTransition(before, { transition: TABLE[1], movement: still, after: amounts }, meta);
+    const { state, entry } = applyTransition(before, planned(before, { action: 'approve' }), meta);
+    const milestone = snapshot.milestones[0];
     expect(state).toEqual({
       ...snapshot,
       status: 'pending_release',
@@ -200,6 +210,7 @@ describe('applyTransition and creationEntry', () => {
       releasedMinor: '0',
       refundedMinor: '0',
       feeCollectedMinor: '0',
+      milestones: [{ ...milestone, status: 'pending_release' }],
     });
     expect(entry).toStrictEqual({
       seq: 3,
@@ -210,16 +221,16 @@ describe('applyTransition and creationEntry', () => {
       actor: 'key_1',
       reason: 'buyer asked',
       at: meta.at,
+      changes: [{ id: milestone.id, from: 'in_custody', to: 'pending_release' }],
     });
     expect(before).toEqual(snapshot); // the old state is untouched
   });
 
-  it('records the money a step moved in its entry, as decimal text', () => {
-    const movement = { deposited: 0n, refunded: 0n, released: 12_550n, fee: 300n };
-    const after = { held: 0n, released: 12_550n, refunded: 0n, feeCollected: 300n };
-    const before = paymentState({ status: 'pending_release', platformFeeMinor: '300' });
-    const { state, entry } = applyTransition(before, { transition: TABLE[2], movement, after }, meta);
+  it('records the money a step moved in its entry, as decimal text, in all and per milestone', () => {
+    const before = paymentState({ status: 'pending_release', platformFeeMinor: '300', heldMinor: '12550' });
+    const { state, entry } = applyTransition(before, planned(before, { action: 'release' }), meta);
     expect(entry.movement).toEqual({ deposited: '0', refunded: '0', released: '12550', fee: '300' });
+    expect(entry.changes).toEqual([{ id: before.milestones[0].id, from: 'pending_release', to: 'released', movement: entry.movement }]);
     expect(state).toMatchObject({
       status: 'released',
       platformFeeMinor: '300',
@@ -230,11 +241,8 @@ describe('applyTransition and creationEntry', () => {
   });
 
   it('keeps a null reason null', () => {
-    const { entry } = applyTransition(
-      paymentState(),
-      { transition: TABLE[12], movement: still, after: amounts },
-      { ...meta, actor: 'system', reason: null },
-    );
+    const before = paymentState();
+    const { entry } = applyTransition(before, planned(before, { action: 'deadline' }, false), { ...meta, actor: 'system', reason: null });
     expect(entry).toMatchObject({ seq: 2, action: 'deadline', actor: 'system', reason: null, event: 'payment.cancelled' });
   });
 

@@ -1,6 +1,6 @@
 /** The payment routes: create, list, read, history, one route per client action, and redaction. */
 import type { z } from 'zod';
-import { CLIENT_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
+import { CLIENT_ACTIONS, MILESTONE_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
 import { paymentView } from '../../views/paymentView';
 import { scopeOf } from '../../domain/tenancy';
 import type { PaymentsService, TransitionCommand } from '../../services/payments';
@@ -47,6 +47,7 @@ function transitionCommand(action: ClientAction, body: TransitionBody): Transiti
 export function paymentRoutes(payments: PaymentsService, redaction: RedactionService, { maxAmount }: { maxAmount: number }) {
   const routes = new Routes({ prefix: '/api/v1', auth: true });
   routes.param('id', 'payment', 'The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it');
+  routes.param('ms', 'milestone', "The milestone id (ms_…), as the payment's milestones show it");
   const tag = 'Payments';
 
   routes.add(
@@ -131,6 +132,30 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
       },
       async (ctx, { body }) => {
         ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, transitionCommand(action, body)));
+      },
+    );
+  }
+
+  // A milestone's own actions (docs/concepts.md, "Deals paid in stages"): the same table, read for the milestone's status.
+  for (const action of MILESTONE_ACTIONS) {
+    const to = [...new Set(TRANSITIONS.filter((t) => t.action === action).map((t) => t.to))].join(' or ');
+    routes.add(
+      {
+        method: 'post',
+        path: `/payments/:id/milestones/:ms/${action}`,
+        tag,
+        summary: `${action[0].toUpperCase()}${action.slice(1)} one milestone`,
+        description:
+          `Allowed from the milestone's status ${allowedFrom(action).join(', ')}; moves the milestone to ${to}, and the payment ` +
+          'to the status its milestones give it (docs/concepts.md). Any other milestone status: 409 invalid_transition naming it; ' +
+          'a milestone the payment does not have: 404.',
+        body: transitionBody(action),
+        responses: { 200: { description: 'The updated payment', schema: Payment } },
+        errors: ['invalid_transition'],
+      },
+      async (ctx, { body }) => {
+        const command = { ...transitionCommand(action, body), milestoneId: ctx.params.ms };
+        ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, command));
       },
     );
   }

@@ -1,12 +1,37 @@
 /** The payment routes' schemas (src/api/routes/payments.ts, testHelpers.ts). */
 import { z } from 'zod';
-import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, SPLIT_RULES } from '../../domain/payment';
+import { MAX_MILESTONES, MAX_REFERENCE_LENGTH, PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, SPLIT_RULES } from '../../domain/payment';
 import { PaymentViewSchema } from '../../views/paymentView';
-import { currencyRefusal, isCurrency, toMinor } from '../../domain/money';
+import { formatMinor } from '../../domain/amountText';
+import { currencyRefusal, isCurrency, minorUnits, toMinor } from '../../domain/money';
 import type { NewPayment } from '../../services/payments';
 import { component } from '../components';
 import * as S from '../samples';
 import { email, listOf, listQuery, reason, text, wholeListOf } from './common';
+
+const autoReleaseAfterSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(365 * 24 * 3600);
+
+/** One milestone of a create body (docs/concepts.md, "Deals paid in stages"). */
+const MilestoneFields = z
+  .object({
+    reference: text(MAX_REFERENCE_LENGTH)
+      .min(1)
+      .optional()
+      .describe(`Your name for it, unique within the payment (≤ ${MAX_REFERENCE_LENGTH} characters)`),
+    description: text(1000).nullable().optional(),
+    amount: z
+      .number({ message: 'amount must be a number in major units, e.g. 10.50' })
+      .describe("Its part of the payment's amount, in major units; the milestones' amounts sum to the amount"),
+    recipient_email: email.optional().describe("Who it is released to (default: the payment's recipient_email)"),
+    auto_release_after_seconds: autoReleaseAfterSeconds
+      .optional()
+      .describe("Release this long after its approval (default: the payment's)"),
+  })
+  .strict();
 
 /** The create body's fields, as JSON Schema says them: `createPaymentRequest` adds the rest. */
 export const CreatePaymentFields = z
@@ -37,13 +62,17 @@ export const CreatePaymentFields = z
       .max(365 * 24 * 3600)
       .optional()
       .describe('Default 7 days'),
-    auto_release_after_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(365 * 24 * 3600)
+    auto_release_after_seconds: autoReleaseAfterSeconds
       .optional()
       .describe('Release this long after approval, unless disputed or refunded'),
+    milestones: z
+      .array(MilestoneFields)
+      .min(1, 'milestones must have at least 1 item')
+      .max(MAX_MILESTONES, `milestones can have at most ${MAX_MILESTONES} items`)
+      .optional()
+      .describe(
+        `The parts the amount is paid in, 1 to ${MAX_MILESTONES}, each approved and released on its own; without it, one of the whole amount`,
+      ),
   })
   .strict();
 
@@ -62,6 +91,34 @@ const metadataWithoutProto = z
   }, metadata.unwrap())
   .optional()
   .describe(metadata.description ?? '');
+
+/**
+ * The milestones' amounts: each > 0 with the currency's decimals, and together exactly the amount
+ * (when it is valid), each problem naming its field.
+ */
+function milestoneAmountIssues(
+  milestones: unknown[],
+  currency: string,
+  amount: bigint | undefined,
+  issue: (field: string, message: string) => void,
+) {
+  let sum = 0n;
+  let complete = true;
+  for (const [i, m] of milestones.entries()) {
+    const value = (m as { amount?: unknown } | null)?.amount;
+    // Not a number: the schema has said so already.
+    const parsed = typeof value === 'number' ? toMinor(value, currency, { field: 'amount' }) : undefined;
+    if (parsed?.ok) sum += parsed.minor;
+    else {
+      if (parsed) issue(`milestones.${i}.amount`, parsed.message);
+      complete = false;
+    }
+  }
+  if (complete && amount !== undefined && sum !== amount) {
+    const major = (minor: bigint) => formatMinor(minor, minorUnits(currency));
+    issue('milestones', `the milestones' amounts sum to ${major(sum)} ${currency}, not the amount ${major(amount)} ${currency}`);
+  }
+}
 
 /**
  * The create body as the use case takes it: the schema, plus the rules JSON Schema cannot express
@@ -93,6 +150,23 @@ export function createPaymentRequest(maxAmount: number) {
             if (!fee.ok) issue('platform_fee', fee.message);
             else if (amount.ok && fee.minor > amount.minor) issue('platform_fee', 'platform_fee must not exceed amount');
           }
+          if (Array.isArray(raw.milestones) && !failed.has('milestones')) {
+            milestoneAmountIssues(raw.milestones, currency, amount.ok ? amount.minor : undefined, issue);
+          }
+        }
+        if (Array.isArray(raw.milestones)) {
+          const seen = new Map<unknown, number>();
+          (raw.milestones as ({ reference?: unknown; recipient_email?: unknown } | null)[]).forEach((m, i) => {
+            if (m?.reference !== undefined && seen.has(m.reference)) {
+              issue(
+                `milestones.${i}.reference`,
+                `reference must be unique within the payment: milestones.${seen.get(m.reference)} has it too`,
+              );
+            } else if (m?.reference !== undefined) seen.set(m.reference, i);
+            if (typeof m?.recipient_email === 'string' && m.recipient_email.toLowerCase() === String(raw.payer_email).toLowerCase()) {
+              issue(`milestones.${i}.recipient_email`, 'recipient_email must differ from payer_email');
+            }
+          });
         }
         if (
           !failed.has('payer_email') &&
@@ -123,6 +197,17 @@ export function createPaymentRequest(maxAmount: number) {
         metadata: body.metadata,
         depositDeadlineSeconds: body.deposit_deadline_seconds,
         autoReleaseAfterSeconds: body.auto_release_after_seconds,
+        ...(body.milestones
+          ? {
+              milestones: body.milestones.map((m) => ({
+                reference: m.reference,
+                description: m.description,
+                amountMinor: minor(m.amount),
+                recipientEmail: m.recipient_email,
+                autoReleaseAfterSeconds: m.auto_release_after_seconds,
+              })),
+            }
+          : {}),
       };
     });
   // Every instance documents alike (the maximum is checked, not documented): the document names the route's own.
@@ -199,6 +284,10 @@ export const PaymentHistoryEntry = component(
     actor: z.string(),
     reason: z.string().nullable().describe('Why, as the client said it; "[redacted]" once the payment was redacted'),
     at: z.string(),
+    milestone_id: z
+      .string()
+      .nullable()
+      .describe("The milestone a milestone's action (or its auto-release) was for; null for the payment's own"),
   }),
 );
 
