@@ -350,6 +350,50 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     expect(await verify(own.account_id)).toEqual([]);
   });
 
+  it('money moved between two milestones in the read model is a breach each milestone names, though the payment’s sums still agree', async () => {
+    const own = await stack.newAccount();
+    const id = await create({ amount: 100, currency: 'USD', milestones: [{ amount: 60 }, { amount: 40 }] }, own.test_api_key);
+    await ok(id, 'deposit', undefined, own.test_api_key);
+    await eventually(async () =>
+      (await get(`/api/v1/payments/${id}/ledger`, own.test_api_key)).body.data.length === 2 ? true : undefined,
+    );
+    expect(await verify(own.account_id)).toEqual([]);
+    const row = await stack.db('payments').where({ id }).first();
+    const [a, b] = row.milestones as { id: string; heldMinor: string }[];
+    const shifted = [
+      { ...a, heldMinor: '5900' },
+      { ...b, heldMinor: '4100' },
+    ];
+    await stack
+      .db('payments')
+      .where({ id })
+      .update({ milestones: JSON.stringify(shifted) });
+    try {
+      const found = await verify(own.account_id);
+      expect(found.map((v) => [v.check, v.message])).toEqual([
+        ['milestone_amounts', `milestone ${a.id}: held 5900 + released 0 + refunded 0 ≠ 6000 deposited`],
+        ['milestone_amounts', `milestone ${a.id}: custody in the ledger 6000 ≠ amount_held 5900`],
+        ['milestone_amounts', `milestone ${b.id}: held 4100 is outside 0..4000`],
+        ['milestone_amounts', `milestone ${b.id}: held 4100 + released 0 + refunded 0 ≠ 4000 deposited`],
+        ['milestone_amounts', `milestone ${b.id}: custody in the ledger 4000 ≠ amount_held 4100`],
+        [
+          'workflow_state',
+          `milestone ${a.id}: the workflow has it in_custody, holding 6000, released 0; the read model in_custody, 5900, 0`,
+        ],
+        [
+          'workflow_state',
+          `milestone ${b.id}: the workflow has it in_custody, holding 4000, released 0; the read model in_custody, 4100, 0`,
+        ],
+      ]);
+    } finally {
+      await stack
+        .db('payments')
+        .where({ id })
+        .update({ milestones: JSON.stringify([a, b]) });
+    }
+    expect(await verify(own.account_id)).toEqual([]);
+  });
+
   it('the worker keeps a Schedule that runs the same check as a workflow, which exports ledger_invariant_violations', async () => {
     const described = await stack.client.schedule.getHandle(ledgerScheduleId(stack.taskQueue)).describe();
     expect(described.spec.intervals?.[0]?.every).toBe(stack.config.LEDGER_VERIFY_INTERVAL);

@@ -5,8 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { type EntryType, type LedgerAccount, type PaymentMoneyRecord, LEDGER_ACCOUNTS, paymentMoneyViolations } from '../domain/ledger';
-import { type PaymentState, type PaymentStatus, amountsOf, isTerminal } from '../domain/payment';
+import {
+  type EntryType,
+  type LedgerAccount,
+  type MilestoneMoneyRecord,
+  type PaymentMoneyRecord,
+  LEDGER_ACCOUNTS,
+  milestoneMoneyViolations,
+  paymentMoneyViolations,
+} from '../domain/ledger';
+import { type MilestoneState, type PaymentState, type PaymentStatus, amountsOf, isTerminal, milestoneAmounts } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
@@ -88,7 +96,7 @@ export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEn
 
 /** One breach of a ledger invariant, as `ledger:verify` reports it. */
 interface LedgerViolation {
-  check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'workflow_state';
+  check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'milestone_amounts' | 'workflow_state';
   paymentId?: string;
   entryId?: string;
   message: string;
@@ -98,7 +106,11 @@ interface LedgerViolation {
 interface PaymentMoneyRow extends PaymentMoneyRecord {
   id: string;
   version: number;
+  milestones: MilestoneRow[];
 }
+
+/** A milestone as the read model's `payments.milestones` holds it. */
+type MilestoneRow = Pick<MilestoneState, 'id' | 'status' | 'amountMinor' | 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor'>;
 
 /**
  * The invariants PostgreSQL can check by itself (docs/money.md): every entry balances, every
@@ -144,14 +156,14 @@ export async function findLedgerViolations(
     });
   }
   const sum = (accounts: string) => `coalesce(sum(case when p.ledger_account in (${accounts}) then p.amount_minor else 0 end), 0)`;
-  const rows = await db.raw<{ rows: Record<string, string | number>[] }>(
+  const rows = await db.raw<{ rows: (Record<string, string | number> & { milestones: MilestoneRow[] })[] }>(
     `with per as (
        select e.payment_id, -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody,
               ${sum(`'payer_refunds'`)} as l_refunded, ${sum(`'recipient_payable', 'platform_fees'`)} as l_released,
               ${sum(`'platform_fees'`)} as l_fees
        from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries} group by e.payment_id)
      select py.id, py.status, py.version, py.amount_minor, py.platform_fee_minor, py.held_minor, py.released_minor,
-            py.refunded_minor, py.fee_collected_minor, per.l_deposited, per.l_custody, per.l_refunded, per.l_released, per.l_fees
+            py.refunded_minor, py.fee_collected_minor, py.milestones, per.l_deposited, per.l_custody, per.l_refunded, per.l_released, per.l_fees
      from payments py left join per on per.payment_id = py.id ${accountId ? 'where py.account_id = ?' : ''}
      order by py.id`,
     [...args, ...args],
@@ -160,6 +172,7 @@ export async function findLedgerViolations(
   const payments = rows.rows.map((r): PaymentMoneyRow => ({
     id: String(r.id),
     version: Number(r.version),
+    milestones: r.milestones,
     status: String(r.status),
     amount: big(r.amount_minor),
     platformFee: big(r.platform_fee_minor),
@@ -175,8 +188,36 @@ export async function findLedgerViolations(
       fees: big(r.l_fees),
     },
   }));
+  const milestoneSums = await db.raw<{ rows: Record<string, string>[] }>(
+    `select e.payment_id, coalesce(e.milestone_id, 'ms_' || substr(e.payment_id, 5)) as milestone_id,
+            -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody, ${sum(`'payer_refunds'`)} as l_refunded,
+            ${sum(`'recipient_payable', 'platform_fees'`)} as l_released, ${sum(`'platform_fees'`)} as l_fees
+     from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries} group by 1, 2`,
+    args,
+  );
+  const ledgerOf = new Map(milestoneSums.rows.map((r) => [`${r.payment_id}|${r.milestone_id}`, r]));
   for (const p of payments) {
     for (const message of paymentMoneyViolations(p)) violations.push({ check: 'payment_amounts', paymentId: p.id, message });
+    const milestones = p.milestones.map((m): MilestoneMoneyRecord => {
+      const l = ledgerOf.get(`${p.id}|${m.id}`);
+      return {
+        id: m.id,
+        status: m.status,
+        amount: big(m.amountMinor),
+        held: big(m.heldMinor),
+        released: big(m.releasedMinor),
+        refunded: big(m.refundedMinor),
+        feeCollected: big(m.feeCollectedMinor),
+        ledger: {
+          deposited: big(l?.l_deposited),
+          custody: big(l?.l_custody),
+          refunded: big(l?.l_refunded),
+          released: big(l?.l_released),
+          fees: big(l?.l_fees),
+        },
+      };
+    });
+    for (const message of milestoneMoneyViolations(p, milestones)) violations.push({ check: 'milestone_amounts', paymentId: p.id, message });
   }
   return { violations, payments };
 }
@@ -206,6 +247,17 @@ export async function verifyLedger(
       if (state.version !== p.version) return;
       const a = amountsOf(state);
       const same = a.held === p.held && a.released === p.released && a.refunded === p.refunded && a.feeCollected === p.feeCollected;
+      for (const m of state.milestones) {
+        const kept = p.milestones.find((r) => r.id === m.id);
+        const w = milestoneAmounts(m);
+        if (!kept || kept.status !== m.status || w.held !== BigInt(kept.heldMinor) || w.released !== BigInt(kept.releasedMinor)) {
+          violations.push({
+            check: 'workflow_state',
+            paymentId: p.id,
+            message: `milestone ${m.id}: the workflow has it ${m.status}, holding ${w.held}, released ${w.released}; the read model ${kept ? `${kept.status}, ${kept.heldMinor}, ${kept.releasedMinor}` : 'does not have it'}`,
+          });
+        }
+      }
       if (!same) {
         violations.push({
           check: 'workflow_state',
