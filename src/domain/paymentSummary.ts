@@ -37,12 +37,14 @@ export function movementText(s: PaymentState, m: MovementRecord | undefined): st
 /** An activity's summary for a step: the step, the status it led to, the version, and the money it moved (in the payment's currency). */
 export function stepSummary(verb: string, s: PaymentState, entry: HistoryEntry): string {
   const moved = movementText(s, entry.movement);
-  return `${verb} ${entry.action} → ${entry.to} (v${entry.seq})${moved ? ` — ${moved}` : ''}`;
+  const of = entry.milestoneId ? ` ${entry.milestoneId}` : '';
+  return `${verb} ${entry.action}${of} → ${entry.to} (v${entry.seq})${moved ? ` — ${moved}` : ''}`;
 }
 
 /**
  * The payment's current details in the Temporal UI (markdown): status and amount; what is held,
- * released, refunded and the fee collected; the last step with its actor.
+ * released, refunded and the fee collected; the last step with its actor; on a payment created with
+ * milestones, how many are in each status.
  */
 export function details(s: PaymentState, last?: HistoryEntry): string {
   const major = money(s);
@@ -50,5 +52,9 @@ export function details(s: PaymentState, last?: HistoryEntry): string {
   // Two paragraphs: the UI's box shows about three lines; the money each step moved is in its activity's summary.
   const head = `**${s.status}** — ${major(s.amountMinor)} ${s.currency}${last ? ` · last **${last.action}** by ${last.actor}` : ''}`;
   const amounts = `held ${major(a.held)} · released ${major(a.released)} · refunded ${major(a.refunded)} · fee ${major(a.feeCollected)} ${s.currency}`;
-  return `${head}\n\n${amounts}`;
+  if (!s.staged) return `${head}\n\n${amounts}`;
+  const counts = new Map<string, number>();
+  for (const m of s.milestones) counts.set(m.status, (counts.get(m.status) ?? 0) + 1);
+  const milestones = `${s.milestones.length} milestones: ${[...counts].map(([status, n]) => `${n} ${status}`).join(' · ')}`;
+  return `${head}\n\n${amounts}\n\n${milestones}`;
 }

@@ -192,5 +192,23 @@ describe('the Temporal UI lines: the money story, nothing personal', () => {
     const refund = { ...resolve, action: 'refund' as const, movement: { deposited: '0', refunded: '100', released: '0', fee: '0' } };
     expect(movementText(split, refund.movement)).toBe('refund: 1.00 refunded');
     expect(stepSummary('publish', split, { ...resolve, action: 'approve', movement: undefined })).toBe('publish approve → released (v5)');
+    expect(stepSummary('publish', split, { ...resolve, action: 'approve', milestoneId: 'ms_2', movement: undefined })).toBe(
+      'publish approve ms_2 → released (v5)',
+    );
+  });
+
+  it('details of a payment created with milestones count them by status', () => {
+    const [whole] = paymentState().milestones;
+    const staged = paymentState({
+      status: 'in_custody',
+      staged: true,
+      milestones: [
+        { ...whole, id: 'ms_1', status: 'released' },
+        { ...whole, id: 'ms_2', status: 'in_custody' },
+        { ...whole, id: 'ms_3', status: 'released' },
+      ],
+    });
+    expect(details(staged).split('\n\n')[2]).toBe('3 milestones: 2 released · 1 in_custody');
+    expect(details({ ...staged, staged: false }).split('\n\n')).toHaveLength(2);
   });
 });
