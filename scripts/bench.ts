@@ -26,7 +26,7 @@ import { type BenchOptions, parseArgs } from './bench/args';
 import { engineLifecycle, ENGINE_STEPS, startEngineWorker } from './bench/engine';
 import { createFloorTables, startFloorFront } from './bench/floor';
 import { JsonClient } from './bench/http';
-import { STEP_NAMES, createBody, httpLifecycle } from './bench/httpLifecycle';
+import { STEP_NAMES, createBody, httpLifecycle, stagedLifecycle } from './bench/httpLifecycle';
 import { closedLoop, errorKind, forEachConcurrently } from './bench/loop';
 import { startPlainServer, withUser } from './bench/plainPg';
 import { pgSnapshot, writesPer } from './bench/pgStats';
@@ -42,6 +42,7 @@ import {
   type Machine,
   type ReadsResult,
   type System,
+  STAGED_MILESTONES,
   SYSTEM_LABEL,
 } from './bench/results';
 import { fmt, Recorder, summarize } from './bench/stats';
@@ -330,19 +331,24 @@ async function configureReceiver(api: JsonClient, receiver: WebhookReceiver): Pr
   receiver.secret = configured.webhook.secret;
 }
 
-/** (A): lifecycles over HTTP, alternating between the target's APIs; the last lifecycle's payment id in `last`. */
+/**
+ * (A) and (A10): lifecycles over HTTP, alternating between the target's APIs; the last lifecycle's
+ * payment id in `last`. A10's payments have STAGED_MILESTONES milestones each.
+ */
 async function serviceLevels(system: System, opts: BenchOptions, target: ServiceTarget, receiver: WebhookReceiver, result: BenchResult) {
   const apis = target.apiUrls.map((url) => new JsonClient(url, { 'x-api-key': target.testKey }));
   let turn = 0;
   const nextApi = () => apis[turn++ % apis.length];
+  const lifecycle = (rec: Recorder, answered?: Map<string, number>) =>
+    system === 'staged'
+      ? stagedLifecycle(nextApi(), '/api/v1', rec, STAGED_MILESTONES, answered)
+      : httpLifecycle(nextApi(), '/api/v1', rec, answered);
   try {
-    await configureReceiver(apis[0], receiver);
     const warm = new Map<string, number>();
-    await warmUp(SYSTEM_LABEL[system], (rec) => httpLifecycle(nextApi(), '/api/v1', rec, warm));
+    await warmUp(SYSTEM_LABEL[system], (rec) => lifecycle(rec, warm));
     await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
     let last = '';
-    const op = async (rec: Recorder, answered: Map<string, number>) =>
-      void (last = await httpLifecycle(nextApi(), '/api/v1', rec, answered));
+    const op = async (rec: Recorder, answered: Map<string, number>) => void (last = await lifecycle(rec, answered));
     result.levels.push(...(await levels(system, opts, servicePids(target), op, STEP_NAMES, receiver, target.databaseUrl)));
     (result.histories ??= {})[system] = await historyShape(target.client, last);
   } finally {
@@ -428,15 +434,15 @@ async function plainLevels(opts: BenchOptions, databaseUrl: string, result: Benc
 async function runAll(opts: BenchOptions, databaseUrl: string, receiver: WebhookReceiver, result: BenchResult): Promise<void> {
   const log = (msg: string) => progress.update(msg);
   const has = (s: System) => opts.systems.includes(s);
-  if (has('service') || ENGINE_SYSTEMS.some(has) || has('plain')) {
+  if (has('service') || has('staged') || ENGINE_SYSTEMS.some(has) || has('plain')) {
     progress.update('starting the service on a dev server (dev server, worker, API)');
     const target = await startTarget('dev', databaseUrl, log);
     try {
+      // One configuration per target: a second would deliver every event twice, signed with another secret.
+      const api = new JsonClient(target.apiUrls[0], { 'x-api-key': target.testKey });
+      await configureReceiver(api, receiver).finally(() => api.close());
       if (has('service')) await serviceLevels('service', opts, target, receiver, result);
-      else {
-        const api = new JsonClient(target.apiUrls[0], { 'x-api-key': target.testKey });
-        await configureReceiver(api, receiver).finally(() => api.close());
-      }
+      if (has('staged')) await serviceLevels('staged', opts, target, receiver, result);
       if (ENGINE_SYSTEMS.some(has)) await engineLevels(opts, target, receiver, result);
       if (has('plain')) await plainLevels(opts, databaseUrl, result);
       // Last: the open payments it leaves would load the Temporal server under the levels after it.
@@ -452,6 +458,8 @@ async function runAll(opts: BenchOptions, databaseUrl: string, receiver: Webhook
     progress.update('starting npm run stack:cluster');
     const target = await startTarget('cluster', databaseUrl, log);
     try {
+      const api = new JsonClient(target.apiUrls[0], { 'x-api-key': target.testKey });
+      await configureReceiver(api, receiver).finally(() => api.close());
       await serviceLevels('cluster', opts, target, receiver, result);
     } finally {
       await target.stop();

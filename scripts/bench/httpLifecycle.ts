@@ -39,3 +39,48 @@ export async function httpLifecycle(api: JsonClient, prefix: string, rec: Record
   rec.add('lifecycle', performance.now() - started);
   return payment.id;
 }
+
+/** A10's create body: the same amount in `n` milestones of whole cents (the last takes the remainder). */
+export function stagedBody(i: number, n: number) {
+  const body = createBody(i);
+  const cents = Math.round(body.amount * 100);
+  const part = Math.floor(cents / n);
+  const amounts = Array.from({ length: n }, (_, k) => (k === n - 1 ? cents - part * (n - 1) : part));
+  return { ...body, milestones: amounts.map((c, k) => ({ amount: c / 100, reference: `stage-${k + 1}` })) };
+}
+
+/**
+ * A10's lifecycle: create with `n` milestones, one deposit, then each milestone approved and
+ * released in turn (the steps recorded as approve and release). The events each answer owes, keyed
+ * as the receiver keys them: every milestone's own, and the payment's approval and release with the last.
+ */
+export async function stagedLifecycle(
+  api: JsonClient,
+  prefix: string,
+  rec: Recorder,
+  n: number,
+  answered?: Map<string, number>,
+): Promise<string> {
+  const started = performance.now();
+  const payment = await api.call<{ id: string; milestones: { id: string }[] }>(
+    rec,
+    'create',
+    'POST',
+    `${prefix}/payments`,
+    stagedBody(created++, n),
+  );
+  answered?.set(`${payment.id} payment.created`, performance.now());
+  await api.call(rec, 'deposit', 'POST', `${prefix}/payments/${payment.id}/deposit`, {});
+  answered?.set(`${payment.id} payment.deposited`, performance.now());
+  for (const [k, { id }] of payment.milestones.entries()) {
+    const last = k === payment.milestones.length - 1;
+    await api.call(rec, 'approve', 'POST', `${prefix}/payments/${payment.id}/milestones/${id}/approve`, {});
+    answered?.set(`${payment.id} payment.milestone_approved ${id}`, performance.now());
+    if (last) answered?.set(`${payment.id} payment.approved`, performance.now());
+    await api.call(rec, 'release', 'POST', `${prefix}/payments/${payment.id}/milestones/${id}/release`, {});
+    answered?.set(`${payment.id} payment.milestone_released ${id}`, performance.now());
+    if (last) answered?.set(`${payment.id} payment.released`, performance.now());
+  }
+  rec.add('lifecycle', performance.now() - started);
+  return payment.id;
+}

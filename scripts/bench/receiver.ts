@@ -33,8 +33,9 @@ export class WebhookReceiver {
           return;
         }
         try {
-          const e = JSON.parse(body.toString('utf8')) as { payment_id: string; event: string };
-          const key = `${e.payment_id} ${e.event}`;
+          const e = JSON.parse(body.toString('utf8')) as { payment_id: string; event: string; milestone?: { id: string } };
+          // A milestone event is one per milestone: its id is part of the key.
+          const key = `${e.payment_id} ${e.event}${e.milestone ? ` ${e.milestone.id}` : ''}`;
           if (this.arrivals.has(key)) this.duplicates++;
           else this.arrivals.set(key, at);
         } catch {

@@ -1,7 +1,16 @@
 /** The results as Markdown tables (stdout and docs/benchmarks.md) and as an SVG chart. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type BenchResult, type LevelResult, type System, SYSTEMS, SYSTEM_CODE, SYSTEM_LABEL, errorCount } from './results';
+import {
+  type BenchResult,
+  type LevelResult,
+  type System,
+  STAGED_MILESTONES,
+  SYSTEMS,
+  SYSTEM_CODE,
+  SYSTEM_LABEL,
+  errorCount,
+} from './results';
 import { type Percentiles, fmt } from './stats';
 
 const ms = (x: number | undefined) => fmt(x);
@@ -65,12 +74,39 @@ export function markdownTables(result: BenchResult): string {
       ]),
     ),
   );
+  if ([...levels.values()].some((r) => r.staged)) {
+    out.push('');
+    out.push(
+      `A10, payments of ${STAGED_MILESTONES} milestones (one deposit, then each approved and released: ${2 * STAGED_MILESTONES + 2} requests), beside A (4 requests): lifecycles/s, CPU per lifecycle without the client (ms), and per milestone:`,
+    );
+    out.push('');
+    const serverCpu = (l: LevelResult | undefined) =>
+      l ? PROCESSES.filter((p) => p !== 'client').reduce((sum, p) => sum + (l.cpuMsPerLifecycle[p] ?? 0), 0) : undefined;
+    out.push(
+      table(
+        ['clients', 'A lifecycles/s', 'A10 lifecycles/s', 'A10 / A', 'CPU A', 'CPU A10', 'CPU A10 per milestone', 'errors A10'],
+        [...levels].map(([c, r]) => {
+          const [a, staged] = [serverCpu(r.service), serverCpu(r.staged)];
+          return [
+            String(c),
+            fmt(r.service?.throughput),
+            fmt(r.staged?.throughput),
+            ratio(r.staged, r.service).replace(/\*/g, ''),
+            fmt(a),
+            fmt(staged),
+            fmt(staged === undefined ? undefined : staged / STAGED_MILESTONES),
+            errorsCell(r.staged),
+          ];
+        }),
+      ),
+    );
+  }
   out.push('');
   out.push(
     "A, B2 and B3 per step (p50 / p95 / p99 ms), the three transitions' requests together (p99), webhook lag from a transition's answer to its delivery's arrival, deliveries (duplicates):",
   );
   out.push('');
-  const withWebhooks: System[] = ['service', 'cluster', 'engineWebhooks', 'floorApi'];
+  const withWebhooks: System[] = ['service', 'staged', 'cluster', 'engineWebhooks', 'floorApi'];
   out.push(
     table(
       [
@@ -282,6 +318,7 @@ export function relativeTo(fromFile: string, target: string): string {
 
 const COLOR: Record<System, string> = {
   service: '#d62728',
+  staged: '#e377c2',
   engine: '#1f77b4',
   engineWebhooks: '#9467bd',
   floorApi: '#8c564b',

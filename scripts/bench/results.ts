@@ -2,13 +2,17 @@
 import type { PgWrites } from './pgStats';
 import type { Percentiles } from './stats';
 
-export type System = 'service' | 'engine' | 'engineWebhooks' | 'floorApi' | 'plain' | 'cluster';
+export type System = 'service' | 'staged' | 'engine' | 'engineWebhooks' | 'floorApi' | 'plain' | 'cluster';
 
-export const SYSTEMS: System[] = ['service', 'engine', 'engineWebhooks', 'floorApi', 'plain', 'cluster'];
+export const SYSTEMS: System[] = ['service', 'staged', 'engine', 'engineWebhooks', 'floorApi', 'plain', 'cluster'];
+
+/** How many milestones each payment of A10 has. */
+export const STAGED_MILESTONES = 10;
 
 /** The letters the tables and `--systems` use. */
 export const SYSTEM_CODE: Record<System, string> = {
   service: 'A',
+  staged: 'A10',
   engine: 'B',
   engineWebhooks: 'B2',
   floorApi: 'B3',
@@ -18,6 +22,7 @@ export const SYSTEM_CODE: Record<System, string> = {
 
 export const SYSTEM_LABEL: Record<System, string> = {
   service: 'A: this service (HTTP API), dev server',
+  staged: 'A10: A with 10 milestones per payment (deposit once, approve and release each)',
   engine: 'B: bare Temporal (start + 3 Updates)',
   engineWebhooks: 'B2: bare Temporal + one signed POST activity per transition',
   floorApi: 'B3: B2 + node:http API (key lookup) + read-model row',
