@@ -1,5 +1,5 @@
-/** The payment state machine drawn as a diagram for the docs. */
-import { INITIAL_STATUS, TERMINAL_STATUSES, TRANSITIONS } from './payment';
+/** The payment state machine drawn as a diagram for the docs, and the rule that gives a payment with milestones its status. */
+import { INITIAL_STATUS, PAYMENT_STATUS_RULES, TERMINAL_STATUSES, TRANSITIONS } from './payment';
 
 /** The state machine as a Mermaid diagram, drawn from the transition table (docs/concepts.md). */
 export function stateMachineMermaid(): string {
@@ -19,4 +19,19 @@ export function stateMachineMermaid(): string {
   }
   for (const s of TERMINAL_STATUSES) lines.push(`  ${s} --> [*]`);
   return lines.join('\n');
+}
+
+/**
+ * The payment's status from its milestones' as a Markdown table, one row per rule of
+ * `PAYMENT_STATUS_RULES` in its order (docs/concepts.md). Columns are padded as Prettier pads them,
+ * so that formatting the page never makes it differ from a fresh rendering.
+ */
+export function paymentStatusRulesTable(): string {
+  // A `|` in a cell would end it: escaped, as Markdown tables need.
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const rows = [['status', 'when'], ...PAYMENT_STATUS_RULES.map((r) => [`\`${r.status}\``, cell(r.when)])];
+  const widths = [0, 1].map((i) => Math.max(3, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  const [header, ...body] = rows;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
