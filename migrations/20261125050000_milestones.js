@@ -49,6 +49,10 @@ exports.up = async function up(knex) {
   await knex.schema.alterTable('payment_events', (t) => {
     t.text('milestone_id');
   });
+  // A milestone event's milestone (the Events API shows it as webhooks do).
+  await knex.schema.alterTable('events', (t) => {
+    t.text('milestone_id');
+  });
   // Entries never change: one written before milestones keeps null, its payment's one milestone.
   await knex.schema.alterTable('ledger_entries', (t) => {
     t.text('milestone_id');
@@ -66,6 +70,7 @@ exports.down = async function down(knex) {
     t.unique(['payment_id', 'version']);
     t.dropColumn('milestone_id');
   });
+  await knex.schema.alterTable('events', (t) => t.dropColumn('milestone_id'));
   await knex.schema.alterTable('payment_events', (t) => t.dropColumn('milestone_id'));
   await knex.schema.alterTable('payment_personal', (t) => t.dropColumn('milestones'));
   await knex.schema.alterTable('payments', (t) => {

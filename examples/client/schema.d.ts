@@ -1195,6 +1195,29 @@ export interface components {
             /** @description The payment's version: order a payment's events by it */
             sequence: number;
             created_at: string;
+            /** @description A milestone event’s milestone, as data.milestones shows it */
+            milestone?: {
+                /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
+                id: string;
+                /** @description The platform's own name for it, unique within the payment */
+                reference: string | null;
+                description: string | null;
+                /** @description Its part of the amount, in major units */
+                amount: number;
+                /** @description Who it is released to; the payment's recipient unless given */
+                recipient_email: string;
+                /** @enum {string} */
+                status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
+                /** @description In custody now; from deposit on, held + released + refunded = amount */
+                amount_held: number;
+                /** @description Released to its recipient, before the fee */
+                amount_released: number;
+                amount_refunded: number;
+                /** @description The part of the payment's fee its releases collected */
+                fee_collected: number;
+                /** @description When its auto-release fires (pending_release with an auto-release only), else null */
+                release_at: string | null;
+            };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
@@ -1400,6 +1423,29 @@ export interface components {
             timestamp: string;
             /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
             sequence: number;
+            /** @description The milestone this event is about, as data.milestones shows it */
+            milestone: {
+                /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
+                id: string;
+                /** @description The platform's own name for it, unique within the payment */
+                reference: string | null;
+                description: string | null;
+                /** @description Its part of the amount, in major units */
+                amount: number;
+                /** @description Who it is released to; the payment's recipient unless given */
+                recipient_email: string;
+                /** @enum {string} */
+                status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
+                /** @description In custody now; from deposit on, held + released + refunded = amount */
+                amount_held: number;
+                /** @description Released to its recipient, before the fee */
+                amount_released: number;
+                amount_refunded: number;
+                /** @description The part of the payment's fee its releases collected */
+                fee_collected: number;
+                /** @description When its auto-release fires (pending_release with an auto-release only), else null */
+                release_at: string | null;
+            };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
@@ -1411,6 +1457,29 @@ export interface components {
             timestamp: string;
             /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
             sequence: number;
+            /** @description The milestone this event is about, as data.milestones shows it */
+            milestone: {
+                /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
+                id: string;
+                /** @description The platform's own name for it, unique within the payment */
+                reference: string | null;
+                description: string | null;
+                /** @description Its part of the amount, in major units */
+                amount: number;
+                /** @description Who it is released to; the payment's recipient unless given */
+                recipient_email: string;
+                /** @enum {string} */
+                status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
+                /** @description In custody now; from deposit on, held + released + refunded = amount */
+                amount_held: number;
+                /** @description Released to its recipient, before the fee */
+                amount_released: number;
+                amount_refunded: number;
+                /** @description The part of the payment's fee its releases collected */
+                fee_collected: number;
+                /** @description When its auto-release fires (pending_release with an auto-release only), else null */
+                release_at: string | null;
+            };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
@@ -1422,6 +1491,29 @@ export interface components {
             timestamp: string;
             /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
             sequence: number;
+            /** @description The milestone this event is about, as data.milestones shows it */
+            milestone: {
+                /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
+                id: string;
+                /** @description The platform's own name for it, unique within the payment */
+                reference: string | null;
+                description: string | null;
+                /** @description Its part of the amount, in major units */
+                amount: number;
+                /** @description Who it is released to; the payment's recipient unless given */
+                recipient_email: string;
+                /** @enum {string} */
+                status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
+                /** @description In custody now; from deposit on, held + released + refunded = amount */
+                amount_held: number;
+                /** @description Released to its recipient, before the fee */
+                amount_released: number;
+                amount_refunded: number;
+                /** @description The part of the payment's fee its releases collected */
+                fee_collected: number;
+                /** @description When its auto-release fires (pending_release with an auto-release only), else null */
+                release_at: string | null;
+            };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
@@ -10677,7 +10769,20 @@ export interface operations {
                  *       "event": "payment.milestone_approved",
                  *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                  *       "timestamp": "2026-11-23T10:05:00.000Z",
-                 *       "sequence": 2,
+                 *       "sequence": 3,
+                 *       "milestone": {
+                 *         "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A",
+                 *         "reference": "design",
+                 *         "description": null,
+                 *         "amount": 25.5,
+                 *         "recipient_email": "seller@example.com",
+                 *         "status": "pending_release",
+                 *         "amount_held": 25.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "release_at": null
+                 *       },
                  *       "data": {
                  *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                  *         "object": "payment",
@@ -10702,13 +10807,26 @@ export interface operations {
                  *         "fee_collected": 0,
                  *         "milestones": [
                  *           {
-                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
-                 *             "reference": null,
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A",
+                 *             "reference": "design",
                  *             "description": null,
-                 *             "amount": 125.5,
+                 *             "amount": 25.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "pending_release",
+                 *             "amount_held": 25.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           },
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B",
+                 *             "reference": "build",
+                 *             "description": null,
+                 *             "amount": 100,
                  *             "recipient_email": "seller@example.com",
                  *             "status": "in_custody",
-                 *             "amount_held": 125.5,
+                 *             "amount_held": 100,
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
@@ -10752,7 +10870,20 @@ export interface operations {
                  *       "event": "payment.milestone_released",
                  *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                  *       "timestamp": "2026-11-23T10:05:00.000Z",
-                 *       "sequence": 2,
+                 *       "sequence": 3,
+                 *       "milestone": {
+                 *         "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A",
+                 *         "reference": "design",
+                 *         "description": null,
+                 *         "amount": 25.5,
+                 *         "recipient_email": "seller@example.com",
+                 *         "status": "released",
+                 *         "amount_held": 0,
+                 *         "amount_released": 25.5,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 1.27,
+                 *         "release_at": null
+                 *       },
                  *       "data": {
                  *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                  *         "object": "payment",
@@ -10771,19 +10902,32 @@ export interface operations {
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
-                 *         "amount_held": 125.5,
-                 *         "amount_released": 0,
+                 *         "amount_held": 100,
+                 *         "amount_released": 25.5,
                  *         "amount_refunded": 0,
-                 *         "fee_collected": 0,
+                 *         "fee_collected": 1.27,
                  *         "milestones": [
                  *           {
-                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
-                 *             "reference": null,
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A",
+                 *             "reference": "design",
                  *             "description": null,
-                 *             "amount": 125.5,
+                 *             "amount": 25.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "released",
+                 *             "amount_held": 0,
+                 *             "amount_released": 25.5,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 1.27,
+                 *             "release_at": null
+                 *           },
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B",
+                 *             "reference": "build",
+                 *             "description": null,
+                 *             "amount": 100,
                  *             "recipient_email": "seller@example.com",
                  *             "status": "in_custody",
-                 *             "amount_held": 125.5,
+                 *             "amount_held": 100,
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
@@ -10827,13 +10971,26 @@ export interface operations {
                  *       "event": "payment.milestone_disputed",
                  *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                  *       "timestamp": "2026-11-23T10:05:00.000Z",
-                 *       "sequence": 2,
+                 *       "sequence": 3,
+                 *       "milestone": {
+                 *         "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A",
+                 *         "reference": "design",
+                 *         "description": null,
+                 *         "amount": 25.5,
+                 *         "recipient_email": "seller@example.com",
+                 *         "status": "disputed",
+                 *         "amount_held": 25.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "release_at": null
+                 *       },
                  *       "data": {
                  *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                  *         "object": "payment",
                  *         "amount": 125.5,
                  *         "currency": "USD",
-                 *         "status": "in_custody",
+                 *         "status": "disputed",
                  *         "payer_email": "payer@example.com",
                  *         "recipient_email": "seller@example.com",
                  *         "description": "Order 1001: vintage camera",
@@ -10852,13 +11009,26 @@ export interface operations {
                  *         "fee_collected": 0,
                  *         "milestones": [
                  *           {
-                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
-                 *             "reference": null,
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A",
+                 *             "reference": "design",
                  *             "description": null,
-                 *             "amount": 125.5,
+                 *             "amount": 25.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "disputed",
+                 *             "amount_held": 25.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null
+                 *           },
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B",
+                 *             "reference": "build",
+                 *             "description": null,
+                 *             "amount": 100,
                  *             "recipient_email": "seller@example.com",
                  *             "status": "in_custody",
-                 *             "amount_held": 125.5,
+                 *             "amount_held": 100,
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,

@@ -195,6 +195,35 @@ export function webhookExample(event: string): unknown {
     'payment.disputed': 'disputed',
     'payment.test': 'test',
   };
+  // A milestone event: the payment of two milestones, the first of which the event is about.
+  const milestoneStatus: Record<string, string> = {
+    'payment.milestone_approved': 'pending_release',
+    'payment.milestone_released': 'released',
+    'payment.milestone_disputed': 'disputed',
+  };
+  if (milestoneStatus[event]) {
+    const released = event === 'payment.milestone_released';
+    const first = {
+      ...inCustody.milestones[0],
+      id: 'ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3A',
+      reference: 'design',
+      amount: 25.5,
+      status: milestoneStatus[event],
+      amount_held: released ? 0 : 25.5,
+      amount_released: released ? 25.5 : 0,
+      fee_collected: released ? 1.27 : 0,
+    };
+    const second = { ...inCustody.milestones[0], id: 'ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B', reference: 'build', amount: 100, amount_held: 100 };
+    const data = {
+      ...inCustody,
+      status: event === 'payment.milestone_disputed' ? 'disputed' : 'in_custody',
+      amount_held: released ? 100 : 125.5,
+      amount_released: released ? 25.5 : 0,
+      fee_collected: released ? 1.27 : 0,
+      milestones: [first, second],
+    };
+    return { event, payment_id: payment.id, timestamp: inCustody.updated_at, sequence: 3, milestone: first, data };
+  }
   return {
     event,
     payment_id: event === 'payment.test' ? 'pay_test' : payment.id,

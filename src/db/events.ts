@@ -16,6 +16,7 @@ interface EventRecord {
   sequence: number;
   data: PaymentView;
   created_at: Date;
+  milestone_id: string | null;
 }
 
 /**
@@ -61,6 +62,8 @@ export function eventView(e: EventRecord) {
     payment_id: e.payment_id,
     sequence: e.sequence,
     created_at: e.created_at.toISOString(),
+    // A milestone event's milestone, as its webhook envelope shows it.
+    ...(e.milestone_id ? { milestone: e.data.milestones.find((m) => m.id === e.milestone_id) } : {}),
     data: e.data,
   };
 }

@@ -110,7 +110,10 @@ interface PaymentMoneyRow extends PaymentMoneyRecord {
 }
 
 /** A milestone as the read model's `payments.milestones` holds it. */
-type MilestoneRow = Pick<MilestoneState, 'id' | 'status' | 'amountMinor' | 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor'>;
+type MilestoneRow = Pick<
+  MilestoneState,
+  'id' | 'status' | 'amountMinor' | 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor'
+>;
 
 /**
  * The invariants PostgreSQL can check by itself (docs/money.md): every entry balances, every
@@ -217,7 +220,8 @@ export async function findLedgerViolations(
         },
       };
     });
-    for (const message of milestoneMoneyViolations(p, milestones)) violations.push({ check: 'milestone_amounts', paymentId: p.id, message });
+    for (const message of milestoneMoneyViolations(p, milestones))
+      violations.push({ check: 'milestone_amounts', paymentId: p.id, message });
   }
   return { violations, payments };
 }

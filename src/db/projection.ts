@@ -74,12 +74,13 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
       ON CONFLICT DO NOTHING RETURNING 1)`,
     // The entry's events in order (a split's refunded part before its release: src/domain/transitionEvents.ts).
     `event AS (
-      INSERT INTO events (id, account_id, livemode, payment_id, type, sequence, ordinal, data, created_at)
+      INSERT INTO events (id, account_id, livemode, payment_id, type, sequence, ordinal, data, created_at, milestone_id)
       VALUES ${emittedEvents(state, entry)
         .map(
           (e) => `(${b.add(eventId(state.id, entry.seq, e.ordinal), 'text')}, ${b.add(state.accountId, 'text')},
         ${b.add(state.livemode, 'boolean')}, ${b.add(state.id, 'text')}, ${b.add(e.event, 'text')}, ${b.add(entry.seq, 'integer')},
-        ${b.add(e.ordinal, 'smallint')}, ${b.add(JSON.stringify(paymentView(e.state)), 'jsonb')}, ${b.add(new Date(entry.at), 'timestamptz')})`,
+        ${b.add(e.ordinal, 'smallint')}, ${b.add(JSON.stringify(paymentView(e.state)), 'jsonb')}, ${b.add(new Date(entry.at), 'timestamptz')},
+        ${b.add(e.milestoneId ?? null, 'text')})`,
         )
         .join(', ')}
       ON CONFLICT DO NOTHING RETURNING 1)`,

@@ -5,6 +5,7 @@ import { component } from '../components';
 import * as S from '../samples';
 import { listOf, listQuery, paymentIdFilter } from './common';
 import { Payment } from './payments';
+import { MilestoneViewSchema } from '../../views/paymentView';
 
 export const ListEventsQuery = listQuery('evt', 'An event', {
   payment_id: paymentIdFilter.describe("Only this payment's events"),
@@ -20,6 +21,7 @@ export const Event = component(
     payment_id: z.string(),
     sequence: z.number().describe("The payment's version: order a payment's events by it"),
     created_at: z.string(),
+    milestone: MilestoneViewSchema.optional().describe('A milestone event’s milestone, as data.milestones shows it'),
     data: Payment.describe('The payment as it was right after this event'),
   }),
   S.event,

@@ -1,7 +1,7 @@
 /** The webhook routes' schemas (src/api/routes/webhooks.ts) and every delivery's body. */
 import { z } from 'zod';
 import { PAYMENT_EVENTS, type PaymentEvent } from '../../domain/payment';
-import { SamplePaymentViewSchema } from '../../views/paymentView';
+import { MilestoneViewSchema, SamplePaymentViewSchema } from '../../views/paymentView';
 import { DELIVERY_STATUSES, DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../../views/deliveryView';
 import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../../views/webhookView';
 import { component } from '../components';
@@ -109,6 +109,9 @@ const envelope = <E extends PaymentEvent>(event: E) =>
     payment_id: z.string(),
     timestamp: z.string().describe('The time of the transition, ISO 8601 UTC'),
     sequence: z.number().int().describe("The payment's version: ignore an event whose sequence is lower than one you applied"),
+    ...(event.startsWith('payment.milestone_')
+      ? { milestone: MilestoneViewSchema.describe('The milestone this event is about, as data.milestones shows it') }
+      : {}),
     data:
       event === 'payment.test'
         ? SamplePaymentViewSchema.describe('A sample payment whose status is "test"')
