@@ -3,7 +3,7 @@
  * erasure (docs/architecture.md, "Personal data"; docs/operations.md, "Erasing a payer's data").
  */
 import type { Knex } from 'knex';
-import { type PersonalData, REDACTED, redactView, redactedPersonal } from '../domain/personal';
+import { type PersonalData, REDACTED, redactMilestoneView, redactView, redactedPersonal } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
 
 /** Written by the API before the payment's workflow starts; a retried create writes nothing twice. */
@@ -52,17 +52,17 @@ export async function findRedaction(db: Knex, paymentId: string): Promise<Redact
   return row ? { actor: row.actor, at: (row.redacted_at as Date).toISOString() } : undefined;
 }
 
-/** A JSON text with the payment view in it (at its top, or under `data` with an event's `milestone`) erased; other texts unchanged. */
+/**
+ * A JSON text with the payment view in it (at its top or under `data`) erased, and a milestone
+ * event's `milestone` beside that `data` (src/views/webhookEnvelope.ts); other texts unchanged.
+ */
 function redactedJson(text: string, paymentId: string): string {
   const value = JSON.parse(text) as Record<string, unknown> | null;
   if (value?.object === 'payment' && value.id === paymentId) return JSON.stringify(redactView(value));
   const data = value?.data as Record<string, unknown> | undefined;
   if (data?.object === 'payment' && data.id === paymentId) {
-    // A milestone event's `milestone` is one of data's milestones: erased alike.
-    const milestone = value?.milestone as Record<string, unknown> | undefined;
-    const erased = redactView(data);
-    const same = (erased.milestones as Record<string, unknown>[] | undefined)?.find((m) => m.id === milestone?.id);
-    return JSON.stringify({ ...value, ...(milestone ? { milestone: same ?? milestone } : {}), data: erased });
+    const milestone = value!.milestone as Record<string, unknown> | undefined;
+    return JSON.stringify({ ...value, ...(milestone ? { milestone: redactMilestoneView(milestone) } : {}), data: redactView(data) });
   }
   return text;
 }

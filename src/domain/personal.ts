@@ -91,7 +91,6 @@ export function redactView<T extends Record<string, unknown>>(view: T): T {
     description: (view.description as string | null | undefined) ?? null,
     metadata,
   });
-  const erase = (text: unknown) => (text === null || text === undefined ? text : REDACTED);
   const milestones = view.milestones as Record<string, unknown>[] | undefined;
   return {
     ...view,
@@ -99,17 +98,14 @@ export function redactView<T extends Record<string, unknown>>(view: T): T {
     recipient_email: erased.recipientEmail,
     description: erased.description,
     metadata: erased.metadata,
-    ...(milestones
-      ? {
-          milestones: milestones.map((m) => ({
-            ...m,
-            reference: erase(m.reference),
-            description: erase(m.description),
-            recipient_email: REDACTED,
-          })),
-        }
-      : {}),
+    ...(milestones ? { milestones: milestones.map(redactMilestoneView) } : {}),
   };
+}
+
+/** A milestone view (in a payment view, or a milestone event's `milestone`) with its personal fields erased. */
+export function redactMilestoneView<T extends Record<string, unknown>>(m: T): T {
+  const erase = (text: unknown) => (text === null || text === undefined ? text : REDACTED);
+  return { ...m, reference: erase(m.reference), description: erase(m.description), recipient_email: REDACTED };
 }
 
 /** How a reason's keyed hash starts: what the workflow and the custody trail carry instead of the text. */

@@ -1,0 +1,255 @@
+/**
+ * A milestone's actions on the real stack (docs/concepts.md, "Deals paid in stages"): 404 for a
+ * milestone the payment does not have, 409 naming the milestone's status, the payment's actions on
+ * every milestone they may act on, and actions on milestones at the same instant, the ledger agreeing.
+ */
+import { describe, expect, it } from 'vitest';
+import { amountsOf, expectConsistent, expectLedgerOf, paymentsOf, twoMilestones, workedExample } from './helpers/milestones';
+import { useAccount, useStack } from './helpers/stack';
+
+const stack = useStack();
+const acct = useAccount(stack);
+const verify = (accountId: string) => stack.services.ledger.verify(accountId);
+
+describe("a milestone's actions refused, and the payment's actions on several milestones", () => {
+  const api = () => paymentsOf(stack, acct.test_api_key);
+
+  it("404 for a milestone the payment does not have, another payment's, or a malformed id; the payment unchanged", async () => {
+    const a = api();
+    const p = await a.create(twoMilestones());
+    const other = await a.create(twoMilestones());
+    await a.ok(p.id, 'deposit');
+    const before = await a.get(`/payments/${p.id}`);
+    const unknown = 'ms_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    for (const ms of [unknown, other.milestones[0].id, 'ms_bad', 'first', p.id, 'ms_01ARZ3NDEKTSV4RRFFQ69G5FA!']) {
+      for (const action of ['approve', 'refund', 'dispute']) {
+        const res = await a.actOn(p.id, encodeURIComponent(ms), action);
+        expect([res.status, res.body.error?.code], `${action} ${ms}`).toEqual([404, 'not_found']);
+      }
+    }
+    expect(await a.get(`/payments/${p.id}`)).toEqual(before);
+    expect((await a.get(`/payments/${p.id}/history`)).data).toHaveLength(2);
+  });
+
+  it("409 naming the milestone's status, the payment unchanged", async () => {
+    const a = api();
+    const p = await a.create(twoMilestones());
+    const { first, second } = a.ids(p);
+    const refused = async (ms: string, action: string, status: string, body?: unknown) => {
+      const before = await a.get(`/payments/${p.id}`);
+      const res = await a.actOn(p.id, ms, action, body);
+      expect([res.status, res.body.error?.code], `${action} of a ${status} milestone`).toEqual([409, 'invalid_transition']);
+      expect(res.body.error.message).toContain(`cannot ${action} a milestone whose status is ${status}`);
+      expect(res.body.error.details.status).toBe(status);
+      expect(await a.get(`/payments/${p.id}`)).toEqual(before);
+    };
+    // Before the deposit: nothing to approve or release.
+    await refused(first, 'approve', 'pending_deposit');
+    await refused(first, 'refund', 'pending_deposit');
+    await a.ok(p.id, 'deposit');
+    await refused(first, 'release', 'in_custody');
+    await refused(first, 'resolve', 'in_custody', { resolution: 'release' });
+    await a.okOn(p.id, first, 'approve');
+    await refused(first, 'approve', 'pending_release');
+    await a.okOn(p.id, first, 'release');
+    for (const action of ['approve', 'release', 'refund', 'dispute']) await refused(first, action, 'released');
+    await refused(first, 'refund', 'released', { amount: 1 });
+    await refused(first, 'resolve', 'released', { resolution: 'refund' });
+    // The other milestone is untouched by all this.
+    const after = await a.okOn(p.id, second, 'refund');
+    expect(amountsOf(after)).toMatchObject({
+      status: 'released',
+      milestones: { first: ['released', 0, 60, 0, 6], second: ['refunded', 0, 0, 40, 0] },
+    });
+    expect(await a.get(`/payments/${p.id}/history`).then((h) => h.data.length)).toBe(5);
+  });
+
+  it('a partial refund or a split of the payment while two milestones hold money is a 409; with one, it acts on that one', async () => {
+    const a = api();
+    const p = await a.create(twoMilestones());
+    const { first } = a.ids(p);
+    await a.ok(p.id, 'deposit');
+    const before = await a.get(`/payments/${p.id}`);
+    const partial = await a.act(p.id, 'refund', { amount: 10 });
+    expect([partial.status, partial.body.error.code]).toEqual([409, 'invalid_transition']);
+    expect(partial.body.error.message).toMatch(/partial refund while 2 milestones hold money/);
+    expect(partial.body.error.message).toContain(`/api/v1/payments/${p.id}/milestones/{milestone}/refund`);
+    await a.ok(p.id, 'dispute');
+    const split = await a.act(p.id, 'resolve', { resolution: 'split', refund_amount: 10 });
+    expect([split.status, split.body.error.code]).toEqual([409, 'invalid_transition']);
+    expect(split.body.error.message).toMatch(/split while 2 milestones hold money/);
+    expect((await a.get(`/payments/${p.id}`)).amount_refunded).toBe(before.amount_refunded);
+    // One milestone resolved: the other alone holds money, and the payment's partial refund is its.
+    await a.okOn(p.id, first, 'resolve', { resolution: 'release' });
+    const refunded = await a.ok(p.id, 'refund', { amount: 15 });
+    expect(amountsOf(refunded).milestones).toEqual({ first: ['released', 0, 60, 0, 6], second: ['disputed', 25, 0, 15, 0] });
+    const resolved = await a.ok(p.id, 'resolve', { resolution: 'split', refund_amount: 5 });
+    expect(amountsOf(resolved)).toEqual({
+      status: 'released',
+      held: 0,
+      released: 80,
+      refunded: 20,
+      fee: 8,
+      milestones: { first: ['released', 0, 60, 0, 6], second: ['released', 0, 20, 20, 2] },
+    });
+    await expectLedgerOf(stack, a.key, resolved);
+  });
+
+  it("the payment's approve approves every in_custody milestone, its release releases every pending_release one", async () => {
+    const a = api();
+    const p = await a.create(workedExample());
+    const { design, build, launch } = a.ids(p);
+    await a.ok(p.id, 'deposit');
+    await a.okOn(p.id, design, 'approve');
+    await a.okOn(p.id, design, 'release');
+    const approved = await a.ok(p.id, 'approve');
+    expect(amountsOf(approved)).toMatchObject({
+      status: 'pending_release',
+      milestones: {
+        design: ['released', 0, 200, 0, 5.99],
+        build: ['pending_release', 500, 0, 0, 0],
+        launch: ['pending_release', 300, 0, 0, 0],
+      },
+    });
+    const events = async (seq: number) =>
+      (await a.get(`/events?payment_id=${p.id}&limit=100`)).data
+        .filter((e: any) => e.sequence === seq)
+        .reverse()
+        .map((e: any) => e.type);
+    expect(await events(5)).toEqual(['payment.milestone_approved', 'payment.milestone_approved', 'payment.approved']);
+    const history = (await a.get(`/payments/${p.id}/history`)).data.at(-1);
+    expect(history).toMatchObject({ action: 'approve', from: 'in_custody', to: 'pending_release', milestone_id: null });
+    const released = await a.ok(p.id, 'release');
+    expect(amountsOf(released)).toEqual({
+      status: 'released',
+      held: 0,
+      released: 1000,
+      refunded: 0,
+      fee: 29.99,
+      milestones: { design: ['released', 0, 200, 0, 5.99], build: ['released', 0, 500, 0, 15], launch: ['released', 0, 300, 0, 9] },
+    });
+    const entries = await expectLedgerOf(stack, a.key, released);
+    expect(
+      entries
+        .filter((e) => e.version === 6)
+        .map((e) => e.milestone_id)
+        .sort(),
+    ).toEqual([build, launch].sort());
+  });
+
+  it("the payment's release while a milestone is still in_custody is a 409 naming in_custody", async () => {
+    const a = api();
+    const p = await a.create(twoMilestones());
+    await a.ok(p.id, 'deposit');
+    await a.okOn(p.id, a.ids(p).first, 'approve');
+    const res = await a.act(p.id, 'release');
+    expect([res.status, res.body.error.code, res.body.error.details.status]).toEqual([409, 'invalid_transition', 'in_custody']);
+    expect(amountsOf(await a.get(`/payments/${p.id}`)).milestones).toEqual({
+      first: ['pending_release', 60, 0, 0, 0],
+      second: ['in_custody', 40, 0, 0, 0],
+    });
+  });
+
+  it("the payment's refund without an amount refunds everything held, a released milestone kept", async () => {
+    const a = api();
+    const p = await a.create(workedExample());
+    const { design, build } = a.ids(p);
+    await a.ok(p.id, 'deposit');
+    await a.okOn(p.id, design, 'approve');
+    await a.okOn(p.id, design, 'release');
+    await a.okOn(p.id, build, 'approve');
+    const refunded = await a.ok(p.id, 'refund');
+    expect(amountsOf(refunded)).toEqual({
+      status: 'released',
+      held: 0,
+      released: 200,
+      refunded: 800,
+      fee: 5.99,
+      milestones: { design: ['released', 0, 200, 0, 5.99], build: ['refunded', 0, 0, 500, 0], launch: ['refunded', 0, 0, 300, 0] },
+    });
+    const entries = await expectLedgerOf(stack, a.key, refunded);
+    expect(entries.filter((e) => e.type === 'refund')).toHaveLength(2);
+    // Nothing held any more, and something released: the payment is released, the refund told as a partial one.
+    const last = (await a.get(`/events?payment_id=${p.id}&limit=2`)).data.map((e: any) => e.type);
+    expect(last).toEqual(['payment.released', 'payment.partially_refunded']);
+  });
+});
+
+describe('milestone actions at the same instant', () => {
+  const api = () => paymentsOf(stack, acct.test_api_key);
+
+  it('two milestones released at once: both 200, each moved once', async () => {
+    const a = api();
+    for (let i = 0; i < 3; i++) {
+      const p = await a.create(twoMilestones());
+      const { first, second } = a.ids(p);
+      await a.ok(p.id, 'deposit');
+      await a.ok(p.id, 'approve');
+      const answers = await Promise.all([a.actOn(p.id, first, 'release'), a.actOn(p.id, second, 'release')]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      const final = await a.get(`/payments/${p.id}`);
+      expect(amountsOf(final)).toEqual({
+        status: 'released',
+        held: 0,
+        released: 100,
+        refunded: 0,
+        fee: 10,
+        milestones: { first: ['released', 0, 60, 0, 6], second: ['released', 0, 40, 0, 4] },
+      });
+      const entries = await expectLedgerOf(stack, a.key, final);
+      expect(entries.map((e) => e.type).sort()).toEqual(['deposit', 'deposit', 'release', 'release']);
+      expect((await a.get(`/payments/${p.id}/history`)).data.map((h: any) => h.action)).toEqual([
+        'create',
+        'deposit',
+        'approve',
+        'release',
+        'release',
+      ]);
+    }
+  });
+
+  it('one milestone released twice at once: one 200, one 409 naming released, moved once', async () => {
+    const a = api();
+    for (let i = 0; i < 3; i++) {
+      const p = await a.create(twoMilestones());
+      const { first } = a.ids(p);
+      await a.ok(p.id, 'deposit');
+      await a.okOn(p.id, first, 'approve');
+      const answers = await Promise.all([a.actOn(p.id, first, 'release'), a.actOn(p.id, first, 'release')]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const loser = answers.find((r) => r.status === 409)!;
+      expect(loser.body.error.message).toContain('cannot release a milestone whose status is released');
+      const final = await a.get(`/payments/${p.id}`);
+      expect(amountsOf(final).milestones).toEqual({ first: ['released', 0, 60, 0, 6], second: ['in_custody', 40, 0, 0, 0] });
+      const entries = await expectLedgerOf(stack, a.key, final);
+      expect(entries.filter((e) => e.type === 'release')).toHaveLength(1);
+    }
+  });
+
+  it("the payment's refund and a milestone's release at once: whichever wins, every amount and the ledger agree", async () => {
+    const a = api();
+    for (let i = 0; i < 4; i++) {
+      const p = await a.create(twoMilestones());
+      const { first } = a.ids(p);
+      await a.ok(p.id, 'deposit');
+      await a.okOn(p.id, first, 'approve');
+      const [refund, release] = await Promise.all([a.act(p.id, 'refund'), a.actOn(p.id, first, 'release')]);
+      expect(refund.status, JSON.stringify(refund.body)).toBe(200);
+      const final = await a.get(`/payments/${p.id}`);
+      expectConsistent(final);
+      await expectLedgerOf(stack, a.key, final);
+      expect(final.amount_held).toBe(0);
+      if (release.status === 200) {
+        // The release came first: the refund took what was left.
+        expect(amountsOf(final).milestones).toEqual({ first: ['released', 0, 60, 0, 6], second: ['refunded', 0, 0, 40, 0] });
+      } else {
+        expect([release.status, release.body.error.details.status]).toEqual([409, 'refunded']);
+        expect(amountsOf(final).milestones).toEqual({ first: ['refunded', 0, 0, 60, 0], second: ['refunded', 0, 0, 40, 0] });
+      }
+    }
+  });
+
+  it('ledger:verify passes for the account after all of the above', async () => {
+    expect(await verify(acct.account_id)).toEqual([]);
+  });
+});
