@@ -187,8 +187,8 @@ describe('the worked example of docs/money.md: 1000.00 USD, fee 29.99, design 20
             },
           },
           [
-            ['payment.milestone_released', 9, 'launch'],
             ['payment.partially_refunded', 9],
+            ['payment.milestone_released', 9, 'launch'],
             ['payment.released', 9],
           ],
         ],
@@ -210,6 +210,8 @@ describe('the worked example of docs/money.md: 1000.00 USD, fee 29.99, design 20
       // The Events API lists the same events, newest first.
       const listed = (await api.get(`/events?payment_id=${id}&limit=100`)).data.reverse();
       expect(listed.map((e: any) => [e.type, e.sequence])).toEqual(receiver.received.map((r) => [r.body.event, r.body.sequence]));
+      // Each milestone event names its milestone there too, as its webhook did.
+      expect(listed.map((e: any) => e.milestone)).toEqual(receiver.received.map((r) => r.body.milestone));
 
       // One ledger entry per milestone that moved money, each naming it; postings sum to 0.
       const ledger = (await api.get(`/payments/${id}/ledger`)).data as any[];

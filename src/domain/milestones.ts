@@ -94,22 +94,23 @@ export interface StepEvent {
 }
 
 /**
- * The events one step emits, in delivery order (docs/webhooks.md): each milestone event (payments
- * created with milestones only), then `payment.partially_refunded` when money went back to the
- * payer without the payment becoming refunded, then the spec's event for the status the payment took.
+ * The events one step emits, in delivery order (docs/webhooks.md): `payment.partially_refunded`
+ * when money went back to the payer without the payment becoming refunded (it shows the payment
+ * before what the step released), then each milestone event (payments created with milestones
+ * only), then the spec's event for the status the payment took.
  */
 export function stepEvents(
   step: { from: PaymentStatus; to: PaymentStatus; refunded: bigint; changes: readonly MilestoneChange[] },
   staged: boolean,
 ): StepEvent[] {
   const events: StepEvent[] = [];
+  if (step.refunded > 0n && step.to !== 'refunded') events.push({ event: 'payment.partially_refunded' });
   if (staged) {
     for (const c of step.changes) {
       const event = c.from !== c.to ? MILESTONE_EVENTS[c.to] : undefined;
       if (event) events.push({ event, milestoneId: c.id });
     }
   }
-  if (step.refunded > 0n && step.to !== 'refunded') events.push({ event: 'payment.partially_refunded' });
   const status = step.from !== step.to ? STATUS_EVENTS[step.to] : undefined;
   if (status && (status.from === undefined || status.from === step.from)) events.push({ event: status.event });
   return events;

@@ -1,8 +1,8 @@
 /**
- * The events one history entry emits, in the order receivers get them (docs/webhooks.md): on a
- * payment with milestones each milestone event first, then `payment.partially_refunded` when money
- * went back to the payer without the payment becoming refunded (a split's refunded part, say), then
- * the spec's event for the status the payment took (`stepEvents`, src/domain/milestones.ts).
+ * The events one history entry emits, in the order receivers get them (docs/webhooks.md):
+ * `payment.partially_refunded` when money went back to the payer without the payment becoming
+ * refunded (a split's refunded part, say), then on a payment with milestones each milestone event,
+ * then the spec's event for the status the payment took (`stepEvents`, src/domain/milestones.ts).
  * Pure: the projection, the publication and `npm run repair` all read it.
  */
 import {
@@ -43,7 +43,7 @@ export function emittedEvents(state: PaymentState, entry: HistoryEntry): Emitted
   return events.map((e, i) => ({
     ...e,
     ordinal: i - (events.length - 1),
-    // A refunded part announced before the release that came with it shows the payment between the two.
+    // A refunded part, announced before the release that came with it, shows the payment between the two.
     state: e.event === 'payment.partially_refunded' && i < events.length - 1 ? refundedPart(state, entry) : state,
   }));
 }
