@@ -197,7 +197,8 @@ const holdsMoney = (m: MilestoneState) => BigInt(m.heldMinor) > 0n;
  * the table answers for that milestone's status. A refund of less than is held is the partial row.
  */
 export function planTransition(state: PaymentState, req: TransitionRequestRule, now: number, client = true): TransitionPlan {
-  const milestone = req.milestoneId === undefined ? undefined : state.milestones.find((m) => m.id === req.milestoneId);
+  // No milestone's id is undefined: a payment-level request finds none.
+  const milestone = state.milestones.find((m) => m.id === req.milestoneId);
   if (req.milestoneId !== undefined && !milestone) {
     return { ok: false, reason: 'unknown_milestone', message: `this payment has no milestone ${req.milestoneId}` };
   }
@@ -243,7 +244,7 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
         message: `${refusalMessage(req.action, status)} with ${what} while ${targets.length} milestones hold money: name the milestone (POST /api/v1/payments/${state.id}/milestones/{milestone}/${req.action})`,
       };
     }
-  } else targets = state.milestones.filter((m) => checkTransition(m.status, req.action, req.resolution).ok);
+  } else targets = state.milestones; // planSteps skips each the table does not let the action act on
   return planSteps(state, req, targets, now, partial);
 }
 

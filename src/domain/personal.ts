@@ -50,7 +50,7 @@ export const withoutPersonal = (state: PaymentState): PaymentState => ({
 /** The payment with the personal fields the service keeps (a workflow's state has them empty). */
 export function withPersonal(state: PaymentState, personal: PersonalData | undefined): PaymentState {
   if (!personal) return state;
-  const kept = new Map((personal.milestones ?? []).map((m) => [m.id, m]));
+  const kept = new Map(personal.milestones?.map((m) => [m.id, m]));
   return {
     ...state,
     payerEmail: personal.payerEmail,

@@ -53,11 +53,12 @@ function refundedPart(state: PaymentState, entry: HistoryEntry): PaymentState {
   const movement = entry.movement ? movementOf(entry.movement) : undefined;
   if (!movement || movement.released === 0n || !entry.from) return state;
   const after = amountsOf(state);
-  const changed = new Map((entry.changes ?? []).map((c) => [c.id, c]));
+  const changed = new Map(entry.changes?.map((c) => [c.id, c]));
   const milestones = state.milestones.map((m) => {
     const c = changed.get(m.id);
-    const mv = c?.movement && movementOf(c.movement);
-    if (!c || !mv || mv.released === 0n) return m;
+    if (!c?.movement) return m;
+    const mv = movementOf(c.movement);
+    if (mv.released === 0n) return m;
     const a = milestoneAmounts(m);
     return withMilestoneAmounts(
       { ...m, status: c.from },

@@ -35,3 +35,17 @@ export function releasingAt(state: PaymentState, at: number): PaymentState {
   const [first, ...rest] = state.milestones;
   return { ...state, milestones: [{ ...first, releaseAt: new Date(at).toISOString() }, ...rest] };
 }
+
+/**
+ * A payment created with milestones of these amounts (minor units), ids `ms_1`, `ms_2`, …, each
+ * with the payment's status, recipient and auto-release; its amount their sum. Pending deposit
+ * unless overridden.
+ */
+export function stagedPayment(amounts: readonly bigint[], overrides: Partial<Omit<PaymentState, 'milestones'>> = {}): PaymentState {
+  const base = paymentState({ amountMinor: amounts.reduce((sum, a) => sum + a, 0n).toString(), staged: true, ...overrides });
+  const [template] = base.milestones;
+  return {
+    ...base,
+    milestones: amounts.map((a, i) => ({ ...template, id: `ms_${i + 1}`, amountMinor: a.toString(), reference: `part-${i + 1}` })),
+  };
+}

@@ -33,10 +33,13 @@ describe('personal data', () => {
       description: REDACTED,
       metadata: { redacted: REDACTED },
     });
-    expect(redactedPersonal({ payerEmail: 'a@x.com', recipientEmail: 'b@x.com', description: null, metadata: {} })).toMatchObject({
+    expect(redactedPersonal({ payerEmail: 'a@x.com', recipientEmail: 'b@x.com', description: null, metadata: {} })).toEqual({
+      payerEmail: REDACTED,
+      recipientEmail: REDACTED,
       description: null,
       metadata: {},
     });
+    expect(REDACTED).toBe('[redacted]');
   });
 
   it('a redacted view keeps its keys in order and every amount', () => {
@@ -59,6 +62,10 @@ describe('personal data', () => {
     expect(hash).toMatch(/^hmac:[0-9a-f]{64}$/);
     expect(isReasonHash(hash)).toBe(true);
     expect(isReasonHash('the clock arrived scratched')).toBe(false);
+    // The whole text is the hash: nothing before it, nothing after.
+    expect(isReasonHash(`x${hash}`)).toBe(false);
+    expect(isReasonHash(`${hash}0`)).toBe(false);
+    expect(isReasonHash(null)).toBe(false);
     expect(reasonHash(KEY, 'the clock arrived scratched')).toBe(hash);
     expect(reasonHash(Buffer.alloc(32, 2), 'the clock arrived scratched')).not.toBe(hash);
     // What a leaf holds: the hash as carried, a text hashed, nothing for no reason.

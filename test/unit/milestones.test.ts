@@ -1,0 +1,1261 @@
+/**
+ * Milestones (src/domain/milestones.ts and their paths through planTransition, the timers, the
+ * emitted events and the personal data): the payment's status from its milestones', the events a
+ * step emits, the money per milestone and the fee across them, and a property over random payments
+ * and random steps.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type HistoryEntry,
+  type MilestoneChange,
+  type MilestoneState,
+  type PaymentState,
+  type PaymentStatus,
+  type PlannedStep,
+  type Resolution,
+  type TransitionAction,
+  type TransitionRequestRule,
+  MILESTONE_EVENTS,
+  PAYMENT_STATUS_RULES,
+  STATUS_EVENTS,
+  applyTransition,
+  checkTransition,
+  creationEntry,
+  defaultMilestoneId,
+  dueTimer,
+  ledgerMovements,
+  milestoneAmounts,
+  nextDeadlineOf,
+  paymentStatusOf,
+  pendingTimer,
+  pendingTimers,
+  planTransition,
+  stepEvents,
+  sumOfMilestones,
+  wholeMilestone,
+  withMilestoneAmounts,
+  withMilestones,
+} from '../../src/domain/payment';
+import { emittedEvents } from '../../src/domain/transitionEvents';
+import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
+import { paymentView } from '../../src/views/paymentView';
+import { paymentState, stagedPayment } from './fixtures';
+
+const NOW = Date.parse('2026-11-24T08:00:00.000Z');
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function planned(state: PaymentState, req: TransitionRequestRule, now = NOW, client = true): PlannedStep {
+  const plan = planTransition(state, req, now, client);
+  if (!plan.ok) throw new Error(plan.message);
+  return plan;
+}
+
+function step(state: PaymentState, req: TransitionRequestRule, now = NOW, client = true) {
+  return applyTransition(state, planned(state, req, now, client), { actor: 'test', reason: null, at: iso(now) });
+}
+
+const run = (state: PaymentState, ...reqs: TransitionRequestRule[]) => reqs.reduce((s, req) => step(s, req).state, state);
+
+const milestone = (state: PaymentState, id: string) => state.milestones.find((m) => m.id === id)!;
+
+/** The events of a step, a milestone event with its milestone's id. */
+const named = (events: readonly { event: string; milestoneId?: string }[]) =>
+  events.map((e) => (e.milestoneId === undefined ? e.event : `${e.event} ${e.milestoneId}`));
+
+/** The worked example of docs/money.md: 1000.00 USD, fee 29.99, design 200.00, build 500.00, launch 300.00. */
+const worked = () => stagedPayment([20000n, 50000n, 30000n], { platformFeeMinor: '2999' });
+
+describe('PAYMENT_STATUS_RULES: the payment’s status from its milestones’', () => {
+  const m = (status: PaymentStatus, held = '0', released = '0') => ({ status, heldMinor: held, releasedMinor: released });
+
+  it('are these rules, in this order (the first that holds wins)', () => {
+    expect(PAYMENT_STATUS_RULES.map((r) => [r.status, r.when])).toEqual([
+      ['pending_deposit', 'every milestone awaits the deposit'],
+      ['cancelled', 'the payment was cancelled before its deposit'],
+      ['disputed', 'any milestone is disputed'],
+      ['pending_release', 'money is held and every milestone holding money is pending release'],
+      ['in_custody', 'money is held'],
+      ['released', 'nothing is held and something was released'],
+      ['refunded', 'nothing is held and nothing was released'],
+    ]);
+  });
+
+  // Each case: the milestones, every rule that holds for them, and so the payment's status (the first).
+  const cases: [string, ReturnType<typeof m>[], PaymentStatus[]][] = [
+    ['all await the deposit', [m('pending_deposit'), m('pending_deposit')], ['pending_deposit', 'refunded']],
+    ['one awaits the deposit, one is cancelled', [m('pending_deposit'), m('cancelled')], ['refunded']],
+    ['all cancelled', [m('cancelled'), m('cancelled')], ['cancelled', 'refunded']],
+    ['one disputed, one in custody', [m('in_custody', '5'), m('disputed', '5')], ['disputed', 'in_custody', 'refunded']],
+    ['one disputed, one pending release', [m('pending_release', '5'), m('disputed', '5')], ['disputed', 'in_custody', 'refunded']],
+    [
+      'one pending release, one released',
+      [m('pending_release', '5'), m('released', '0', '5')],
+      ['pending_release', 'in_custody', 'released', 'refunded'],
+    ],
+    ['one pending release, one refunded whole', [m('refunded'), m('pending_release', '5')], ['pending_release', 'in_custody', 'refunded']],
+    ['one pending release, one in custody', [m('pending_release', '5'), m('in_custody', '5')], ['in_custody', 'refunded']],
+    ['one in custody, one refunded whole', [m('refunded'), m('in_custody', '5')], ['in_custody', 'refunded']],
+    ['one in custody, one released', [m('released', '0', '5'), m('in_custody', '5')], ['in_custody', 'released', 'refunded']],
+    ['one refunded whole, one released', [m('refunded'), m('released', '0', '5')], ['released', 'refunded']],
+    ['one released, one refunded whole', [m('released', '0', '5'), m('refunded')], ['released', 'refunded']],
+    ['all refunded whole', [m('refunded'), m('refunded')], ['refunded']],
+    ['one released', [m('released', '0', '1')], ['released', 'refunded']],
+    ['one pending release', [m('pending_release', '1')], ['pending_release', 'in_custody', 'refunded']],
+  ];
+
+  it.each(cases)('%s', (_, milestones, holding) => {
+    expect(PAYMENT_STATUS_RULES.filter((r) => r.holds(milestones)).map((r) => r.status)).toEqual(holding);
+    expect(paymentStatusOf(milestones)).toBe(holding[0]);
+  });
+
+  it('with one milestone, the payment’s status is the milestone’s', () => {
+    const amounts: Record<PaymentStatus, [string, string]> = {
+      pending_deposit: ['0', '0'],
+      in_custody: ['10', '0'],
+      pending_release: ['10', '0'],
+      disputed: ['10', '0'],
+      released: ['0', '10'],
+      refunded: ['0', '0'],
+      cancelled: ['0', '0'],
+    };
+    for (const [status, [held, released]] of Object.entries(amounts) as [PaymentStatus, [string, string]][]) {
+      expect(paymentStatusOf([m(status, held, released)])).toBe(status);
+    }
+  });
+});
+
+describe('stepEvents: the events of one step, in delivery order', () => {
+  const change = (id: string, from: PaymentStatus, to: PaymentStatus): MilestoneChange => ({ id, from, to });
+
+  it('are these tables', () => {
+    expect(STATUS_EVENTS).toEqual({
+      in_custody: { from: 'pending_deposit', event: 'payment.deposited' },
+      pending_release: { event: 'payment.approved' },
+      disputed: { event: 'payment.disputed' },
+      released: { event: 'payment.released' },
+      refunded: { event: 'payment.refunded' },
+      cancelled: { event: 'payment.cancelled' },
+    });
+    expect(MILESTONE_EVENTS).toEqual({
+      pending_release: 'payment.milestone_approved',
+      released: 'payment.milestone_released',
+      disputed: 'payment.milestone_disputed',
+    });
+  });
+
+  it('each milestone event first (staged only), then the status event', () => {
+    const approve = {
+      from: 'in_custody',
+      to: 'pending_release',
+      refunded: 0n,
+      changes: [change('ms_1', 'in_custody', 'pending_release'), change('ms_3', 'in_custody', 'pending_release')],
+    } as const;
+    expect(stepEvents(approve, true)).toEqual([
+      { event: 'payment.milestone_approved', milestoneId: 'ms_1' },
+      { event: 'payment.milestone_approved', milestoneId: 'ms_3' },
+      { event: 'payment.approved' },
+    ]);
+    expect(stepEvents(approve, false)).toEqual([{ event: 'payment.approved' }]);
+    const dispute = {
+      from: 'pending_release',
+      to: 'disputed',
+      refunded: 0n,
+      changes: [change('ms_2', 'pending_release', 'disputed')],
+    } as const;
+    expect(named(stepEvents(dispute, true))).toEqual(['payment.milestone_disputed ms_2', 'payment.disputed']);
+  });
+
+  it('no milestone event for a milestone that took a status without one, or kept its status', () => {
+    const deposit = {
+      from: 'pending_deposit',
+      to: 'in_custody',
+      refunded: 0n,
+      changes: [change('ms_1', 'pending_deposit', 'in_custody'), change('ms_2', 'pending_deposit', 'in_custody')],
+    } as const;
+    expect(stepEvents(deposit, true)).toEqual([{ event: 'payment.deposited' }]);
+    const cancel = {
+      from: 'pending_deposit',
+      to: 'cancelled',
+      refunded: 0n,
+      changes: [change('ms_1', 'pending_deposit', 'cancelled')],
+    } as const;
+    expect(stepEvents(cancel, true)).toEqual([{ event: 'payment.cancelled' }]);
+    // A partial refund of a milestone pending release: it stays pending release, as the payment.
+    const partial = {
+      from: 'pending_release',
+      to: 'pending_release',
+      refunded: 5n,
+      changes: [change('ms_1', 'pending_release', 'pending_release')],
+    } as const;
+    expect(stepEvents(partial, true)).toEqual([{ event: 'payment.partially_refunded' }]);
+  });
+
+  it('a payment that keeps its status emits no status event (a second milestone disputed, one approved)', () => {
+    const dispute = { from: 'disputed', to: 'disputed', refunded: 0n, changes: [change('ms_2', 'in_custody', 'disputed')] } as const;
+    expect(stepEvents(dispute, true)).toEqual([{ event: 'payment.milestone_disputed', milestoneId: 'ms_2' }]);
+    const approve = {
+      from: 'in_custody',
+      to: 'in_custody',
+      refunded: 0n,
+      changes: [change('ms_1', 'in_custody', 'pending_release')],
+    } as const;
+    expect(stepEvents(approve, true)).toEqual([{ event: 'payment.milestone_approved', milestoneId: 'ms_1' }]);
+  });
+
+  it('payment.deposited only from pending_deposit: a return from disputed to in_custody has no status event', () => {
+    const resolved = { from: 'disputed', to: 'in_custody', refunded: 0n, changes: [change('ms_1', 'disputed', 'released')] } as const;
+    expect(stepEvents(resolved, true)).toEqual([{ event: 'payment.milestone_released', milestoneId: 'ms_1' }]);
+    expect(stepEvents(resolved, false)).toEqual([]);
+    expect(stepEvents({ from: 'pending_deposit', to: 'in_custody', refunded: 0n, changes: [] }, false)).toEqual([
+      { event: 'payment.deposited' },
+    ]);
+  });
+
+  it('payment.partially_refunded only when money went back and the payment did not become refunded', () => {
+    const split = { from: 'disputed', to: 'released', refunded: 20n, changes: [change('ms_3', 'disputed', 'released')] } as const;
+    expect(named(stepEvents(split, true))).toEqual(['payment.milestone_released ms_3', 'payment.partially_refunded', 'payment.released']);
+    expect(named(stepEvents(split, false))).toEqual(['payment.partially_refunded', 'payment.released']);
+    expect(named(stepEvents({ ...split, refunded: 1n }, false))).toEqual(['payment.partially_refunded', 'payment.released']);
+    expect(named(stepEvents({ ...split, refunded: 0n }, false))).toEqual(['payment.released']);
+    const refund = { from: 'in_custody', to: 'refunded', refunded: 20n, changes: [change('ms_1', 'in_custody', 'refunded')] } as const;
+    expect(stepEvents(refund, true)).toEqual([{ event: 'payment.refunded' }]);
+    const partial = { from: 'in_custody', to: 'in_custody', refunded: 20n, changes: [change('ms_1', 'in_custody', 'in_custody')] } as const;
+    expect(stepEvents(partial, true)).toEqual([{ event: 'payment.partially_refunded' }]);
+  });
+});
+
+describe('a milestone’s money', () => {
+  const m: MilestoneState = {
+    ...wholeMilestone(paymentState()),
+    id: 'ms_1',
+    amountMinor: '1000',
+    status: 'released',
+    heldMinor: '0',
+    releasedMinor: '700',
+    refundedMinor: '300',
+    feeCollectedMinor: '21',
+  };
+
+  it('milestoneAmounts reads it, withMilestoneAmounts writes it', () => {
+    expect(milestoneAmounts(m)).toEqual({ held: 0n, released: 700n, refunded: 300n, feeCollected: 21n });
+    expect(withMilestoneAmounts(m, { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toEqual({
+      ...m,
+      heldMinor: '1',
+      releasedMinor: '2',
+      refundedMinor: '3',
+      feeCollectedMinor: '4',
+    });
+  });
+
+  it('sumOfMilestones adds each amount over the milestones', () => {
+    const other = { ...m, id: 'ms_2', heldMinor: '4000', releasedMinor: '50', refundedMinor: '6', feeCollectedMinor: '1' };
+    expect(sumOfMilestones([m, other])).toEqual({ held: 4000n, released: 750n, refunded: 306n, feeCollected: 22n });
+    expect(sumOfMilestones([])).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
+  });
+});
+
+describe('the one milestone of a payment created without milestones', () => {
+  it('has the id of the payment’s ULID, with ms_ for the payment’s leading pay_ alone', () => {
+    expect(defaultMilestoneId('pay_01JD0000000000000000000000')).toBe('ms_01JD0000000000000000000000');
+    expect(defaultMilestoneId('01JDpay_')).toBe('ms_01JDpay_');
+  });
+
+  it('is the whole amount, with the payment’s status, recipient and auto-release, nothing moved unless given', () => {
+    const p = {
+      id: 'pay_01X',
+      amountMinor: '500',
+      status: 'pending_deposit',
+      autoReleaseAfterSeconds: 60,
+      recipientEmail: 'r@x.com',
+    } as const;
+    expect(wholeMilestone(p)).toStrictEqual({
+      id: 'ms_01X',
+      amountMinor: '500',
+      status: 'pending_deposit',
+      heldMinor: '0',
+      releasedMinor: '0',
+      refundedMinor: '0',
+      feeCollectedMinor: '0',
+      autoReleaseAfterSeconds: 60,
+      releaseAt: null,
+      reference: null,
+      description: null,
+      recipientEmail: 'r@x.com',
+    });
+    expect(
+      wholeMilestone({ ...p, status: 'released', heldMinor: '1', releasedMinor: '400', refundedMinor: '99', feeCollectedMinor: '7' }),
+    ).toMatchObject({ status: 'released', heldMinor: '1', releasedMinor: '400', refundedMinor: '99', feeCollectedMinor: '7' });
+  });
+
+  it('withMilestones gives a payment recorded without milestones its one, and keeps a payment’s own', () => {
+    const { milestones: _m, staged: _s, ...bare } = paymentState({ status: 'in_custody', heldMinor: '12550' });
+    expect(withMilestones(bare)).toEqual({ ...bare, milestones: [wholeMilestone(bare)], staged: false });
+    const staged = stagedPayment([1n, 2n]);
+    expect(withMilestones(staged)).toEqual(staged);
+  });
+});
+
+describe('ledgerMovements: one ledger entry per milestone that moved money', () => {
+  const state = paymentState();
+  const entry = (extra: Partial<HistoryEntry>): HistoryEntry => ({
+    seq: 2,
+    action: 'refund',
+    from: 'in_custody',
+    to: 'refunded',
+    event: 'payment.refunded',
+    actor: 'a',
+    reason: null,
+    at: '2026-11-24T00:00:00.000Z',
+    ...extra,
+  });
+  const record = (refunded: string) => ({ deposited: '0', refunded, released: '0', fee: '0' });
+
+  it('from the entry’s changes, skipping a milestone that moved none', () => {
+    const changes: MilestoneChange[] = [
+      { id: 'ms_1', from: 'in_custody', to: 'refunded', movement: record('100') },
+      { id: 'ms_2', from: 'released', to: 'released' },
+      { id: 'ms_3', from: 'disputed', to: 'refunded', movement: record('7') },
+    ];
+    expect(ledgerMovements(state, entry({ movement: record('107'), changes }))).toEqual([
+      { milestoneId: 'ms_1', movement: { deposited: 0n, refunded: 100n, released: 0n, fee: 0n } },
+      { milestoneId: 'ms_3', movement: { deposited: 0n, refunded: 7n, released: 0n, fee: 0n } },
+    ]);
+  });
+
+  it('an entry recorded before milestones (no `changes`) moved its payment’s one milestone', () => {
+    expect(ledgerMovements(state, entry({ movement: record('12550') }))).toEqual([
+      { milestoneId: 'ms_01JD0000000000000000000000', movement: { deposited: 0n, refunded: 12550n, released: 0n, fee: 0n } },
+    ]);
+    expect(ledgerMovements(state, entry({ action: 'approve', to: 'pending_release' }))).toEqual([]);
+  });
+});
+
+describe('the worked example (docs/money.md), step by step', () => {
+  it('deposit: every milestone in custody, holding its amount; one deposit per milestone', () => {
+    const before = worked();
+    const plan = planned(before, { action: 'deposit' });
+    expect(plan).toStrictEqual({
+      ok: true,
+      action: 'deposit',
+      to: 'in_custody',
+      movement: { deposited: 100000n, refunded: 0n, released: 0n, fee: 0n },
+      after: { held: 100000n, released: 0n, refunded: 0n, feeCollected: 0n },
+      milestones: before.milestones.map((m) => ({ ...m, status: 'in_custody', heldMinor: m.amountMinor })),
+      changes: before.milestones.map((m) => ({
+        id: m.id,
+        from: 'pending_deposit',
+        to: 'in_custody',
+        movement: { deposited: m.amountMinor, refunded: '0', released: '0', fee: '0' },
+      })),
+      events: [{ event: 'payment.deposited' }],
+    });
+    const { state, entry } = applyTransition(before, plan, { actor: 'key_1', reason: null, at: iso(NOW) });
+    expect(entry).toStrictEqual({
+      seq: 2,
+      action: 'deposit',
+      from: 'pending_deposit',
+      to: 'in_custody',
+      event: 'payment.deposited',
+      actor: 'key_1',
+      reason: null,
+      at: iso(NOW),
+      movement: { deposited: '100000', refunded: '0', released: '0', fee: '0' },
+      changes: plan.changes,
+    });
+    expect(state).toMatchObject({ status: 'in_custody', heldMinor: '100000', version: 2, milestones: plan.milestones });
+    expect(ledgerMovements(state, entry).map((l) => [l.milestoneId, l.movement.deposited])).toEqual([
+      ['ms_1', 20000n],
+      ['ms_2', 50000n],
+      ['ms_3', 30000n],
+    ]);
+  });
+
+  it('through to the end: released 850.00, refunded 150.00, fee 25.49 collected across three releases', () => {
+    let state = run(worked(), { action: 'deposit' });
+
+    // Design approved: a milestone event only, the payment stays in custody.
+    let { state: next, entry } = step(state, { action: 'approve', milestoneId: 'ms_1' });
+    expect(entry).toStrictEqual({
+      seq: 3,
+      action: 'approve',
+      from: 'in_custody',
+      to: 'in_custody',
+      event: 'payment.milestone_approved',
+      actor: 'test',
+      reason: null,
+      at: iso(NOW),
+      milestoneId: 'ms_1',
+      changes: [{ id: 'ms_1', from: 'in_custody', to: 'pending_release' }],
+    });
+    expect(next.milestones.map((m) => m.status)).toEqual(['pending_release', 'in_custody', 'in_custody']);
+    state = next;
+
+    // Design released: 200.00, the fee floor(2999 × 20000 / 100000) = 599, all on design's entry.
+    let plan = planned(state, { action: 'release', milestoneId: 'ms_1' });
+    expect(plan).toMatchObject({ milestoneId: 'ms_1', to: 'in_custody', movement: { released: 20000n, fee: 599n } });
+    expect(named(plan.events)).toEqual(['payment.milestone_released ms_1']);
+    state = step(state, { action: 'release', milestoneId: 'ms_1' }).state;
+    expect(milestone(state, 'ms_1')).toMatchObject({
+      status: 'released',
+      heldMinor: '0',
+      releasedMinor: '20000',
+      feeCollectedMinor: '599',
+    });
+    expect(state).toMatchObject({ status: 'in_custody', heldMinor: '80000', releasedMinor: '20000', feeCollectedMinor: '599' });
+
+    // Build partly refunded: 50.00 back, build holds 450.00 and stays in custody.
+    plan = planned(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n });
+    expect(plan.changes).toEqual([
+      { id: 'ms_2', from: 'in_custody', to: 'in_custody', movement: { deposited: '0', refunded: '5000', released: '0', fee: '0' } },
+    ]);
+    expect(plan.events).toEqual([{ event: 'payment.partially_refunded' }]);
+    state = step(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n }).state;
+    expect(milestone(state, 'ms_2')).toMatchObject({ status: 'in_custody', heldMinor: '45000', refundedMinor: '5000' });
+
+    // Build released: 65000 released in all, the fee floor(2999 × 65000 / 100000) = 1949, this entry 1350.
+    state = step(state, { action: 'approve', milestoneId: 'ms_2' }).state;
+    plan = planned(state, { action: 'release', milestoneId: 'ms_2' });
+    expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 45000n, fee: 1350n });
+    state = step(state, { action: 'release', milestoneId: 'ms_2' }).state;
+    expect(milestone(state, 'ms_2').feeCollectedMinor).toBe('1350');
+
+    // Launch disputed, then split: 100.00 back, 200.00 released, the fee 2549 in all, this entry 600.
+    plan = planned(state, { action: 'dispute', milestoneId: 'ms_3' });
+    expect(named(plan.events)).toEqual(['payment.milestone_disputed ms_3', 'payment.disputed']);
+    state = step(state, { action: 'dispute', milestoneId: 'ms_3' }).state;
+    expect(state.status).toBe('disputed');
+    plan = planned(state, { action: 'resolve', resolution: 'split', amountMinor: 10000n, milestoneId: 'ms_3' });
+    expect(plan.movement).toEqual({ deposited: 0n, refunded: 10000n, released: 20000n, fee: 600n });
+    expect(named(plan.events)).toEqual(['payment.milestone_released ms_3', 'payment.partially_refunded', 'payment.released']);
+    ({ state: next, entry } = step(state, { action: 'resolve', resolution: 'split', amountMinor: 10000n, milestoneId: 'ms_3' }));
+    expect(entry).toMatchObject({ event: 'payment.released', milestoneId: 'ms_3', from: 'disputed', to: 'released' });
+    expect(next).toMatchObject({
+      status: 'released',
+      heldMinor: '0',
+      releasedMinor: '85000',
+      refundedMinor: '15000',
+      feeCollectedMinor: '2549',
+    });
+    expect(next.milestones.map((m) => [m.status, m.heldMinor, m.releasedMinor, m.refundedMinor, m.feeCollectedMinor])).toEqual([
+      ['released', '0', '20000', '0', '599'],
+      ['released', '0', '45000', '5000', '1350'],
+      ['released', '0', '20000', '10000', '600'],
+    ]);
+
+    // The split's events: the milestone's release and the payment's, the refunded part between them.
+    const events = emittedEvents(next, entry);
+    expect(events.map((e) => [e.event, e.ordinal, e.milestoneId])).toEqual([
+      ['payment.milestone_released', -2, 'ms_3'],
+      ['payment.partially_refunded', -1, undefined],
+      ['payment.released', 0, undefined],
+    ]);
+    expect(events[0].state).toBe(next);
+    expect(events[2].state).toBe(next);
+    expect(events[1].state).toEqual({
+      ...next,
+      status: 'disputed',
+      heldMinor: '20000',
+      releasedMinor: '65000',
+      refundedMinor: '15000',
+      feeCollectedMinor: '1949',
+      milestones: [
+        next.milestones[0],
+        next.milestones[1],
+        {
+          ...next.milestones[2],
+          status: 'disputed',
+          heldMinor: '20000',
+          releasedMinor: '0',
+          refundedMinor: '10000',
+          feeCollectedMinor: '0',
+        },
+      ],
+    });
+  });
+});
+
+describe('planTransition: a milestone’s own actions', () => {
+  const deposited = () => run(worked(), { action: 'deposit' });
+
+  it('a milestone the payment does not have: unknown_milestone (404), before any other check', () => {
+    expect(planTransition(deposited(), { action: 'approve', milestoneId: 'ms_9' }, NOW)).toEqual({
+      ok: false,
+      reason: 'unknown_milestone',
+      message: 'this payment has no milestone ms_9',
+    });
+    // Even with the payment's deposit deadline passed and a refusal the status would give.
+    expect(planTransition(worked(), { action: 'release', milestoneId: 'ms_x' }, NOW + 30 * 24 * HOUR)).toMatchObject({
+      reason: 'unknown_milestone',
+    });
+  });
+
+  it('answers for the milestone’s status, and its refusal names the milestone’s status', () => {
+    const state = run(deposited(), { action: 'approve', milestoneId: 'ms_1' }, { action: 'release', milestoneId: 'ms_1' });
+    expect(planTransition(state, { action: 'approve', milestoneId: 'ms_1' }, NOW)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      status: 'released',
+      message: 'cannot approve a milestone whose status is released',
+    });
+    expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      status: 'in_custody',
+      message: 'cannot release a milestone whose status is in_custody',
+    });
+    expect(planTransition(state, { action: 'resolve', milestoneId: 'ms_2' }, NOW)).toEqual({
+      ok: false,
+      reason: 'resolution_required',
+      status: 'in_custody',
+      message: 'resolve needs a resolution: "release", "refund" or "split"',
+    });
+    // The payment in custody may not be released; its approved milestone may.
+    const approved = run(deposited(), { action: 'approve', milestoneId: 'ms_2' });
+    expect(planTransition(approved, { action: 'release' }, NOW)).toMatchObject({ ok: false, status: 'in_custody' });
+    expect(planTransition(approved, { action: 'release', milestoneId: 'ms_2' }, NOW)).toMatchObject({ ok: true, to: 'in_custody' });
+  });
+
+  it('acts on that milestone alone, even where others could take the same step', () => {
+    const before = deposited();
+    const plan = planned(before, { action: 'approve', milestoneId: 'ms_2' });
+    expect(plan.milestoneId).toBe('ms_2');
+    expect(plan.changes).toEqual([{ id: 'ms_2', from: 'in_custody', to: 'pending_release' }]);
+    expect(plan.milestones[0]).toBe(before.milestones[0]);
+    expect(plan.milestones[2]).toBe(before.milestones[2]);
+    expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 0n, fee: 0n });
+  });
+
+  it('measures a refund against the milestone’s held amount, not the payment’s', () => {
+    const state = run(deposited(), { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n });
+    expect(planTransition(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 45001n }, NOW)).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'amount',
+      message: 'amount must be at most the amount held, 450.00 USD',
+    });
+    // Its whole held amount is a full refund of the milestone: refunded, the payment keeps the others.
+    const whole = planned(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 45000n });
+    expect(whole.changes).toEqual([
+      { id: 'ms_2', from: 'in_custody', to: 'refunded', movement: { deposited: '0', refunded: '45000', released: '0', fee: '0' } },
+    ]);
+    expect(whole).toMatchObject({ to: 'in_custody', events: [{ event: 'payment.partially_refunded' }] });
+    // Less than it holds is partial, though it is more than another milestone holds.
+    expect(planned(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 44999n }).changes).toMatchObject([{ to: 'in_custody' }]);
+    const disputed = run(state, { action: 'dispute', milestoneId: 'ms_3' });
+    expect(planTransition(disputed, { action: 'resolve', resolution: 'split', amountMinor: 30000n, milestoneId: 'ms_3' }, NOW)).toEqual({
+      ok: false,
+      reason: 'invalid_amount',
+      field: 'refund_amount',
+      message: 'refund_amount must be less than the amount held, 300.00 USD',
+    });
+  });
+});
+
+describe('planTransition: a payment-level action acts on every milestone it applies to', () => {
+  /** Four milestones: in custody, released, pending release, in custody (the payment in custody). */
+  const mixed = () =>
+    run(
+      stagedPayment([100n, 200n, 300n, 400n], { autoReleaseAfterSeconds: 3600, platformFeeMinor: '100' }),
+      { action: 'deposit' },
+      { action: 'approve', milestoneId: 'ms_2' },
+      { action: 'release', milestoneId: 'ms_2' },
+      { action: 'approve', milestoneId: 'ms_3' },
+    );
+
+  it('approve: every milestone in custody', () => {
+    const before = mixed();
+    expect(before.status).toBe('in_custody');
+    const plan = planned(before, { action: 'approve' });
+    expect(plan.changes).toEqual([
+      { id: 'ms_1', from: 'in_custody', to: 'pending_release' },
+      { id: 'ms_4', from: 'in_custody', to: 'pending_release' },
+    ]);
+    expect(named(plan.events)).toEqual(['payment.milestone_approved ms_1', 'payment.milestone_approved ms_4', 'payment.approved']);
+    expect(plan.to).toBe('pending_release');
+    expect(plan.milestones[2]).toBe(before.milestones[2]);
+    expect('milestoneId' in plan).toBe(false);
+    const { entry } = applyTransition(before, plan, { actor: 'a', reason: null, at: iso(NOW) });
+    expect('milestoneId' in entry).toBe(false);
+    expect(entry.event).toBe('payment.approved');
+  });
+
+  it('dispute: every milestone holding money, its auto-release cleared', () => {
+    const plan = planned(mixed(), { action: 'dispute' });
+    expect(plan.changes.map((c) => [c.id, c.from, c.to])).toEqual([
+      ['ms_1', 'in_custody', 'disputed'],
+      ['ms_3', 'pending_release', 'disputed'],
+      ['ms_4', 'in_custody', 'disputed'],
+    ]);
+    expect(plan.milestones.map((m) => m.releaseAt)).toEqual([null, null, null, null]);
+    expect(named(plan.events)).toEqual([
+      'payment.milestone_disputed ms_1',
+      'payment.milestone_disputed ms_3',
+      'payment.milestone_disputed ms_4',
+      'payment.disputed',
+    ]);
+  });
+
+  it('refund without an amount: everything held, each milestone’s own entry', () => {
+    const before = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' });
+    expect(before.status).toBe('disputed');
+    const plan = planned(before, { action: 'refund' });
+    expect(plan.changes.map((c) => [c.id, c.from, c.to, c.movement?.refunded])).toEqual([
+      ['ms_1', 'disputed', 'refunded', '100'],
+      ['ms_3', 'pending_release', 'refunded', '300'],
+      ['ms_4', 'in_custody', 'refunded', '400'],
+    ]);
+    expect(plan.movement).toEqual({ deposited: 0n, refunded: 800n, released: 0n, fee: 0n });
+    // Something was released: the payment ends released, the refund announced as a partial one.
+    expect(plan.to).toBe('released');
+    expect(named(plan.events)).toEqual(['payment.partially_refunded', 'payment.released']);
+  });
+
+  it('refund of exactly what is held, with several milestones holding it: a full refund of each', () => {
+    const plan = planned(mixed(), { action: 'refund', amountMinor: 800n });
+    expect(plan.changes.map((c) => c.to)).toEqual(['refunded', 'refunded', 'refunded']);
+    expect(plan.after).toEqual({ held: 0n, released: 200n, refunded: 800n, feeCollected: 20n });
+  });
+
+  it('resolve: every disputed milestone; a payment back in custody emits no status event', () => {
+    const both = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' }, { action: 'dispute', milestoneId: 'ms_4' });
+    const release = planned(both, { action: 'resolve', resolution: 'release' });
+    expect(release.changes.map((c) => [c.id, c.to])).toEqual([
+      ['ms_1', 'released'],
+      ['ms_4', 'released'],
+    ]);
+    expect(release.to).toBe('pending_release');
+    expect(named(release.events)).toEqual(['payment.milestone_released ms_1', 'payment.milestone_released ms_4', 'payment.approved']);
+    const refund = planned(both, { action: 'resolve', resolution: 'refund' });
+    expect(refund.changes.map((c) => [c.id, c.to, c.movement?.refunded])).toEqual([
+      ['ms_1', 'refunded', '100'],
+      ['ms_4', 'refunded', '400'],
+    ]);
+    expect(refund.events).toEqual([{ event: 'payment.partially_refunded' }, { event: 'payment.approved' }]);
+
+    const one = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' });
+    const back = planned(one, { action: 'resolve', resolution: 'release' });
+    expect(back.to).toBe('in_custody');
+    expect(back.events).toEqual([{ event: 'payment.milestone_released', milestoneId: 'ms_1' }]);
+    const { entry } = applyTransition(one, back, { actor: 'a', reason: null, at: iso(NOW) });
+    expect(entry.event).toBe('payment.milestone_released');
+  });
+
+  it('cancel and the deposit deadline: every milestone cancelled, the payment’s event alone', () => {
+    const before = stagedPayment([1n, 2n, 3n]);
+    const deadline = Date.parse(before.depositDeadline);
+    for (const [action, now, client] of [
+      ['cancel', NOW, true],
+      ['deadline', deadline, false],
+    ] as const) {
+      const plan = planned(before, { action }, now, client);
+      expect(plan.changes).toEqual(before.milestones.map((m) => ({ id: m.id, from: 'pending_deposit', to: 'cancelled' })));
+      expect(plan.events).toEqual([{ event: 'payment.cancelled' }]);
+      expect(plan.to).toBe('cancelled');
+    }
+  });
+
+  it('a partial refund or a split is refused while two or more milestones hold money, allowed with one', () => {
+    const state = run(worked(), { action: 'deposit' });
+    expect(planTransition(state, { action: 'refund', amountMinor: 100n }, NOW)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      status: 'in_custody',
+      message:
+        'cannot refund a payment whose status is in_custody with a partial refund while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/refund)',
+    });
+    const two = run(state, { action: 'dispute' });
+    expect(planTransition(two, { action: 'resolve', resolution: 'split', amountMinor: 100n }, NOW)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      status: 'disputed',
+      message:
+        'cannot resolve a payment whose status is disputed with a split while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/resolve)',
+    });
+
+    // One milestone left holding money: the payment's partial refund and split are its.
+    const one = run(
+      state,
+      { action: 'refund', milestoneId: 'ms_1' },
+      { action: 'approve', milestoneId: 'ms_3' },
+      { action: 'release', milestoneId: 'ms_3' },
+    );
+    const partial = planned(one, { action: 'refund', amountMinor: 100n });
+    expect(partial.changes).toEqual([
+      { id: 'ms_2', from: 'in_custody', to: 'in_custody', movement: { deposited: '0', refunded: '100', released: '0', fee: '0' } },
+    ]);
+    const disputed = run(one, { action: 'dispute' });
+    const split = planned(disputed, { action: 'resolve', resolution: 'split', amountMinor: 100n });
+    expect(split.changes.map((c) => [c.id, c.from, c.to, c.movement])).toEqual([
+      ['ms_2', 'disputed', 'released', { deposited: '0', refunded: '100', released: '49900', fee: '1497' }],
+    ]);
+    // floor(2999 × (30000 + 49900) / 100000) = 2396: launch's release collected 899, this one the 1497 more.
+    expect(split.after).toEqual({ held: 0n, released: 79900n, refunded: 20100n, feeCollected: 2396n });
+  });
+
+  it('a payment whose amounts disagree with its milestones’ is a bug: planning throws, naming the milestone', () => {
+    const state = run(stagedPayment([500n, 500n]), { action: 'deposit' }, { action: 'refund', milestoneId: 'ms_2' });
+    // The payment claims more than its one holding milestone holds.
+    const broken = { ...state, heldMinor: '1000' };
+    expect(() => planTransition(broken, { action: 'refund', amountMinor: 700n }, NOW)).toThrow(
+      'ms_1: amount must be less than the amount held',
+    );
+  });
+});
+
+describe('the fee across milestones', () => {
+  it('one payment-level release collects each milestone’s difference in turn: the payment’s fee stays floor(fee × released / amount)', () => {
+    // 3 JPY in three parts of 1, a fee of 2: after 1 released floor(2/3) = 0, after 2 floor(4/3) = 1, after 3, 2.
+    const state = run(
+      stagedPayment([1n, 1n, 1n], { currency: 'JPY', amountExponent: 0, platformFeeMinor: '2' }),
+      { action: 'deposit' },
+      { action: 'approve' },
+    );
+    const plan = planned(state, { action: 'release' });
+    expect(plan.changes.map((c) => [c.id, c.movement?.released, c.movement?.fee])).toEqual([
+      ['ms_1', '1', '0'],
+      ['ms_2', '1', '1'],
+      ['ms_3', '1', '1'],
+    ]);
+    expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 3n, fee: 2n });
+    expect(plan.milestones.map((m) => m.feeCollectedMinor)).toEqual(['0', '1', '1']);
+    expect(plan.after.feeCollected).toBe(2n);
+  });
+
+  it('a release of part of the amount rounds the running total down, not each part', () => {
+    // 30.00 in three parts of 10.00, a fee of 1.00: 33, then 66 in all (33 more), then 100 (34 more).
+    const state = run(stagedPayment([1000n, 1000n, 1000n], { platformFeeMinor: '100' }), { action: 'deposit' }, { action: 'approve' });
+    const plan = planned(state, { action: 'release' });
+    expect(plan.milestones.map((m) => m.feeCollectedMinor)).toEqual(['33', '33', '34']);
+    const first = planned(state, { action: 'release', milestoneId: 'ms_2' });
+    expect(first.after.feeCollected).toBe(33n);
+  });
+});
+
+describe('release_at: the auto-release of each approved milestone', () => {
+  /** ms_1 one hour, ms_2 none, ms_3 two hours; all approved at NOW. */
+  const approved = () => {
+    const base = stagedPayment([100n, 200n, 300n], { autoReleaseAfterSeconds: 3600 });
+    const withAutos = {
+      ...base,
+      milestones: base.milestones.map((m, i) => ({ ...m, autoReleaseAfterSeconds: [3600, null, 7200][i] })),
+    };
+    return run(withAutos, { action: 'deposit' }, { action: 'approve' });
+  };
+
+  it('is set on approval from the step’s time and the milestone’s own seconds', () => {
+    const state = approved();
+    expect(state.milestones.map((m) => m.releaseAt)).toEqual([iso(NOW + HOUR), null, iso(NOW + 2 * HOUR)]);
+    expect(pendingTimers(state)).toEqual([
+      { action: 'auto_release', dueAt: NOW + HOUR, milestoneId: 'ms_1' },
+      { action: 'auto_release', dueAt: NOW + 2 * HOUR, milestoneId: 'ms_3' },
+    ]);
+    expect(pendingTimer(state)).toEqual({ action: 'auto_release', dueAt: NOW + HOUR, milestoneId: 'ms_1' });
+    expect(nextDeadlineOf(state)).toEqual(new Date(NOW + HOUR));
+    // Approved later, the same seconds count from then.
+    const later = planned(run(stagedPayment([5n]), { action: 'deposit' }), { action: 'approve' }, NOW + 5000);
+    expect(later.milestones[0].releaseAt).toBeNull();
+    const timed = stagedPayment([5n], { autoReleaseAfterSeconds: 90 });
+    expect(planned(run(timed, { action: 'deposit' }), { action: 'approve' }, NOW + 5000).milestones[0].releaseAt).toBe(iso(NOW + 95_000));
+  });
+
+  it('is kept by a partial refund (the milestone stays pending release), cleared on leaving pending_release', () => {
+    const state = approved();
+    const partial = planned(state, { action: 'refund', amountMinor: 10n, milestoneId: 'ms_3' }, NOW + 60_000);
+    expect(partial.milestones[2]).toMatchObject({ status: 'pending_release', heldMinor: '290', releaseAt: iso(NOW + 2 * HOUR) });
+    for (const req of [
+      { action: 'dispute', milestoneId: 'ms_3' },
+      { action: 'release', milestoneId: 'ms_3' },
+      { action: 'refund', milestoneId: 'ms_3' },
+    ] as const) {
+      expect(planned(state, req).milestones[2].releaseAt, req.action).toBeNull();
+    }
+    // Only the milestone that moved: ms_1's stays.
+    expect(planned(state, { action: 'dispute', milestoneId: 'ms_3' }).milestones[0].releaseAt).toBe(iso(NOW + HOUR));
+  });
+
+  it('a milestone approved while the payment is in custody waits on its timer too', () => {
+    const state = run(
+      stagedPayment([100n, 200n], { autoReleaseAfterSeconds: 60 }),
+      { action: 'deposit' },
+      { action: 'approve', milestoneId: 'ms_2' },
+    );
+    expect(state.status).toBe('in_custody');
+    expect(pendingTimer(state)).toEqual({ action: 'auto_release', dueAt: NOW + 60_000, milestoneId: 'ms_2' });
+  });
+
+  it('a due auto-release refuses its milestone’s actions and the payment’s, not another milestone’s', () => {
+    const state = approved();
+    const due = NOW + HOUR;
+    expect(dueTimer(state, due - 1)).toBeUndefined();
+    expect(dueTimer(state, due)).toBe('auto_release');
+    expect(dueTimer(state, due, 'ms_1')).toBe('auto_release');
+    expect(dueTimer(state, due, 'ms_3')).toBeUndefined();
+    expect(dueTimer(state, NOW + 2 * HOUR, 'ms_3')).toBe('auto_release');
+    expect(planTransition(state, { action: 'release', milestoneId: 'ms_1' }, due)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      status: 'pending_release',
+      message: 'cannot release a milestone whose status is pending_release: its auto-release is due',
+    });
+    expect(planTransition(state, { action: 'dispute' }, due)).toEqual({
+      ok: false,
+      reason: 'invalid_transition',
+      status: 'pending_release',
+      message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
+    });
+    expect(planned(state, { action: 'dispute', milestoneId: 'ms_3' }, due).changes).toEqual([
+      { id: 'ms_3', from: 'pending_release', to: 'disputed' },
+    ]);
+    // The timer's own step releases its milestone alone.
+    const timer = planned(state, { action: 'auto_release', milestoneId: 'ms_1' }, due, false);
+    expect(timer).toMatchObject({
+      to: 'pending_release',
+      milestoneId: 'ms_1',
+      events: [{ event: 'payment.milestone_released', milestoneId: 'ms_1' }],
+    });
+    expect(timer.changes.map((c) => c.id)).toEqual(['ms_1']);
+  });
+
+  it('the deposit deadline, once due, refuses a milestone’s action as the payment’s', () => {
+    const state = stagedPayment([1n, 2n]);
+    const deadline = Date.parse(state.depositDeadline);
+    expect(dueTimer(state, deadline, 'ms_1')).toBe('deadline');
+    expect(dueTimer(state, deadline - 1, 'ms_1')).toBeUndefined();
+    expect(pendingTimers(state)).toEqual([{ action: 'deadline', dueAt: deadline }]);
+  });
+});
+
+describe('applyTransition on a payment with milestones', () => {
+  it('writes the plan’s milestones and their sums, and the milestone the step named', () => {
+    const before = run(worked(), { action: 'deposit' }, { action: 'approve', milestoneId: 'ms_1' });
+    const plan = planned(before, { action: 'release', milestoneId: 'ms_1' });
+    const { state, entry } = applyTransition(before, plan, { actor: 'a', reason: 'done', at: iso(NOW) });
+    expect(state).toEqual({
+      ...before,
+      status: 'in_custody',
+      version: before.version + 1,
+      updatedAt: iso(NOW),
+      milestones: plan.milestones,
+      heldMinor: '80000',
+      releasedMinor: '20000',
+      refundedMinor: '0',
+      feeCollectedMinor: '599',
+    });
+    expect(entry).toStrictEqual({
+      seq: before.version + 1,
+      action: 'release',
+      from: 'in_custody',
+      to: 'in_custody',
+      event: 'payment.milestone_released',
+      actor: 'a',
+      reason: 'done',
+      at: iso(NOW),
+      movement: { deposited: '0', refunded: '0', released: '20000', fee: '599' },
+      milestoneId: 'ms_1',
+      changes: plan.changes,
+    });
+  });
+
+  it('a step that changed no milestone records no changes', () => {
+    const before = paymentState({ status: 'in_custody', heldMinor: '12550' });
+    const step: PlannedStep = {
+      action: 'approve',
+      to: 'in_custody',
+      movement: { deposited: 0n, refunded: 0n, released: 0n, fee: 0n },
+      after: { held: 12550n, released: 0n, refunded: 0n, feeCollected: 0n },
+      milestones: before.milestones,
+      changes: [],
+      events: [{ event: 'payment.approved' }],
+    };
+    const { entry } = applyTransition(before, step, { actor: 'a', reason: null, at: iso(NOW) });
+    expect(entry).toStrictEqual({
+      seq: 2,
+      action: 'approve',
+      from: 'in_custody',
+      to: 'in_custody',
+      event: 'payment.approved',
+      actor: 'a',
+      reason: null,
+      at: iso(NOW),
+    });
+  });
+});
+
+describe('emittedEvents on a payment with milestones', () => {
+  it('a split’s refunded part after its milestone event but last: both show the payment as it ends', () => {
+    const before = run(
+      stagedPayment([100n, 200n], { platformFeeMinor: '30' }),
+      { action: 'deposit' },
+      { action: 'dispute', milestoneId: 'ms_1' },
+    );
+    const { state, entry } = step(before, { action: 'resolve', resolution: 'split', amountMinor: 40n, milestoneId: 'ms_1' });
+    expect(state.status).toBe('in_custody');
+    expect(emittedEvents(state, entry)).toEqual([
+      { event: 'payment.milestone_released', milestoneId: 'ms_1', state, ordinal: -1 },
+      { event: 'payment.partially_refunded', state, ordinal: 0 },
+    ]);
+    expect(emittedEvents(state, entry)[1].state).toBe(state);
+  });
+
+  it('a refund of the rest after a release: payment.partially_refunded shows the payment as it ends (nothing was released with it)', () => {
+    const before = run(
+      stagedPayment([100n, 200n]),
+      { action: 'deposit' },
+      { action: 'approve', milestoneId: 'ms_1' },
+      { action: 'release', milestoneId: 'ms_1' },
+    );
+    const { state, entry } = step(before, { action: 'refund' });
+    const events = emittedEvents(state, entry);
+    expect(events.map((e) => [e.event, e.ordinal])).toEqual([
+      ['payment.partially_refunded', -1],
+      ['payment.released', 0],
+    ]);
+    expect(events[0].state).toBe(state);
+  });
+
+  it('a payment-level split shows its one milestone between the refund and the release, the others as they are', () => {
+    const before = run(
+      stagedPayment([100n, 200n], { platformFeeMinor: '30' }),
+      { action: 'deposit' },
+      { action: 'refund', milestoneId: 'ms_1', amountMinor: 100n },
+      { action: 'dispute' },
+    );
+    const { state, entry } = step(before, { action: 'resolve', resolution: 'split', amountMinor: 50n });
+    const [released, part, own] = emittedEvents(state, entry);
+    expect([released.event, part.event, own.event]).toEqual([
+      'payment.milestone_released',
+      'payment.partially_refunded',
+      'payment.released',
+    ]);
+    // floor(30 × 150 / 300) = 15 collected by the release.
+    expect(part.state).toEqual({
+      ...state,
+      status: 'disputed',
+      heldMinor: '150',
+      releasedMinor: '0',
+      refundedMinor: '150',
+      feeCollectedMinor: '0',
+      milestones: [
+        state.milestones[0],
+        { ...state.milestones[1], status: 'disputed', heldMinor: '150', releasedMinor: '0', feeCollectedMinor: '0' },
+      ],
+    });
+    expect(state.milestones[1]).toMatchObject({ releasedMinor: '150', refundedMinor: '50', feeCollectedMinor: '15' });
+  });
+
+  it('a creation emits payment.created; a step the rules give no event keeps its entry’s', () => {
+    const state = stagedPayment([1n, 2n]);
+    expect(emittedEvents(state, creationEntry(state, 'key_1'))).toEqual([{ event: 'payment.created', state, ordinal: 0 }]);
+    const single = paymentState({ status: 'in_custody', heldMinor: '12550' });
+    const entry: HistoryEntry = {
+      seq: 3,
+      action: 'approve',
+      from: 'in_custody',
+      to: 'in_custody',
+      event: 'payment.approved',
+      actor: 'a',
+      reason: null,
+      at: iso(NOW),
+    };
+    expect(emittedEvents(single, entry)).toEqual([{ event: 'payment.approved', state: single, ordinal: 0 }]);
+  });
+
+  it('an entry recorded before milestones: its refund from its movement', () => {
+    const single = paymentState({ status: 'in_custody', heldMinor: '12000', refundedMinor: '550' });
+    const entry: HistoryEntry = {
+      seq: 3,
+      action: 'refund',
+      from: 'in_custody',
+      to: 'in_custody',
+      event: 'payment.partially_refunded',
+      actor: 'a',
+      reason: null,
+      at: iso(NOW),
+      movement: { deposited: '0', refunded: '550', released: '0', fee: '0' },
+    };
+    expect(emittedEvents(single, entry)).toEqual([{ event: 'payment.partially_refunded', state: single, ordinal: 0 }]);
+  });
+
+  it('a split recorded before milestones (no `changes`): its refunded part shows the payment between the two', () => {
+    const state = paymentState({
+      status: 'released',
+      platformFeeMinor: '300',
+      releasedMinor: '10000',
+      refundedMinor: '2550',
+      feeCollectedMinor: '239',
+    });
+    const entry: HistoryEntry = {
+      seq: 4,
+      action: 'resolve',
+      from: 'disputed',
+      to: 'released',
+      event: 'payment.released',
+      actor: 'a',
+      reason: null,
+      at: iso(NOW),
+      movement: { deposited: '0', refunded: '2000', released: '10000', fee: '239' },
+    };
+    const [part, own] = emittedEvents(state, entry);
+    expect([part.event, part.ordinal, own.event, own.ordinal]).toEqual(['payment.partially_refunded', -1, 'payment.released', 0]);
+    expect(part.state).toMatchObject({
+      status: 'disputed',
+      heldMinor: '10000',
+      releasedMinor: '0',
+      refundedMinor: '2550',
+      feeCollectedMinor: '0',
+    });
+    expect(own.state).toBe(state);
+  });
+
+  it('a payment created without milestones never emits milestone events', () => {
+    const before = run(paymentState({ autoReleaseAfterSeconds: 60 }), { action: 'deposit' });
+    const { state, entry } = step(before, { action: 'approve', milestoneId: before.milestones[0].id });
+    expect(entry.changes).toHaveLength(1);
+    expect(emittedEvents(state, entry)).toEqual([{ event: 'payment.approved', state, ordinal: 0 }]);
+  });
+});
+
+describe('personal data of milestones', () => {
+  const staged = () => {
+    const p = stagedPayment([100n, 200n]);
+    return { ...p, milestones: [p.milestones[0], { ...p.milestones[1], description: 'the build', recipientEmail: 'ops@example.com' }] };
+  };
+
+  it('the workflow carries each milestone with its reference, description and recipient empty', () => {
+    const full = staged();
+    expect(withoutPersonal(full).milestones).toEqual(
+      full.milestones.map((m) => ({ ...m, reference: null, description: null, recipientEmail: '' })),
+    );
+  });
+
+  it('the service keeps them by milestone id for a payment created with milestones, none otherwise', () => {
+    const full = staged();
+    expect(personalOf(full)).toStrictEqual({
+      payerEmail: 'payer@example.com',
+      recipientEmail: 'seller@example.com',
+      description: 'a lamp',
+      metadata: { order: '42' },
+      milestones: [
+        { id: 'ms_1', reference: 'part-1', description: null, recipientEmail: 'seller@example.com' },
+        { id: 'ms_2', reference: 'part-2', description: 'the build', recipientEmail: 'ops@example.com' },
+      ],
+    });
+    expect(personalOf(paymentState()).milestones).toBeNull();
+    expect(personalOf({ ...full, milestones: null }).milestones).toBeNull();
+  });
+
+  it('withPersonal puts them back by id, whatever the order kept', () => {
+    const full = staged();
+    const kept = personalOf(full);
+    expect(withPersonal(withoutPersonal(full), kept)).toEqual(full);
+    expect(withPersonal(withoutPersonal(full), { ...kept, milestones: [...kept.milestones!].reverse() })).toEqual(full);
+    // A milestone kept nothing for: none of its own, the payment's recipient.
+    expect(withPersonal(withoutPersonal(full), { ...kept, milestones: [kept.milestones![1]] }).milestones[0]).toEqual({
+      ...full.milestones[0],
+      reference: null,
+      description: null,
+      recipientEmail: 'seller@example.com',
+    });
+  });
+
+  it('a payment created without milestones: its one milestone’s recipient is the payment’s', () => {
+    const single = paymentState({ recipientEmail: 'studio@example.com' });
+    const restored = withPersonal(withoutPersonal(single), personalOf(single));
+    expect(restored.milestones[0]).toMatchObject({ reference: null, description: null, recipientEmail: 'studio@example.com' });
+    const state = withoutPersonal(single);
+    expect(withPersonal(state, undefined)).toBe(state);
+  });
+
+  it('an erasure redacts each milestone’s fields that held something', () => {
+    const erased = redactedPersonal(personalOf(staged()));
+    expect(erased.milestones).toStrictEqual([
+      { id: 'ms_1', reference: REDACTED, description: null, recipientEmail: REDACTED },
+      { id: 'ms_2', reference: REDACTED, description: REDACTED, recipientEmail: REDACTED },
+    ]);
+    expect(redactedPersonal(personalOf(paymentState())).milestones).toBeUndefined();
+  });
+
+  it('a redacted view erases the milestones’ fields and keeps their amounts', () => {
+    const view = paymentView(run(staged(), { action: 'deposit' }));
+    const redacted = redactView(view);
+    expect(redacted.milestones).toEqual([
+      { ...view.milestones[0], reference: REDACTED, recipient_email: REDACTED },
+      { ...view.milestones[1], reference: REDACTED, description: REDACTED, recipient_email: REDACTED },
+    ]);
+    expect(redacted.milestones[0].description).toBeNull();
+    // A view without milestones (or a field it lacks) gets none.
+    const bare = { payer_email: 'a@x.com', recipient_email: 'b@x.com', description: null, metadata: {} };
+    expect('milestones' in redactView(bare)).toBe(false);
+    const sparse = redactView({ ...bare, milestones: [{ id: 'ms_1', recipient_email: 'c@x.com' }] });
+    expect(sparse.milestones).toEqual([{ id: 'ms_1', recipient_email: REDACTED }]);
+    expect((sparse.milestones[0] as Record<string, unknown>).reference).toBeUndefined();
+    expect((sparse.milestones[0] as Record<string, unknown>).description).toBeUndefined();
+  });
+});
+
+describe('any payment, any steps (property)', () => {
+  const CURRENCIES = [
+    { currency: 'JPY', amountExponent: 0 },
+    { currency: 'USD', amountExponent: 2 },
+    { currency: 'BHD', amountExponent: 3 },
+  ] as const;
+  /** The requests a step may make: every action, each resolution its own. */
+  const REQUESTS = {
+    deposit: { action: 'deposit' },
+    approve: { action: 'approve' },
+    release: { action: 'release' },
+    refund: { action: 'refund' },
+    dispute: { action: 'dispute' },
+    resolve_release: { action: 'resolve', resolution: 'release' },
+    resolve_refund: { action: 'resolve', resolution: 'refund' },
+    resolve_split: { action: 'resolve', resolution: 'split' },
+    cancel: { action: 'cancel' },
+    deadline: { action: 'deadline' },
+    auto_release: { action: 'auto_release' },
+  } as const satisfies Record<string, { action: TransitionAction; resolution?: Resolution }>;
+  type Kind = keyof typeof REQUESTS;
+  /** Of these a client may name a milestone (and the workflow, of its auto-release). */
+  const BY_MILESTONE: readonly TransitionAction[] = ['approve', 'release', 'refund', 'dispute', 'resolve', 'auto_release'];
+
+  const part = fc.record({
+    amount: fc.bigInt({ min: 1n, max: 10n ** 9n }),
+    auto: fc.option(fc.integer({ min: 1, max: 3 * 86_400 }), { nil: null }),
+  });
+  const payment = fc.record({
+    money: fc.constantFrom(...CURRENCIES),
+    // Mostly a few milestones, so that the steps meet; sometimes up to the 50 allowed.
+    parts: fc.oneof(
+      { weight: 3, arbitrary: fc.array(part, { minLength: 1, maxLength: 4 }) },
+      { weight: 1, arbitrary: fc.array(part, { minLength: 1, maxLength: 50 }) },
+    ),
+    feeSeed: fc.bigInt({ min: 0n, max: 2n ** 64n }),
+    staged: fc.boolean(),
+  });
+  const action = fc.record({
+    kind: fc.constantFrom(...(Object.keys(REQUESTS) as Kind[])),
+    // The payment's own action; or a milestone's: one the action applies to (if any), or any (one past the last: none of the payment's).
+    target: fc.oneof(
+      { weight: 4, arbitrary: fc.constant({ of: 'payment' as const, pick: 0 }) },
+      { weight: 5, arbitrary: fc.nat().map((pick) => ({ of: 'fitting' as const, pick })) },
+      { weight: 1, arbitrary: fc.nat().map((pick) => ({ of: 'any' as const, pick })) },
+    ),
+    // The amount of a refund or a split, in thousandths of what its target holds.
+    permille: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined, freq: 3 }),
+    // Mostly none: the clock moves on now and then, far enough for a timer to fall due.
+    advanceSeconds: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 * 86_400 }) }),
+  });
+  type Action = typeof action extends fc.Arbitrary<infer T> ? T : never;
+
+  const sum = (ms: readonly MilestoneState[], k: 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor') =>
+    ms.reduce((s, m) => s + BigInt(m[k]), 0n);
+
+  /** The request a generated step makes of this state. */
+  function requestOf(state: PaymentState, a: Action): TransitionRequestRule {
+    const { action: act, ...rest } = REQUESTS[a.kind] as { action: TransitionAction; resolution?: Resolution };
+    let target: MilestoneState | undefined;
+    let milestoneId: string | undefined;
+    if (a.target.of !== 'payment' && BY_MILESTONE.includes(act)) {
+      const fitting = state.milestones.filter((m) => checkTransition(m.status, act, rest.resolution).ok);
+      const from = a.target.of === 'fitting' && fitting.length > 0 ? fitting : [...state.milestones, undefined];
+      target = from[a.target.pick % from.length];
+      milestoneId = target ? target.id : 'ms_none';
+    }
+    const held = BigInt(target ? target.heldMinor : state.heldMinor);
+    const amounts = act === 'refund' || rest.resolution === 'split';
+    return {
+      action: act,
+      ...rest,
+      ...(amounts && a.permille !== undefined ? { amountMinor: (held * BigInt(a.permille)) / 1000n } : {}),
+      ...(milestoneId === undefined ? {} : { milestoneId }),
+    };
+  }
+
+  it('keeps every milestone’s and the payment’s money, status and events consistent', () => {
+    fc.assert(
+      fc.property(
+        payment,
+        fc.array(action, { maxLength: 30, size: 'max' }),
+        fc.nat(9),
+        ({ money, parts, feeSeed, staged }, actions, skipDeposit) => {
+          const base = stagedPayment(
+            parts.map((p) => p.amount),
+            { ...money, staged: staged || parts.length > 1, depositDeadline: iso(NOW + 5 * 86_400_000) },
+          );
+          const amount = BigInt(base.amountMinor);
+          const fee = feeSeed % (amount + 1n);
+          let state: PaymentState = {
+            ...base,
+            platformFeeMinor: fee.toString(),
+            milestones: base.milestones.map((m, i) => ({ ...m, autoReleaseAfterSeconds: parts[i].auto })),
+          };
+          let now = NOW;
+          // Mostly deposited first: a payment cancelled at once tells little.
+          const deposit: Action = { kind: 'deposit', target: { of: 'payment', pick: 0 }, permille: undefined, advanceSeconds: 0 };
+          const steps = skipDeposit === 0 ? actions : [deposit, ...actions];
+
+          for (const a of steps) {
+            now += a.advanceSeconds * 1000;
+            const req = requestOf(state, a);
+            const client = req.action !== 'deadline' && req.action !== 'auto_release';
+            const snapshot = structuredClone(state);
+            const plan = planTransition(state, req, now, client);
+            if (!plan.ok) {
+              // A refusal changes nothing.
+              expect(state).toEqual(snapshot);
+              if (req.milestoneId === 'ms_none') expect(plan.reason).toBe('unknown_milestone');
+              continue;
+            }
+            const { state: next, entry } = applyTransition(state, plan, { actor: 'p', reason: null, at: iso(now) });
+
+            // Each milestone: its whole amount, held, released or refunded, from the deposit on.
+            for (const m of next.milestones) {
+              const total = BigInt(m.heldMinor) + BigInt(m.releasedMinor) + BigInt(m.refundedMinor);
+              expect(total).toBe(m.status === 'pending_deposit' || m.status === 'cancelled' ? 0n : BigInt(m.amountMinor));
+            }
+            // The payment's amounts are its milestones' sums; its fee the rule's, exactly.
+            expect([next.heldMinor, next.releasedMinor, next.refundedMinor, next.feeCollectedMinor]).toEqual(
+              (['heldMinor', 'releasedMinor', 'refundedMinor', 'feeCollectedMinor'] as const).map((k) =>
+                sum(next.milestones, k).toString(),
+              ),
+            );
+            expect(BigInt(next.feeCollectedMinor)).toBe((fee * BigInt(next.releasedMinor)) / amount);
+            // The status follows the milestones; with one milestone it is the milestone's.
+            expect(next.status).toBe(paymentStatusOf(next.milestones));
+            if (next.milestones.length === 1) expect(next.status).toBe(next.milestones[0].status);
+            // The movement is the change in the amounts.
+            const delta = (k: 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor') => BigInt(next[k]) - BigInt(state[k]);
+            expect(plan.movement).toEqual({
+              deposited: delta('heldMinor') + delta('releasedMinor') + delta('refundedMinor'),
+              refunded: delta('refundedMinor'),
+              released: delta('releasedMinor'),
+              fee: delta('feeCollectedMinor'),
+            });
+            // The step's last event is its entry's; milestone events only on a payment created with milestones.
+            expect(plan.events.length).toBeGreaterThan(0);
+            expect(entry.event).toBe(plan.events.at(-1)!.event);
+            if (!next.staged) expect(plan.events.every((e) => e.milestoneId === undefined)).toBe(true);
+            // Each milestone that changed is in the entry's changes; one that did not is untouched.
+            const changed = new Set(plan.changes.map((c) => c.id));
+            next.milestones.forEach((m, i) => {
+              const was = state.milestones[i];
+              if (!changed.has(m.id)) expect(m).toBe(was);
+              // release_at: set on approval, kept while pending release, cleared on leaving it.
+              const releaseAt =
+                m.status !== 'pending_release' || m.autoReleaseAfterSeconds === null
+                  ? null
+                  : was.status === 'pending_release'
+                    ? was.releaseAt
+                    : iso(now + m.autoReleaseAfterSeconds * 1000);
+              expect(m.releaseAt).toBe(releaseAt);
+            });
+            expect(next.version).toBe(state.version + 1);
+            state = next;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
