@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  amountsOf,
   type HistoryEntry,
   type MilestoneChange,
   type MilestoneState,
@@ -215,7 +216,7 @@ describe('stepEvents: the events of one step, in delivery order', () => {
 
   it('payment.partially_refunded only when money went back and the payment did not become refunded', () => {
     const split = { from: 'disputed', to: 'released', refunded: 20n, changes: [change('ms_3', 'disputed', 'released')] } as const;
-    expect(named(stepEvents(split, true))).toEqual(['payment.milestone_released ms_3', 'payment.partially_refunded', 'payment.released']);
+    expect(named(stepEvents(split, true))).toEqual(['payment.partially_refunded', 'payment.milestone_released ms_3', 'payment.released']);
     expect(named(stepEvents(split, false))).toEqual(['payment.partially_refunded', 'payment.released']);
     expect(named(stepEvents({ ...split, refunded: 1n }, false))).toEqual(['payment.partially_refunded', 'payment.released']);
     expect(named(stepEvents({ ...split, refunded: 0n }, false))).toEqual(['payment.released']);
@@ -428,7 +429,7 @@ describe('the worked example (docs/money.md), step by step', () => {
     expect(state.status).toBe('disputed');
     plan = planned(state, { action: 'resolve', resolution: 'split', amountMinor: 10000n, milestoneId: 'ms_3' });
     expect(plan.movement).toEqual({ deposited: 0n, refunded: 10000n, released: 20000n, fee: 600n });
-    expect(named(plan.events)).toEqual(['payment.milestone_released ms_3', 'payment.partially_refunded', 'payment.released']);
+    expect(named(plan.events)).toEqual(['payment.partially_refunded', 'payment.milestone_released ms_3', 'payment.released']);
     ({ state: next, entry } = step(state, { action: 'resolve', resolution: 'split', amountMinor: 10000n, milestoneId: 'ms_3' }));
     expect(entry).toMatchObject({ event: 'payment.released', milestoneId: 'ms_3', from: 'disputed', to: 'released' });
     expect(next).toMatchObject({
@@ -444,16 +445,16 @@ describe('the worked example (docs/money.md), step by step', () => {
       ['released', '0', '20000', '10000', '600'],
     ]);
 
-    // The split's events: the milestone's release and the payment's, the refunded part between them.
+    // The split's events: the refunded part first, showing the payment before the release, then the milestone's release and the payment's.
     const events = emittedEvents(next, entry);
     expect(events.map((e) => [e.event, e.ordinal, e.milestoneId])).toEqual([
-      ['payment.milestone_released', -2, 'ms_3'],
-      ['payment.partially_refunded', -1, undefined],
+      ['payment.partially_refunded', -2, undefined],
+      ['payment.milestone_released', -1, 'ms_3'],
       ['payment.released', 0, undefined],
     ]);
-    expect(events[0].state).toBe(next);
+    expect(events[1].state).toBe(next);
     expect(events[2].state).toBe(next);
-    expect(events[1].state).toEqual({
+    expect(events[0].state).toEqual({
       ...next,
       status: 'disputed',
       heldMinor: '20000',
@@ -884,7 +885,7 @@ describe('applyTransition on a payment with milestones', () => {
 });
 
 describe('emittedEvents on a payment with milestones', () => {
-  it('a split’s refunded part after its milestone event but last: both show the payment as it ends', () => {
+  it('a split’s refunded part before its milestone event: it shows the payment between the refund and the release', () => {
     const before = run(
       stagedPayment([100n, 200n], { platformFeeMinor: '30' }),
       { action: 'deposit' },
@@ -892,11 +893,23 @@ describe('emittedEvents on a payment with milestones', () => {
     );
     const { state, entry } = step(before, { action: 'resolve', resolution: 'split', amountMinor: 40n, milestoneId: 'ms_1' });
     expect(state.status).toBe('in_custody');
-    expect(emittedEvents(state, entry)).toEqual([
-      { event: 'payment.milestone_released', milestoneId: 'ms_1', state, ordinal: -1 },
-      { event: 'payment.partially_refunded', state, ordinal: 0 },
+    const events = emittedEvents(state, entry);
+    expect(events.map((e) => [e.event, e.milestoneId, e.ordinal])).toEqual([
+      ['payment.partially_refunded', undefined, -1],
+      ['payment.milestone_released', 'ms_1', 0],
     ]);
-    expect(emittedEvents(state, entry)[1].state).toBe(state);
+    expect(events[1].state).toBe(state);
+    const between = events[0].state;
+    expect(between.status).toBe('disputed');
+    expect(amountsOf(between)).toEqual({ held: 260n, released: 0n, refunded: 40n, feeCollected: 0n });
+    expect(between.milestones[0]).toMatchObject({
+      status: 'disputed',
+      heldMinor: '60',
+      releasedMinor: '0',
+      refundedMinor: '40',
+      feeCollectedMinor: '0',
+    });
+    expect(between.milestones[1]).toBe(state.milestones[1]);
   });
 
   it('a refund of the rest after a release: payment.partially_refunded shows the payment as it ends (nothing was released with it)', () => {
@@ -923,10 +936,10 @@ describe('emittedEvents on a payment with milestones', () => {
       { action: 'dispute' },
     );
     const { state, entry } = step(before, { action: 'resolve', resolution: 'split', amountMinor: 50n });
-    const [released, part, own] = emittedEvents(state, entry);
-    expect([released.event, part.event, own.event]).toEqual([
-      'payment.milestone_released',
+    const [part, released, own] = emittedEvents(state, entry);
+    expect([part.event, released.event, own.event]).toEqual([
       'payment.partially_refunded',
+      'payment.milestone_released',
       'payment.released',
     ]);
     // floor(30 × 150 / 300) = 15 collected by the release.
