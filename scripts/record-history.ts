@@ -1,12 +1,13 @@
 /**
  * Record event histories of the payment workflow for the replay test (test/replay.test.ts):
- * `npm run record-history -- <prefix>`. Against a throw-away dev server and the test database,
- * with a webhook configured, it drives payments that together cover every message and timer: each
- * per-action update, the `transition` signal, test-clock moves (`advanceClock`), the auto-release
- * timer, the deposit deadline, the money of docs/money.md (a fee, a partial refund, a split), a
- * delivery whose first attempt fails (every payment.disputed delivery's) and a failing receiver's
- * deliveries handed over when their payment finished. Each history goes to
- * test/fixtures/histories/<prefix>-<scenario>.json.
+ * `npm run record-history -- <prefix> [scenario ...]`. Against a throw-away dev server and the test
+ * database, with a webhook configured, it drives payments that together cover every message and
+ * timer: each per-action update, each milestone update (a staged payment), the `transition` signal,
+ * test-clock moves (`advanceClock`), the auto-release timer, the deposit deadline, the money of
+ * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
+ * payment.disputed delivery's) and a failing receiver's deliveries handed over when their payment
+ * finished. Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
+ * named, only theirs (to add one to a set without recording the others again).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,10 +18,23 @@ import { transitionSignal } from '../src/workflows';
 import { apiPoster, withLocalStack } from './lib/localStack';
 
 export const HISTORY_DIR = path.resolve(__dirname, '../test/fixtures/histories');
+/** The payments it records, each its own history file. */
+const SCENARIOS = [
+  'approve-release',
+  'dispute-refund',
+  'signal-auto-release',
+  'deposit-deadline',
+  'fee-refund-split',
+  'clock-auto-release',
+  'staged-milestones',
+  'handover',
+] as const;
 
 async function main() {
-  const prefix = process.argv[2];
-  if (!prefix || !/^[a-z0-9-]+$/.test(prefix)) throw new Error('usage: npm run record-history -- <prefix, e.g. v3>');
+  const [prefix, ...only] = process.argv.slice(2);
+  if (!prefix || !/^[a-z0-9-]+$/.test(prefix)) throw new Error('usage: npm run record-history -- <prefix, e.g. v3> [scenario ...]');
+  const unknown = only.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}: the scenarios are ${SCENARIOS.join(', ')}`);
   // Fails the first attempt of each payment.disputed delivery, so that a history holds a retried
   // delivery too (with the first attempt inline: the rest of its series as an activity); and every
   // attempt for the payments in `failing`, whose deliveries are handed over when they finish.
@@ -84,21 +98,45 @@ async function main() {
       await call(`/test_helpers/payments/${clocked.id}/advance`, { seconds: 60 });
       await call(`/test_helpers/payments/${clocked.id}/advance`, { seconds: 3600 });
 
+      // A staged payment (three milestones): each milestone update, one milestone's auto-release on a
+      // test clock, a milestone's partial refund, and its dispute resolved by a split.
+      const staged = await call('/payments', {
+        ...base,
+        amount: 100,
+        platform_fee: 3,
+        milestones: [
+          { reference: 'design', amount: 20 },
+          { reference: 'build', amount: 50, auto_release_after_seconds: 3600 },
+          { reference: 'launch', amount: 30 },
+        ],
+      });
+      const [design, build, launch] = (staged.milestones as { id: string }[]).map((m) => `/payments/${staged.id}/milestones/${m.id}`);
+      await call(`/payments/${staged.id}/deposit`);
+      await call(`${design}/approve`);
+      await call(`${design}/release`);
+      await call(`${build}/approve`);
+      await call(`/test_helpers/payments/${staged.id}/advance`, { seconds: 3600 });
+      await call(`${launch}/refund`, { amount: 5, reason: 'one page dropped' });
+      await call(`${launch}/dispute`);
+      await call(`${launch}/resolve`, { resolution: 'split', refund_amount: 10 });
+
       // A receiver that fails every attempt: the finished payment hands its deliveries over.
       const handedOver = await call('/payments', { ...base, amount: 3 });
       failing.add(handedOver.id);
       await call(`/payments/${handedOver.id}/cancel`, { reason: 'order withdrawn' });
 
-      const scenarios = {
+      const scenarios: Record<(typeof SCENARIOS)[number], string> = {
         'approve-release': released.id,
         'dispute-refund': disputed.id,
         'signal-auto-release': autoReleased.id,
         'deposit-deadline': expired.id,
         'fee-refund-split': split.id,
         'clock-auto-release': clocked.id,
+        'staged-milestones': staged.id,
         handover: handedOver.id,
       };
       for (const [name, id] of Object.entries(scenarios)) {
+        if (only.length > 0 && !only.includes(name)) continue;
         await client.workflow.getHandle(id).result();
         // The CLI's JSON is the canonical history format that historyFromJSON reads back.
         const json = execFileSync(

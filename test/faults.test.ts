@@ -2,7 +2,7 @@
  * Faults a custody service must ride out without losing, doubling or misreporting money: a
  * projection PostgreSQL refuses, a request whose answer was lost with its database, PostgreSQL
  * crashing mid-transition, the Temporal server SIGKILLed, every worker down, a worker SIGKILLed
- * holding a payment. Every service here is real; the test owns the ones it breaks.
+ * holding a payment (with milestone releases in flight, too). Every service here is real; the test owns the ones it breaks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -134,46 +134,127 @@ describe('a worker SIGKILLed while it holds the payment', () => {
   const workers: ChildProcess[] = [];
   afterAll(() => workers.forEach((w) => w.exitCode === null && w.kill('SIGKILL')));
 
+  /** A worker process of its own on the stack's task queue, started and polling. */
+  const spawnWorker = async (stack: Stack) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/bin/worker.ts')], {
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        DATABASE_URL: inject('databaseUrl'),
+        TEMPORAL_TASK_QUEUE: stack.taskQueue,
+        WORKER_METRICS_PORT: String(await freePort()),
+        SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+        AUDIT_SIGNING_KEY: inject('auditSigningKey'),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    workers.push(child);
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    await eventually(async () => (out.includes('worker running') ? true : undefined), 90_000, 'a worker to start');
+    return child;
+  };
+  const kill = async (worker: ChildProcess) => {
+    const exited = new Promise((r) => worker.once('exit', r));
+    worker.kill('SIGKILL');
+    await exited;
+  };
+
   it('the next transition is answered by another worker, never with a 503', async () => {
     // The API of this stack; its in-process worker is stopped so the spawned ones do the work.
     const stack = await startStack(FAST_WEBHOOKS);
     try {
       await stack.stopWorker();
-      const spawnWorker = async () => {
-        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/bin/worker.ts')], {
-          env: {
-            ...process.env,
-            TEMPORAL_ADDRESS: inject('temporalAddress'),
-            DATABASE_URL: inject('databaseUrl'),
-            TEMPORAL_TASK_QUEUE: stack.taskQueue,
-            WORKER_METRICS_PORT: String(await freePort()),
-            SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
-            WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-            AUDIT_SIGNING_KEY: inject('auditSigningKey'),
-            LOG_LEVEL: 'info',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        workers.push(child);
-        let out = '';
-        child.stdout.on('data', (c) => (out += c));
-        child.stderr.on('data', (c) => (out += c));
-        await eventually(async () => (out.includes('worker running') ? true : undefined), 90_000, 'a worker to start');
-        return child;
-      };
-      const first = await spawnWorker();
+      const first = await spawnWorker(stack);
       const acct = await stack.newAccount();
       const key = acct.test_api_key;
       const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       expect((await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key })).status).toBe(200); // now cached on `first`
-      await spawnWorker();
-      first.kill('SIGKILL');
-      await new Promise((r) => first.once('exit', r));
+      await spawnWorker(stack);
+      await kill(first);
       const approved = await stack.http.post(`/api/v1/payments/${p.body.id}/approve`, { key });
       expect(approved.body.error?.code).toBeUndefined();
       expect(approved.status).toBe(200);
       expect(approved.body.status).toBe('pending_release');
       await expectLedgerBalanced(stack, acct.account_id, { [p.body.id]: ['deposit'] });
+    } finally {
+      await stack.stop();
+    }
+  }, 240_000);
+
+  it('milestone releases sent to a frozen worker that is then SIGKILLed: each milestone’s money moves exactly once', async () => {
+    const stack = await startStack(FAST_WEBHOOKS);
+    try {
+      await stack.stopWorker();
+      const first = await spawnWorker(stack);
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      // Six milestones and a fee that rounds (docs/money.md): each release collects its share; all six, the whole fee.
+      const amounts = [200, 500, 300, 0.01, 33.33, 66.66];
+      const created = await stack.http.post('/api/v1/payments', {
+        key,
+        body: validPayment({ amount: 1100, platform_fee: 29.99, milestones: amounts.map((amount) => ({ amount })) }),
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id: string = created.body.id;
+      const ms: string[] = created.body.milestones.map((m: { id: string }) => m.id);
+      expect((await stack.http.post(`/api/v1/payments/${id}/deposit`, { key })).status).toBe(200);
+      expect((await stack.http.post(`/api/v1/payments/${id}/approve`, { key })).body.status).toBe('pending_release'); // cached on `first`
+      await spawnWorker(stack);
+
+      /** A client that retries with its Idempotency-Key until it hears something other than 5xx. */
+      const client = async (path: string) => {
+        for (let attempt = 0; attempt < 240; attempt++) {
+          const res = await stack.http.post(path, { key, headers: { 'Idempotency-Key': `release-${path}` } }).catch(() => undefined);
+          if (res && res.status < 500) return res;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        throw new Error(`${path}: never answered`);
+      };
+      // Frozen, `first` still holds the payment and may have taken its tasks; then it dies holding them.
+      first.kill('SIGSTOP');
+      const releases = Promise.all(ms.map((m) => client(`/api/v1/payments/${id}/milestones/${m}/release`)));
+      await new Promise((r) => setTimeout(r, 1000));
+      await kill(first);
+      for (const [i, res] of (await releases).entries()) {
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.milestones[i].status).toBe('released');
+      }
+      // The fault hit mid-flight: a workflow task of the payment's timed out, taken by `first` and never finished.
+      const events = (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+      expect(events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)).toBe(true);
+
+      const payment = await eventually(async () => {
+        const p = (await stack.http.get(`/api/v1/payments/${id}`, { key })).body;
+        return p.status === 'released' ? p : undefined;
+      });
+      // floor(2999 × 110000 / 110000): the whole fee, collected across the six releases.
+      expect([payment.amount_held, payment.amount_released, payment.amount_refunded, payment.fee_collected]).toEqual([0, 1100, 0, 29.99]);
+      const history = (await stack.http.get(`/api/v1/payments/${id}/history`, { key })).body.data;
+      expect(
+        history
+          .filter((h: { action: string }) => h.action === 'release')
+          .map((h: { milestone_id: string }) => h.milestone_id)
+          .sort(),
+      ).toEqual([...ms].sort());
+      // Exactly one deposit and one release per milestone, each release of its whole amount; their fees add up to the payment's.
+      await expectLedgerBalanced(stack, acct.account_id, { [id]: [...ms.map(() => 'deposit'), ...ms.map(() => 'release')] });
+      const ledger = (await stack.http.get(`/api/v1/payments/${id}/ledger`, { key })).body.data;
+      const minor = (n: number) => BigInt(n.toFixed(2).replace('.', ''));
+      let fees = 0n;
+      for (const [i, m] of ms.entries()) {
+        const mine = ledger.filter((e: { milestone_id: string }) => e.milestone_id === m);
+        expect(mine.map((e: { type: string }) => e.type)).toEqual(['deposit', 'release']);
+        const posting = (account: string) => mine[1].postings.find((p: { account: string }) => p.account === account)?.amount ?? 0;
+        expect(minor(-posting('custody'))).toBe(minor(amounts[i]));
+        expect(minor(posting('recipient_payable')) + minor(posting('platform_fees'))).toBe(minor(amounts[i]));
+        expect(minor(posting('platform_fees'))).toBe(minor(payment.milestones[i].fee_collected));
+        fees += minor(posting('platform_fees'));
+      }
+      expect(fees).toBe(2999n);
     } finally {
       await stack.stop();
     }

@@ -27,6 +27,24 @@ describe('workflow determinism', () => {
       'base-fee-refund-split.json',
       'base-handover.json',
       'base-signal-auto-release.json',
+      'base-staged-milestones.json',
+    ]);
+  });
+
+  it('has a staged payment’s history with every milestone update and a test clock’s auto-release', () => {
+    const updates = (historyOf('base-staged-milestones.json').events ?? []).flatMap((e) => {
+      const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+      return name ? [name] : [];
+    });
+    expect(updates).toEqual([
+      'deposit',
+      'milestone_approve',
+      'milestone_release',
+      'milestone_approve',
+      'advanceClock',
+      'milestone_refund',
+      'milestone_dispute',
+      'milestone_resolve',
     ]);
   });
 
