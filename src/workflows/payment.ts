@@ -148,11 +148,10 @@ class Payment {
     if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
   }
 
-  /** Move the clock; a timer now due fires at once (the run loop re-arms the others). */
+  /** Move the clock; every timer now due fires at once, and the answer is the last one's step (the run loop re-arms the others). */
   advance(seconds: number): { payment: PaymentState; entry?: HistoryEntry } {
     this.clockOffsetMs += seconds * 1000;
-    const timer = pendingTimer(this.state);
-    return (timer && this.now() >= timer.dueAt && this.fire(timer)) || { payment: this.state };
+    return this.fireDue() ?? { payment: this.state };
   }
 
   /** Change state synchronously (so the next validator sees it); side effects come after. */
@@ -204,6 +203,20 @@ class Payment {
     return outcome;
   }
 
+  /**
+   * Every timer due on the payment's clock, earliest first, in this one task: several milestones'
+   * auto-releases may come due together. The last step's outcome, if any fired.
+   */
+  fireDue(): TransitionOutcome | undefined {
+    let last: TransitionOutcome | undefined;
+    for (let timer = pendingTimer(this.state); timer && this.now() >= timer.dueAt; timer = pendingTimer(this.state)) {
+      const outcome = this.fire(timer);
+      if (!outcome) break;
+      last = outcome;
+    }
+    return last;
+  }
+
   /** Waits through the payment's life: the deposit deadline and auto-release are named timers. */
   async run(): Promise<PaymentState> {
     this.start();
@@ -218,7 +231,10 @@ class Payment {
         const dueMs = timerDelayMs(timer, this.now());
         const summary =
           this.state.staged && timer.milestoneId ? `${TIMER_SUMMARIES[timer.action]} ${timer.milestoneId}` : TIMER_SUMMARIES[timer.action];
-        if (!(await condition(moved, dueMs, { summary }))) this.fire(timer);
+        if (!(await condition(moved, dueMs, { summary }))) {
+          this.fire(timer);
+          this.fireDue();
+        }
       } else {
         await condition(moved);
       }
