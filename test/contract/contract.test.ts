@@ -197,6 +197,29 @@ describe('every operation through Prism’s validating proxy', () => {
     await transition('dispute', p6);
     expect((await transition('resolve', p6, { resolution: 'split' })).status).toBe(400);
     expect((await transition('resolve', p6, { resolution: 'split', refund_amount: 30 })).status).toBe(200);
+    // Milestones: each action on one milestone, a success and a refusal (docs/concepts.md, "Deals paid in stages").
+    const staged = await send(create, '/api/v1/payments', {
+      key,
+      body: validPayment({ amount: 90, platform_fee: 9, milestones: [{ amount: 30 }, { amount: 30, reference: 'b' }, { amount: 30 }] }),
+    });
+    expect(staged.status).toBe(201);
+    const [ma, mb, mc] = (staged.body.milestones as { id: string }[]).map((m) => m.id);
+    await transition('deposit', staged.body.id);
+    const onMilestone = async (action: string, ms: string, body?: unknown) =>
+      send(`post /api/v1/payments/{id}/milestones/{ms}/${action}`, `/api/v1/payments/${staged.body.id}/milestones/${ms}/${action}`, {
+        key,
+        body,
+      });
+    expect((await onMilestone('approve', ma)).status).toBe(200);
+    expect((await onMilestone('approve', 'ms_NOPE')).status).toBe(404);
+    expect((await onMilestone('release', ma)).status).toBe(200);
+    expect((await onMilestone('release', ma)).status).toBe(409);
+    expect((await onMilestone('refund', mb, { amount: 10 })).status).toBe(200);
+    expect((await onMilestone('refund', mb, { amount: 1000 })).status).toBe(400);
+    expect((await onMilestone('dispute', mc)).status).toBe(200);
+    expect((await onMilestone('dispute', mc)).status).toBe(409);
+    expect((await onMilestone('resolve', mc, { resolution: 'sideways' })).status).toBe(400);
+    expect((await onMilestone('resolve', mc, { resolution: 'release' })).status).toBe(200);
     // Erasure: finished payments only; the history then ends with the redaction (an entry without an event).
     const redact = 'post /api/v1/payments/{id}/redact';
     expect((await send(redact, `/api/v1/payments/${p6}/redact`, { key })).status).toBe(200);
