@@ -14,8 +14,9 @@ import {
   milestoneMoneyViolations,
   paymentMoneyViolations,
 } from '../domain/ledger';
-import { type MilestoneState, type PaymentState, type PaymentStatus, amountsOf, isTerminal, milestoneAmounts } from '../domain/payment';
+import { type PaymentState, type PaymentStatus, amountsOf, isTerminal, milestoneAmounts } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
+import type { MilestoneRow } from './payments';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /**
@@ -108,12 +109,6 @@ interface PaymentMoneyRow extends PaymentMoneyRecord {
   version: number;
   milestones: MilestoneRow[];
 }
-
-/** A milestone as the read model's `payments.milestones` holds it. */
-type MilestoneRow = Pick<
-  MilestoneState,
-  'id' | 'status' | 'amountMinor' | 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor'
->;
 
 /**
  * The invariants PostgreSQL can check by itself (docs/money.md): every entry balances, every

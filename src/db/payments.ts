@@ -50,7 +50,7 @@ type PaymentRow = {
 } & { milestone_personal: MilestonePersonal[] | null };
 
 /** A milestone in the row's `milestones`: what the workflow holds; its personal fields are `milestone_personal`'s. */
-type MilestoneRow = Omit<MilestoneState, keyof Omit<MilestonePersonal, 'id'>>;
+export type MilestoneRow = Omit<MilestoneState, keyof Omit<MilestonePersonal, 'id'>>;
 
 /** The row's columns, in `FIELDS` order and the milestones' personal fields; and those a later version of the payment changes. */
 export const PAYMENT_COLUMNS = [...Object.keys(FIELDS).map(column), 'milestone_personal'];

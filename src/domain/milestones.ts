@@ -43,7 +43,8 @@ export interface MilestoneChange {
 
 /** Who the rule looks at: each milestone's status and what it holds and released. */
 type Milestoneish = Pick<MilestoneState, 'status' | 'heldMinor' | 'releasedMinor'>;
-const holds = (m: Milestoneish) => BigInt(m.heldMinor) > 0n;
+/** A milestone holding money now. */
+export const holdsMoney = (m: Pick<MilestoneState, 'heldMinor'>) => BigInt(m.heldMinor) > 0n;
 
 /**
  * The payment's status from its milestones' (docs/concepts.md): the first rule that holds. With one
@@ -56,9 +57,9 @@ export const PAYMENT_STATUS_RULES: readonly { status: PaymentStatus; when: strin
   {
     status: 'pending_release',
     when: 'money is held and every milestone holding money is pending release',
-    holds: (ms) => ms.some(holds) && ms.filter(holds).every((m) => m.status === 'pending_release'),
+    holds: (ms) => ms.some(holdsMoney) && ms.filter(holdsMoney).every((m) => m.status === 'pending_release'),
   },
-  { status: 'in_custody', when: 'money is held', holds: (ms) => ms.some(holds) },
+  { status: 'in_custody', when: 'money is held', holds: (ms) => ms.some(holdsMoney) },
   { status: 'released', when: 'nothing is held and something was released', holds: (ms) => ms.some((m) => BigInt(m.releasedMinor) > 0n) },
   { status: 'refunded', when: 'nothing is held and nothing was released', holds: () => true },
 ];

@@ -13,6 +13,7 @@ import {
   type MilestoneChange,
   type MilestoneState,
   type StepEvent,
+  holdsMoney,
   milestoneAmounts,
   paymentStatusOf,
   stepEvents,
@@ -186,8 +187,6 @@ type Refusal =
 
 /** A step with the money it moves, or a refusal (`invalid_amount` names the field; `invalid_transition` the status refused). */
 export type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
-
-const holdsMoney = (m: MilestoneState) => BigInt(m.heldMinor) > 0n;
 
 /**
  * Everything a step must pass, status and money, and what it does. A client's request (`client`)
