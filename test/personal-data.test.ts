@@ -221,4 +221,41 @@ describe('redaction', () => {
       await receiver.close();
     }
   });
+  it('a redaction sent the moment a payment finishes waits for its last step; idempotent answers are erased too', async () => {
+    const v = personalValues();
+    const receiver = await startReceiver();
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      await configureWebhook(stack, key, receiver.url);
+      const send = async (path: string, body: Record<string, unknown>) => {
+        const res = await stack.http.post(path, { key, body, headers: { 'Idempotency-Key': randomUUID() } });
+        expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+        return res.body;
+      };
+      const { id } = await send('/api/v1/payments', {
+        amount: 42.5,
+        currency: 'EUR',
+        payer_email: v.payer,
+        recipient_email: v.recipient,
+        description: v.description,
+        metadata: { [v.metadataKey]: v.metadataValue },
+      });
+      await send(`/api/v1/payments/${id}/deposit`, { reason: v.reason });
+      expect(await send(`/api/v1/payments/${id}/refund`, { reason: v.reason })).toMatchObject({ status: 'refunded' });
+      // No wait for the run to close: the erasure itself waits until the refund is published.
+      const redacted = await stack.http.post(`/api/v1/payments/${id}/redact`, { key });
+      expect(redacted.status, JSON.stringify(redacted.body)).toBe(200);
+      const events = await stack.db('webhook_deliveries').where({ payment_id: id }).pluck('event');
+      expect(events).toContain('payment.refunded');
+
+      const { stdout: dump } = await run('pg_dump', ['--data-only', stack.config.DATABASE_URL!], { maxBuffer: 512 * 1024 * 1024 });
+      expect(dump).toContain(id);
+      const { token: _token, ...payments } = v;
+      for (const [name, value] of Object.entries(payments))
+        expect(dump.includes(value), `${name} (${value}) left in the database`).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
