@@ -117,6 +117,47 @@ describe('personal data and Temporal', () => {
       await receiver.close();
     }
   });
+  it('a webhook host that stops resolving is named in the delivery log, never in Temporal', async () => {
+    const host = `dave-${Math.random().toString(36).slice(2, 10)}.invalid`;
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    let webhookId = '';
+    // The first attempt hangs until its time-out; meanwhile the host stops resolving, so the retry is refused.
+    const receiver = await startReceiver(() => {
+      // A knex builder runs only when awaited or then'd.
+      void stack
+        .db('webhooks')
+        .where({ id: webhookId })
+        .update({ url: `https://${host}/hook` })
+        .then(() => undefined);
+      return 'hang';
+    });
+    try {
+      webhookId = (await configureWebhook(stack, key, receiver.url, ['payment.created'])).id;
+      const created = await stack.http.post('/api/v1/payments', {
+        key,
+        body: { amount: 12, currency: 'USD', payer_email: 'p@example.com', recipient_email: 'r@example.com' },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const errors = await eventually(
+        async () => {
+          const delivery = await stack.db('webhook_deliveries').where({ payment_id: id }).first();
+          if (delivery?.status !== 'failed') return undefined;
+          return stack.db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).pluck('error');
+        },
+        30_000,
+        'the refused retry',
+      );
+      expect(errors.join('\n')).toContain(host);
+      const shown = cli(['workflow', 'show', '--workflow-id', id, '--output', 'json']);
+      expect(shown).toContain('WebhookUrlRefused');
+      expect(shown.includes(host), `${host} readable through Temporal`).toBe(false);
+    } finally {
+      receiver.release();
+      await receiver.close();
+    }
+  });
 });
 
 describe('redaction', () => {

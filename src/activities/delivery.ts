@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { webhookSecretKey } from '../config';
-import { DELIVERY_NOT_FOUND } from '../domain/failures';
+import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
 import type { PlannedDelivery } from '../db/projection';
 import { openForSigning } from '../db/webhookConfigurations';
 import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
@@ -13,6 +13,22 @@ import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { type AttemptDeps, attemptDelivery } from './webhookAttempt';
 
 export type DeliveryOutcome = 'succeeded' | 'skipped';
+
+/** Texts that name no URL or host: a receiver's status, a time-out, a system error code. */
+const NAMES_NO_HOST =
+  /^(receiver answered HTTP \d{3}|no answer within \d+ ms|[A-Z][A-Z0-9_]+|the receiver answered HTTP 410 Gone; configuration disabled)$/;
+
+/**
+ * A failed attempt as Temporal's history holds it: webhook URLs are client data that stays in
+ * PostgreSQL (docs/architecture.md, "Personal data"), so a text that may name the host is replaced;
+ * the delivery log keeps the whole reason.
+ */
+export function failureText(type: string, message: string): string {
+  if (NAMES_NO_HOST.test(message)) return message;
+  return type === WEBHOOK_URL_REFUSED
+    ? 'the URL rules refused the webhook URL; the delivery log says why'
+    : 'the attempt failed; the delivery log says why';
+}
 
 /** A series of attempts for one delivery: its name and its retry policy (for a continuation, what was left of it). */
 export interface SeriesInput {
@@ -86,8 +102,8 @@ export function deliveryActivities(deps: AttemptDeps) {
           return result.status === 'succeeded' ? 'succeeded' : 'skipped';
         case 'failed':
           throw result.retryable
-            ? ApplicationFailure.retryable(result.message, result.type)
-            : ApplicationFailure.nonRetryable(result.message, result.type);
+            ? ApplicationFailure.retryable(failureText(result.type, result.message), result.type)
+            : ApplicationFailure.nonRetryable(failureText(result.type, result.message), result.type);
       }
     },
 
