@@ -243,6 +243,13 @@ describe('payment lifecycle over HTTP', () => {
       return s.status === 'in_custody' ? s : undefined;
     });
     expect(state.version).toBe(2);
+    // A signal's free-text reason is not carried on (only the API's keyed hash is): not in the workflow's state, not in the read model.
+    expect((await handle.query(getHistoryQuery)).at(-1)).toMatchObject({ action: 'deposit', reason: null });
+    const history = await eventually(async () => {
+      const res = await stack.http.get(`/api/v1/payments/${p.id}/history`, { key: acct.test_api_key });
+      return res.body.data?.length === 2 ? res.body.data : undefined;
+    });
+    expect(history[1]).toMatchObject({ action: 'deposit', reason: null });
   });
 
   it('keeps the search attributes current for the Temporal UI', async () => {

@@ -5,6 +5,9 @@
  */
 import { createHmac } from 'node:crypto';
 import type { MilestoneState, PaymentState } from './payment';
+import { REASON_HASH_PREFIX, isReasonHash } from './reasonHash';
+
+export { isReasonHash };
 
 /** What an erased field shows. */
 export const REDACTED = '[redacted]';
@@ -108,15 +111,10 @@ export function redactMilestoneView<T extends Record<string, unknown>>(m: T): T 
   return { ...m, reference: erase(m.reference), description: erase(m.description), recipient_email: REDACTED };
 }
 
-/** How a reason's keyed hash starts: what the workflow and the custody trail carry instead of the text. */
-const REASON_HASH_PREFIX = 'hmac:';
-
 /** `hmac:` and the hex HMAC-SHA256 of a transition's reason under the service's reason key. */
 export function reasonHash(key: Buffer, reason: string): string {
   return `${REASON_HASH_PREFIX}${createHmac('sha256', key).update(reason, 'utf8').digest('hex')}`;
 }
-
-export const isReasonHash = (reason: string | null): reason is string => reason !== null && /^hmac:[0-9a-f]{64}$/.test(reason);
 
 /** What a trail leaf holds for a reason: its keyed hash, never the text. */
 export const leafReason = (key: Buffer, reason: string | null): string | null =>

@@ -41,6 +41,7 @@ import {
 import { INVALID_AMOUNT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
+import { isReasonHash } from '../domain/reasonHash';
 import { Publications } from './webhookDelivery';
 
 export interface PaymentWorkflowInput {
@@ -267,7 +268,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {
     validator: ({ seconds }) => payment.validateAdvance(seconds),
   });
-  setHandler(transitionSignal, (req) => {
+  setHandler(transitionSignal, (signalled) => {
+    // A signal is anyone's Temporal client: a reason that is not the API's keyed hash is not carried on.
+    const req = signalled.reason && !isReasonHash(signalled.reason) ? { ...signalled, reason: null } : signalled;
     let plan: PlannedStep;
     try {
       plan = payment.transitionFor(req);
