@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { requestHash } from '../src/api/middleware/idempotency';
 import { actionUpdate } from '../src/workflows';
 import { startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
@@ -177,7 +177,7 @@ describe('Idempotency-Key', () => {
     const raw = JSON.stringify({ reason: 'wire received' });
     // The state the middleware leaves after a first attempt that failed on our side (say, the
     // update applied but its answer timed out): the key is claimable again with its update id.
-    const hash = createHash('sha256').update(`POST ${path}\n`).update(raw).digest('hex');
+    const hash = requestHash('POST', path, JSON.parse(raw));
     await stack.db('idempotency_keys').insert({
       account_id: acct.account_id,
       livemode: false,
@@ -199,7 +199,7 @@ describe('Idempotency-Key', () => {
     // The same for a transition that made the payment final (here: a refund).
     const refundPath = `/api/v1/payments/${p.body.id}/refund`;
     const refundKey = `${key}-refund`;
-    const refundHash = createHash('sha256').update(`POST ${refundPath}\n`).digest('hex');
+    const refundHash = requestHash('POST', refundPath, undefined);
     await stack.db('idempotency_keys').insert({
       account_id: acct.account_id,
       livemode: false,
@@ -221,7 +221,7 @@ describe('Idempotency-Key', () => {
   it('a key left in progress by a process that died is taken over once stale, keeping its payment id', async () => {
     const key = `idem-stale-${Date.now()}`;
     const raw = JSON.stringify(validPayment());
-    const hash = createHash('sha256').update('POST /api/v1/payments\n').update(raw).digest('hex');
+    const hash = requestHash('POST', '/api/v1/payments', JSON.parse(raw));
     const reserved = '01JSTALECLAIM0000000000000';
     await stack.db('idempotency_keys').insert({
       account_id: acct.account_id,
@@ -246,7 +246,7 @@ describe('Idempotency-Key', () => {
     expect(again.body.id).toBe(`pay_${freshId}`);
     // Any other operation with a fresh in-progress claim is still a conflict.
     const keyBody = JSON.stringify({ mode: 'test' });
-    const keyHash = createHash('sha256').update('POST /api/v1/api-keys\n').update(keyBody).digest('hex');
+    const keyHash = requestHash('POST', '/api/v1/api-keys', JSON.parse(keyBody));
     const busyKey = `idem-busy-${Date.now()}`;
     await stack
       .db('idempotency_keys')

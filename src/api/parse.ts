@@ -41,8 +41,11 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, where: 'bo
   return result.data;
 }
 
+/** Every id the service makes: a short prefix, `_`, then letters and digits (a ULID or a hash). */
+export const idPattern = (prefix = '[a-z]{2,5}') => new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`);
+
 /** Path ids are ours (`pay_…`, `wh_…`, `key_…`): anything else cannot exist, so it is a 404 before any lookup. */
-const ID_PATTERN = /^[a-z]{2,5}_[0-9A-Za-z_]{1,64}$/;
+const ID_PATTERN = idPattern();
 
 export function checkIdParam(what: string) {
   return (id: string, _ctx: unknown, next: () => Promise<unknown>) => {

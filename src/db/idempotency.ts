@@ -32,11 +32,10 @@ export async function claimIdempotencyKey(
   db: Knex,
   scope: Scope,
   key: string,
-  /** The request's hash first (stored); then older forms of it that also match (see src/api/middleware/idempotency.ts). */
-  requestHashes: readonly [string, ...string[]],
+  /** The parsed request's hash (src/api/middleware/idempotency.ts). */
+  requestHash: string,
   newResourceId: () => string,
 ): Promise<Claim> {
-  const requestHash = requestHashes[0];
   const resourceId = newResourceId();
   // Expired keys are forgotten: this one now, the others in passing.
   await db('idempotency_keys').where(where(scope, key)).andWhereRaw(`created_at < now() - interval '${KEY_TTL_HOURS} hours'`).delete();
@@ -47,8 +46,7 @@ export async function claimIdempotencyKey(
     .returning('key');
   if (inserted.length > 0) return { kind: 'claimed', resourceId, retry: false };
   const row = await db('idempotency_keys').where(where(scope, key)).first();
-  if (!requestHashes.includes(row.request_hash))
-    return { kind: 'conflict', message: 'this Idempotency-Key was used with a different request' };
+  if (row.request_hash !== requestHash) return { kind: 'conflict', message: 'this Idempotency-Key was used with a different request' };
   if (row.status_code != null)
     return { kind: 'replay', status: row.status_code, body: row.response_body == null ? null : JSON.parse(row.response_body) };
   // A failed claim, or one abandoned by a process that died mid-request, is taken over atomically:

@@ -31,8 +31,8 @@ export function idempotencyService({ db }: { db: Knex }) {
      * attempt died, or could not record its answer while PostgreSQL was down) may run again and
      * learn the operation's true outcome instead of a 409 about itself.
      */
-    async begin(scope: Scope, key: string, requestHashes: readonly [string, ...string[]], reentrant: boolean): Promise<Begun> {
-      const claim = await claimIdempotencyKey(db, scope, key, requestHashes, () => ulid());
+    async begin(scope: Scope, key: string, requestHash: string, reentrant: boolean): Promise<Begun> {
+      const claim = await claimIdempotencyKey(db, scope, key, requestHash, () => ulid());
       switch (claim.kind) {
         case 'conflict':
           throw new IdempotencyConflict(claim.message);

@@ -13,6 +13,13 @@ import { ApiError, errorBody, toApiError } from '../errors';
 const REENTRANT_OPERATION = /^\/api\/v1\/payments(\/[^/]+\/[a-z]+)?$/;
 
 /** JSON with every object's keys sorted, so that equal values give equal text. */
+/** What a key is bound to: the parsed request decides, not its bytes (the same JSON with other spacing or key order is the same request). */
+export const requestHash = (method: string, path: string, body: unknown) =>
+  createHash('sha256')
+    .update(`${method} ${path}\n`)
+    .update(canonicalJson(body ?? {}))
+    .digest('hex');
+
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
@@ -36,11 +43,7 @@ export function idempotency(keys: IdempotencyService) {
         { field: 'Idempotency-Key', message: 'too long' },
       ]);
     const scope = scopeOf(state.principal);
-    const hash = (body: string | Buffer) => createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(body).digest('hex');
-    // The parsed request decides, not its bytes: the same JSON with other spacing or key order is the
-    // same request. Keys stored before this rule (hashed over the raw bytes) still match for their 24 hours.
-    const hashes = [hash(canonicalJson(state.body ?? {})), hash(state.rawBody ?? Buffer.alloc(0))] as const;
-    const begun = await keys.begin(scope, key, hashes, REENTRANT_OPERATION.test(ctx.path));
+    const begun = await keys.begin(scope, key, requestHash(ctx.method, ctx.path, state.body), REENTRANT_OPERATION.test(ctx.path));
     if (begun.kind === 'replay') {
       ctx.status = begun.status;
       ctx.body = begun.body;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { component } from '../components';
 import { ERROR_CODES } from '../errorCatalogue';
+import { idPattern } from '../parse';
 import * as S from '../samples';
 
 /**
@@ -40,7 +41,7 @@ export const wholeListOf = <T extends z.ZodType>(item: T) =>
 /** A payment id as a list filter: the rule of every id in a path (src/api/parse.ts), for a payment. */
 export const paymentIdFilter = z
   .string()
-  .regex(/^pay_[0-9A-Za-z]{1,64}$/, 'must be a payment id')
+  .regex(idPattern('pay'), 'must be a payment id')
   .optional();
 
 /** Every list: newest first, `limit`, and a cursor either way (not both). */
