@@ -96,6 +96,34 @@ describe('docs/quickstart.md', () => {
       ]);
       expect(listened).not.toContain('REFUSED');
 
+      // Step 8: the staged deal. Its design milestone approved, then released, while the build's 700 stays held.
+      expect(stdout).toContain(
+        [
+          'design pending_release; payment in_custody, held 1000, released 0',
+          'design released; payment in_custody, held 700, released 300',
+        ].join('\n'),
+      );
+      const deal = await eventually(
+        async () => {
+          const rows = await stack.db('payments').where({ account_id: acct.account_id }).select('id', 'milestones');
+          return rows.find((r) => (r.milestones as unknown[]).length === 2)?.id as string | undefined;
+        },
+        30_000,
+        'the staged deal',
+      );
+      const stagedLines = await eventually(
+        async () => {
+          const lines = listened.split('\n').filter((l) => l.includes(deal));
+          return lines.some((l) => l.includes('payment.milestone_released')) ? lines : undefined;
+        },
+        30_000,
+        "the staged deal's milestone events",
+      );
+      expect(stagedLines.some((l) => l.includes('payment.milestone_approved') && l.includes('verified'))).toBe(true);
+      expect(stagedLines.some((l) => l.includes('payment.milestone_released') && l.includes('verified'))).toBe(true);
+      // The payment's own status did not change: no payment.approved for the deal.
+      expect(stagedLines.filter((l) => l.includes('payment.approved'))).toEqual([]);
+
       // Ctrl-C: the listener removes its endpoint; nothing is left pointing at a closed port.
       process.kill(-listener.pid!, 'SIGINT');
       await eventually(async () => (listened.includes(`Removed webhook ${hookId}.`) ? true : undefined), 30_000, 'the removal');

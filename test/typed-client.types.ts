@@ -44,6 +44,30 @@ export async function typedCalls() {
   // @ts-expect-error 'halves' is not a resolution
   await api.POST('/api/v1/payments/{id}/resolve', { params: { path: { id: 'pay_x' } }, body: { resolution: 'halves' } });
 
+  // Milestone routes name the payment and the milestone; erasure names the payment.
+  const ms = { path: { id: 'pay_x', ms: 'ms_x' } };
+  await ok(api.POST('/api/v1/payments/{id}/milestones/{ms}/approve', { params: ms }));
+  await ok(api.POST('/api/v1/payments/{id}/milestones/{ms}/refund', { params: ms, body: { amount: 1 } }));
+  await ok(api.POST('/api/v1/payments/{id}/milestones/{ms}/resolve', { params: ms, body: { resolution: 'split', refund_amount: 1 } }));
+  await ok(api.POST('/api/v1/payments/{id}/redact', { params: { path: { id: 'pay_x' } } }));
+  // @ts-expect-error the milestone's {ms} is required
+  await api.POST('/api/v1/payments/{id}/milestones/{ms}/release', { params: { path: { id: 'pay_x' } } });
+  // @ts-expect-error 'halves' is not a resolution, for a milestone either
+  await api.POST('/api/v1/payments/{id}/milestones/{ms}/resolve', { params: ms, body: { resolution: 'halves' } });
+  // @ts-expect-error '/redacts' is not a path of the API
+  await api.POST('/api/v1/payments/{id}/redacts', { params: { path: { id: 'pay_x' } } });
+  // A milestone's amount is a number.
+  await api.POST('/api/v1/payments', {
+    body: {
+      amount: 1,
+      currency: 'EUR',
+      payer_email: 'a@example.com',
+      recipient_email: 'b@example.com',
+      // @ts-expect-error a milestone's amount is a number, not a string
+      milestones: [{ amount: '1' }],
+    },
+  });
+
   // A field of the wrong type.
   await api.POST('/api/v1/payments', {
     // @ts-expect-error amount is a number, not a string
