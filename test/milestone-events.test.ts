@@ -37,8 +37,10 @@ describe('spec-only and milestone subscribers', () => {
     const got = (receiver: Awaited<ReturnType<typeof startReceiver>>, n: number) =>
       eventually(
         async () => {
+          // Deliveries may arrive out of order (a retry can overtake the next event: docs/webhooks.md), so a
+          // receiver orders them by sequence; within one step they are sent in order, which a stable sort keeps.
           const mine = receiver.received.filter((r) => r.body.payment_id === p.id);
-          return mine.length >= n ? mine.map((r) => r.body) : undefined;
+          return mine.length >= n ? mine.map((r) => r.body).sort((a, b) => a.sequence - b.sequence) : undefined;
         },
         20_000,
         `${n} deliveries`,
