@@ -78,18 +78,20 @@ export async function demoCredentials(
   const file = path.join(config.DATA_DIR, DEMO_FILE);
   const stored = readFile(file);
   const database = databaseIdentity(config);
-  const databases = { ...stored.databases };
+  const kept = new Map(Object.entries(stored.databases ?? {}));
   // A file from before `databases` holds one database's credentials, whichever: kept until one they work in claims them.
-  if (!stored.database && stored.email && stored.password && stored.test_api_key) {
+  if (!stored.database && stored.email && stored.password && stored.test_api_key && !kept.has(UNIDENTIFIED)) {
     const { email, password, test_api_key } = stored;
-    databases[UNIDENTIFIED] ??= { email, password, test_api_key };
+    kept.set(UNIDENTIFIED, { email, password, test_api_key });
   }
   let demo: Demo | undefined;
   for (const key of [database, UNIDENTIFIED]) {
-    const candidate = databases[key];
-    if (demo || !candidate || !(await works(accounts, candidate))) continue;
+    const candidate = kept.get(key);
+    if (!candidate || !(await works(accounts, candidate))) continue;
     demo = candidate;
-    if (key === UNIDENTIFIED) delete databases[UNIDENTIFIED];
+    // Claimed: from now on they are this database's.
+    if (key === UNIDENTIFIED) kept.delete(UNIDENTIFIED);
+    break;
   }
   if (demo?.password === FIXED_DEMO_PASSWORD) {
     const password = randomPassword();
@@ -101,15 +103,15 @@ export async function demoCredentials(
     const created = await accounts.createAccount(DEMO_EMAIL, password);
     demo = { email: DEMO_EMAIL, password, test_api_key: created.test_api_key };
   }
-  const next: DemoFile = { database, databases };
-  if (demo) {
-    const { email, password, test_api_key } = demo;
-    databases[database] = { email, password, test_api_key };
-    Object.assign(next, { email, password, test_api_key });
-  } else delete databases[database];
+  if (demo) kept.set(database, { email: demo.email, password: demo.password, test_api_key: demo.test_api_key });
+  else kept.delete(database);
+  const databases = Object.fromEntries(kept);
+  const next: DemoFile = demo
+    ? { email: demo.email, password: demo.password, test_api_key: demo.test_api_key, database, databases }
+    : { database, databases };
   // The top level is rewritten either way: it never shows another database's credentials.
   fs.mkdirSync(config.DATA_DIR, { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ ...next, databases }, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return demo;
 }
