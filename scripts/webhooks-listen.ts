@@ -38,11 +38,16 @@ function apiKey(flag: string | undefined): string {
   if (process.env.SERVICE_API_KEY) return process.env.SERVICE_API_KEY;
   if (process.env.KEY) return process.env.KEY;
   const file = path.join(process.env.DATA_DIR ?? '.data', 'demo.json');
+  let stored: string | undefined;
   try {
-    return (JSON.parse(fs.readFileSync(file, 'utf8')) as { test_api_key: string }).test_api_key;
+    stored = (JSON.parse(fs.readFileSync(file, 'utf8')) as { test_api_key?: string }).test_api_key;
   } catch {
-    return fail(`no API key: pass --api-key svc_test_…, set SERVICE_API_KEY, or run \`npm start\` first (it writes ${file})`);
+    stored = undefined;
   }
+  // The file names no key at its top when the database in use has no demo account (src/demo.ts).
+  return (
+    stored ?? fail(`no API key: pass --api-key svc_test_…, set SERVICE_API_KEY or KEY, or run \`npm start\` first (it writes ${file})`)
+  );
 }
 
 async function main() {

@@ -31,6 +31,8 @@ describe('failed authentications', () => {
     const limited = await stack.http.get('/api/v1/payments', { key: 'garbage', headers: from(ip) });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
+    // The refusal names the limit it met and the setting that makes it.
+    expect(limited.body.error.details).toEqual({ limit: 30, setting: 'AUTH_FAILURES_PER_MINUTE' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // A valid key from that address is not locked out by another client's failures...
     const valid = await stack.http.get('/api/v1/payments', { key: acct.test_api_key, headers: from(ip) });

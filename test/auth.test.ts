@@ -49,6 +49,7 @@ describe('authentication', () => {
     // Even the right password waits out the window: the budget is per e-mail, not per outcome.
     const right = await login(victim.email, victim.password);
     expect(right.status).toBe(429);
+    expect(right.body.error.details).toEqual({ limit: 10, setting: 'LOGIN_FAILURES_PER_MINUTE' });
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 

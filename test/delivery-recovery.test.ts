@@ -3,10 +3,17 @@
  * one since a time, each a new series with the same webhook-id; a configuration failing for the
  * whole WEBHOOK_DISABLE_AFTER window is disabled.
  */
+import { Client, Connection } from '@temporalio/client';
+import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
+import { startApiServer } from '../src/api/server';
+import { createLogger } from '../src/lib/logger';
+import { createServices } from '../src/services';
+import { samplePayment } from '../src/views/paymentView';
+import { envelope } from '../src/views/webhookEnvelope';
 import { startDownReceiver, startReceiver } from './helpers/receiver';
 import { accountWithWebhook, untilDisabled } from './helpers/webhooks';
-import { eventually, useStack, validPayment } from './helpers/stack';
+import { type Stack, eventually, httpClient, useStack, validPayment } from './helpers/stack';
 
 const FAST = {
   WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms',
@@ -183,4 +190,109 @@ describe('one running series per delivery', () => {
       await receiver.close();
     }
   });
+
+  it('a resend or recover whose workflow could not start leaves the delivery failed and free, for the next resend and recover', async () => {
+    const receiver = await startReceiver(() => 200);
+    const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
+    const deps = { db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') };
+    const down = await startApiServer({ services: createServices(deps), config: stack.config, logger: deps.logger }, 0);
+    try {
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
+      const since = new Date(Date.now() - 1000).toISOString();
+      const [one, two] = [await failedDelivery(stack, hook.id), await failedDelivery(stack, hook.id)];
+      const offline = httpClient(down.url);
+      // A test event whose workflow could not start leaves nothing in the log to block or resend.
+      expect((await offline.post(`/api/v1/webhooks/${hook.id}/test`, { key })).status).toBe(503);
+      expect(await stack.db('webhook_deliveries').where({ webhook_id: hook.id }).pluck('id')).toEqual([one, two].sort());
+      const refused = await offline.post(`/api/v1/webhooks/${hook.id}/deliveries/${one}/resend`, { key });
+      expect([refused.status, refused.body.error.code]).toEqual([503, 'service_unavailable']);
+      const recoverRefused = await offline.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
+      expect(recoverRefused.status).toBe(503);
+      const rows = await stack.db('webhook_deliveries').whereIn('id', [one, two]).orderBy('id').select('id', 'status', 'series');
+      expect(rows).toEqual([one, two].sort().map((id) => ({ id, status: 'failed', series: null })));
+
+      const resent = await stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${one}/resend`, { key });
+      expect(resent.status).toBe(202);
+      const recovered = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
+      expect([recovered.status, recovered.body.delivery_ids]).toEqual([202, [two]]);
+      await eventually(
+        async () => {
+          const ids = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+          return ids.has(one) && ids.has(two) ? true : undefined;
+        },
+        20_000,
+        'both deliveries',
+      );
+    } finally {
+      await down.close();
+      await connection.close();
+      await receiver.close();
+    }
+    // Each call to the unreachable Temporal ends at its deadline (TEMPORAL_CALL_TIMEOUT_MS).
+  }, 180_000);
+
+  it('a resend takes over a series whose workflow never started (once its start would have ended) or is no longer running', async () => {
+    const receiver = await startReceiver(() => 200);
+    try {
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
+      const resend = (id: string) => stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${id}/resend`, { key });
+
+      // Claimed an hour ago, its workflow never started (the claimant died before starting it).
+      const orphaned = await failedDelivery(stack, hook.id);
+      await stack
+        .db('webhook_deliveries')
+        .where({ id: orphaned })
+        .update({ series: `resend_${orphaned}_${ulid()}`, status: 'pending', updated_at: new Date(Date.now() - 3600_000) });
+      expect((await resend(orphaned)).status).toBe(202);
+
+      // Claimed just now: its claimant's start may still be under way, so it is left to it.
+      const claimed = await failedDelivery(stack, hook.id);
+      const inFlight = `resend_${claimed}_${ulid()}`;
+      await stack.db('webhook_deliveries').where({ id: claimed }).update({ series: inFlight, status: 'pending', updated_at: new Date() });
+      const busy = await resend(claimed);
+      expect([busy.status, busy.body.error.code]).toEqual([409, 'delivery_in_progress']);
+      expect(busy.body.error.message).toContain(inFlight);
+
+      // Started while no worker ran, then terminated: its series never ended in the log.
+      const stopped = await failedDelivery(stack, hook.id);
+      await stack.stopWorker();
+      try {
+        expect((await resend(stopped)).status).toBe(202);
+        const { series } = await stack.db('webhook_deliveries').where({ id: stopped }).first('series');
+        await stack.client.workflow.getHandle(series).terminate('test: a series that ends without a word');
+      } finally {
+        await stack.startWorker();
+      }
+      expect((await resend(stopped)).status).toBe(202);
+
+      await eventually(
+        async () => {
+          const ids = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+          return ids.has(orphaned) && ids.has(stopped) ? true : undefined;
+        },
+        20_000,
+        'the taken-over series to deliver',
+      );
+      expect(receiver.received.some((r) => r.headers['webhook-id'] === claimed)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
+
+/** A delivery of `payment.test` to the configuration whose series failed, written straight to the log. */
+async function failedDelivery(stack: Stack, webhookId: string): Promise<string> {
+  const id = `dlv_${ulid()}`;
+  const now = new Date().toISOString();
+  await stack.db('webhook_deliveries').insert({
+    id,
+    webhook_id: webhookId,
+    payment_id: 'pay_test',
+    event: 'payment.test',
+    body: JSON.stringify(envelope('payment.test', now, samplePayment(false, now), 0)),
+    status: 'failed',
+    attempts: 1,
+    series: null,
+  });
+  return id;
+}

@@ -33,6 +33,7 @@ describe('behind one trusted proxy (TRUST_PROXY_HOPS=1)', () => {
     for (let i = 0; i < 4; i++) expect((await login(stack, acct.email, 'wrong password', `198.51.100.${i + 10}`)).status).toBe(401);
     const limited = await login(stack, acct.email, 'wrong password', '198.51.100.99');
     expect([limited.status, limited.body.error.code]).toEqual([429, 'rate_limited']);
+    expect(limited.body.error.details).toEqual({ limit: 4, setting: 'LOGIN_FAILURES_PER_EMAIL_PER_HOUR' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await login(stack, acct.email, acct.password, '198.51.100.98')).status).toBe(429);
     // Another e-mail is not affected.
@@ -58,6 +59,7 @@ describe('password hashing behind a gate (PASSWORD_HASH_CONCURRENCY=1, PASSWORD_
     expect(statuses.filter((s) => s === 429).length, String(statuses)).toBeGreaterThanOrEqual(6);
     for (const r of answers.filter((a) => a.status === 429)) {
       expect(r.body.error.code).toBe('rate_limited');
+      expect(r.body.error.details).toEqual({ limit: 1, setting: 'PASSWORD_HASH_QUEUE' });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     }
     // Once the flood is over, a login goes through.

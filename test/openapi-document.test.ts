@@ -64,6 +64,22 @@ describe('OpenAPI document', () => {
     expect(fs.readFileSync(OPENAPI_FILE, 'utf8')).toBe(documentText());
   });
 
+  it('says released is gross of fees wherever it defines it (docs/money.md), never net to recipients', async () => {
+    const doc = (await stack.http.get('/api/v1/openapi.json')).body as unknown;
+    const texts: string[] = [];
+    const walk = (v: unknown, key?: string) => {
+      if (typeof v === 'string' && (key === 'description' || key === 'summary')) texts.push(v);
+      else if (v && typeof v === 'object') for (const [k, child] of Object.entries(v)) walk(child, k);
+    };
+    walk(doc);
+    // The changelog may say what `released` was; no other text may say it is net.
+    const current = texts.filter((t) => !t.includes('**1.1.0**'));
+    expect(current.filter((t) => /net to recipients|released\b[^.;]{0,20}\bnet\b(?! of| \+)/i.test(t))).toEqual([]);
+    const balance = (doc as { paths: Record<string, { get: { description: string } }> }).paths['/api/v1/balance'].get.description;
+    expect(balance).toContain('deposited = held + released + refunded');
+    expect(balance).toContain('released = released_net + fees');
+  });
+
   it('serves a readable reference page from local assets', async () => {
     const page = await fetch(`${stack.url}/docs`);
     expect(page.status).toBe(200);

@@ -3,11 +3,16 @@
  * database and a dev server it starts itself; prints the URLs, the demo login and a test key.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createDb, migrate } from '../src/db/knex';
+import { DEMO_FILE, demoCredentials } from '../src/demo';
 import { freePort } from '../src/lib/net';
+import { Unauthenticated } from '../src/services/errors';
+import { accountsService } from '../src/services/accounts';
 import { eventually, httpClient, validPayment } from './helpers/stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -144,4 +149,54 @@ describe('npm start', () => {
       resolveLogFormat('pretty', false),
     ]).toEqual(['pretty', 'json', 'json', 'pretty']);
   });
+
+  it("an old data directory's fixed demo password is replaced, and demo.json's top level always describes the database in use", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'custody-demo-'));
+    const file = path.join(dir, DEMO_FILE);
+    const read = () => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, any>;
+    const jwtSecret = () => randomBytes(32).toString('base64');
+    const embedded = { DATA_DIR: dir, DATABASE_URL: undefined };
+    const postgres = { DATA_DIR: dir, DATABASE_URL: inject('databaseUrl') };
+    const local = createDb(undefined, dir);
+    const shared = createDb(postgres.DATABASE_URL);
+    try {
+      await migrate(local);
+      const localAccounts = accountsService({ db: local, jwtSecret });
+      const sharedAccounts = accountsService({ db: shared, jwtSecret });
+      // A data directory from before random passwords: the fixed one, in a file of one database's credentials.
+      const old = await localAccounts.createAccount('demo@example.com', 'demo-password');
+      fs.writeFileSync(file, JSON.stringify({ email: 'demo@example.com', password: 'demo-password', test_api_key: old.test_api_key }));
+      // The shared database has accounts of its own, and so no demo account for this directory.
+      await sharedAccounts.createAccount(`user-${randomUUID()}@example.com`, 'pw-not-a-demo');
+
+      // Started first on the shared database: the top level names no credentials, and the old ones are kept.
+      expect(await demoCredentials(postgres, shared, sharedAccounts)).toBeUndefined();
+      expect(read()).not.toHaveProperty('test_api_key');
+      expect(read()).not.toHaveProperty('password');
+
+      // Then on the embedded one: its demo login gets a random password, the file says it.
+      const demo = await demoCredentials(embedded, local, localAccounts);
+      expect(demo?.test_api_key).toBe(old.test_api_key);
+      expect(demo?.password).toMatch(/^[\w-]{16}$/);
+      expect((await localAccounts.login('demo@example.com', demo!.password)).token).toBeTruthy();
+      await expect(localAccounts.login('demo@example.com', 'demo-password')).rejects.toBeInstanceOf(Unauthenticated);
+      expect(read()).toMatchObject({ email: 'demo@example.com', password: demo!.password, test_api_key: old.test_api_key });
+
+      // On the shared database again: no credentials at the top, the embedded one's still kept for it.
+      expect(await demoCredentials(postgres, shared, sharedAccounts)).toBeUndefined();
+      const after = read();
+      expect([after.email, after.password, after.test_api_key]).toEqual([undefined, undefined, undefined]);
+      expect(Object.values(after.databases)).toContainEqual({
+        email: 'demo@example.com',
+        password: demo!.password,
+        test_api_key: old.test_api_key,
+      });
+      expect((await demoCredentials(embedded, local, localAccounts))?.password).toBe(demo!.password);
+      expect(read().test_api_key).toBe(old.test_api_key);
+    } finally {
+      await local.destroy();
+      await shared.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -45,5 +45,22 @@ describe('examples/client', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('pending_deposit → in_custody, in_custody → pending_release, pending_release → released');
+    // Each printed line is as its comment in the example says (`…` stands for what varies).
+    const example = fs.readFileSync(path.join(__dirname, '../examples/client/quickstart.ts'), 'utf8');
+    const said = [...example.matchAll(/console\.log\(.*\); \/\/ (.+)$/gm)].map((m) => m[1]);
+    expect(said.length).toBeGreaterThanOrEqual(3);
+    const lines = stdout.split('\n');
+    for (const comment of said) {
+      const shape = new RegExp(
+        `^${comment
+          .split('…')
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('\\S*')}$`,
+      );
+      expect(
+        lines.some((l) => shape.test(l)),
+        `a line printed as "${comment}" in:\n${stdout}`,
+      ).toBe(true);
+    }
   });
 });

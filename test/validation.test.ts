@@ -284,6 +284,7 @@ describe('rate limit', () => {
       const refused = results.filter((r) => r.status === 429);
       expect(refused.length).toBeGreaterThan(0);
       expect(refused[0].body.error.code).toBe('rate_limited');
+      expect(refused[0].body.error.details).toEqual({ limit: 3, setting: 'RATE_LIMIT_PER_SECOND' });
       expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     } finally {
       await limited.stop();

@@ -159,7 +159,12 @@ describe('npm run webhooks:listen', () => {
     try {
       const none = listen(['--api', `${stack.url}/api/v1`], { DATA_DIR: empty });
       expect(await none.exited).toBe(1);
-      expect(none.output()).toContain('no API key: pass --api-key svc_test_…, set SERVICE_API_KEY, or run `npm start` first');
+      expect(none.output()).toContain('no API key: pass --api-key svc_test_…, set SERVICE_API_KEY or KEY, or run `npm start` first');
+      // A demo.json of a database with no demo account names no key at its top: the same refusal.
+      fs.writeFileSync(path.join(empty, 'demo.json'), JSON.stringify({ database: 'postgres://elsewhere/db', databases: {} }));
+      const keyless = listen(['--api', `${stack.url}/api/v1`], { DATA_DIR: empty });
+      expect(await keyless.exited).toBe(1);
+      expect(keyless.output()).toContain('no API key: pass --api-key svc_test_…, set SERVICE_API_KEY or KEY, or run `npm start` first');
 
       const acct = await stack.newAccount();
       const live = listen(['--api', `${stack.url}/api/v1`], { SERVICE_API_KEY: acct.live_api_key });

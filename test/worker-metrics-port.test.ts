@@ -1,6 +1,7 @@
 /**
  * Two `npm run worker` on one host: the second one's taken metrics port is a clear start-up error
- * before it polls for anything, and WORKER_METRICS_PORT=0 picks a free port and says which.
+ * before it polls for anything, WORKER_METRICS_PORT=0 picks a free port and says which, and the
+ * listener binds HOST alone.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -21,8 +22,9 @@ afterAll(async () => {
   }
 });
 
-function worker(metricsPort: number) {
+function worker(metricsPort: number, env: Record<string, string> = {}) {
   const child = spawnEntry('src/bin/worker.ts', taskQueue, {
+    ...env,
     WORKER_METRICS_PORT: String(metricsPort),
     LOG_LEVEL: 'info',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
@@ -69,5 +71,17 @@ describe('npm run worker: the metrics port', () => {
     expect(line.metricsPort).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${line.metricsPort}/healthz`)).status).toBe(200);
     expect(await (await fetch(`http://127.0.0.1:${line.metricsPort}/metrics`)).text()).toContain('payment_transitions_total');
+  }, 120_000);
+
+  it('listens on HOST only, as the API and its metrics do', async () => {
+    // Another loopback address: reachable here, yet not the one the default HOST names.
+    const w = worker(0, { HOST: '127.0.0.2' });
+    const line = await eventually(
+      async () => w.running() ?? (w.child.exitCode !== null ? Promise.reject(new Error(w.out.stderr)) : undefined),
+      60_000,
+      'the worker to run',
+    );
+    expect((await fetch(`http://127.0.0.2:${line.metricsPort}/healthz`)).status).toBe(200);
+    await expect(fetch(`http://127.0.0.1:${line.metricsPort}/healthz`)).rejects.toThrow();
   }, 120_000);
 });

@@ -10,7 +10,7 @@ import type { Services } from '../src/services';
 export function documentedOperations(config: Pick<Config, 'PAYMENT_MAX_AMOUNT'>): Operation[] {
   const services = new Proxy({} as Services, { get: () => ({}) });
   return [
-    ...openRoutes({ services }, loginRateLimit()).operations,
+    ...openRoutes({ services, config: config as Config }, loginRateLimit()).operations,
     ...apiRouters({ services, config: config as Config }).flatMap((r) => r.operations),
   ];
 }

@@ -29,7 +29,7 @@ export async function quickstart(origin: string, apiKey: string) {
     await ok(api.POST('/api/v1/payments/{id}/refund', { params }));
   } catch (err) {
     if (!(err instanceof ApiRequestError) || err.code !== 'invalid_transition') throw err;
-    console.log(err.status, err.code, err.body.error.details); // 409 invalid_transition { allowed_actions: [] }
+    console.log(err.status, err.code, err.body.error.details); // 409 invalid_transition { status: 'released', allowed_actions: [] }
   }
 
   // Operations without parameters take none.

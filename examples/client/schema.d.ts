@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * Balances per currency of the caller’s mode
-         * @description deposited = held + released (net to recipients) + refunded + fees; kept beside the ledger entries in the same transaction.
+         * @description deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); kept beside the ledger entries in the same transaction.
          */
         get: operations["getBalance"];
         put?: never;

@@ -47,14 +47,26 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   for (const routes of routed) api.use(routes.router.routes());
   const operations = [...open.operations, ...routed.flatMap((r) => r.operations)];
   app.use(api.routes());
-  app.use(
-    api.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'method not allowed on this path'),
-      notImplemented: () => new ApiError(405, 'method_not_allowed', 'method not allowed'),
-    }),
-  );
+  app.use(methodNotAllowed);
   return app;
+}
+
+/**
+ * A path some router knows asked with a method none of its routes takes (OPTIONS, PUT, TRACE…):
+ * 405 in the error format with the Allow list. Router-level middleware (authentication) runs only
+ * for a route's method, so this answer comes without credentials and must never be a 2xx, as the
+ * router's own allowedMethods makes OPTIONS.
+ */
+async function methodNotAllowed(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  await next();
+  const matched = (ctx as { matched?: { methods: string[] }[] }).matched;
+  if (!matched || ctx.status !== 404 || ctx.body !== undefined) return;
+  const allowed = [...new Set(matched.flatMap((layer) => layer.methods))];
+  if (allowed.length === 0 || allowed.includes(ctx.method)) return;
+  const allow = allowed.join(', ');
+  throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on this path (allowed: ${allow})`, undefined, {
+    Allow: allow,
+  });
 }
 
 /** The authenticated routes under /api/v1. */

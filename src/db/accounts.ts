@@ -117,6 +117,12 @@ export async function findUserById(db: Knex, id: string): Promise<UserRecord | u
   return db('users').where({ id }).first();
 }
 
+/** A user's new password, hashed as every password is. Answers whether there is such a user. */
+export async function setPassword(db: Knex, email: string, password: string): Promise<boolean> {
+  const passwordHash = await hashPassword(password);
+  return (await db('users').where({ email: email.toLowerCase() }).update({ password_hash: passwordHash })) > 0;
+}
+
 export class EmailTakenError extends Error {}
 
 /** An account with one user and one test and one live key (docs/commands.md: `admin create-account`). */

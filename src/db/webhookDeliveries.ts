@@ -166,18 +166,42 @@ export async function recordAttempt(
   });
 }
 
+/** A claim's outcome: the status to give back if its workflow does not start, or the series that runs instead (and since when it is claimed). */
+export type SeriesClaim = { previous: DeliveryRow['status'] } | { running: string; claimedAt: Date };
+
+/** A series whose claim may be replaced: its name, and when given, the time its claim must be older than. */
+export interface StaleSeries {
+  series: string;
+  claimedBefore?: Date;
+}
+
 /**
  * Start a new series of attempts for a delivery, named `series`: pending again, unless a series
- * runs already. Answers null when it started, else the running series' name.
+ * runs already (other than `replacing`, a stale one whose workflow never ran or has ended).
  */
-export async function claimSeries(db: Knex, id: string, series: string): Promise<string | null> {
-  const claimed = await db('webhook_deliveries')
-    .where({ id })
-    .whereNull('series')
-    .update({ series, status: 'pending', updated_at: new Date() }, ['id']);
-  if (claimed.length) return null;
-  const row = await db<DeliveryRow>('webhook_deliveries').where({ id }).first('series');
-  return row?.series ?? series;
+export async function claimSeries(db: Knex, id: string, series: string, replacing?: StaleSeries): Promise<SeriesClaim> {
+  return db.transaction(async (trx) => {
+    const row = await trx<DeliveryRow>('webhook_deliveries').where({ id }).forUpdate().first('series', 'status', 'updated_at');
+    if (!row) return { running: series, claimedAt: new Date() };
+    const stale =
+      replacing !== undefined &&
+      row.series === replacing.series &&
+      (replacing.claimedBefore === undefined || row.updated_at < replacing.claimedBefore);
+    if (row.series !== null && !stale) return { running: row.series, claimedAt: row.updated_at };
+    await trx('webhook_deliveries').where({ id }).update({ series, status: 'pending', updated_at: new Date() });
+    // A stale series ended without a success, as endSeries would have recorded.
+    return { previous: row.series === null ? row.status : 'failed' };
+  });
+}
+
+/** A claimed series whose workflow did not start: the delivery is free again, with the status it had. */
+export async function releaseSeries(db: Knex, id: string, series: string, status: DeliveryRow['status']): Promise<void> {
+  await db('webhook_deliveries').where({ id, series }).update({ series: null, status, updated_at: new Date() });
+}
+
+/** A delivery no series ever attempted (its workflow did not start): it goes, as if never made. */
+export async function dropUnattempted(db: Knex, id: string): Promise<void> {
+  await db('webhook_deliveries').where({ id, attempts: 0 }).delete();
 }
 
 /**

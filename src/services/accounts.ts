@@ -16,6 +16,7 @@ import {
   findUserById,
   listApiKeys,
   revokeApiKey,
+  setPassword,
   verifyPassword,
   withAccountLock,
 } from '../db/accounts';
@@ -126,6 +127,9 @@ export function accountsService({
 
     /** An account with one user, one test key and one live key (npm start's demo, `npm run admin`, tests). */
     createAccount: (email: string, password: string) => createAccount(db, email, password),
+
+    /** A user's new password (npm start's demo login, when it still has the fixed one of old data directories). */
+    setPassword: (email: string, password: string) => setPassword(db, email, password),
   };
 }
 

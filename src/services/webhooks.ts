@@ -3,7 +3,7 @@
  * outside a payment's run (`payment.test`, resend, recover). The only code besides the payments
  * use cases that starts workflows; routes parse, call one of these and respond.
  */
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { type Config, webhookSecretKey } from '../config';
@@ -29,9 +29,12 @@ import {
 import {
   type DeliveryFilter,
   type LoggedDelivery,
+  type StaleSeries,
   createSingleDelivery,
+  dropUnattempted,
   failedDeliveriesSince,
   claimSeries,
+  releaseSeries,
   findDelivery,
   getDelivery,
   listDeliveries,
@@ -40,7 +43,7 @@ import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhookRule
 import { checkResolvedHost, checkWebhookUrl } from '../webhookRules/urlPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
 import { withAccountLock } from '../db/accounts';
-import { withinDeadline } from './deadline';
+import { TEMPORAL_CALL_TIMEOUT_MS, withinDeadline } from './deadline';
 import { DeliveryInProgress, InvalidInput, NotFound, QuotaExceeded, pageOrRefuse } from './errors';
 
 interface WebhooksDeps {
@@ -56,6 +59,16 @@ const viewOf = (retry: DeliveryRetry, { delivery, attempts }: LoggedDelivery): D
   deliveryView(delivery, attempts, nextAttemptAt(retry, delivery.status, attempts.at(-1)));
 
 const badUrl = (message: string) => new InvalidInput([{ field: 'url', message }]);
+
+/**
+ * A resend's claim with no workflow behind it is taken over once older than this: its claimant's
+ * start has ended by then (it runs under TEMPORAL_CALL_TIMEOUT_MS), so no start is still under way.
+ * Twice that, for replicas whose clocks differ.
+ */
+const ORPHANED_CLAIM_MS = 2 * TEMPORAL_CALL_TIMEOUT_MS;
+
+/** A resend's series is named by its workflow id; the original series belongs to the payment's run. */
+const RESEND_PREFIX = 'resend_';
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   const secretKey = () => webhookSecretKey(config);
@@ -87,16 +100,43 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   }
 
   /**
+   * Whether a running resend series may be replaced: its workflow has ended, or it never started and
+   * its claim is older than any start under way. Null while it may still run.
+   */
+  async function staleSeries(running: string, claimedAt: Date): Promise<StaleSeries | null> {
+    if (!running.startsWith(RESEND_PREFIX)) return null;
+    try {
+      const { status } = await withinDeadline(temporal, () => temporal.workflow.getHandle(running).describe());
+      return status.name === 'RUNNING' ? null : { series: running };
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      const claimedBefore = new Date(Date.now() - ORPHANED_CLAIM_MS);
+      return claimedAt < claimedBefore ? { series: running, claimedBefore } : null;
+    }
+  }
+
+  /**
    * A new series of attempts for a logged delivery (same webhook-id), named by its workflow id:
-   * claimed first, so that at most one series runs per delivery. Answers the running series'
-   * name instead when there is one.
+   * claimed first, so that at most one series runs per delivery, and given back if its workflow
+   * does not start. Answers the running series' name instead when there is one.
    */
   async function resend(webhook: WebhookConfiguration, deliveryId: string): Promise<string | null> {
-    const series = `resend_${deliveryId}_${ulid()}`;
-    const running = await claimSeries(db, deliveryId, series);
-    if (running) return running;
-    // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").
-    await startSeries(series, deliveryId, series, `resend of ${deliveryId} to ${webhook.id}`);
+    const series = `${RESEND_PREFIX}${deliveryId}_${ulid()}`;
+    let claim = await claimSeries(db, deliveryId, series);
+    if ('running' in claim) {
+      const stale = await staleSeries(claim.running, claim.claimedAt);
+      if (!stale) return claim.running;
+      claim = await claimSeries(db, deliveryId, series, stale);
+      if ('running' in claim) return claim.running;
+    }
+    try {
+      // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").
+      await startSeries(series, deliveryId, series, `resend of ${deliveryId} to ${webhook.id}`);
+    } catch (err) {
+      // Should the workflow have started after all, its attempts find the delivery no longer its series and send nothing.
+      await releaseSeries(db, deliveryId, series, claim.previous);
+      throw err;
+    }
     return null;
   }
 
@@ -139,7 +179,13 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       const row = await load(scope, id);
       const now = new Date().toISOString();
       const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
-      await startSeries(deliveryId, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`);
+      try {
+        await startSeries(deliveryId, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`);
+      } catch (err) {
+        // Left in the log, it would be pending for good, refusing every resend; the client, answered an error, never saw its id.
+        await dropUnattempted(db, deliveryId);
+        throw err;
+      }
       return deliveryId;
     },
 

@@ -1,15 +1,33 @@
 /** Request budgets, counted in this process's memory (per API process). */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { RateLimited } from '../../services/errors';
+import { ApiError } from '../errors';
 
-const tooMany = (msBeforeNext: number) => new RateLimited(Math.max(1, Math.ceil(msBeforeNext / 1000)));
+/** The budget a refusal names, as the quotas' 409s do: how many, and the setting that says so. */
+export interface Budget {
+  limit: number;
+  setting: string;
+}
 
-async function consume(limiter: RateLimiterMemory, key: string): Promise<void> {
+/** 429 rate_limited with Retry-After, `details` naming the budget met (docs/security.md). */
+export function tooMany(retryAfterSeconds: number, { limit, setting }: Budget): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new ApiError(
+    429,
+    'rate_limited',
+    `too many requests; retry in ${seconds} s`,
+    { limit, setting },
+    { 'Retry-After': String(seconds) },
+  );
+}
+
+const afterMs = (msBeforeNext: number, budget: Budget) => tooMany(msBeforeNext / 1000, budget);
+
+async function consume(limiter: RateLimiterMemory, key: string, budget: Budget): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (res) {
     if (!(res instanceof RateLimiterRes)) throw res;
-    throw tooMany(res.msBeforeNext);
+    throw afterMs(res.msBeforeNext, budget);
   }
 }
 
@@ -19,9 +37,10 @@ async function consume(limiter: RateLimiterMemory, key: string): Promise<void> {
  */
 export function rateLimit(perSecond: number) {
   const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
+  const budget = { limit: perSecond, setting: 'RATE_LIMIT_PER_SECOND' };
   return async (principal: { credential: string; accountId: string; livemode: boolean }) => {
-    await consume(limiter, `credential:${principal.credential}`);
-    await consume(limiter, `account:${principal.accountId}:${principal.livemode ? 'live' : 'test'}`);
+    await consume(limiter, `credential:${principal.credential}`, budget);
+    await consume(limiter, `account:${principal.accountId}:${principal.livemode ? 'live' : 'test'}`, budget);
   };
 }
 
@@ -47,15 +66,18 @@ export function loginRateLimit(limits: LoginLimits = LOGIN_DEFAULTS) {
   const failures = new RateLimiterMemory({ points: limits.failuresPerMinute, duration: 60 });
   const emailFailures = new RateLimiterMemory({ points: limits.failuresPerEmailPerHour, duration: 3600 });
   const pair = (ip: string, email: string) => `${ip}|${email.toLowerCase()}`;
-  const exhausted = async (limiter: RateLimiterMemory, key: string, budget: number) => {
+  const exhausted = async (limiter: RateLimiterMemory, key: string, budget: Budget) => {
     const used = await limiter.get(key);
-    if (used && used.consumedPoints >= budget) throw tooMany(used.msBeforeNext);
+    if (used && used.consumedPoints >= budget.limit) throw afterMs(used.msBeforeNext, budget);
   };
   return {
     async attempt(ip: string, email: string) {
-      await consume(perAddress, ip);
-      await exhausted(failures, pair(ip, email), limits.failuresPerMinute);
-      await exhausted(emailFailures, email.toLowerCase(), limits.failuresPerEmailPerHour);
+      await consume(perAddress, ip, { limit: limits.attemptsPerMinute, setting: 'LOGIN_ATTEMPTS_PER_MINUTE' });
+      await exhausted(failures, pair(ip, email), { limit: limits.failuresPerMinute, setting: 'LOGIN_FAILURES_PER_MINUTE' });
+      await exhausted(emailFailures, email.toLowerCase(), {
+        limit: limits.failuresPerEmailPerHour,
+        setting: 'LOGIN_FAILURES_PER_EMAIL_PER_HOUR',
+      });
     },
     async failed(ip: string, email: string) {
       await failures.penalty(pair(ip, email));
@@ -81,7 +103,8 @@ export function authFailureLimit(perMinute: number): FailureLimit {
   return {
     async check(address: string) {
       const used = await failures.get(address);
-      if (used && used.consumedPoints >= perMinute) throw tooMany(used.msBeforeNext);
+      if (used && used.consumedPoints >= perMinute)
+        throw afterMs(used.msBeforeNext, { limit: perMinute, setting: 'AUTH_FAILURES_PER_MINUTE' });
     },
     async failed(address: string) {
       await failures.penalty(address);

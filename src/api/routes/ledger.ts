@@ -17,7 +17,7 @@ export function ledgerRoutes(ledger: LedgerService) {
       tag,
       summary: 'Balances per currency of the caller’s mode',
       description:
-        'deposited = held + released (net to recipients) + refunded + fees; kept beside the ledger entries in the same transaction.',
+        'deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); kept beside the ledger entries in the same transaction.',
       responses: { 200: { description: 'The balances', schema: Balance } },
     },
     async (ctx) => {

@@ -1,16 +1,16 @@
 /** The routes without an API credential: the probes and the login. */
-import { Unauthenticated } from '../../services/errors';
+import { RateLimited, Unauthenticated } from '../../services/errors';
 import type { AppDeps } from '../context';
 import type { ErrorCode } from '../errorCatalogue';
 import { jsonBody } from '../middleware/jsonBody';
-import type { loginRateLimit } from '../middleware/limits';
+import { type loginRateLimit, tooMany } from '../middleware/limits';
 import { Routes } from '../registry';
 import { Health, LoginRequest, LoginResponse, Readiness } from '../schemas';
 
 /** Node's HTTP parser refuses oversized headers before any route (src/api/server.ts): the probes' only refusal. */
 const PROBE_ERRORS: ErrorCode[] = ['request_header_fields_too_large'];
 
-export function openRoutes({ services }: Pick<AppDeps, 'services'>, loginLimit: ReturnType<typeof loginRateLimit>) {
+export function openRoutes({ services, config }: Pick<AppDeps, 'services' | 'config'>, loginLimit: ReturnType<typeof loginRateLimit>) {
   const routes = new Routes({ prefix: '', auth: false });
   // Only a matched route runs it, so of these only the login reads a body.
   routes.router.use(jsonBody);
@@ -67,6 +67,9 @@ export function openRoutes({ services }: Pick<AppDeps, 'services'>, loginLimit: 
         ctx.body = await services.accounts.login(body.email, body.password);
       } catch (err) {
         if (err instanceof Unauthenticated) await loginLimit.failed(ctx.ip, body.email);
+        // The password hashing gate's refusal: the queue it found full.
+        if (err instanceof RateLimited)
+          throw tooMany(err.retryAfterSeconds, { limit: config.PASSWORD_HASH_QUEUE, setting: 'PASSWORD_HASH_QUEUE' });
         throw err;
       }
     },
