@@ -273,12 +273,45 @@ describe('auto-release per milestone on a test clock', () => {
     expect(one.milestones.map((m: any) => m.release_at)).toEqual([null, approved.milestones[1].release_at]);
     const both = await advance(p.id, 2 * DAY);
     expect(amountsOf(both)).toMatchObject({ status: 'released', held: 0, released: 100, fee: 10 });
-    const history = (await api.get(`/payments/${p.id}/history`)).data.slice(-2);
+    // The read model's history is written by each step's publication, after the move's answer.
+    const history = await eventually(async () => {
+      const entries = ((await api.get(`/payments/${p.id}/history`)).data as any[]).slice(-2);
+      return entries.every((h) => h.action === 'auto_release') ? entries : undefined;
+    });
     expect(history.map((h: any) => [h.action, h.actor, h.milestone_id, h.from, h.to, h.event])).toEqual([
       ['auto_release', 'system', first, 'pending_release', 'pending_release', 'payment.milestone_released'],
       ['auto_release', 'system', second, 'pending_release', 'released', 'payment.released'],
     ]);
     await expectLedgerOf(stack, api.key, both);
+  });
+
+  it('each approved milestone waits on a durable timer of its own, cancelled when the milestone moves on', async () => {
+    const api = paymentsOf(stack, acct.test_api_key);
+    const p = await api.create(staged(DAY, 3 * DAY));
+    const { first, second } = api.ids(p);
+    /** The payment's timers started and neither fired nor cancelled, by their summary in the Temporal UI. */
+    const pendingTimers = async () => {
+      const started = new Map<string, string>();
+      for (const e of (await stack.client.workflow.getHandle(p.id).fetchHistory()).events ?? []) {
+        const summary = e.userMetadata?.summary?.data;
+        if (e.timerStartedEventAttributes)
+          started.set(e.timerStartedEventAttributes.timerId!, summary ? JSON.parse(Buffer.from(summary).toString()) : '');
+        const ended = e.timerFiredEventAttributes ?? e.timerCanceledEventAttributes;
+        if (ended) started.delete(ended.timerId!);
+      }
+      // Only the payment's own (a delivery's retry waits on timers too).
+      return [...started.values()].filter((s) => /^(auto-release|deposit deadline)/.test(s)).sort();
+    };
+    await api.ok(p.id, 'deposit');
+    expect(await pendingTimers()).toEqual([]);
+    // The later one approved first: the earlier one's approval adds a timer, it does not replace the other's.
+    await api.okOn(p.id, second, 'approve');
+    await api.okOn(p.id, first, 'approve');
+    expect(await pendingTimers()).toEqual([`auto-release ${first}`, `auto-release ${second}`].sort());
+    await api.okOn(p.id, first, 'release');
+    expect(await pendingTimers()).toEqual([`auto-release ${second}`]);
+    await api.okOn(p.id, second, 'dispute');
+    expect(await pendingTimers()).toEqual([]);
   });
 
   it('an auto-release while another milestone is in custody leaves the payment in_custody; one move past both releases both', async () => {

@@ -23,7 +23,7 @@ export function pendingTimers(state: PaymentState): PendingTimer[] {
     .map((m) => ({ action: 'auto_release' as const, dueAt: Date.parse(m.releaseAt!), milestoneId: m.id }));
 }
 
-/** The timer the workflow sleeps on: the earliest pending one (the first milestone's on a tie). */
+/** The earliest pending timer (the first milestone's on a tie): the next to fire, and `NextDeadline`. */
 export function pendingTimer(state: PaymentState): PendingTimer | undefined {
   return pendingTimers(state).reduce<PendingTimer | undefined>((first, t) => (!first || t.dueAt < first.dueAt ? t : first), undefined);
 }

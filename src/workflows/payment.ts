@@ -5,6 +5,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   allHandlersFinished,
   condition,
   defineQuery,
@@ -13,6 +14,7 @@ import {
   log,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -32,6 +34,7 @@ import {
   isTerminal,
   nextDeadlineOf,
   pendingTimer,
+  pendingTimers,
   planTransition,
   TIMER_REASONS,
   TIMER_SUMMARIES,
@@ -218,28 +221,50 @@ class Payment {
     return last;
   }
 
-  /** Waits through the payment's life: the deposit deadline and auto-release are named timers. */
+  /**
+   * Waits through the payment's life. One durable timer per pending timer: the deposit deadline, and
+   * the auto-release of each approved milestone that has one, each named in the Temporal UI. A
+   * timer whose milestone moves on is cancelled; a test clock's move re-arms them all.
+   */
   async run(): Promise<PaymentState> {
     this.start();
+    const armed = new Map<string, CancellationScope>();
+    /** Set by a timer that fired (a closure's write, so an object the compiler does not narrow). */
+    const timers = { fired: false };
+    let offset = this.clockOffsetMs;
     while (!isTerminal(this.state.status)) {
-      const current = this.state.status;
-      const offset = this.clockOffsetMs;
-      const timer = pendingTimer(this.state);
-      const armed = timerKey(timer);
-      // A test clock's move wakes the loop too, and so does a change of the earliest timer, so that it is re-armed.
-      const moved = () => this.state.status !== current || this.clockOffsetMs !== offset || timerKey(pendingTimer(this.state)) !== armed;
-      if (timer) {
-        const dueMs = timerDelayMs(timer, this.now());
+      const wanted = new Map(pendingTimers(this.state).map((t) => [timerKey(t), t]));
+      for (const [key, scope] of armed) {
+        if (wanted.has(key) && offset === this.clockOffsetMs) continue;
+        scope.cancel();
+        armed.delete(key);
+      }
+      offset = this.clockOffsetMs;
+      for (const [key, timer] of wanted) {
+        if (armed.has(key)) continue;
         const summary =
           this.state.staged && timer.milestoneId ? `${TIMER_SUMMARIES[timer.action]} ${timer.milestoneId}` : TIMER_SUMMARIES[timer.action];
-        if (!(await condition(moved, dueMs, { summary }))) {
-          this.fire(timer);
-          this.fireDue();
-        }
-      } else {
-        await condition(moved);
+        const scope = new CancellationScope();
+        armed.set(key, scope);
+        scope
+          .run(() => sleep(timerDelayMs(timer, this.now()), { summary }))
+          .then(
+            () => {
+              armed.delete(key);
+              timers.fired = true;
+            },
+            () => undefined, // cancelled: its milestone moved on, or the clock did
+          );
+      }
+      const version = this.state.version;
+      // A step (message or timer) or a test clock's move changes which timers are pending.
+      await condition(() => timers.fired || this.state.version !== version || this.clockOffsetMs !== offset);
+      if (timers.fired) {
+        timers.fired = false;
+        this.fireDue();
       }
     }
+    for (const scope of armed.values()) scope.cancel();
     // Let in-flight handlers, the read model and the ledger finish before the run closes.
     await condition(allHandlersFinished);
     await this.publications.finish();
