@@ -3,7 +3,10 @@
  * milestone the payment does not have, 409 naming the milestone's status, the payment's actions on
  * every milestone they may act on, and actions on milestones at the same instant, the ledger agreeing.
  */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
+import { actionUpdate, getPaymentQuery, milestoneUpdate, transitionSignal } from '../src/workflows';
 import { amountsOf, expectConsistent, expectLedgerOf, paymentsOf, twoMilestones, workedExample } from './helpers/milestones';
 import { useAccount, useStack } from './helpers/stack';
 
@@ -172,6 +175,44 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     // Nothing held any more, and something released: the payment is released, the refund told as a partial one.
     const last = (await a.get(`/events?payment_id=${p.id}&limit=2`)).data.map((e: any) => e.type);
     expect(last).toEqual(['payment.released', 'payment.partially_refunded']);
+  });
+});
+
+describe('the workflow, asked directly (any Temporal client)', () => {
+  const api = () => paymentsOf(stack, acct.test_api_key);
+  /** The failure an update was refused with: its type and message. */
+  const refusedWith = (err: unknown) => {
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (err as WorkflowUpdateFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    return [(cause as ApplicationFailure).type, (cause as ApplicationFailure).message];
+  };
+
+  it('refuses a milestone named by a payment-only action, and a milestone update naming none; the payment unchanged', async () => {
+    const a = api();
+    const p = await a.create(twoMilestones());
+    const { first } = a.ids(p);
+    const handle = stack.client.workflow.getHandle(p.id);
+    const before = await handle.query(getPaymentQuery);
+    const deposit = await handle
+      .executeUpdate(actionUpdate('deposit'), { args: [{ actor: 'test', milestoneId: first }] })
+      .catch((err: unknown) => err);
+    expect(refusedWith(deposit)).toEqual(['InvalidArgument', "deposit is the payment's action: it names no milestone"]);
+    // Signals are fire-and-forget: the refused ones are handled before the update sent after them.
+    await handle.signal(transitionSignal, { action: 'cancel', actor: 'test', milestoneId: first });
+    await handle.signal(transitionSignal, { action: 'deposit', actor: 'test', milestoneId: first });
+    await a.ok(p.id, 'deposit');
+    const deposited = await handle.query(getPaymentQuery);
+    expect(deposited.version).toBe(before.version + 1);
+    expect(deposited.milestones.map((m) => [m.status, m.heldMinor])).toEqual([
+      ['in_custody', '6000'],
+      ['in_custody', '4000'],
+    ]);
+    const approve = await handle
+      .executeUpdate(milestoneUpdate('approve'), { args: [{ actor: 'test' } as never] })
+      .catch((err: unknown) => err);
+    expect(refusedWith(approve)).toEqual(['InvalidArgument', 'milestone_approve names its milestone: milestoneId is required']);
+    expect(await handle.query(getPaymentQuery)).toEqual(deposited);
   });
 });
 

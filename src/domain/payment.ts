@@ -183,7 +183,8 @@ export interface PlannedStep {
 type Refusal =
   | { ok: false; reason: 'invalid_transition' | 'resolution_required'; status: PaymentStatus; message: string }
   | { ok: false; reason: 'invalid_amount'; field: string; message: string }
-  | { ok: false; reason: 'unknown_milestone'; message: string };
+  | { ok: false; reason: 'unknown_milestone'; message: string }
+  | { ok: false; reason: 'invalid_argument'; message: string };
 
 /** A step with the money it moves, or a refusal (`invalid_amount` names the field; `invalid_transition` the status refused). */
 export type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
@@ -193,9 +194,15 @@ export type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
  * is refused while a timer it would race is due. Without `milestoneId` the action is the payment's:
  * the table answers for the payment's status, and the step acts on every milestone the table lets
  * it act on (a partial refund or a split only while exactly one milestone holds money). With one,
- * the table answers for that milestone's status. A refund of less than is held is the partial row.
+ * the table answers for that milestone's status; only a milestone action, or the workflow's
+ * auto-release, names one. A refund of less than is held is the partial row.
  */
 export function planTransition(state: PaymentState, req: TransitionRequestRule, now: number, client = true): TransitionPlan {
+  // A deposit, a cancel or the deadline moves every milestone at once; the auto-release is the workflow's, of one milestone.
+  const perMilestone: readonly TransitionAction[] = client ? MILESTONE_ACTIONS : [...MILESTONE_ACTIONS, 'auto_release'];
+  if (req.milestoneId !== undefined && !perMilestone.includes(req.action)) {
+    return { ok: false, reason: 'invalid_argument', message: `${req.action} is the payment's action: it names no milestone` };
+  }
   // No milestone's id is undefined: a payment-level request finds none.
   const milestone = state.milestones.find((m) => m.id === req.milestoneId);
   if (req.milestoneId !== undefined && !milestone) {

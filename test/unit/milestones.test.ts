@@ -528,6 +528,29 @@ describe('planTransition: a milestone’s own actions', () => {
     expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 0n, fee: 0n });
   });
 
+  it('a payment-only action names no milestone: refused before anything moves, the payment unchanged', () => {
+    const thirds = () => stagedPayment([33300n, 33300n, 33400n]);
+    const notPerMilestone = (action: string) => ({
+      ok: false,
+      reason: 'invalid_argument',
+      message: `${action} is the payment's action: it names no milestone`,
+    });
+    // A deposit funds every milestone, a cancel cancels every one: neither is one milestone's.
+    expect(planTransition(thirds(), { action: 'deposit', milestoneId: 'ms_1' }, NOW)).toEqual(notPerMilestone('deposit'));
+    expect(planTransition(thirds(), { action: 'cancel', milestoneId: 'ms_2' }, NOW)).toEqual(notPerMilestone('cancel'));
+    // Refused for that, not for the milestone: an unknown one too.
+    expect(planTransition(thirds(), { action: 'deposit', milestoneId: 'ms_9' }, NOW)).toEqual(notPerMilestone('deposit'));
+    const deadline = Date.parse(thirds().depositDeadline);
+    expect(planTransition(thirds(), { action: 'deadline', milestoneId: 'ms_1' }, deadline, false)).toEqual(notPerMilestone('deadline'));
+    // The auto-release is the one timer of a milestone's own, and the workflow's alone to name.
+    const approved = run(stagedPayment([100n, 200n], { autoReleaseAfterSeconds: 60 }), { action: 'deposit' }, { action: 'approve' });
+    expect(planTransition(approved, { action: 'auto_release', milestoneId: 'ms_2' }, NOW + 60_000, false)).toMatchObject({ ok: true });
+    // Every client action of a milestone route may name one.
+    for (const action of ['approve', 'release', 'refund', 'dispute', 'resolve'] as const) {
+      expect(planTransition(approved, { action, milestoneId: 'ms_1' }, NOW)).not.toMatchObject({ reason: 'invalid_argument' });
+    }
+  });
+
   it('measures a refund against the milestone’s held amount, not the payment’s', () => {
     const state = run(deposited(), { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n });
     expect(planTransition(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 45001n }, NOW)).toEqual({
