@@ -140,17 +140,61 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     ).toEqual([build, launch].sort());
   });
 
-  it("the payment's release while a milestone is still in_custody is a 409 naming in_custody", async () => {
+  it("the payment's release releases each pending_release milestone while another keeps it in custody; with none, a 409 naming in_custody", async () => {
     const a = api();
     const p = await a.create(twoMilestones());
     await a.ok(p.id, 'deposit');
+    const none = await a.act(p.id, 'release');
+    expect([none.status, none.body.error.code, none.body.error.details]).toEqual([
+      409,
+      'invalid_transition',
+      { status: 'in_custody', allowed_actions: ['approve', 'refund', 'dispute'] },
+    ]);
     await a.okOn(p.id, a.ids(p).first, 'approve');
-    const res = await a.act(p.id, 'release');
-    expect([res.status, res.body.error.code, res.body.error.details.status]).toEqual([409, 'invalid_transition', 'in_custody']);
-    expect(amountsOf(await a.get(`/payments/${p.id}`)).milestones).toEqual({
-      first: ['pending_release', 60, 0, 0, 0],
-      second: ['in_custody', 40, 0, 0, 0],
+    // The next steps are those some milestone may take: the payment in custody may now release.
+    const deposit = await a.act(p.id, 'deposit');
+    expect([deposit.status, deposit.body.error.details]).toEqual([
+      409,
+      { status: 'in_custody', allowed_actions: ['approve', 'release', 'refund', 'dispute'] },
+    ]);
+    const released = await a.ok(p.id, 'release');
+    expect(amountsOf(released)).toMatchObject({
+      status: 'in_custody',
+      milestones: { first: ['released', 0, 60, 0, 6], second: ['in_custody', 40, 0, 0, 0] },
     });
+    const history = (await a.get(`/payments/${p.id}/history`)).data.at(-1);
+    expect(history).toMatchObject({ action: 'release', from: 'in_custody', to: 'in_custody', milestone_id: null });
+    await expectLedgerOf(stack, a.key, released);
+  });
+
+  it("the payment's approve and dispute act on the milestones holding money in custody while another is disputed", async () => {
+    const a = api();
+    const p = await a.create(workedExample());
+    const { design } = a.ids(p);
+    await a.ok(p.id, 'deposit');
+    await a.okOn(p.id, design, 'dispute');
+    const approved = await a.ok(p.id, 'approve');
+    expect(amountsOf(approved)).toMatchObject({
+      status: 'disputed',
+      milestones: {
+        design: ['disputed', 200, 0, 0, 0],
+        build: ['pending_release', 500, 0, 0, 0],
+        launch: ['pending_release', 300, 0, 0, 0],
+      },
+    });
+    const disputed = await a.ok(p.id, 'dispute');
+    expect(amountsOf(disputed).milestones).toEqual({
+      design: ['disputed', 200, 0, 0, 0],
+      build: ['disputed', 500, 0, 0, 0],
+      launch: ['disputed', 300, 0, 0, 0],
+    });
+    // Every milestone disputed: nothing left to approve, and the next steps are those a disputed milestone allows.
+    const refused = await a.act(p.id, 'approve');
+    expect([refused.status, refused.body.error.message, refused.body.error.details]).toEqual([
+      409,
+      'cannot approve a payment whose status is disputed (allowed from disputed: refund, resolve)',
+      { status: 'disputed', allowed_actions: ['refund', 'resolve'] },
+    ]);
   });
 
   it("the payment's refund without an amount refunds everything held, a released milestone kept", async () => {

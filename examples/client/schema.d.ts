@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Deposit a payment
-         * @description Allowed from pending_deposit; moves it to in_custody. Any other status: 409 invalid_transition.
+         * @description Allowed from pending_deposit; moves it to in_custody. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdDeposit"];
         delete?: never;
@@ -162,7 +162,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a payment
-         * @description Allowed from in_custody; moves it to pending_release. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody; moves it to pending_release. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdApprove"];
         delete?: never;
@@ -182,7 +182,7 @@ export interface paths {
         put?: never;
         /**
          * Release a payment
-         * @description Allowed from pending_release; moves it to released. Any other status: 409 invalid_transition.
+         * @description Allowed from pending_release; moves it to released. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdRelease"];
         delete?: never;
@@ -202,7 +202,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a payment
-         * @description Allowed from pending_deposit; moves it to cancelled. Any other status: 409 invalid_transition.
+         * @description Allowed from pending_deposit; moves it to cancelled. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdCancel"];
         delete?: never;
@@ -222,7 +222,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Allowed from in_custody, pending_release, disputed; moves it to refunded or in_custody or pending_release or disputed. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody, pending_release, disputed; moves it to refunded or in_custody or pending_release or disputed. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdRefund"];
         delete?: never;
@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Dispute a payment
-         * @description Allowed from in_custody, pending_release; moves it to disputed. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody, pending_release; moves it to disputed. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdDispute"];
         delete?: never;
@@ -262,7 +262,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a payment
-         * @description Allowed from disputed; moves it to released or refunded. Any other status: 409 invalid_transition.
+         * @description Allowed from disputed; moves it to released or refunded. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdResolve"];
         delete?: never;

@@ -4,7 +4,7 @@
  * one to an answer read these names.
  */
 
-/** A refused transition; `details[0]` is the current status. */
+/** A refused transition; `details[0]` is the current status, `details[1]` the actions allowed now. */
 export const INVALID_TRANSITION = 'InvalidTransition';
 /** An amount the payment cannot pay (more than held, say); `details[0]` is the field. */
 export const INVALID_AMOUNT = 'InvalidAmount';

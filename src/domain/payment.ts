@@ -181,7 +181,14 @@ export interface PlannedStep {
 }
 
 type Refusal =
-  | { ok: false; reason: 'invalid_transition' | 'resolution_required'; status: PaymentStatus; message: string }
+  | {
+      ok: false;
+      reason: 'invalid_transition' | 'resolution_required';
+      status: PaymentStatus;
+      message: string;
+      /** The actions the payment (or the milestone named) may take now: the refusal's next steps. */
+      allowed: ClientAction[];
+    }
   | { ok: false; reason: 'invalid_amount'; field: string; message: string }
   | { ok: false; reason: 'unknown_milestone'; message: string }
   | { ok: false; reason: 'invalid_argument'; message: string };
@@ -192,10 +199,11 @@ export type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
 /**
  * Everything a step must pass, status and money, and what it does. A client's request (`client`)
  * is refused while a timer it would race is due. Without `milestoneId` the action is the payment's:
- * the table answers for the payment's status, and the step acts on every milestone the table lets
- * it act on (a partial refund or a split only while exactly one milestone holds money). With one,
- * the table answers for that milestone's status; only a milestone action, or the workflow's
- * auto-release, names one. A refund of less than is held is the partial row.
+ * it acts on every milestone whose status the table lets it act on, and is refused, naming the
+ * payment's status, when there is none (a partial refund or a split only while exactly one
+ * milestone holds money). With one, the table answers for that milestone's status; only a
+ * milestone action, or the workflow's auto-release, names one. A refund of less than is held is
+ * the partial row.
  */
 export function planTransition(state: PaymentState, req: TransitionRequestRule, now: number, client = true): TransitionPlan {
   // A deposit, a cancel or the deadline moves every milestone at once; the auto-release is the workflow's, of one milestone.
@@ -214,15 +222,27 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
   const isSplit = req.action === 'resolve' && req.resolution === 'split';
   const field = isSplit ? 'refund_amount' : 'amount';
   const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;
+  const refused = (message: string, reason: 'invalid_transition' | 'resolution_required' = 'invalid_transition'): Refusal => ({
+    ok: false,
+    reason,
+    status,
+    message,
+    allowed: nextActions(state, req.milestoneId),
+  });
   const due = client ? dueTimer(state, now, req.milestoneId) : undefined;
   if (due) {
     const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
-    return { ok: false, reason: 'invalid_transition', status, message: `${refusalMessage(req.action, status, of)}: ${why}` };
+    return refused(`${refusalMessage(req.action, status, of)}: ${why}`);
   }
-  const check = checkTransition(status, req.action, req.resolution, partial);
-  if (!check.ok) {
-    const message = check.reason === 'invalid_transition' ? refusalMessage(req.action, status, of) : check.message;
-    return { ...check, status, message };
+  // With one milestone its status is the payment's, so the payment's action is read as it always was.
+  const able = (milestone ? [milestone] : state.milestones).filter(
+    (m) => checkTransition(m.status, req.action, req.resolution, partial).ok,
+  );
+  if (able.length === 0) {
+    const check = checkTransition(status, req.action, req.resolution, partial);
+    return check.ok || check.reason === 'invalid_transition'
+      ? refused(refusalMessage(req.action, status, of))
+      : refused(check.message, check.reason);
   }
   const money = (minor: bigint) => `${formatMinor(minor, state.amountExponent)} ${state.currency}`;
   if (req.amountMinor !== undefined) {
@@ -237,21 +257,16 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
   } else if (isSplit) {
     return { ok: false, reason: 'invalid_amount', field, message: SPLIT_RULES.requiredForSplit };
   }
-  let targets: MilestoneState[];
-  if (milestone) targets = [milestone];
-  else if (partial || isSplit) {
-    targets = state.milestones.filter(holdsMoney);
-    if (targets.length !== 1) {
+  if (!milestone && (partial || isSplit)) {
+    const holders = state.milestones.filter(holdsMoney);
+    if (holders.length !== 1) {
       const what = isSplit ? 'a split' : 'a partial refund';
-      return {
-        ok: false,
-        reason: 'invalid_transition',
-        status,
-        message: `${refusalMessage(req.action, status)} with ${what} while ${targets.length} milestones hold money: name the milestone (POST /api/v1/payments/${state.id}/milestones/{milestone}/${req.action})`,
-      };
+      return refused(
+        `${refusalMessage(req.action, status)} with ${what} while ${holders.length} milestones hold money: name the milestone (POST /api/v1/payments/${state.id}/milestones/{milestone}/${req.action})`,
+      );
     }
-  } else targets = state.milestones; // planSteps skips each the table does not let the action act on
-  return planSteps(state, req, targets, now, partial);
+  }
+  return planSteps(state, req, able, now, partial);
 }
 
 /** The step's effect on each target milestone in turn (the fee rule reads the running total released), then on the payment. */
@@ -318,6 +333,20 @@ export function allowedFrom(action: TransitionAction): PaymentStatus[] {
 /** The actions a client may request from a status, in CLIENT_ACTIONS' order (a refusal's next step). */
 export function allowedActions(status: PaymentStatus): ClientAction[] {
   return CLIENT_ACTIONS.filter((action) => TRANSITIONS.some((t) => t.action === action && t.from.includes(status)));
+}
+
+/**
+ * The actions a client may request now: of the payment, each that some milestone's status allows
+ * (with one milestone, those its status allows); of one milestone, the milestone actions its status
+ * allows. In CLIENT_ACTIONS' order.
+ */
+export function nextActions(state: Pick<PaymentState, 'milestones'>, milestoneId?: string): ClientAction[] {
+  if (milestoneId === undefined) {
+    const statuses = new Set(state.milestones.map((m) => m.status));
+    return CLIENT_ACTIONS.filter((action) => [...statuses].some((s) => allowedActions(s).includes(action)));
+  }
+  const milestone = state.milestones.find((m) => m.id === milestoneId);
+  return milestone ? allowedActions(milestone.status).filter((a) => (MILESTONE_ACTIONS as readonly ClientAction[]).includes(a)) : [];
 }
 
 /** One entry of a payment's history. */

@@ -14,14 +14,17 @@ export class NotFound extends DomainError {
   }
 }
 
-/** The action is not allowed from the payment's current status; the message names the next steps there are. */
+/**
+ * The action is not allowed from the payment's current status; the message names the next steps
+ * there are (on a payment with milestones, the actions some milestone may take: the workflow's).
+ */
 export class InvalidTransition extends DomainError {
   readonly allowedActions: ClientAction[];
   constructor(
     readonly status: PaymentStatus,
     message: string,
+    allowed: ClientAction[] = allowedActions(status),
   ) {
-    const allowed = allowedActions(status);
     super(`${message} (${allowed.length ? `allowed from ${status}: ${allowed.join(', ')}` : `${status} is final`})`);
     this.allowedActions = allowed;
   }

@@ -131,7 +131,8 @@ function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): s
   return parsed.minor.toString();
 }
 
-const refusal = (action: string, status: PaymentStatus, message = refusalMessage(action, status)) => new InvalidTransition(status, message);
+const refusal = (action: string, status: PaymentStatus, message = refusalMessage(action, status), allowed?: ClientAction[]) =>
+  new InvalidTransition(status, message, allowed);
 
 /** A new payment's milestones: those asked for, or one of the whole amount (docs/concepts.md). */
 function newMilestones(payment: Omit<PaymentState, 'milestones' | 'staged'>, asked: NewMilestone[] | undefined): MilestoneState[] {
@@ -301,8 +302,9 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         );
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
-          // The workflow's own message: it names the status and, when a timer was due, why.
-          throw refusal(action, (err.cause.details?.[0] as PaymentStatus | undefined) ?? status, err.cause.message);
+          // The workflow's own message and next steps: it names the status and, when a timer was due, why.
+          const [refusedFrom, allowed] = (err.cause.details ?? []) as [PaymentStatus?, ClientAction[]?];
+          throw refusal(action, refusedFrom ?? status, err.cause.message, allowed);
         }
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === UNKNOWN_MILESTONE) {
           throw new NotFound('milestone');

@@ -4,7 +4,7 @@
  * update; amounts, ledger and custody trail are untouched and still verify.
  */
 import type { Knex } from 'knex';
-import { type PaymentState, TERMINAL_STATUSES, isTerminal } from '../domain/payment';
+import { type PaymentState, TERMINAL_STATUSES, isTerminal, nextActions } from '../domain/payment';
 import { scopeOf } from '../domain/tenancy';
 import { findPayment } from '../db/payments';
 import { redactPayment } from '../db/personal';
@@ -23,6 +23,7 @@ export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
         throw new InvalidTransition(
           payment.status,
           `cannot redact a payment whose status is ${payment.status}; only ${TERMINAL_STATUSES.join(', ')} payments can be redacted`,
+          nextActions(payment),
         );
       }
       await redactPayment(db, scope, id, { actor: call.principal.actor, at: new Date().toISOString() });

@@ -134,7 +134,7 @@ class Payment {
       message: plan.message,
       type: plan.reason === 'invalid_transition' ? INVALID_TRANSITION : RESOLUTION_REQUIRED,
       nonRetryable: true,
-      details: [plan.status],
+      details: [plan.status, plan.allowed],
     });
   }
 

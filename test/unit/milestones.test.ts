@@ -499,23 +499,26 @@ describe('planTransition: a milestone’s own actions', () => {
       reason: 'invalid_transition',
       status: 'released',
       message: 'cannot approve a milestone whose status is released',
+      allowed: [],
     });
     expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual({
       ok: false,
       reason: 'invalid_transition',
       status: 'in_custody',
       message: 'cannot release a milestone whose status is in_custody',
+      allowed: ['approve', 'refund', 'dispute'],
     });
     expect(planTransition(state, { action: 'resolve', milestoneId: 'ms_2' }, NOW)).toEqual({
       ok: false,
       reason: 'resolution_required',
       status: 'in_custody',
       message: 'resolve needs a resolution: "release", "refund" or "split"',
+      allowed: ['approve', 'refund', 'dispute'],
     });
-    // The payment in custody may not be released; its approved milestone may.
+    // The payment in custody: its approved milestone may be released, the others may not.
     const approved = run(deposited(), { action: 'approve', milestoneId: 'ms_2' });
-    expect(planTransition(approved, { action: 'release' }, NOW)).toMatchObject({ ok: false, status: 'in_custody' });
     expect(planTransition(approved, { action: 'release', milestoneId: 'ms_2' }, NOW)).toMatchObject({ ok: true, to: 'in_custody' });
+    expect(planTransition(approved, { action: 'release', milestoneId: 'ms_1' }, NOW)).toMatchObject({ ok: false, status: 'in_custody' });
   });
 
   it('acts on that milestone alone, even where others could take the same step', () => {
@@ -680,6 +683,54 @@ describe('planTransition: a payment-level action acts on every milestone it appl
     }
   });
 
+  it('release: every pending_release milestone, though others keep the payment in custody', () => {
+    const before = mixed();
+    expect(before.status).toBe('in_custody');
+    const plan = planned(before, { action: 'release' });
+    expect(plan.changes.map((c) => [c.id, c.from, c.to, c.movement?.released])).toEqual([['ms_3', 'pending_release', 'released', '300']]);
+    expect(plan.to).toBe('in_custody');
+    expect(named(plan.events)).toEqual(['payment.milestone_released ms_3']);
+  });
+
+  it('approve and dispute: the milestones still holding money of a payment disputed by another', () => {
+    const before = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' });
+    expect(before.status).toBe('disputed');
+    expect(planned(before, { action: 'approve' }).changes).toEqual([{ id: 'ms_4', from: 'in_custody', to: 'pending_release' }]);
+    expect(planned(before, { action: 'dispute' }).changes.map((c) => [c.id, c.from, c.to])).toEqual([
+      ['ms_3', 'pending_release', 'disputed'],
+      ['ms_4', 'in_custody', 'disputed'],
+    ]);
+    expect(planned(before, { action: 'release' }).changes.map((c) => [c.id, c.to])).toEqual([['ms_3', 'released']]);
+  });
+
+  it('refused only when no milestone may take it, naming the payment’s status; the next steps are those some milestone may take', () => {
+    const before = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' }, { action: 'approve', milestoneId: 'ms_4' });
+    expect(before.milestones.map((m) => m.status)).toEqual(['disputed', 'released', 'pending_release', 'pending_release']);
+    const allowed = ['release', 'refund', 'dispute', 'resolve'];
+    for (const action of ['deposit', 'approve', 'cancel'] as const) {
+      expect(planTransition(before, { action }, NOW)).toEqual({
+        ok: false,
+        reason: 'invalid_transition',
+        status: 'disputed',
+        message: `cannot ${action} a payment whose status is disputed`,
+        allowed,
+      });
+    }
+    expect(planTransition(before, { action: 'resolve' }, NOW)).toEqual({
+      ok: false,
+      reason: 'resolution_required',
+      status: 'disputed',
+      message: 'resolve needs a resolution: "release", "refund" or "split"',
+      allowed,
+    });
+    // Nothing left to approve once every milestone holding money is pending release.
+    const approved = run(mixed(), { action: 'approve' });
+    expect(planTransition(approved, { action: 'approve' }, NOW)).toMatchObject({
+      status: 'pending_release',
+      allowed: ['release', 'refund', 'dispute'],
+    });
+  });
+
   it('a partial refund or a split is refused while two or more milestones hold money, allowed with one', () => {
     const state = run(worked(), { action: 'deposit' });
     expect(planTransition(state, { action: 'refund', amountMinor: 100n }, NOW)).toEqual({
@@ -688,6 +739,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
       status: 'in_custody',
       message:
         'cannot refund a payment whose status is in_custody with a partial refund while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/refund)',
+      allowed: ['approve', 'refund', 'dispute'],
     });
     const two = run(state, { action: 'dispute' });
     expect(planTransition(two, { action: 'resolve', resolution: 'split', amountMinor: 100n }, NOW)).toEqual({
@@ -696,6 +748,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
       status: 'disputed',
       message:
         'cannot resolve a payment whose status is disputed with a split while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/resolve)',
+      allowed: ['refund', 'resolve'],
     });
 
     // One milestone left holding money: the payment's partial refund and split are its.
@@ -822,12 +875,14 @@ describe('release_at: the auto-release of each approved milestone', () => {
       reason: 'invalid_transition',
       status: 'pending_release',
       message: 'cannot release a milestone whose status is pending_release: its auto-release is due',
+      allowed: ['release', 'refund', 'dispute'],
     });
     expect(planTransition(state, { action: 'dispute' }, due)).toEqual({
       ok: false,
       reason: 'invalid_transition',
       status: 'pending_release',
       message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
+      allowed: ['release', 'refund', 'dispute'],
     });
     expect(planned(state, { action: 'dispute', milestoneId: 'ms_3' }, due).changes).toEqual([
       { id: 'ms_3', from: 'pending_release', to: 'disputed' },
@@ -1237,6 +1292,14 @@ describe('any payment, any steps (property)', () => {
             const client = req.action !== 'deadline' && req.action !== 'auto_release';
             const snapshot = structuredClone(state);
             const plan = planTransition(state, req, now, client);
+            // The payment's own action (no amount, no timer due) is allowed exactly when some milestone's status allows it.
+            const split = req.action === 'resolve' && req.resolution === 'split';
+            if (client && req.milestoneId === undefined && req.amountMinor === undefined && !split && !dueTimer(state, now)) {
+              const some = state.milestones.some((m) => checkTransition(m.status, req.action, req.resolution).ok);
+              expect(plan.ok, `${req.action} of ${state.milestones.map((m) => m.status).join(', ')}`).toBe(some);
+              // With one milestone, the payment's status answers as it always has.
+              if (state.milestones.length === 1) expect(some).toBe(checkTransition(state.status, req.action, req.resolution).ok);
+            }
             if (!plan.ok) {
               // A refusal changes nothing.
               expect(state).toEqual(snapshot);

@@ -223,6 +223,7 @@ describe('planTransition', () => {
       reason: 'invalid_transition',
       status: 'released',
       message: 'cannot refund a payment whose status is released',
+      allowed: [],
     });
     expect(planTransition(paymentState(), { action: 'deposit' }, Date.parse('2026-12-01T00:00:00.000Z'))).toMatchObject({
       ok: false,

@@ -112,6 +112,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
         reason: 'invalid_transition',
         status: 'pending_deposit',
         message: 'cannot deposit a payment whose status is pending_deposit: its deposit deadline has passed',
+        allowed: ['deposit', 'cancel'],
       });
     }
   });
@@ -124,6 +125,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
         reason: 'invalid_transition',
         status: 'pending_release',
         message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
+        allowed: ['release', 'refund', 'dispute'],
       });
       expect(planTransition(pendingRelease, { action: 'dispute', milestoneId: MILESTONE }, now)).toMatchObject({
         ok: false,
@@ -145,6 +147,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
       reason: 'invalid_transition',
       status: 'disputed',
       message: 'cannot approve a payment whose status is disputed',
+      allowed: ['refund', 'resolve'],
     });
   });
 });
