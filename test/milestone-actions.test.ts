@@ -38,12 +38,20 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     const a = api();
     const p = await a.create(twoMilestones());
     const { first, second } = a.ids(p);
+    /** The milestone's actions its status allows (a payment's deposit or cancel never), and the message's account of them. */
+    const NEXT: Record<string, [string[], string]> = {
+      pending_deposit: [[], 'no milestone action is allowed from pending_deposit'],
+      in_custody: [['approve', 'refund', 'dispute'], 'allowed from in_custody: approve, refund, dispute'],
+      pending_release: [['release', 'refund', 'dispute'], 'allowed from pending_release: release, refund, dispute'],
+      released: [[], 'released is final'],
+    };
     const refused = async (ms: string, action: string, status: string, body?: unknown) => {
       const before = await a.get(`/payments/${p.id}`);
       const res = await a.actOn(p.id, ms, action, body);
       expect([res.status, res.body.error?.code], `${action} of a ${status} milestone`).toEqual([409, 'invalid_transition']);
-      expect(res.body.error.message).toContain(`cannot ${action} a milestone whose status is ${status}`);
-      expect(res.body.error.details.status).toBe(status);
+      const [allowed, next] = NEXT[status];
+      expect(res.body.error.message).toBe(`cannot ${action} a milestone whose status is ${status} (${next})`);
+      expect(res.body.error.details).toEqual({ status, allowed_actions: allowed, milestone_id: ms });
       expect(await a.get(`/payments/${p.id}`)).toEqual(before);
     };
     // Before the deposit: nothing to approve or release.
@@ -55,6 +63,7 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     await a.okOn(p.id, first, 'approve');
     await refused(first, 'approve', 'pending_release');
     await a.okOn(p.id, first, 'release');
+    // A released milestone is final (the service refuses it before asking the workflow), though its payment is not.
     for (const action of ['approve', 'release', 'refund', 'dispute']) await refused(first, action, 'released');
     await refused(first, 'refund', 'released', { amount: 1 });
     await refused(first, 'resolve', 'released', { resolution: 'refund' });
@@ -75,12 +84,16 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     const before = await a.get(`/payments/${p.id}`);
     const partial = await a.act(p.id, 'refund', { amount: 10 });
     expect([partial.status, partial.body.error.code]).toEqual([409, 'invalid_transition']);
-    expect(partial.body.error.message).toMatch(/partial refund while 2 milestones hold money/);
-    expect(partial.body.error.message).toContain(`/api/v1/payments/${p.id}/milestones/{milestone}/refund`);
+    expect(partial.body.error.message).toBe(
+      `cannot refund a payment whose status is in_custody with a partial refund while 2 milestones hold money: name the milestone (POST /api/v1/payments/${p.id}/milestones/{milestone}/refund) (allowed from in_custody: approve, dispute)`,
+    );
+    // The refund it refuses is each milestone's, not the payment's: not among its next steps.
+    expect(partial.body.error.details).toEqual({ status: 'in_custody', allowed_actions: ['approve', 'dispute'] });
     await a.ok(p.id, 'dispute');
     const split = await a.act(p.id, 'resolve', { resolution: 'split', refund_amount: 10 });
     expect([split.status, split.body.error.code]).toEqual([409, 'invalid_transition']);
     expect(split.body.error.message).toMatch(/split while 2 milestones hold money/);
+    expect(split.body.error.details).toEqual({ status: 'disputed', allowed_actions: ['refund'] });
     expect((await a.get(`/payments/${p.id}`)).amount_refunded).toBe(before.amount_refunded);
     // One milestone resolved: the other alone holds money, and the payment's partial refund is its.
     await a.okOn(p.id, first, 'resolve', { resolution: 'release' });

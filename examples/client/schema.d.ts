@@ -3069,7 +3069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3308,7 +3308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3547,7 +3547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3786,7 +3786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4026,7 +4026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4265,7 +4265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4505,7 +4505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4746,7 +4746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4987,7 +4987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5229,7 +5229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5470,7 +5470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5712,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5942,7 +5942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

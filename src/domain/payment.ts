@@ -222,13 +222,11 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
   const isSplit = req.action === 'resolve' && req.resolution === 'split';
   const field = isSplit ? 'refund_amount' : 'amount';
   const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;
-  const refused = (message: string, reason: 'invalid_transition' | 'resolution_required' = 'invalid_transition'): Refusal => ({
-    ok: false,
-    reason,
-    status,
-    message,
-    allowed: nextActions(state, req.milestoneId),
-  });
+  const refused = (
+    message: string,
+    reason: 'invalid_transition' | 'resolution_required' = 'invalid_transition',
+    allowed = nextActions(state, req.milestoneId),
+  ): Refusal => ({ ok: false, reason, status, message, allowed });
   const due = client ? dueTimer(state, now, req.milestoneId) : undefined;
   if (due) {
     const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
@@ -261,8 +259,11 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
     const holders = state.milestones.filter(holdsMoney);
     if (holders.length !== 1) {
       const what = isSplit ? 'a split' : 'a partial refund';
+      // The action refused is each milestone's now, not the payment's: not among the next steps.
       return refused(
         `${refusalMessage(req.action, status)} with ${what} while ${holders.length} milestones hold money: name the milestone (POST /api/v1/payments/${state.id}/milestones/{milestone}/${req.action})`,
+        'invalid_transition',
+        nextActions(state).filter((a) => a !== req.action),
       );
     }
   }
@@ -330,9 +331,10 @@ export function allowedFrom(action: TransitionAction): PaymentStatus[] {
   return [...new Set(TRANSITIONS.filter((t) => t.action === action).flatMap((t) => t.from))];
 }
 
-/** The actions a client may request from a status, in CLIENT_ACTIONS' order (a refusal's next step). */
-export function allowedActions(status: PaymentStatus): ClientAction[] {
-  return CLIENT_ACTIONS.filter((action) => TRANSITIONS.some((t) => t.action === action && t.from.includes(status)));
+/** The actions a client may request from a status, of a payment or of one milestone, in CLIENT_ACTIONS' order (a refusal's next step). */
+export function allowedActions(status: PaymentStatus, of: 'payment' | 'milestone' = 'payment'): ClientAction[] {
+  const actions: readonly ClientAction[] = of === 'payment' ? CLIENT_ACTIONS : MILESTONE_ACTIONS;
+  return actions.filter((action) => TRANSITIONS.some((t) => t.action === action && t.from.includes(status)));
 }
 
 /**
@@ -346,7 +348,7 @@ export function nextActions(state: Pick<PaymentState, 'milestones'>, milestoneId
     return CLIENT_ACTIONS.filter((action) => [...statuses].some((s) => allowedActions(s).includes(action)));
   }
   const milestone = state.milestones.find((m) => m.id === milestoneId);
-  return milestone ? allowedActions(milestone.status).filter((a) => (MILESTONE_ACTIONS as readonly ClientAction[]).includes(a)) : [];
+  return milestone ? allowedActions(milestone.status, 'milestone') : [];
 }
 
 /** One entry of a payment's history. */

@@ -20,6 +20,7 @@ import {
   INITIAL_STATUS,
   creationEntry,
   isTerminal,
+  nextActions,
   refusalMessage,
   wholeMilestone,
 } from '../domain/payment';
@@ -130,9 +131,6 @@ function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): s
   if (!parsed.ok) throw new InvalidInput([{ field: amount.field, message: parsed.message }]);
   return parsed.minor.toString();
 }
-
-const refusal = (action: string, status: PaymentStatus, message = refusalMessage(action, status), allowed?: ClientAction[]) =>
-  new InvalidTransition(status, message, allowed);
 
 /** A new payment's milestones: those asked for, or one of the whole amount (docs/concepts.md). */
 function newMilestones(payment: Omit<PaymentState, 'milestones' | 'staged'>, asked: NewMilestone[] | undefined): MilestoneState[] {
@@ -276,8 +274,10 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
       if (milestoneId !== undefined && !milestone) throw new NotFound('milestone');
       const status = milestone?.status ?? current.status;
       const of = milestone ? 'milestone' : 'payment';
+      const refusal = (from: PaymentStatus, message = refusalMessage(action, from, of), allowed?: ClientAction[]) =>
+        new InvalidTransition(from, message, { allowed, milestoneId });
       // A retry may be asking about its own first attempt, which may have made the payment final.
-      if (isTerminal(status) && !call.retry) throw refusal(action, status, refusalMessage(action, status, of));
+      if (isTerminal(status) && !call.retry) throw refusal(status);
       const handle = temporal.workflow.getHandle(current.id);
       let outcome: TransitionOutcome;
       // The reason's text stays here; the workflow carries its keyed hash (docs/architecture.md).
@@ -304,7 +304,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INVALID_TRANSITION) {
           // The workflow's own message and next steps: it names the status and, when a timer was due, why.
           const [refusedFrom, allowed] = (err.cause.details ?? []) as [PaymentStatus?, ClientAction[]?];
-          throw refusal(action, refusedFrom ?? status, err.cause.message, allowed);
+          throw refusal(refusedFrom ?? status, err.cause.message, allowed);
         }
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === UNKNOWN_MILESTONE) {
           throw new NotFound('milestone');
@@ -322,7 +322,7 @@ export function paymentsService({ db, temporal, config, logger }: PaymentsDeps) 
         if (first) return withPersonal(first.payment, current);
         const latest = await findPayment(db, scopeOf(call.principal), current.id);
         const now = milestoneId === undefined ? latest?.status : latest?.milestones.find((m) => m.id === milestoneId)?.status;
-        throw refusal(action, now ?? status, refusalMessage(action, now ?? status, of));
+        throw refusal(now ?? status, undefined, latest && nextActions(latest, milestoneId));
       }
       const payment = withPersonal(outcome.payment, current);
       await showDurable(call, payment, outcome.entry);

@@ -23,7 +23,7 @@ export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
         throw new InvalidTransition(
           payment.status,
           `cannot redact a payment whose status is ${payment.status}; only ${TERMINAL_STATUSES.join(', ')} payments can be redacted`,
-          nextActions(payment),
+          { allowed: nextActions(payment) },
         );
       }
       await redactPayment(db, scope, id, { actor: call.principal.actor, at: new Date().toISOString() });

@@ -17,6 +17,8 @@ import {
   type Resolution,
   type TransitionAction,
   type TransitionRequestRule,
+  CLIENT_ACTIONS,
+  MILESTONE_ACTIONS,
   MILESTONE_EVENTS,
   PAYMENT_STATUS_RULES,
   STATUS_EVENTS,
@@ -739,7 +741,8 @@ describe('planTransition: a payment-level action acts on every milestone it appl
       status: 'in_custody',
       message:
         'cannot refund a payment whose status is in_custody with a partial refund while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/refund)',
-      allowed: ['approve', 'refund', 'dispute'],
+      // Not the action refused: it is each milestone's now.
+      allowed: ['approve', 'dispute'],
     });
     const two = run(state, { action: 'dispute' });
     expect(planTransition(two, { action: 'resolve', resolution: 'split', amountMinor: 100n }, NOW)).toEqual({
@@ -748,7 +751,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
       status: 'disputed',
       message:
         'cannot resolve a payment whose status is disputed with a split while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/resolve)',
-      allowed: ['refund', 'resolve'],
+      allowed: ['refund'],
     });
 
     // One milestone left holding money: the payment's partial refund and split are its.
@@ -1303,6 +1306,14 @@ describe('any payment, any steps (property)', () => {
             if (!plan.ok) {
               // A refusal changes nothing.
               expect(state).toEqual(snapshot);
+              // Its next steps: what the milestone named may do, or what some milestone may (never the action a payment-level partial refund or split refused).
+              if (plan.reason === 'invalid_transition' || plan.reason === 'resolution_required') {
+                const named = state.milestones.filter((m) => req.milestoneId === undefined || m.id === req.milestoneId);
+                const next = (req.milestoneId === undefined ? CLIENT_ACTIONS : MILESTONE_ACTIONS).filter((a) =>
+                  named.some((m) => checkTransition(m.status, a, a === 'resolve' ? 'release' : undefined).ok),
+                );
+                expect(plan.allowed).toEqual(plan.message.includes('milestones hold money') ? next.filter((a) => a !== req.action) : next);
+              }
               if (req.milestoneId === 'ms_none') expect(plan.reason).toBe('unknown_milestone');
               continue;
             }

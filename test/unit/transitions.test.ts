@@ -272,4 +272,16 @@ describe('allowedActions: the next steps a refusal names', () => {
       disputed: ['refund', 'resolve'],
     });
   });
+
+  it('of one milestone: its own actions alone (a deposit or a cancel is the payment’s)', () => {
+    expect(Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, allowedActions(s, 'milestone')]))).toEqual({
+      pending_deposit: [],
+      in_custody: ['approve', 'refund', 'dispute'],
+      pending_release: ['release', 'refund', 'dispute'],
+      released: [],
+      cancelled: [],
+      refunded: [],
+      disputed: ['refund', 'resolve'],
+    });
+  });
 });
