@@ -23,7 +23,6 @@ import {
   MILESTONE_ACTIONS,
   type MilestoneAction,
   type PaymentState,
-  type PlannedStep,
   type Resolution,
   type TimerAction,
   applyTransition,
@@ -32,12 +31,12 @@ import {
   isTerminal,
   nextDeadlineOf,
   pendingTimer,
-  planTransition,
   TIMER_REASONS,
   TIMER_SUMMARIES,
   timerDelayMs,
   withMilestones,
 } from '../domain/payment';
+import { type PlannedStep, planTransition } from '../domain/paymentPlan';
 import { INVALID_AMOUNT, INVALID_ARGUMENT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';

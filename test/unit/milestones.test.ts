@@ -13,10 +13,8 @@ import {
   type MilestoneState,
   type PaymentState,
   type PaymentStatus,
-  type PlannedStep,
   type Resolution,
   type TransitionAction,
-  type TransitionRequestRule,
   CLIENT_ACTIONS,
   MILESTONE_ACTIONS,
   MILESTONE_EVENTS,
@@ -33,13 +31,13 @@ import {
   paymentStatusOf,
   pendingTimer,
   pendingTimers,
-  planTransition,
   stepEvents,
   sumOfMilestones,
   wholeMilestone,
   withMilestoneAmounts,
   withMilestones,
 } from '../../src/domain/payment';
+import { type PlannedStep, type TransitionRequestRule, planTransition } from '../../src/domain/paymentPlan';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
 import { paymentView } from '../../src/views/paymentView';

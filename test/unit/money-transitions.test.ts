@@ -13,9 +13,9 @@ import {
   moneyOf,
   movementOf,
   movementRecord,
-  planTransition,
   withAmounts,
 } from '../../src/domain/payment';
+import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T00:00:00.000Z');

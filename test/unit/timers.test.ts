@@ -4,15 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  TIMER_REASONS,
-  TIMER_SUMMARIES,
-  clockAdvanceRefusal,
-  dueTimer,
-  pendingTimer,
-  planTransition,
-  timerDelayMs,
-} from '../../src/domain/payment';
+import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/domain/payment';
+import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState, releasingAt } from './fixtures';
 
 const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');

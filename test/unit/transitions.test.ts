@@ -21,8 +21,8 @@ import {
   checkTransition,
   creationEntry,
   isTerminal,
-  planTransition,
 } from '../../src/domain/payment';
+import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState } from './fixtures';
 
 const STATUSES = ['pending_deposit', 'in_custody', 'pending_release', 'released', 'cancelled', 'refunded', 'disputed'] as const;
