@@ -10,7 +10,7 @@ import { findPayment } from '../db/payments';
 import { redactPayment } from '../db/personal';
 import type { Logger } from '../lib/logger';
 import { InvalidTransition, NotFound } from './errors';
-import type { Call } from './payments';
+import type { Call } from './paymentRun';
 
 export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
   return {
