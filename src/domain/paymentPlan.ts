@@ -107,16 +107,13 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
     const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
     return refused(`${refusalMessage(req.action, status, of)}: ${why}`);
   }
+  const check = checkTransition(status, req.action, req.resolution, partial);
+  if (!check.ok && check.reason === 'resolution_required') return refused(check.message, check.reason);
   // With one milestone its status is the payment's, so the payment's action is read as it always was.
   const able = (milestone ? [milestone] : state.milestones).filter(
     (m) => checkTransition(m.status, req.action, req.resolution, partial).ok,
   );
-  if (able.length === 0) {
-    const check = checkTransition(status, req.action, req.resolution, partial);
-    return check.ok || check.reason === 'invalid_transition'
-      ? refused(refusalMessage(req.action, status, of))
-      : refused(check.message, check.reason);
-  }
+  if (able.length === 0) return refused(refusalMessage(req.action, status, of));
   const money = (minor: bigint) => `${formatMinor(minor, state.amountExponent)} ${state.currency}`;
   if (req.amountMinor !== undefined) {
     if (req.action !== 'refund' && !isSplit) {
