@@ -20,6 +20,7 @@ import {
   withMilestoneAmounts,
 } from './milestones';
 import {
+  CLIENT_ACTIONS,
   type ClientAction,
   type PaymentState,
   type PaymentStatus,
@@ -81,6 +82,10 @@ type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
  * the partial row.
  */
 export function planTransition(state: PaymentState, req: TransitionRequestRule, now: number, client = true): TransitionPlan {
+  // The timers' own steps are the workflow's: a client's message naming one would jump its timer.
+  if (client && !(CLIENT_ACTIONS as readonly TransitionAction[]).includes(req.action)) {
+    return { ok: false, reason: 'invalid_argument', message: `${req.action} is a timer's action: no client asks for it` };
+  }
   // A deposit, a cancel or the deadline moves every milestone at once; the auto-release is the workflow's, of one milestone.
   const perMilestone: readonly TransitionAction[] = client ? MILESTONE_ACTIONS : [...MILESTONE_ACTIONS, 'auto_release'];
   if (req.milestoneId !== undefined && !perMilestone.includes(req.action)) {

@@ -554,6 +554,18 @@ describe('planTransition: a milestone’s own actions', () => {
     }
   });
 
+  it('a timer’s action is the workflow’s: a client asking for one is refused, though the status allows it', () => {
+    const approved = run(stagedPayment([100n, 200n], { autoReleaseAfterSeconds: 60 }), { action: 'deposit' }, { action: 'approve' });
+    for (const req of [{ action: 'auto_release' }, { action: 'auto_release', milestoneId: 'ms_1' }] as const) {
+      expect(planTransition(approved, req, NOW)).toEqual({
+        ok: false,
+        reason: 'invalid_argument',
+        message: "auto_release is a timer's action: no client asks for it",
+      });
+    }
+    expect(planTransition(stagedPayment([1n, 2n]), { action: 'deadline' }, NOW)).toMatchObject({ reason: 'invalid_argument' });
+  });
+
   it('measures a refund against the milestone’s held amount, not the payment’s', () => {
     const state = run(deposited(), { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n });
     expect(planTransition(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 45001n }, NOW)).toEqual({
