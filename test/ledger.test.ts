@@ -378,11 +378,45 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
         ['milestone_amounts', `milestone ${b.id}: custody in the ledger 4000 ≠ amount_held 4100`],
         [
           'workflow_state',
-          `milestone ${a.id}: the workflow has it in_custody, holding 6000, released 0; the read model in_custody, 5900, 0`,
+          `milestone ${a.id}: the workflow has it in_custody, holding 6000, released 0, refunded 0, fee 0, release_at null; the read model in_custody, 5900, 0, 0, 0, null`,
         ],
         [
           'workflow_state',
-          `milestone ${b.id}: the workflow has it in_custody, holding 4000, released 0; the read model in_custody, 4100, 0`,
+          `milestone ${b.id}: the workflow has it in_custody, holding 4000, released 0, refunded 0, fee 0, release_at null; the read model in_custody, 4100, 0, 0, 0, null`,
+        ],
+      ]);
+    } finally {
+      await stack
+        .db('payments')
+        .where({ id })
+        .update({ milestones: JSON.stringify([a, b]) });
+    }
+    expect(await verify(own.account_id)).toEqual([]);
+  });
+
+  it('a milestone’s auto-release time the read model has otherwise than the workflow is a breach naming it, though every amount agrees', async () => {
+    const own = await stack.newAccount();
+    const id = await create(
+      { amount: 100, currency: 'USD', auto_release_after_seconds: 3600, milestones: [{ amount: 60 }, { amount: 40 }] },
+      own.test_api_key,
+    );
+    await ok(id, 'deposit', undefined, own.test_api_key);
+    const payment = (await get(`/api/v1/payments/${id}`, own.test_api_key)).body;
+    const approved = await post(`/api/v1/payments/${id}/milestones/${payment.milestones[0].id}/approve`, undefined, own.test_api_key);
+    expect(approved.status).toBe(200);
+    expect(await verify(own.account_id)).toEqual([]);
+    const row = await stack.db('payments').where({ id }).first();
+    const [a, b] = row.milestones as { id: string; releaseAt: string }[];
+    const later = new Date(Date.parse(a.releaseAt) + 60_000).toISOString();
+    await stack
+      .db('payments')
+      .where({ id })
+      .update({ milestones: JSON.stringify([{ ...a, releaseAt: later }, b]) });
+    try {
+      expect((await verify(own.account_id)).map((v) => [v.check, v.message])).toEqual([
+        [
+          'workflow_state',
+          `milestone ${a.id}: the workflow has it pending_release, holding 6000, released 0, refunded 0, fee 0, release_at ${a.releaseAt}; the read model pending_release, 6000, 0, 0, 0, ${later}`,
         ],
       ]);
     } finally {

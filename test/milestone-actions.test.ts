@@ -3,7 +3,10 @@
  * milestone the payment does not have, 409 naming the milestone's status, the payment's actions on
  * every milestone they may act on, and actions on milestones at the same instant, the ledger agreeing.
  */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
+import { actionUpdate, getPaymentQuery, milestoneUpdate, transitionSignal } from '../src/workflows';
 import { amountsOf, expectConsistent, expectLedgerOf, paymentsOf, twoMilestones, workedExample } from './helpers/milestones';
 import { useAccount, useStack } from './helpers/stack';
 
@@ -35,12 +38,20 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     const a = api();
     const p = await a.create(twoMilestones());
     const { first, second } = a.ids(p);
+    /** The milestone's actions its status allows (a payment's deposit or cancel never), and the message's account of them. */
+    const NEXT: Record<string, [string[], string]> = {
+      pending_deposit: [[], 'no milestone action is allowed from pending_deposit'],
+      in_custody: [['approve', 'refund', 'dispute'], 'allowed from in_custody: approve, refund, dispute'],
+      pending_release: [['release', 'refund', 'dispute'], 'allowed from pending_release: release, refund, dispute'],
+      released: [[], 'released is final'],
+    };
     const refused = async (ms: string, action: string, status: string, body?: unknown) => {
       const before = await a.get(`/payments/${p.id}`);
       const res = await a.actOn(p.id, ms, action, body);
       expect([res.status, res.body.error?.code], `${action} of a ${status} milestone`).toEqual([409, 'invalid_transition']);
-      expect(res.body.error.message).toContain(`cannot ${action} a milestone whose status is ${status}`);
-      expect(res.body.error.details.status).toBe(status);
+      const [allowed, next] = NEXT[status];
+      expect(res.body.error.message).toBe(`cannot ${action} a milestone whose status is ${status} (${next})`);
+      expect(res.body.error.details).toEqual({ status, allowed_actions: allowed, milestone_id: ms });
       expect(await a.get(`/payments/${p.id}`)).toEqual(before);
     };
     // Before the deposit: nothing to approve or release.
@@ -52,6 +63,7 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     await a.okOn(p.id, first, 'approve');
     await refused(first, 'approve', 'pending_release');
     await a.okOn(p.id, first, 'release');
+    // A released milestone is final (the service refuses it before asking the workflow), though its payment is not.
     for (const action of ['approve', 'release', 'refund', 'dispute']) await refused(first, action, 'released');
     await refused(first, 'refund', 'released', { amount: 1 });
     await refused(first, 'resolve', 'released', { resolution: 'refund' });
@@ -72,12 +84,16 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     const before = await a.get(`/payments/${p.id}`);
     const partial = await a.act(p.id, 'refund', { amount: 10 });
     expect([partial.status, partial.body.error.code]).toEqual([409, 'invalid_transition']);
-    expect(partial.body.error.message).toMatch(/partial refund while 2 milestones hold money/);
-    expect(partial.body.error.message).toContain(`/api/v1/payments/${p.id}/milestones/{milestone}/refund`);
+    expect(partial.body.error.message).toBe(
+      `cannot refund a payment whose status is in_custody with a partial refund while 2 milestones hold money: name the milestone (POST /api/v1/payments/${p.id}/milestones/{milestone}/refund) (allowed from in_custody: approve, dispute)`,
+    );
+    // The refund it refuses is each milestone's, not the payment's: not among its next steps.
+    expect(partial.body.error.details).toEqual({ status: 'in_custody', allowed_actions: ['approve', 'dispute'] });
     await a.ok(p.id, 'dispute');
     const split = await a.act(p.id, 'resolve', { resolution: 'split', refund_amount: 10 });
     expect([split.status, split.body.error.code]).toEqual([409, 'invalid_transition']);
     expect(split.body.error.message).toMatch(/split while 2 milestones hold money/);
+    expect(split.body.error.details).toEqual({ status: 'disputed', allowed_actions: ['refund'] });
     expect((await a.get(`/payments/${p.id}`)).amount_refunded).toBe(before.amount_refunded);
     // One milestone resolved: the other alone holds money, and the payment's partial refund is its.
     await a.okOn(p.id, first, 'resolve', { resolution: 'release' });
@@ -137,17 +153,61 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     ).toEqual([build, launch].sort());
   });
 
-  it("the payment's release while a milestone is still in_custody is a 409 naming in_custody", async () => {
+  it("the payment's release releases each pending_release milestone while another keeps it in custody; with none, a 409 naming in_custody", async () => {
     const a = api();
     const p = await a.create(twoMilestones());
     await a.ok(p.id, 'deposit');
+    const none = await a.act(p.id, 'release');
+    expect([none.status, none.body.error.code, none.body.error.details]).toEqual([
+      409,
+      'invalid_transition',
+      { status: 'in_custody', allowed_actions: ['approve', 'refund', 'dispute'] },
+    ]);
     await a.okOn(p.id, a.ids(p).first, 'approve');
-    const res = await a.act(p.id, 'release');
-    expect([res.status, res.body.error.code, res.body.error.details.status]).toEqual([409, 'invalid_transition', 'in_custody']);
-    expect(amountsOf(await a.get(`/payments/${p.id}`)).milestones).toEqual({
-      first: ['pending_release', 60, 0, 0, 0],
-      second: ['in_custody', 40, 0, 0, 0],
+    // The next steps are those some milestone may take: the payment in custody may now release.
+    const deposit = await a.act(p.id, 'deposit');
+    expect([deposit.status, deposit.body.error.details]).toEqual([
+      409,
+      { status: 'in_custody', allowed_actions: ['approve', 'release', 'refund', 'dispute'] },
+    ]);
+    const released = await a.ok(p.id, 'release');
+    expect(amountsOf(released)).toMatchObject({
+      status: 'in_custody',
+      milestones: { first: ['released', 0, 60, 0, 6], second: ['in_custody', 40, 0, 0, 0] },
     });
+    const history = (await a.get(`/payments/${p.id}/history`)).data.at(-1);
+    expect(history).toMatchObject({ action: 'release', from: 'in_custody', to: 'in_custody', milestone_id: null });
+    await expectLedgerOf(stack, a.key, released);
+  });
+
+  it("the payment's approve and dispute act on the milestones holding money in custody while another is disputed", async () => {
+    const a = api();
+    const p = await a.create(workedExample());
+    const { design } = a.ids(p);
+    await a.ok(p.id, 'deposit');
+    await a.okOn(p.id, design, 'dispute');
+    const approved = await a.ok(p.id, 'approve');
+    expect(amountsOf(approved)).toMatchObject({
+      status: 'disputed',
+      milestones: {
+        design: ['disputed', 200, 0, 0, 0],
+        build: ['pending_release', 500, 0, 0, 0],
+        launch: ['pending_release', 300, 0, 0, 0],
+      },
+    });
+    const disputed = await a.ok(p.id, 'dispute');
+    expect(amountsOf(disputed).milestones).toEqual({
+      design: ['disputed', 200, 0, 0, 0],
+      build: ['disputed', 500, 0, 0, 0],
+      launch: ['disputed', 300, 0, 0, 0],
+    });
+    // Every milestone disputed: nothing left to approve, and the next steps are those a disputed milestone allows.
+    const refused = await a.act(p.id, 'approve');
+    expect([refused.status, refused.body.error.message, refused.body.error.details]).toEqual([
+      409,
+      'cannot approve a payment whose status is disputed (allowed from disputed: refund, resolve)',
+      { status: 'disputed', allowed_actions: ['refund', 'resolve'] },
+    ]);
   });
 
   it("the payment's refund without an amount refunds everything held, a released milestone kept", async () => {
@@ -172,6 +232,44 @@ describe("a milestone's actions refused, and the payment's actions on several mi
     // Nothing held any more, and something released: the payment is released, the refund told as a partial one.
     const last = (await a.get(`/events?payment_id=${p.id}&limit=2`)).data.map((e: any) => e.type);
     expect(last).toEqual(['payment.released', 'payment.partially_refunded']);
+  });
+});
+
+describe('the workflow, asked directly (any Temporal client)', () => {
+  const api = () => paymentsOf(stack, acct.test_api_key);
+  /** The failure an update was refused with: its type and message. */
+  const refusedWith = (err: unknown) => {
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (err as WorkflowUpdateFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    return [(cause as ApplicationFailure).type, (cause as ApplicationFailure).message];
+  };
+
+  it('refuses a milestone named by a payment-only action, and a milestone update naming none; the payment unchanged', async () => {
+    const a = api();
+    const p = await a.create(twoMilestones());
+    const { first } = a.ids(p);
+    const handle = stack.client.workflow.getHandle(p.id);
+    const before = await handle.query(getPaymentQuery);
+    const deposit = await handle
+      .executeUpdate(actionUpdate('deposit'), { args: [{ actor: 'test', milestoneId: first }] })
+      .catch((err: unknown) => err);
+    expect(refusedWith(deposit)).toEqual(['InvalidArgument', "deposit is the payment's action: it names no milestone"]);
+    // Signals are fire-and-forget: the refused ones are handled before the update sent after them.
+    await handle.signal(transitionSignal, { action: 'cancel', actor: 'test', milestoneId: first });
+    await handle.signal(transitionSignal, { action: 'deposit', actor: 'test', milestoneId: first });
+    await a.ok(p.id, 'deposit');
+    const deposited = await handle.query(getPaymentQuery);
+    expect(deposited.version).toBe(before.version + 1);
+    expect(deposited.milestones.map((m) => [m.status, m.heldMinor])).toEqual([
+      ['in_custody', '6000'],
+      ['in_custody', '4000'],
+    ]);
+    const approve = await handle
+      .executeUpdate(milestoneUpdate('approve'), { args: [{ actor: 'test' } as never] })
+      .catch((err: unknown) => err);
+    expect(refusedWith(approve)).toEqual(['InvalidArgument', 'milestone_approve names its milestone: milestoneId is required']);
+    expect(await handle.query(getPaymentQuery)).toEqual(deposited);
   });
 });
 

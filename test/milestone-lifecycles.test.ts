@@ -17,7 +17,10 @@ type Action = 'deposit' | 'approve' | 'release' | 'dispute' | 'refund' | 'resolv
 type LedgerAccount = 'payer_deposits' | 'custody' | 'payer_refunds' | 'recipient_payable' | 'platform_fees';
 
 const TERMINAL: readonly Status[] = ['released', 'refunded', 'cancelled'];
-/** The statuses each action may start from (docs/concepts.md), for a milestone and for the payment's own status. */
+/**
+ * The statuses each action may start from (docs/concepts.md), for a milestone; the payment's own
+ * action is allowed while some milestone's status allows it, and acts on each such milestone.
+ */
 const FROM: Record<Action, readonly Status[]> = {
   deposit: ['pending_deposit'],
   approve: ['in_custody'],
@@ -153,7 +156,7 @@ class Model {
     }
     const status = this.status();
     const refused = { code: 409, message: `cannot ${action} a payment whose status is ${status}` } as const;
-    if (!FROM[action].includes(status)) return refused;
+    if (!this.ms.some((m) => FROM[action].includes(m.status))) return refused;
     const held = this.held();
     if (part !== undefined && (part > held || (isSplit && part === held))) return { code: 400, field };
     if (isSplit || (part !== undefined && part < held)) {
@@ -224,10 +227,13 @@ const REQUESTS: Record<Action, readonly Request[]> = {
   refund: ['refund', 'refund_part'],
   resolve: ['resolve_release', 'resolve_refund', 'split'],
 };
-/** The requests a step of kind `allowed` picks from, some twice: towards releases, so that the fee rule is exercised. */
-const allowedRequests = (status: Status): Request[] =>
+/**
+ * The requests a step of kind `allowed` picks from, for a milestone's status or each of the
+ * payment's milestones' (some twice: towards releases, so that the fee rule is exercised).
+ */
+const allowedRequests = (statuses: readonly Status[]): Request[] =>
   (Object.keys(FROM) as Action[])
-    .filter((a) => FROM[a].includes(status))
+    .filter((a) => statuses.some((s) => FROM[a].includes(s)))
     .flatMap((a) => REQUESTS[a])
     .flatMap((r) => (['approve', 'release', 'split', 'refund_part'].includes(r) ? [r, r] : [r]));
 
@@ -400,8 +406,7 @@ describe('random staged lifecycles keep every minor unit accounted for', () => {
               // Among the milestones still open, so that the step goes somewhere.
               const open = model.ms.flatMap((m, i) => (TERMINAL.includes(m.status) ? [] : [i]));
               if (s.on !== null && open.length > 0) on = open[s.on % open.length];
-              const status = on === undefined ? model.status() : model.ms[on].status;
-              const allowed = allowedRequests(status);
+              const allowed = allowedRequests(on === undefined ? model.ms.map((m) => m.status) : [model.ms[on].status]);
               // Nothing is allowed in a final status: any request shows it refused.
               request = allowed.length === 0 ? 'approve' : allowed[s.pick % allowed.length];
               label += ` → ${request}${on === undefined ? '' : ` of milestone ${on}`}`;

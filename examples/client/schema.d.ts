@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Deposit a payment
-         * @description Allowed from pending_deposit; moves it to in_custody. Any other status: 409 invalid_transition.
+         * @description Allowed from pending_deposit; moves it to in_custody. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdDeposit"];
         delete?: never;
@@ -162,7 +162,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a payment
-         * @description Allowed from in_custody; moves it to pending_release. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody; moves it to pending_release. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdApprove"];
         delete?: never;
@@ -182,7 +182,7 @@ export interface paths {
         put?: never;
         /**
          * Release a payment
-         * @description Allowed from pending_release; moves it to released. Any other status: 409 invalid_transition.
+         * @description Allowed from pending_release; moves it to released. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdRelease"];
         delete?: never;
@@ -202,7 +202,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a payment
-         * @description Allowed from pending_deposit; moves it to cancelled. Any other status: 409 invalid_transition.
+         * @description Allowed from pending_deposit; moves it to cancelled. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdCancel"];
         delete?: never;
@@ -222,7 +222,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Allowed from in_custody, pending_release, disputed; moves it to refunded or in_custody or pending_release or disputed. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody, pending_release, disputed; moves it to refunded or in_custody or pending_release or disputed. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdRefund"];
         delete?: never;
@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Dispute a payment
-         * @description Allowed from in_custody, pending_release; moves it to disputed. Any other status: 409 invalid_transition.
+         * @description Allowed from in_custody, pending_release; moves it to disputed. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdDispute"];
         delete?: never;
@@ -262,7 +262,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a payment
-         * @description Allowed from disputed; moves it to released or refunded. Any other status: 409 invalid_transition.
+         * @description Allowed from disputed; moves it to released or refunded. On a payment with milestones, allowed while some milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.
          */
         post: operations["postPaymentsIdResolve"];
         delete?: never;
@@ -3069,7 +3069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3308,7 +3308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3547,7 +3547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3786,7 +3786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4026,7 +4026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4265,7 +4265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4505,7 +4505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4746,7 +4746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4987,7 +4987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5229,7 +5229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5470,7 +5470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5712,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5942,7 +5942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

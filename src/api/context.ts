@@ -4,7 +4,7 @@ import type { Principal } from '../domain/tenancy';
 import type { Logger } from '../lib/logger';
 import type { Services } from '../services';
 import { TEMPORAL_CALL_TIMEOUT_MS } from '../services/deadline';
-import type { Call } from '../services/payments';
+import type { Call } from '../services/paymentRun';
 
 export type { Principal };
 

@@ -73,14 +73,18 @@ export const ERRORS = {
   invalid_transition: {
     status: 409,
     description:
-      "the action is not allowed from the payment's current status (`details.status` names it, `details.allowed_actions` lists the actions it allows, none when it is final)",
+      "the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it)",
     example: {
       message: 'cannot release a payment whose status is in_custody (allowed from in_custody: approve, refund, dispute)',
       details: { status: 'in_custody', allowed_actions: ['approve', 'refund', 'dispute'] },
     },
     from: {
       matches: is(InvalidTransition),
-      details: (err: InvalidTransition) => ({ status: err.status, allowed_actions: err.allowedActions }),
+      details: (err: InvalidTransition) => ({
+        status: err.status,
+        allowed_actions: err.allowedActions,
+        ...(err.milestoneId === undefined ? {} : { milestone_id: err.milestoneId }),
+      }),
     },
   },
   delivery_in_progress: {

@@ -249,11 +249,17 @@ export async function verifyLedger(
       for (const m of state.milestones) {
         const kept = p.milestones.find((r) => r.id === m.id);
         const w = milestoneAmounts(m);
-        if (!kept || kept.status !== m.status || w.held !== BigInt(kept.heldMinor) || w.released !== BigInt(kept.releasedMinor)) {
+        // Its status, each amount and its auto-release time: what the API shows of it.
+        const shown = (x: MilestoneRow) => [
+          x.status,
+          ...[x.heldMinor, x.releasedMinor, x.refundedMinor, x.feeCollectedMinor].map((v) => BigInt(v).toString()),
+          x.releaseAt,
+        ];
+        if (!kept || shown(kept).some((v, i) => v !== shown(m)[i])) {
           violations.push({
             check: 'workflow_state',
             paymentId: p.id,
-            message: `milestone ${m.id}: the workflow has it ${m.status}, holding ${w.held}, released ${w.released}; the read model ${kept ? `${kept.status}, ${kept.heldMinor}, ${kept.releasedMinor}` : 'does not have it'}`,
+            message: `milestone ${m.id}: the workflow has it ${m.status}, holding ${w.held}, released ${w.released}, refunded ${w.refunded}, fee ${w.feeCollected}, release_at ${m.releaseAt}; the read model ${kept ? shown(kept).map(String).join(', ') : 'does not have it'}`,
           });
         }
       }

@@ -4,7 +4,7 @@
  * one to an answer read these names.
  */
 
-/** A refused transition; `details[0]` is the current status. */
+/** A refused transition; `details[0]` is the current status, `details[1]` the actions allowed now. */
 export const INVALID_TRANSITION = 'InvalidTransition';
 /** An amount the payment cannot pay (more than held, say); `details[0]` is the field. */
 export const INVALID_AMOUNT = 'InvalidAmount';
@@ -12,8 +12,9 @@ export const INVALID_AMOUNT = 'InvalidAmount';
 export const UNKNOWN_MILESTONE = 'UnknownMilestone';
 /** A dispute resolved without a resolution; `details[0]` is the current status. */
 export const RESOLUTION_REQUIRED = 'ResolutionRequired';
-/** A test clock moved on a live payment, or by a number of seconds that is not a positive integer. */
+/** A test clock moved on a live payment. */
 export const LIVE_PAYMENT = 'LivePayment';
+/** A message the workflow cannot take: a test clock's seconds not a positive integer, a milestone named by a payment's action or missing from a milestone's. */
 export const INVALID_ARGUMENT = 'InvalidArgument';
 
 /** Data PostgreSQL refuses: the projection can never succeed. */

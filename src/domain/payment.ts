@@ -1,26 +1,15 @@
 /**
  * The payment rules, as data. The workflow, the API, the OpenAPI document and the tests all read
- * this module; there is no second copy of the state machine anywhere.
+ * this module; there is no second copy of the state machine anywhere. Planning one step by them
+ * is ./paymentPlan.ts's.
  * Pure: no I/O, no clocks, safe to import inside the Temporal workflow sandbox.
  */
 
-import { type Amounts, type MoneyEffect, type Movement, feeOnReleased, isEmptyMovement, move } from './ledger';
-import { formatMinor } from './amountText';
-import { dueTimer } from './paymentTimers';
+import { type MoneyEffect, isEmptyMovement } from './ledger';
 import { type MovementRecord, movementRecord } from './movementRecord';
-import { amountsOf, moneyOf, withAmounts } from './paymentMoney';
-import {
-  type MilestoneChange,
-  type MilestoneState,
-  type StepEvent,
-  holdsMoney,
-  milestoneAmounts,
-  paymentStatusOf,
-  stepEvents,
-  sumOfMilestones,
-  wholeMilestone,
-  withMilestoneAmounts,
-} from './milestones';
+import { withAmounts } from './paymentMoney';
+import { type MilestoneChange, type MilestoneState, wholeMilestone } from './milestones';
+import type { PlannedStep } from './paymentPlan';
 
 export * from './paymentTimers';
 export * from './movementRecord';
@@ -157,160 +146,29 @@ export function checkTransition(
   return { ok: true, transition };
 }
 
-/** A request as the rules read it: `amountMinor` is a refund's amount or a split's refund_amount; `milestoneId` narrows it to one milestone. */
-export interface TransitionRequestRule {
-  action: TransitionAction;
-  resolution?: Resolution;
-  amountMinor?: bigint;
-  milestoneId?: string;
-}
-
-/**
- * One step, planned: the payment's status after it, the money it moves (in all, and per milestone),
- * its milestones after it and the events it emits, in delivery order.
- */
-export interface PlannedStep {
-  action: TransitionAction;
-  milestoneId?: string;
-  to: PaymentStatus;
-  movement: Movement;
-  after: Amounts;
-  milestones: MilestoneState[];
-  changes: MilestoneChange[];
-  events: StepEvent[];
-}
-
-type Refusal =
-  | { ok: false; reason: 'invalid_transition' | 'resolution_required'; status: PaymentStatus; message: string }
-  | { ok: false; reason: 'invalid_amount'; field: string; message: string }
-  | { ok: false; reason: 'unknown_milestone'; message: string };
-
-/** A step with the money it moves, or a refusal (`invalid_amount` names the field; `invalid_transition` the status refused). */
-export type TransitionPlan = ({ ok: true } & PlannedStep) | Refusal;
-
-/**
- * Everything a step must pass, status and money, and what it does. A client's request (`client`)
- * is refused while a timer it would race is due. Without `milestoneId` the action is the payment's:
- * the table answers for the payment's status, and the step acts on every milestone the table lets
- * it act on (a partial refund or a split only while exactly one milestone holds money). With one,
- * the table answers for that milestone's status. A refund of less than is held is the partial row.
- */
-export function planTransition(state: PaymentState, req: TransitionRequestRule, now: number, client = true): TransitionPlan {
-  // No milestone's id is undefined: a payment-level request finds none.
-  const milestone = state.milestones.find((m) => m.id === req.milestoneId);
-  if (req.milestoneId !== undefined && !milestone) {
-    return { ok: false, reason: 'unknown_milestone', message: `this payment has no milestone ${req.milestoneId}` };
-  }
-  const of = milestone ? 'milestone' : 'payment';
-  const status = milestone ? milestone.status : state.status;
-  const held = milestone ? BigInt(milestone.heldMinor) : amountsOf(state).held;
-  const isSplit = req.action === 'resolve' && req.resolution === 'split';
-  const field = isSplit ? 'refund_amount' : 'amount';
-  const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;
-  const due = client ? dueTimer(state, now, req.milestoneId) : undefined;
-  if (due) {
-    const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
-    return { ok: false, reason: 'invalid_transition', status, message: `${refusalMessage(req.action, status, of)}: ${why}` };
-  }
-  const check = checkTransition(status, req.action, req.resolution, partial);
-  if (!check.ok) {
-    const message = check.reason === 'invalid_transition' ? refusalMessage(req.action, status, of) : check.message;
-    return { ...check, status, message };
-  }
-  const money = (minor: bigint) => `${formatMinor(minor, state.amountExponent)} ${state.currency}`;
-  if (req.amountMinor !== undefined) {
-    if (req.action !== 'refund' && !isSplit) {
-      return { ok: false, reason: 'invalid_amount', field: 'refund_amount', message: SPLIT_RULES.onlyForSplit };
-    }
-    if (req.amountMinor <= 0n) return { ok: false, reason: 'invalid_amount', field, message: `${field} must be greater than 0` };
-    if (req.amountMinor > held || (isSplit && req.amountMinor === held)) {
-      const bound = isSplit ? 'less than' : 'at most';
-      return { ok: false, reason: 'invalid_amount', field, message: `${field} must be ${bound} the amount held, ${money(held)}` };
-    }
-  } else if (isSplit) {
-    return { ok: false, reason: 'invalid_amount', field, message: SPLIT_RULES.requiredForSplit };
-  }
-  let targets: MilestoneState[];
-  if (milestone) targets = [milestone];
-  else if (partial || isSplit) {
-    targets = state.milestones.filter(holdsMoney);
-    if (targets.length !== 1) {
-      const what = isSplit ? 'a split' : 'a partial refund';
-      return {
-        ok: false,
-        reason: 'invalid_transition',
-        status,
-        message: `${refusalMessage(req.action, status)} with ${what} while ${targets.length} milestones hold money: name the milestone (POST /api/v1/payments/${state.id}/milestones/{milestone}/${req.action})`,
-      };
-    }
-  } else targets = state.milestones; // planSteps skips each the table does not let the action act on
-  return planSteps(state, req, targets, now, partial);
-}
-
-/** The step's effect on each target milestone in turn (the fee rule reads the running total released), then on the payment. */
-function planSteps(
-  state: PaymentState,
-  req: TransitionRequestRule,
-  targets: MilestoneState[],
-  now: number,
-  partial: boolean,
-): TransitionPlan {
-  const { amount, platformFee } = moneyOf(state);
-  let released = amountsOf(state).released;
-  const total: Movement = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
-  const changes: MilestoneChange[] = [];
-  const milestones = state.milestones.map((m) => {
-    if (!targets.includes(m)) return m;
-    const check = checkTransition(m.status, req.action, req.resolution, partial);
-    if (!check.ok) return m;
-    const { transition } = check;
-    const moved = move(transition.money, { amount: BigInt(m.amountMinor), platformFee: 0n }, milestoneAmounts(m), req.amountMinor);
-    if (!moved.ok) throw new Error(`${m.id}: ${moved.message}`);
-    // The payment's fee stays pro rata to everything released (docs/money.md); this release collects the difference.
-    const fee = feeOnReleased(platformFee, amount, released + moved.movement.released) - feeOnReleased(platformFee, amount, released);
-    released += moved.movement.released;
-    const movement = { ...moved.movement, fee };
-    for (const k of ['deposited', 'refunded', 'released', 'fee'] as const) total[k] += movement[k];
-    const before = milestoneAmounts(m);
-    const releaseAt =
-      transition.to !== 'pending_release'
-        ? null
-        : m.status === 'pending_release'
-          ? m.releaseAt
-          : m.autoReleaseAfterSeconds === null
-            ? null
-            : new Date(now + m.autoReleaseAfterSeconds * 1000).toISOString();
-    changes.push({
-      id: m.id,
-      from: m.status,
-      to: transition.to,
-      ...(isEmptyMovement(movement) ? {} : { movement: movementRecord(movement) }),
-    });
-    return withMilestoneAmounts({ ...m, status: transition.to, releaseAt }, { ...moved.after, feeCollected: before.feeCollected + fee });
-  });
-  const to = paymentStatusOf(milestones);
-  const events = stepEvents({ from: state.status, to, refunded: total.refunded, changes }, state.staged);
-  return {
-    ok: true,
-    action: req.action,
-    ...(req.milestoneId === undefined ? {} : { milestoneId: req.milestoneId }),
-    to,
-    movement: total,
-    after: sumOfMilestones(milestones),
-    milestones,
-    changes,
-    events,
-  };
-}
-
 /** The statuses an action may start from (for documentation and error details). */
 export function allowedFrom(action: TransitionAction): PaymentStatus[] {
   return [...new Set(TRANSITIONS.filter((t) => t.action === action).flatMap((t) => t.from))];
 }
 
-/** The actions a client may request from a status, in CLIENT_ACTIONS' order (a refusal's next step). */
-export function allowedActions(status: PaymentStatus): ClientAction[] {
-  return CLIENT_ACTIONS.filter((action) => TRANSITIONS.some((t) => t.action === action && t.from.includes(status)));
+/** The actions a client may request from a status, of a payment or of one milestone, in CLIENT_ACTIONS' order (a refusal's next step). */
+export function allowedActions(status: PaymentStatus, of: 'payment' | 'milestone' = 'payment'): ClientAction[] {
+  const actions: readonly ClientAction[] = of === 'payment' ? CLIENT_ACTIONS : MILESTONE_ACTIONS;
+  return actions.filter((action) => TRANSITIONS.some((t) => t.action === action && t.from.includes(status)));
+}
+
+/**
+ * The actions a client may request now: of the payment, each that some milestone's status allows
+ * (with one milestone, those its status allows); of one milestone, the milestone actions its status
+ * allows. In CLIENT_ACTIONS' order.
+ */
+export function nextActions(state: Pick<PaymentState, 'milestones'>, milestoneId?: string): ClientAction[] {
+  if (milestoneId === undefined) {
+    const statuses = new Set(state.milestones.map((m) => m.status));
+    return CLIENT_ACTIONS.filter((action) => [...statuses].some((s) => allowedActions(s).includes(action)));
+  }
+  const milestone = state.milestones.find((m) => m.id === milestoneId);
+  return milestone ? allowedActions(milestone.status, 'milestone') : [];
 }
 
 /** One entry of a payment's history. */

@@ -3,7 +3,7 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ServiceError } from '@temporalio/client';
-import { allowedActions, type ClientAction, type PaymentStatus } from '../domain/payment';
+import { allowedActions, type ClientAction, isTerminal, type PaymentStatus } from '../domain/payment';
 
 class DomainError extends Error {}
 
@@ -14,16 +14,26 @@ export class NotFound extends DomainError {
   }
 }
 
-/** The action is not allowed from the payment's current status; the message names the next steps there are. */
+/**
+ * The action is not allowed from the payment's current status, or from its milestone's
+ * (`milestoneId`); the message names the next steps there are: the workflow's when it refused (of
+ * a payment with milestones, the actions some milestone may take), else the status's.
+ */
 export class InvalidTransition extends DomainError {
   readonly allowedActions: ClientAction[];
+  readonly milestoneId?: string;
   constructor(
     readonly status: PaymentStatus,
     message: string,
+    next: { allowed?: ClientAction[]; milestoneId?: string } = {},
   ) {
-    const allowed = allowedActions(status);
-    super(`${message} (${allowed.length ? `allowed from ${status}: ${allowed.join(', ')}` : `${status} is final`})`);
+    const of = next.milestoneId === undefined ? 'payment' : 'milestone';
+    const allowed = next.allowed ?? allowedActions(status, of);
+    // A milestone awaiting the deposit has no action of its own, and is not final.
+    const none = isTerminal(status) ? `${status} is final` : `no ${of} action is allowed from ${status}`;
+    super(`${message} (${allowed.length ? `allowed from ${status}: ${allowed.join(', ')}` : none})`);
     this.allowedActions = allowed;
+    if (next.milestoneId !== undefined) this.milestoneId = next.milestoneId;
   }
 }
 

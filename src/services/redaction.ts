@@ -5,14 +5,14 @@
  */
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { type PaymentState, TERMINAL_STATUSES, isTerminal, refusalMessage } from '../domain/payment';
+import { type PaymentState, TERMINAL_STATUSES, isTerminal, nextActions, refusalMessage } from '../domain/payment';
 import { scopeOf } from '../domain/tenancy';
 import { findPayment } from '../db/payments';
 import { redactPayment } from '../db/personal';
 import type { Logger } from '../lib/logger';
 import { withinDeadline } from './deadline';
 import { InvalidTransition, NotFound, isClosedRun } from './errors';
-import type { Call } from './payments';
+import type { Call } from './paymentRun';
 
 export function redactionService({ db, temporal, logger }: { db: Knex; temporal: Client; logger: Logger }) {
   /**
@@ -38,6 +38,7 @@ export function redactionService({ db, temporal, logger }: { db: Knex; temporal:
         throw new InvalidTransition(
           payment.status,
           `${refusalMessage('redact', payment.status)}; only ${TERMINAL_STATUSES.join(', ')} payments can be redacted`,
+          { allowed: nextActions(payment) },
         );
       }
       await lastStepPublished(id);

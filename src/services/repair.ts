@@ -14,7 +14,7 @@ import { type RepairDecision, type RunStatus, repairDecision } from '../domain/r
 import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from '../db/payments';
 import type { Logger } from '../lib/logger';
 import { continuedDeliveryWorkflow, getPaymentQuery, paymentWorkflow } from '../workflows';
-import { paymentRunOptions } from './payments';
+import { paymentRunOptions } from './paymentRun';
 import { withoutPersonal } from '../domain/personal';
 
 interface RepairDeps {

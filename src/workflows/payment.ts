@@ -25,7 +25,6 @@ import {
   MILESTONE_ACTIONS,
   type MilestoneAction,
   type PaymentState,
-  type PlannedStep,
   type Resolution,
   type TimerAction,
   applyTransition,
@@ -35,13 +34,13 @@ import {
   nextDeadlineOf,
   pendingTimer,
   pendingTimers,
-  planTransition,
   TIMER_REASONS,
   TIMER_SUMMARIES,
   timerDelayMs,
   withMilestones,
 } from '../domain/payment';
-import { INVALID_AMOUNT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
+import { type PlannedStep, planTransition } from '../domain/paymentPlan';
+import { INVALID_AMOUNT, INVALID_ARGUMENT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { isReasonHash } from '../domain/reasonHash';
@@ -133,11 +132,12 @@ class Payment {
       throw ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
     }
     if (plan.reason === 'unknown_milestone') throw ApplicationFailure.nonRetryable(plan.message, UNKNOWN_MILESTONE);
+    if (plan.reason === 'invalid_argument') throw ApplicationFailure.nonRetryable(plan.message, INVALID_ARGUMENT);
     throw ApplicationFailure.create({
       message: plan.message,
       type: plan.reason === 'invalid_transition' ? INVALID_TRANSITION : RESOLUTION_REQUIRED,
       nonRetryable: true,
-      details: [plan.status],
+      details: [plan.status, plan.allowed],
     });
   }
 
@@ -287,7 +287,13 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
   for (const action of MILESTONE_ACTIONS) {
     setHandler(milestoneUpdate(action), (req) => payment.transition({ ...req, action }, payment.transitionFor({ ...req, action })), {
-      validator: (req) => void payment.transitionFor({ ...req, action }),
+      // Without its milestone the request would be the payment's own action, on every milestone.
+      validator: (req) => {
+        if (typeof req?.milestoneId !== 'string') {
+          throw ApplicationFailure.nonRetryable(`milestone_${action} names its milestone: milestoneId is required`, INVALID_ARGUMENT);
+        }
+        payment.transitionFor({ ...req, action });
+      },
     });
   }
   setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {

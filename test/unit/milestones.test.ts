@@ -13,10 +13,10 @@ import {
   type MilestoneState,
   type PaymentState,
   type PaymentStatus,
-  type PlannedStep,
   type Resolution,
   type TransitionAction,
-  type TransitionRequestRule,
+  CLIENT_ACTIONS,
+  MILESTONE_ACTIONS,
   MILESTONE_EVENTS,
   PAYMENT_STATUS_RULES,
   STATUS_EVENTS,
@@ -31,13 +31,13 @@ import {
   paymentStatusOf,
   pendingTimer,
   pendingTimers,
-  planTransition,
   stepEvents,
   sumOfMilestones,
   wholeMilestone,
   withMilestoneAmounts,
   withMilestones,
 } from '../../src/domain/payment';
+import { type PlannedStep, type TransitionRequestRule, planTransition } from '../../src/domain/paymentPlan';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
 import { paymentView } from '../../src/views/paymentView';
@@ -499,23 +499,26 @@ describe('planTransition: a milestone’s own actions', () => {
       reason: 'invalid_transition',
       status: 'released',
       message: 'cannot approve a milestone whose status is released',
+      allowed: [],
     });
     expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual({
       ok: false,
       reason: 'invalid_transition',
       status: 'in_custody',
       message: 'cannot release a milestone whose status is in_custody',
+      allowed: ['approve', 'refund', 'dispute'],
     });
     expect(planTransition(state, { action: 'resolve', milestoneId: 'ms_2' }, NOW)).toEqual({
       ok: false,
       reason: 'resolution_required',
       status: 'in_custody',
       message: 'resolve needs a resolution: "release", "refund" or "split"',
+      allowed: ['approve', 'refund', 'dispute'],
     });
-    // The payment in custody may not be released; its approved milestone may.
+    // The payment in custody: its approved milestone may be released, the others may not.
     const approved = run(deposited(), { action: 'approve', milestoneId: 'ms_2' });
-    expect(planTransition(approved, { action: 'release' }, NOW)).toMatchObject({ ok: false, status: 'in_custody' });
     expect(planTransition(approved, { action: 'release', milestoneId: 'ms_2' }, NOW)).toMatchObject({ ok: true, to: 'in_custody' });
+    expect(planTransition(approved, { action: 'release', milestoneId: 'ms_1' }, NOW)).toMatchObject({ ok: false, status: 'in_custody' });
   });
 
   it('acts on that milestone alone, even where others could take the same step', () => {
@@ -526,6 +529,41 @@ describe('planTransition: a milestone’s own actions', () => {
     expect(plan.milestones[0]).toBe(before.milestones[0]);
     expect(plan.milestones[2]).toBe(before.milestones[2]);
     expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 0n, fee: 0n });
+  });
+
+  it('a payment-only action names no milestone: refused before anything moves, the payment unchanged', () => {
+    const thirds = () => stagedPayment([33300n, 33300n, 33400n]);
+    const notPerMilestone = (action: string) => ({
+      ok: false,
+      reason: 'invalid_argument',
+      message: `${action} is the payment's action: it names no milestone`,
+    });
+    // A deposit funds every milestone, a cancel cancels every one: neither is one milestone's.
+    expect(planTransition(thirds(), { action: 'deposit', milestoneId: 'ms_1' }, NOW)).toEqual(notPerMilestone('deposit'));
+    expect(planTransition(thirds(), { action: 'cancel', milestoneId: 'ms_2' }, NOW)).toEqual(notPerMilestone('cancel'));
+    // Refused for that, not for the milestone: an unknown one too.
+    expect(planTransition(thirds(), { action: 'deposit', milestoneId: 'ms_9' }, NOW)).toEqual(notPerMilestone('deposit'));
+    const deadline = Date.parse(thirds().depositDeadline);
+    expect(planTransition(thirds(), { action: 'deadline', milestoneId: 'ms_1' }, deadline, false)).toEqual(notPerMilestone('deadline'));
+    // The auto-release is the one timer of a milestone's own, and the workflow's alone to name.
+    const approved = run(stagedPayment([100n, 200n], { autoReleaseAfterSeconds: 60 }), { action: 'deposit' }, { action: 'approve' });
+    expect(planTransition(approved, { action: 'auto_release', milestoneId: 'ms_2' }, NOW + 60_000, false)).toMatchObject({ ok: true });
+    // Every client action of a milestone route may name one.
+    for (const action of ['approve', 'release', 'refund', 'dispute', 'resolve'] as const) {
+      expect(planTransition(approved, { action, milestoneId: 'ms_1' }, NOW)).not.toMatchObject({ reason: 'invalid_argument' });
+    }
+  });
+
+  it('a timer’s action is the workflow’s: a client asking for one is refused, though the status allows it', () => {
+    const approved = run(stagedPayment([100n, 200n], { autoReleaseAfterSeconds: 60 }), { action: 'deposit' }, { action: 'approve' });
+    for (const req of [{ action: 'auto_release' }, { action: 'auto_release', milestoneId: 'ms_1' }] as const) {
+      expect(planTransition(approved, req, NOW)).toEqual({
+        ok: false,
+        reason: 'invalid_argument',
+        message: "auto_release is a timer's action: no client asks for it",
+      });
+    }
+    expect(planTransition(stagedPayment([1n, 2n]), { action: 'deadline' }, NOW)).toMatchObject({ reason: 'invalid_argument' });
   });
 
   it('measures a refund against the milestone’s held amount, not the payment’s', () => {
@@ -657,6 +695,54 @@ describe('planTransition: a payment-level action acts on every milestone it appl
     }
   });
 
+  it('release: every pending_release milestone, though others keep the payment in custody', () => {
+    const before = mixed();
+    expect(before.status).toBe('in_custody');
+    const plan = planned(before, { action: 'release' });
+    expect(plan.changes.map((c) => [c.id, c.from, c.to, c.movement?.released])).toEqual([['ms_3', 'pending_release', 'released', '300']]);
+    expect(plan.to).toBe('in_custody');
+    expect(named(plan.events)).toEqual(['payment.milestone_released ms_3']);
+  });
+
+  it('approve and dispute: the milestones still holding money of a payment disputed by another', () => {
+    const before = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' });
+    expect(before.status).toBe('disputed');
+    expect(planned(before, { action: 'approve' }).changes).toEqual([{ id: 'ms_4', from: 'in_custody', to: 'pending_release' }]);
+    expect(planned(before, { action: 'dispute' }).changes.map((c) => [c.id, c.from, c.to])).toEqual([
+      ['ms_3', 'pending_release', 'disputed'],
+      ['ms_4', 'in_custody', 'disputed'],
+    ]);
+    expect(planned(before, { action: 'release' }).changes.map((c) => [c.id, c.to])).toEqual([['ms_3', 'released']]);
+  });
+
+  it('refused only when no milestone may take it, naming the payment’s status; the next steps are those some milestone may take', () => {
+    const before = run(mixed(), { action: 'dispute', milestoneId: 'ms_1' }, { action: 'approve', milestoneId: 'ms_4' });
+    expect(before.milestones.map((m) => m.status)).toEqual(['disputed', 'released', 'pending_release', 'pending_release']);
+    const allowed = ['release', 'refund', 'dispute', 'resolve'];
+    for (const action of ['deposit', 'approve', 'cancel'] as const) {
+      expect(planTransition(before, { action }, NOW)).toEqual({
+        ok: false,
+        reason: 'invalid_transition',
+        status: 'disputed',
+        message: `cannot ${action} a payment whose status is disputed`,
+        allowed,
+      });
+    }
+    expect(planTransition(before, { action: 'resolve' }, NOW)).toEqual({
+      ok: false,
+      reason: 'resolution_required',
+      status: 'disputed',
+      message: 'resolve needs a resolution: "release", "refund" or "split"',
+      allowed,
+    });
+    // Nothing left to approve once every milestone holding money is pending release.
+    const approved = run(mixed(), { action: 'approve' });
+    expect(planTransition(approved, { action: 'approve' }, NOW)).toMatchObject({
+      status: 'pending_release',
+      allowed: ['release', 'refund', 'dispute'],
+    });
+  });
+
   it('a partial refund or a split is refused while two or more milestones hold money, allowed with one', () => {
     const state = run(worked(), { action: 'deposit' });
     expect(planTransition(state, { action: 'refund', amountMinor: 100n }, NOW)).toEqual({
@@ -665,6 +751,8 @@ describe('planTransition: a payment-level action acts on every milestone it appl
       status: 'in_custody',
       message:
         'cannot refund a payment whose status is in_custody with a partial refund while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/refund)',
+      // Not the action refused: it is each milestone's now.
+      allowed: ['approve', 'dispute'],
     });
     const two = run(state, { action: 'dispute' });
     expect(planTransition(two, { action: 'resolve', resolution: 'split', amountMinor: 100n }, NOW)).toEqual({
@@ -673,6 +761,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
       status: 'disputed',
       message:
         'cannot resolve a payment whose status is disputed with a split while 3 milestones hold money: name the milestone (POST /api/v1/payments/pay_01JD0000000000000000000000/milestones/{milestone}/resolve)',
+      allowed: ['refund'],
     });
 
     // One milestone left holding money: the payment's partial refund and split are its.
@@ -799,12 +888,14 @@ describe('release_at: the auto-release of each approved milestone', () => {
       reason: 'invalid_transition',
       status: 'pending_release',
       message: 'cannot release a milestone whose status is pending_release: its auto-release is due',
+      allowed: ['release', 'refund', 'dispute'],
     });
     expect(planTransition(state, { action: 'dispute' }, due)).toEqual({
       ok: false,
       reason: 'invalid_transition',
       status: 'pending_release',
       message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
+      allowed: ['release', 'refund', 'dispute'],
     });
     expect(planned(state, { action: 'dispute', milestoneId: 'ms_3' }, due).changes).toEqual([
       { id: 'ms_3', from: 'pending_release', to: 'disputed' },
@@ -1214,9 +1305,25 @@ describe('any payment, any steps (property)', () => {
             const client = req.action !== 'deadline' && req.action !== 'auto_release';
             const snapshot = structuredClone(state);
             const plan = planTransition(state, req, now, client);
+            // The payment's own action (no amount, no timer due) is allowed exactly when some milestone's status allows it.
+            const split = req.action === 'resolve' && req.resolution === 'split';
+            if (client && req.milestoneId === undefined && req.amountMinor === undefined && !split && !dueTimer(state, now)) {
+              const some = state.milestones.some((m) => checkTransition(m.status, req.action, req.resolution).ok);
+              expect(plan.ok, `${req.action} of ${state.milestones.map((m) => m.status).join(', ')}`).toBe(some);
+              // With one milestone, the payment's status answers as it always has.
+              if (state.milestones.length === 1) expect(some).toBe(checkTransition(state.status, req.action, req.resolution).ok);
+            }
             if (!plan.ok) {
               // A refusal changes nothing.
               expect(state).toEqual(snapshot);
+              // Its next steps: what the milestone named may do, or what some milestone may (never the action a payment-level partial refund or split refused).
+              if (plan.reason === 'invalid_transition' || plan.reason === 'resolution_required') {
+                const named = state.milestones.filter((m) => req.milestoneId === undefined || m.id === req.milestoneId);
+                const next = (req.milestoneId === undefined ? CLIENT_ACTIONS : MILESTONE_ACTIONS).filter((a) =>
+                  named.some((m) => checkTransition(m.status, a, a === 'resolve' ? 'release' : undefined).ok),
+                );
+                expect(plan.allowed).toEqual(plan.message.includes('milestones hold money') ? next.filter((a) => a !== req.action) : next);
+              }
               if (req.milestoneId === 'ms_none') expect(plan.reason).toBe('unknown_milestone');
               continue;
             }

@@ -13,9 +13,9 @@ import {
   moneyOf,
   movementOf,
   movementRecord,
-  planTransition,
   withAmounts,
 } from '../../src/domain/payment';
+import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T00:00:00.000Z');
@@ -223,6 +223,7 @@ describe('planTransition', () => {
       reason: 'invalid_transition',
       status: 'released',
       message: 'cannot refund a payment whose status is released',
+      allowed: [],
     });
     expect(planTransition(paymentState(), { action: 'deposit' }, Date.parse('2026-12-01T00:00:00.000Z'))).toMatchObject({
       ok: false,

@@ -4,15 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  TIMER_REASONS,
-  TIMER_SUMMARIES,
-  clockAdvanceRefusal,
-  dueTimer,
-  pendingTimer,
-  planTransition,
-  timerDelayMs,
-} from '../../src/domain/payment';
+import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/domain/payment';
+import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState, releasingAt } from './fixtures';
 
 const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');
@@ -112,6 +105,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
         reason: 'invalid_transition',
         status: 'pending_deposit',
         message: 'cannot deposit a payment whose status is pending_deposit: its deposit deadline has passed',
+        allowed: ['deposit', 'cancel'],
       });
     }
   });
@@ -124,6 +118,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
         reason: 'invalid_transition',
         status: 'pending_release',
         message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
+        allowed: ['release', 'refund', 'dispute'],
       });
       expect(planTransition(pendingRelease, { action: 'dispute', milestoneId: MILESTONE }, now)).toMatchObject({
         ok: false,
@@ -145,6 +140,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
       reason: 'invalid_transition',
       status: 'disputed',
       message: 'cannot approve a payment whose status is disputed',
+      allowed: ['refund', 'resolve'],
     });
   });
 });

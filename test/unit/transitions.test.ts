@@ -21,8 +21,8 @@ import {
   checkTransition,
   creationEntry,
   isTerminal,
-  planTransition,
 } from '../../src/domain/payment';
+import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState } from './fixtures';
 
 const STATUSES = ['pending_deposit', 'in_custody', 'pending_release', 'released', 'cancelled', 'refunded', 'disputed'] as const;
@@ -264,6 +264,18 @@ describe('allowedActions: the next steps a refusal names', () => {
   it('lists, per status, the client actions the table allows from it, in CLIENT_ACTIONS order', () => {
     expect(Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, allowedActions(s)]))).toEqual({
       pending_deposit: ['deposit', 'cancel'],
+      in_custody: ['approve', 'refund', 'dispute'],
+      pending_release: ['release', 'refund', 'dispute'],
+      released: [],
+      cancelled: [],
+      refunded: [],
+      disputed: ['refund', 'resolve'],
+    });
+  });
+
+  it('of one milestone: its own actions alone (a deposit or a cancel is the payment’s)', () => {
+    expect(Object.fromEntries(PAYMENT_STATUSES.map((s) => [s, allowedActions(s, 'milestone')]))).toEqual({
+      pending_deposit: [],
       in_custody: ['approve', 'refund', 'dispute'],
       pending_release: ['release', 'refund', 'dispute'],
       released: [],

@@ -125,7 +125,9 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
         path: `/payments/:id/${action}`,
         tag,
         summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
-        description: `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. Any other status: 409 invalid_transition.`,
+        description:
+          `Allowed from ${allowedFrom(action).join(', ')}; moves it to ${to}. On a payment with milestones, allowed while some ` +
+          "milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.",
         body: transitionBody(action),
         responses: { 200: { description: 'The updated payment', schema: Payment } },
         errors: ['invalid_transition'],

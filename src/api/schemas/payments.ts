@@ -4,7 +4,7 @@ import { MAX_MILESTONES, MAX_REFERENCE_LENGTH, PAYMENT_EVENTS, PAYMENT_STATUSES,
 import { PaymentViewSchema } from '../../views/paymentView';
 import { formatMinor } from '../../domain/amountText';
 import { currencyRefusal, isCurrency, minorUnits, toMinor } from '../../domain/money';
-import type { NewPayment } from '../../services/payments';
+import type { NewPayment } from '../../services/paymentCreation';
 import { component } from '../components';
 import * as S from '../samples';
 import { email, listOf, listQuery, reason, text, wholeListOf } from './common';
