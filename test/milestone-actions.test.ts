@@ -269,6 +269,10 @@ describe('the workflow, asked directly (any Temporal client)', () => {
       .executeUpdate(milestoneUpdate('approve'), { args: [{ actor: 'test' } as never] })
       .catch((err: unknown) => err);
     expect(refusedWith(approve)).toEqual(['InvalidArgument', 'milestone_approve names its milestone: milestoneId is required']);
+    const payments = await handle
+      .executeUpdate(actionUpdate('approve'), { args: [{ actor: 'test', milestoneId: first }] })
+      .catch((err: unknown) => err);
+    expect(refusedWith(payments)).toEqual(['InvalidArgument', "approve names no milestone: a milestone's is milestone_approve"]);
     expect(await handle.query(getPaymentQuery)).toEqual(deposited);
   });
 });

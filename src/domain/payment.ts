@@ -8,7 +8,7 @@
 import { type MoneyEffect, isEmptyMovement } from './ledger';
 import { type MovementRecord, movementRecord } from './movementRecord';
 import { withAmounts } from './paymentMoney';
-import { type MilestoneChange, type MilestoneState, wholeMilestone } from './milestones';
+import type { MilestoneChange, MilestoneState } from './milestones';
 import type { PlannedStep } from './paymentPlan';
 
 export * from './paymentTimers';
@@ -247,13 +247,6 @@ export function applyTransition(
     ...(step.changes.length > 0 ? { changes: step.changes } : {}),
   };
   return { state: next, entry };
-}
-
-/** The payment with its milestones: one of the whole amount when it was started without (or recorded before them). */
-export function withMilestones(
-  state: Omit<PaymentState, 'milestones' | 'staged'> & Partial<Pick<PaymentState, 'milestones' | 'staged'>>,
-): PaymentState {
-  return { ...state, milestones: state.milestones ?? [wholeMilestone(state)], staged: state.staged ?? false };
 }
 
 export function creationEntry(state: PaymentState, actor: string): HistoryEntry {

@@ -5,7 +5,6 @@
  */
 import {
   ApplicationFailure,
-  CancellationScope,
   allHandlersFinished,
   condition,
   defineQuery,
@@ -14,7 +13,6 @@ import {
   log,
   setCurrentDetails,
   setHandler,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -37,13 +35,13 @@ import {
   TIMER_REASONS,
   TIMER_SUMMARIES,
   timerDelayMs,
-  withMilestones,
 } from '../domain/payment';
 import { type PlannedStep, planTransition } from '../domain/paymentPlan';
 import { INVALID_AMOUNT, INVALID_ARGUMENT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { isReasonHash } from '../domain/reasonHash';
+import { DurableTimers } from './durableTimers';
 import { Publications } from './webhookDelivery';
 
 export interface PaymentWorkflowInput {
@@ -100,9 +98,6 @@ export const advanceClockUpdate = defineUpdate<{ payment: PaymentState; entry?: 
 export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
 export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');
 
-/** Which timer is armed: a change of the earliest one re-arms the wait. */
-const timerKey = (t: { dueAt: number; milestoneId?: string } | undefined) => (t ? `${t.milestoneId ?? ''}@${t.dueAt}` : '');
-
 /** The payment's logic; the workflow function below only wires messages and timers to it. */
 class Payment {
   state: PaymentState;
@@ -112,8 +107,7 @@ class Payment {
   private readonly publications: Publications;
 
   constructor(private readonly input: PaymentWorkflowInput) {
-    // A payment started without milestones (or recorded before them) has one, of its whole amount.
-    this.state = withMilestones(input.payment);
+    this.state = input.payment;
     this.publications = new Publications(input.payment.id);
     this.history = input.resumed ? [...input.resumed.history] : [creationEntry(this.state, input.actor)];
     setCurrentDetails(details(this.state, this.history.at(-1)));
@@ -228,43 +222,22 @@ class Payment {
    */
   async run(): Promise<PaymentState> {
     this.start();
-    const armed = new Map<string, CancellationScope>();
-    /** Set by a timer that fired (a closure's write, so an object the compiler does not narrow). */
-    const timers = { fired: false };
+    const timers = new DurableTimers();
     let offset = this.clockOffsetMs;
     while (!isTerminal(this.state.status)) {
-      const wanted = new Map(pendingTimers(this.state).map((t) => [timerKey(t), t]));
-      for (const [key, scope] of armed) {
-        if (wanted.has(key) && offset === this.clockOffsetMs) continue;
-        scope.cancel();
-        armed.delete(key);
-      }
+      const wanted = pendingTimers(this.state).map((t) => ({
+        key: `${t.milestoneId ?? ''}@${t.dueAt}`,
+        delayMs: timerDelayMs(t, this.now()),
+        summary: this.state.staged && t.milestoneId ? `${TIMER_SUMMARIES[t.action]} ${t.milestoneId}` : TIMER_SUMMARIES[t.action],
+      }));
+      timers.sync(wanted, offset !== this.clockOffsetMs);
       offset = this.clockOffsetMs;
-      for (const [key, timer] of wanted) {
-        if (armed.has(key)) continue;
-        const summary =
-          this.state.staged && timer.milestoneId ? `${TIMER_SUMMARIES[timer.action]} ${timer.milestoneId}` : TIMER_SUMMARIES[timer.action];
-        const scope = new CancellationScope();
-        armed.set(key, scope);
-        scope
-          .run(() => sleep(timerDelayMs(timer, this.now()), { summary }))
-          .then(
-            () => {
-              armed.delete(key);
-              timers.fired = true;
-            },
-            () => undefined, // cancelled: its milestone moved on, or the clock did
-          );
-      }
       const version = this.state.version;
       // A step (message or timer) or a test clock's move changes which timers are pending.
       await condition(() => timers.fired || this.state.version !== version || this.clockOffsetMs !== offset);
-      if (timers.fired) {
-        timers.fired = false;
-        this.fireDue();
-      }
+      if (timers.takeFired()) this.fireDue();
     }
-    for (const scope of armed.values()) scope.cancel();
+    timers.cancelAll();
     // Let in-flight handlers, the read model and the ledger finish before the run closes.
     await condition(allHandlersFinished);
     await this.publications.finish();
@@ -272,6 +245,8 @@ class Payment {
     return this.state;
   }
 }
+
+const isMilestoneAction = (action: ClientAction): action is MilestoneAction => (MILESTONE_ACTIONS as readonly string[]).includes(action);
 
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentState> {
   const payment = new Payment(input);
@@ -282,7 +257,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       actionUpdate(action),
       // Validated again: an update accepted earlier in this task may have moved the payment.
       (req) => payment.transition({ ...req, action }, payment.transitionFor({ ...req, action })),
-      { validator: (req) => void payment.transitionFor({ ...req, action }) },
+      {
+        validator: (req) => {
+          // A milestone's action is its own update (milestone_…), never this one with a milestone named.
+          if (req?.milestoneId !== undefined && isMilestoneAction(action)) {
+            throw ApplicationFailure.nonRetryable(`${action} names no milestone: a milestone's is milestone_${action}`, INVALID_ARGUMENT);
+          }
+          payment.transitionFor({ ...req, action });
+        },
+      },
     );
   }
   for (const action of MILESTONE_ACTIONS) {

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { ulid } from 'ulid';
-import { type PaymentState, withMilestones } from '../../src/domain/payment';
+import { type PaymentState, wholeMilestone } from '../../src/domain/payment';
 import { eventually, type Stack } from './stack';
 
 /** Short retries through the WEBHOOK_* settings: 200 ms, ×2, capped at 400 ms, 5 attempts, 1 s time-out. */
@@ -58,7 +58,7 @@ export const untilDisabled = (stack: Stack, key: string) =>
 /** A payment's workflow state as the create use case would start it: pending deposit, 10.00 USD, due in an hour. */
 export function samplePaymentState(accountId: string, over: Partial<PaymentState> = {}): PaymentState {
   const now = new Date().toISOString();
-  return withMilestones({
+  const payment: Omit<PaymentState, 'milestones' | 'staged'> & Partial<PaymentState> = {
     id: `pay_${ulid()}`,
     accountId,
     livemode: false,
@@ -81,7 +81,8 @@ export function samplePaymentState(accountId: string, over: Partial<PaymentState
     refundedMinor: '0',
     feeCollectedMinor: '0',
     ...over,
-  });
+  };
+  return { ...payment, milestones: over.milestones ?? [wholeMilestone(payment)], staged: over.staged ?? false };
 }
 
 /** A new account with one configuration for `url` (every event). */

@@ -35,7 +35,6 @@ import {
   sumOfMilestones,
   wholeMilestone,
   withMilestoneAmounts,
-  withMilestones,
 } from '../../src/domain/payment';
 import { type PlannedStep, type TransitionRequestRule, planTransition } from '../../src/domain/paymentPlan';
 import { emittedEvents } from '../../src/domain/transitionEvents';
@@ -288,13 +287,6 @@ describe('the one milestone of a payment created without milestones', () => {
     expect(
       wholeMilestone({ ...p, status: 'released', heldMinor: '1', releasedMinor: '400', refundedMinor: '99', feeCollectedMinor: '7' }),
     ).toMatchObject({ status: 'released', heldMinor: '1', releasedMinor: '400', refundedMinor: '99', feeCollectedMinor: '7' });
-  });
-
-  it('withMilestones gives a payment recorded without milestones its one, and keeps a payment’s own', () => {
-    const { milestones: _m, staged: _s, ...bare } = paymentState({ status: 'in_custody', heldMinor: '12550' });
-    expect(withMilestones(bare)).toEqual({ ...bare, milestones: [wholeMilestone(bare)], staged: false });
-    const staged = stagedPayment([1n, 2n]);
-    expect(withMilestones(staged)).toEqual(staged);
   });
 });
 
