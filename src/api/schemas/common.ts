@@ -39,10 +39,7 @@ export const wholeListOf = <T extends z.ZodType>(item: T) =>
   z.object({ object: z.literal('list'), data: z.array(item), has_more: z.literal(false) });
 
 /** A payment id as a list filter: the rule of every id in a path (src/api/parse.ts), for a payment. */
-export const paymentIdFilter = z
-  .string()
-  .regex(idPattern('pay'), 'must be a payment id')
-  .optional();
+export const paymentIdFilter = z.string().regex(idPattern('pay'), 'must be a payment id').optional();
 
 /** Every list: newest first, `limit`, and a cursor either way (not both). */
 export const listQuery = <S extends z.ZodRawShape>(idPrefix: string, what: string, filters: S) =>
