@@ -253,7 +253,7 @@ describe('webhook secrets at rest', () => {
     const receiver = await startReceiver();
     try {
       const legacy = `whsec_${randomBytes(24).toString('base64')}`;
-      const id = `wh_legacy_${randomBytes(6).toString('hex')}`;
+      const id = `wh_legacy${randomBytes(6).toString('hex')}`;
       await stack.db('webhooks').insert({
         id,
         account_id: acct.account_id,

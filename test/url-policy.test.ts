@@ -149,7 +149,7 @@ describe('live mode: IANA special-purpose ranges that are not globally reachable
 
 /** A configuration written past the configure-time check (as if its host changed since). */
 async function planted(stack: Stack, acct: TestAccount, url: string, livemode = false) {
-  const id = `wh_planted_${randomBytes(6).toString('hex')}`;
+  const id = `wh_planted${randomBytes(6).toString('hex')}`;
   await stack.db('webhooks').insert({
     id,
     account_id: acct.account_id,

@@ -286,7 +286,7 @@ describe('delivery', () => {
       const testHook = await configure(acct, receiver.url);
       // Written directly: a live configuration cannot point at loopback through the API.
       await stack.db('webhooks').insert({
-        id: `wh_livewitness_${Date.now()}`,
+        id: `wh_livewitness${Date.now()}`,
         account_id: acct.account_id,
         livemode: true,
         url: liveWitness.url,
@@ -425,7 +425,7 @@ describe('delivery-time URL check (live mode)', () => {
     const [row] = await stack
       .db('webhooks')
       .insert({
-        id: `wh_rebound_${Date.now()}`,
+        id: `wh_rebound${Date.now()}`,
         account_id: acct.account_id,
         livemode: true,
         url: 'https://127.0.0.1:9/hook',
