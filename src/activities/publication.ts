@@ -4,9 +4,9 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PROJECTION_REFUSED } from '../domain/failures';
-import type { HistoryEntry, PaymentState } from '../domain/payment';
+import { type HistoryEntry, type PaymentState, isTerminal } from '../domain/payment';
 import { withPersonal } from '../domain/personal';
-import { findPersonal } from '../db/personal';
+import { eraseMessages, findPersonal, wasRedacted } from '../db/personal';
 import { reasonHashKey } from '../config';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { isDataRefusal } from '../db/errors';
@@ -90,7 +90,13 @@ export function publicationActivities(deps: AttemptDeps) {
         'payment transition recorded',
       );
       const retry = deliveryRetry(config);
-      const firsts = await firstAttemptsInOrder(planned, (d) => firstAttempt(deps, d, retry));
+      // Only a finished payment can be erased. An erasure that committed while this publication held
+      // the personal data it had read: erase what it wrote, and let each series send the stored body.
+      const erased = isTerminal(payment.status) && (await wasRedacted(db, payment.id));
+      if (erased) await eraseMessages(db, payment.id);
+      const firsts = erased
+        ? planned.map((): FirstAttempt => 'deliver')
+        : await firstAttemptsInOrder(planned, (d) => firstAttempt(deps, d, retry));
       return {
         deliveries: planned.map((d, i) => ({
           id: d.delivery.id,

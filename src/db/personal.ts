@@ -68,6 +68,41 @@ function redactedJson(text: string, paymentId: string): string {
 }
 
 /**
+ * An erased payment's events, delivery bodies and receivers' answers, erased: by the erasure, and
+ * again by a publication that wrote some after it from personal data it had read before.
+ */
+export async function eraseMessages(db: Knex | Knex.Transaction, paymentId: string): Promise<void> {
+  for (const event of await db('events').where({ payment_id: paymentId }).select('id', 'data')) {
+    await db('events')
+      .where({ id: event.id })
+      .update({ data: redactedJson(JSON.stringify(event.data), paymentId) });
+  }
+  const deliveries = await db('webhook_deliveries').where({ payment_id: paymentId }).select('id', 'body');
+  for (const delivery of deliveries) {
+    await db('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({ body: redactedJson(delivery.body, paymentId) });
+  }
+  // A receiver's answer may echo what it was sent.
+  await db('webhook_delivery_attempts')
+    .whereIn(
+      'delivery_id',
+      deliveries.map((d) => d.id),
+    )
+    .whereNotNull('response_excerpt')
+    .update({ response_excerpt: REDACTED });
+}
+
+/**
+ * Whether the payment was erased. An erasure in progress holds the payment's row (FOR UPDATE), so
+ * it is waited for: what it did not see, the caller erases after it.
+ */
+export async function wasRedacted(db: Knex, paymentId: string): Promise<boolean> {
+  await db.raw('SELECT 1 FROM payments WHERE id = ? FOR SHARE', [paymentId]);
+  return (await db('payment_redactions').where({ payment_id: paymentId }).first()) !== undefined;
+}
+
+/**
  * Erase a payment's personal data and free text everywhere the service keeps them, in one
  * transaction: read model, kept personal data and reasons, history reasons (a client's; the
  * service's own timer reasons stay), events, delivery bodies and receivers' answers, stored
@@ -104,25 +139,7 @@ export async function redactPayment(db: Knex, scope: Scope, paymentId: string, r
       .whereNotNull('reason')
       .whereNot({ actor: 'system' })
       .update({ reason: REDACTED });
-    for (const event of await tx('events').where({ payment_id: paymentId }).select('id', 'data')) {
-      await tx('events')
-        .where({ id: event.id })
-        .update({ data: redactedJson(JSON.stringify(event.data), paymentId) });
-    }
-    const deliveries = await tx('webhook_deliveries').where({ payment_id: paymentId }).select('id', 'body');
-    for (const delivery of deliveries) {
-      await tx('webhook_deliveries')
-        .where({ id: delivery.id })
-        .update({ body: redactedJson(delivery.body, paymentId) });
-    }
-    // A receiver's answer may echo what it was sent.
-    await tx('webhook_delivery_attempts')
-      .whereIn(
-        'delivery_id',
-        deliveries.map((d) => d.id),
-      )
-      .whereNotNull('response_excerpt')
-      .update({ response_excerpt: REDACTED });
+    await eraseMessages(tx, paymentId);
     const answers = await tx('idempotency_keys')
       .where({ account_id: scope.accountId, livemode: scope.livemode })
       .andWhere('response_body', 'like', `%${JSON.stringify(paymentId)}%`)

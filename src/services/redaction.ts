@@ -3,31 +3,16 @@
  * payer's data"). Temporal holds none by design (docs/architecture.md), so erasure is a database
  * update; amounts, ledger and custody trail are untouched and still verify.
  */
-import { type Client, WorkflowFailedError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { type PaymentState, TERMINAL_STATUSES, isTerminal, nextActions, refusalMessage } from '../domain/payment';
 import { scopeOf } from '../domain/tenancy';
 import { findPayment } from '../db/payments';
 import { redactPayment } from '../db/personal';
 import type { Logger } from '../lib/logger';
-import { withinDeadline } from './deadline';
-import { InvalidTransition, NotFound, isClosedRun } from './errors';
+import { InvalidTransition, NotFound } from './errors';
 import type { Call } from './paymentRun';
 
-export function redactionService({ db, temporal, logger }: { db: Knex; temporal: Client; logger: Logger }) {
-  /**
-   * A terminal payment's run closes once its last step is projected and its deliveries written: an
-   * erasure before then would be undone by a publication that read the personal data first.
-   */
-  async function lastStepPublished(id: string): Promise<void> {
-    try {
-      await withinDeadline(temporal, () => temporal.workflow.getHandle(id).result());
-    } catch (err) {
-      // Gone (retention) or ended otherwise: nothing of it still writes.
-      if (!isClosedRun(err) && !(err instanceof WorkflowFailedError)) throw err;
-    }
-  }
-
+export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
   return {
     /** Terminal payments only (a running one still needs its parties); idempotent. */
     async redact(call: Call, id: string): Promise<PaymentState> {
@@ -41,7 +26,6 @@ export function redactionService({ db, temporal, logger }: { db: Knex; temporal:
           { allowed: nextActions(payment) },
         );
       }
-      await lastStepPublished(id);
       await redactPayment(db, scope, id, { actor: call.principal.actor, at: new Date().toISOString() });
       logger.info({ request_id: call.requestId, payment_id: id, actor: call.principal.actor }, 'payment redacted');
       return (await findPayment(db, scope, id))!;
