@@ -5,8 +5,9 @@
  * timer: each per-action update, each milestone update (a staged payment), the `transition` signal,
  * test-clock moves (`advanceClock`), the auto-release timer, the deposit deadline, the money of
  * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
- * payment.disputed delivery's) and a failing receiver's deliveries handed over when their payment
- * finished. Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
+ * payment.disputed delivery's) and a receiver that fails every attempt (deliveries run in series of
+ * their own, so a payment's history holds none of their attempts; older sets recorded the inline
+ * first attempt and the hand-over). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
  * named, only theirs (to add one to a set without recording the others again).
  */
 import { execFileSync } from 'node:child_process';
@@ -27,7 +28,7 @@ const SCENARIOS = [
   'fee-refund-split',
   'clock-auto-release',
   'staged-milestones',
-  'handover',
+  'failing-receiver',
 ] as const;
 
 async function main() {
@@ -35,9 +36,8 @@ async function main() {
   if (!prefix || !/^[a-z0-9-]+$/.test(prefix)) throw new Error('usage: npm run record-history -- <prefix, e.g. v3> [scenario ...]');
   const unknown = only.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
   if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}: the scenarios are ${SCENARIOS.join(', ')}`);
-  // Fails the first attempt of each payment.disputed delivery, so that a history holds a retried
-  // delivery too (with the first attempt inline: the rest of its series as an activity); and every
-  // attempt for the payments in `failing`, whose deliveries are handed over when they finish.
+  // Fails the first attempt of each payment.disputed delivery, and every attempt for the payments in
+  // `failing`: whatever the receivers answer, the payment's history is the same.
   const failedOnce = new Set<string>();
   const failing = new Set<string>();
   const receiver = http
@@ -57,9 +57,8 @@ async function main() {
     .listen(0, '127.0.0.1');
   await new Promise((r) => receiver.once('listening', r));
   try {
-    // Retries a second apart, so that the retried delivery ends within the recording; a finished
-    // payment hands its deliveries over after 3 s (the always-failing receiver's next retry is 5 s away).
-    const env = { WEBHOOK_RETRY_INITIAL_INTERVAL: '1s', WEBHOOK_HANDOFF_AFTER: '3s' };
+    // Retries a second apart, so that the retried delivery ends within the recording.
+    const env = { WEBHOOK_RETRY_INITIAL_INTERVAL: '1s' };
     await withLocalStack(env, async ({ apiUrl, temporalAddress, client, testKey }) => {
       const call = apiPoster(apiUrl, testKey);
       await call('/webhooks/configure', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` });
@@ -120,10 +119,10 @@ async function main() {
       await call(`${launch}/dispute`);
       await call(`${launch}/resolve`, { resolution: 'split', refund_amount: 10 });
 
-      // A receiver that fails every attempt: the finished payment hands its deliveries over.
-      const handedOver = await call('/payments', { ...base, amount: 3 });
-      failing.add(handedOver.id);
-      await call(`/payments/${handedOver.id}/cancel`, { reason: 'order withdrawn' });
+      // A receiver that fails every attempt: the payment finishes all the same.
+      const failingReceiver = await call('/payments', { ...base, amount: 3 });
+      failing.add(failingReceiver.id);
+      await call(`/payments/${failingReceiver.id}/cancel`, { reason: 'order withdrawn' });
 
       const scenarios: Record<(typeof SCENARIOS)[number], string> = {
         'approve-release': released.id,
@@ -133,7 +132,7 @@ async function main() {
         'fee-refund-split': split.id,
         'clock-auto-release': clocked.id,
         'staged-milestones': staged.id,
-        handover: handedOver.id,
+        'failing-receiver': failingReceiver.id,
       };
       for (const [name, id] of Object.entries(scenarios)) {
         if (only.length > 0 && !only.includes(name)) continue;

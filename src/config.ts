@@ -146,8 +146,6 @@ const schema = z.object({
   WEBHOOK_TIMEOUT: duration('10s'),
   /** A configuration whose every delivery failed for this long is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER: duration('5 days'),
-  /** How long a finished payment's run waits for its deliveries before handing the rest over (docs/operations.md; ≤ 1 min). */
-  WEBHOOK_HANDOFF_AFTER: duration('30s'),
   /** The most deliveries one `POST /webhooks/:id/recover` queues; the answer says whether more remain (docs/webhooks.md). */
   RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */

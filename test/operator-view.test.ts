@@ -1,7 +1,8 @@
 /**
  * What an operator sees in Temporal (docs/operations.md): a finished payment's run closes even
- * while a receiver is failing (its deliveries continue elsewhere, same id, attempts carried over),
- * one update per action, activity summaries naming the step and the receiver, and `NextDeadline`.
+ * while a receiver is failing (each delivery is a workflow of its own, named by its id, numbering
+ * its attempts as the log does), one update per action, summaries naming the step and the
+ * receiver, and `NextDeadline`.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
@@ -13,13 +14,12 @@ import { eventually, useAccount, useStack, validPayment } from './helpers/stack'
 const EventType = proto.api.enums.v1.EventType;
 const stack = useStack({
   env: {
-    // Retries a second apart, so a failing receiver keeps the deliveries pending past the hand-over.
+    // Retries a second apart, so a failing receiver keeps the deliveries pending past the payment's end.
     WEBHOOK_RETRY_INITIAL_INTERVAL: '1s',
     WEBHOOK_RETRY_BACKOFF: '1',
     WEBHOOK_RETRY_MAX_INTERVAL: '1s',
     WEBHOOK_MAX_ATTEMPTS: '20',
     WEBHOOK_TIMEOUT: '2s',
-    WEBHOOK_HANDOFF_AFTER: '1s',
   },
 });
 const acct = useAccount(stack);
@@ -49,8 +49,11 @@ describe('a finished payment closes', () => {
       const pending = (await stack.db('webhook_deliveries').where({ payment_id: id })) as { id: string; status: string }[];
       expect(pending.length).toBe(4);
       expect(pending.filter((d) => d.status === 'succeeded')).toEqual([]);
-      // Each pending delivery continues in a workflow of its own.
-      for (const d of pending) expect((await stack.client.workflow.getHandle(`${d.id}-continued`).describe()).status.name).toBe('RUNNING');
+      // Each delivery is a workflow of its own, named by the delivery's id, on the webhooks task queue.
+      for (const d of pending) {
+        const run = await stack.client.workflow.getHandle(d.id).describe();
+        expect([run.status.name, run.taskQueue]).toEqual(['RUNNING', `${stack.taskQueue}-webhooks`]);
+      }
 
       healthy = true;
       await eventually(
@@ -78,7 +81,7 @@ describe('a finished payment closes', () => {
     }
   });
 
-  it('with a healthy receiver: closes once delivered, handing nothing over', async () => {
+  it('with a healthy receiver: its history starts nothing, and every delivery succeeds', async () => {
     const receiver = await startReceiver();
     try {
       const own = await stack.newAccount();
@@ -87,8 +90,10 @@ describe('a finished payment closes', () => {
       for (const action of ['deposit', 'refund'])
         await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: own.test_api_key });
       await stack.client.workflow.getHandle(p.body.id).result();
-      const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id })) as { id: string; status: string }[];
-      expect(deliveries.map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      await eventually(async () => {
+        const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id })) as { status: string }[];
+        return deliveries.map((d) => d.status).join() === 'succeeded,succeeded,succeeded' ? true : undefined;
+      });
       const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
       expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)).toEqual([]);
     } finally {
@@ -99,8 +104,7 @@ describe('a finished payment closes', () => {
 
 describe("the history reads as the payment's story", () => {
   it('one update per action, and activities named by step, money moved and receiver', async () => {
-    // The first attempt of each delivery is made inline by the publication; this receiver fails it
-    // once, so the rest of that series shows as a delivery activity named by its receiver.
+    // This receiver fails the first attempt once: the delivery's workflow shows attempt 2 as the log does.
     const receiver = await startReceiver((n) => (n === 1 ? 503 : 200));
     try {
       const own = await stack.newAccount();
@@ -110,7 +114,6 @@ describe("the history reads as the payment's story", () => {
       });
       const p = await stack.http.post('/api/v1/payments', { key: own.test_api_key, body: validPayment() });
       expect((await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key: own.test_api_key })).status).toBe(200);
-      // Delivered by its second attempt before the payment finishes, so it is never handed over.
       const delivered = await eventually(async () => {
         const d = await stack.db('webhook_deliveries').where({ payment_id: p.body.id, status: 'succeeded' }).first();
         return d as { id: string } | undefined;
@@ -125,18 +128,21 @@ describe("the history reads as the payment's story", () => {
         .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
       expect(updates).toEqual(['deposit', 'dispute', 'resolve']);
       const summaries = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map(summaryOf);
-      // The delivery runs beside the next transition, so its place in the history varies.
-      expect(summaries.sort()).toEqual(
-        [
-          'publish create → pending_deposit (v1)',
-          'publish deposit → in_custody (v2) — deposit: 125.50 held',
-          // The configuration's id: its URL may carry a token.
-          `deliver payment.deposited → ${hook.body.webhook.id}`,
-          'publish dispute → disputed (v3)',
-          'publish resolve → refunded (v4) — refund: 125.50 refunded',
-        ].sort(),
-      );
-      // One series: the inline attempt and the activity's, numbered 1 and 2 under one delivery id.
+      expect(summaries).toEqual([
+        'publish create → pending_deposit (v1)',
+        'publish deposit → in_custody (v2) — deposit: 125.50 held',
+        'publish dispute → disputed (v3)',
+        'publish resolve → refunded (v4) — refund: 125.50 refunded',
+      ]);
+      // The delivery's own workflow, named for the UI by its event and configuration (its URL may carry a token).
+      const series = stack.client.workflow.getHandle(delivered.id);
+      expect(await (await series.describe()).staticSummary()).toBe(`deliver payment.deposited → ${hook.body.webhook.id}`);
+      // One activity under the retry policy; the attempt that delivered is the log's attempt 2 and the UI's.
+      const seriesEvents = (await series.fetchHistory()).events ?? [];
+      const scheduled = seriesEvents.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+      expect(scheduled).toEqual(['deliverWebhook']);
+      const started = seriesEvents.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
+      expect(started).toEqual([2]);
       const attempts = await stack.db('webhook_delivery_attempts').where({ delivery_id: delivered.id }).orderBy('attempt');
       expect(attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code])).toEqual([
         [1, 503],
@@ -147,7 +153,7 @@ describe("the history reads as the payment's story", () => {
     }
   });
 
-  it('a transition whose receivers answer is one activity: the publication delivers inline', async () => {
+  it('a transition is one activity in the payment’s history: no receiver is called there', async () => {
     const receiver = await startReceiver();
     try {
       const own = await stack.newAccount();
@@ -159,6 +165,10 @@ describe("the history reads as the payment's story", () => {
         expect((await stack.http.post(`/api/v1/payments/${p.body.id}/${action}`, { key: own.test_api_key })).status).toBe(200);
       }
       await stack.client.workflow.getHandle(p.body.id).result();
+      await eventually(async () => {
+        const rows = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id, status: 'succeeded' })) as unknown[];
+        return rows.length === 4 ? true : undefined;
+      });
       const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
       const activities = events
         .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)

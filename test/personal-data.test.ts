@@ -106,6 +106,10 @@ describe('personal data and Temporal', () => {
         cli(['workflow', 'describe', '--workflow-id', id, '--output', 'json']),
         cli(['workflow', 'describe', '--workflow-id', id]),
         cli(['workflow', 'list', '--query', `WorkflowId="${id}"`, '--output', 'json']),
+        // Each delivery's series is a workflow of its own, named by the delivery's id.
+        ...((await stack.db('webhook_deliveries').where({ payment_id: id }).pluck('id')) as string[]).map((d) =>
+          cli(['workflow', 'show', '--workflow-id', d, '--output', 'json']),
+        ),
       ].join('\n');
       expect(shown).toContain(id);
       for (const [name, value] of Object.entries(v))
@@ -140,19 +144,24 @@ describe('personal data and Temporal', () => {
       });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
-      const errors = await eventually(
+      const { deliveryId, errors } = await eventually(
         async () => {
           const delivery = await stack.db('webhook_deliveries').where({ payment_id: id }).first();
           if (delivery?.status !== 'failed') return undefined;
-          return stack.db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).pluck('error');
+          return {
+            deliveryId: delivery.id as string,
+            errors: (await stack.db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).pluck('error')) as string[],
+          };
         },
         30_000,
         'the refused retry',
       );
       expect(errors.join('\n')).toContain(host);
-      const shown = cli(['workflow', 'show', '--workflow-id', id, '--output', 'json']);
+      // The delivery's series is its own workflow, named by its id.
+      const shown = cli(['workflow', 'show', '--workflow-id', deliveryId, '--output', 'json']);
       expect(shown).toContain('WebhookUrlRefused');
       expect(shown.includes(host), `${host} readable through Temporal`).toBe(false);
+      expect(cli(['workflow', 'show', '--workflow-id', id, '--output', 'json']).includes(host)).toBe(false);
     } finally {
       receiver.release();
       await receiver.close();

@@ -28,24 +28,34 @@ describe('workflow determinism', () => {
       'base-handover.json',
       'base-signal-auto-release.json',
       'base-staged-milestones.json',
+      'road-approve-release.json',
+      'road-clock-auto-release.json',
+      'road-deposit-deadline.json',
+      'road-dispute-refund.json',
+      'road-failing-receiver.json',
+      'road-fee-refund-split.json',
+      'road-signal-auto-release.json',
+      'road-staged-milestones.json',
     ]);
   });
 
   it('has a staged payment’s history with every milestone update and a test clock’s auto-release', () => {
-    const updates = (historyOf('base-staged-milestones.json').events ?? []).flatMap((e) => {
-      const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
-      return name ? [name] : [];
-    });
-    expect(updates).toEqual([
-      'deposit',
-      'milestone_approve',
-      'milestone_release',
-      'milestone_approve',
-      'advanceClock',
-      'milestone_refund',
-      'milestone_dispute',
-      'milestone_resolve',
-    ]);
+    for (const set of ['base', 'road']) {
+      const updates = (historyOf(`${set}-staged-milestones.json`).events ?? []).flatMap((e) => {
+        const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+        return name ? [name] : [];
+      });
+      expect(updates).toEqual([
+        'deposit',
+        'milestone_approve',
+        'milestone_release',
+        'milestone_approve',
+        'advanceClock',
+        'milestone_refund',
+        'milestone_dispute',
+        'milestone_resolve',
+      ]);
+    }
   });
 
   it.each(files)('replays %s with the current workflow code', async (file) => {
@@ -71,10 +81,24 @@ describe('workflow determinism', () => {
     ).rejects.toBeInstanceOf(DeterminismViolationError);
   }, 60_000);
 
-  it('records no patch marker in a new payment’s history', () => {
+  it('records the one-road patch in a new payment’s history, and in no history recorded before it', () => {
     for (const file of files) {
-      const markers = (historyOf(file).events ?? []).filter((e) => e.markerRecordedEventAttributes);
-      expect(markers, file).toEqual([]);
+      const markers = (historyOf(file).events ?? []).flatMap((e) => {
+        const m = e.markerRecordedEventAttributes;
+        const data = m?.details?.['patch-data']?.payloads?.[0]?.data;
+        return m ? [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : m.markerName] : [];
+      });
+      expect(markers, file).toEqual(file.startsWith('road-') ? ['one-road'] : []);
+    }
+  });
+
+  it('has no delivery attempt in a payment’s history since the one road', () => {
+    for (const file of files.filter((f) => f.startsWith('road-'))) {
+      const activities = (historyOf(file).events ?? []).flatMap((e) => {
+        const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+        return name ? [name] : [];
+      });
+      expect(new Set(activities), file).toEqual(new Set(['publishTransition']));
     }
   });
 });

@@ -1,16 +1,16 @@
 /**
- * Webhook delivery's two ways in (docs/webhooks.md, "Retries"): a publication's first attempt,
- * inline, and a series' attempts under Temporal's retry policy (the rest of the original series,
- * a hand-over's continuation, a resend, `payment.test`). Attempts themselves: ./webhookAttempt.ts.
+ * Webhook delivery's one activity (docs/webhooks.md, "One road"): an attempt of a delivery's series,
+ * every attempt of every series under Temporal's retry policy on the webhooks task queue. The
+ * attempt itself: ./webhookAttempt.ts.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { webhookSecretKey } from '../config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
-import type { PlannedDelivery } from '../db/projection';
-import { openForSigning } from '../db/webhookConfigurations';
 import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
-import { type AttemptDeps, attemptDelivery } from './webhookAttempt';
+import { attemptDelivery } from './webhookAttempt';
+import { type ChainedDelivery, startFirstSeries } from './seriesStart';
+import type { PublicationDeps } from './publication';
 
 export type DeliveryOutcome = 'succeeded' | 'skipped';
 
@@ -30,70 +30,43 @@ export function failureText(type: string, message: string): string {
     : 'the attempt failed; the delivery log says why';
 }
 
-/** A series of attempts for one delivery: its name and its retry policy (for a continuation, what was left of it). */
+/** A series of attempts for one delivery (src/workflows/webhookDelivery.ts), under `retry`. */
 export interface SeriesInput {
   deliveryId: string;
   series: string;
   retry: DeliveryRetry;
+  /** The attempts the log held when this series started: the series' attempt n is the log's base + n. */
+  base?: number;
+  /** The same transition's later deliveries to the same configuration, started once this first attempt ended. */
+  then?: ChainedDelivery[];
 }
 
-/**
- * How a delivery's inline first attempt ended — `done` (delivered, skipped, or failed for good),
- * `retry` (the workflow continues its series) or `deliver` (not attempted inline: the workflow
- * runs the whole series).
- */
-export type FirstAttempt = 'done' | 'retry' | 'deliver';
-
-/**
- * The longest WEBHOOK_TIMEOUT an inline first attempt waits for (the publication activity's
- * time-out leaves room for it); with a longer one, every attempt runs as a delivery activity.
- */
-export const INLINE_ATTEMPT_MAX_TIMEOUT_MS = 30_000;
-
-/**
- * The first attempt of one delivery, inline, with the rows the projection's statement returned:
- * never throws (an error leaves the delivery to the workflow's series), and never repeats an
- * attempt a publication retried after a crash already logged.
- */
-export async function firstAttempt(deps: AttemptDeps, { delivery, webhook }: PlannedDelivery, retry: DeliveryRetry): Promise<FirstAttempt> {
-  if (retry.timeoutMs > INLINE_ATTEMPT_MAX_TIMEOUT_MS) return 'deliver';
-  if (delivery.attempts > 0) return delivery.status === 'pending' ? 'retry' : 'done';
-  try {
-    const loaded = { delivery, webhook: await openForSigning(deps.db, webhook, webhookSecretKey(deps.config)) };
-    const result = await attemptDelivery(deps, loaded, {
-      series: delivery.series ?? '',
-      seriesAttempt: 1,
-      maximumAttempts: retry.maximumAttempts,
-      timeoutMs: retry.timeoutMs,
-    });
-    if (result.outcome === 'failed') {
-      if (!result.retryable) deps.logger.warn({ delivery_id: delivery.id, error: result.message }, 'webhook delivery failed for good');
-      return result.retryable && retry.maximumAttempts > 1 ? 'retry' : 'done';
-    }
-    return result.outcome === 'not-attempted' && result.status === 'pending' ? 'retry' : 'done';
-  } catch (err) {
-    deps.logger.warn({ delivery_id: delivery.id, err }, 'inline first delivery attempt not made; the retry series takes it');
-    return 'retry';
-  }
-}
-
-export function deliveryActivities(deps: AttemptDeps) {
-  const { db, config } = deps;
+export function deliveryActivities(deps: PublicationDeps) {
+  const { db, config, temporal } = deps;
   return {
     /**
      * One attempt of a series. Throws on failure so that Temporal's retry policy schedules the
      * next; returns without sending when the series no longer owns the delivery or the
      * configuration was deleted meanwhile.
      */
-    async deliverWebhook({ deliveryId, series, retry }: SeriesInput): Promise<DeliveryOutcome> {
+    async deliverWebhook({ deliveryId, series, retry, base, then }: SeriesInput): Promise<DeliveryOutcome> {
       const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, DELIVERY_NOT_FOUND);
+      const seriesAttempt = Context.current().info.attempt;
       const result = await attemptDelivery(deps, found, {
         series,
-        seriesAttempt: Context.current().info.attempt,
+        seriesAttempt,
+        // The log numbers this attempt as the Temporal UI does, after the attempts before the series.
+        logAttempt: (base ?? 0) + seriesAttempt,
         maximumAttempts: retry.maximumAttempts,
         timeoutMs: retry.timeoutMs,
       });
+      // The next delivery of the chain once this one's attempt has ended (again on a retry: started once).
+      if (then?.length) {
+        const [next, ...rest] = then;
+        const scope = { accountId: found.webhook.account_id, livemode: found.webhook.livemode };
+        await startFirstSeries(temporal, config, scope, rest.length > 0 ? { ...next, then: rest } : next);
+      }
       switch (result.outcome) {
         case 'succeeded':
         case 'skipped':
@@ -107,7 +80,7 @@ export function deliveryActivities(deps: AttemptDeps) {
       }
     },
 
-    /** Where a delivery stands, for a series that continues it after a hand-over. */
+    /** Where a delivery stands, for a series that continues it after a hand-over (runs started before the one road). */
     deliveryProgress: (deliveryId: string): Promise<DeliveryProgress | null> => deliveryProgress(db, deliveryId),
 
     /** A series that gave up without a final attempt frees the delivery for the next one. */

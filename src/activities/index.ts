@@ -6,14 +6,13 @@ import { auditHeadActivities } from './auditHead';
 import { deliveryActivities } from './delivery';
 import { ledgerActivities } from './ledger';
 import { publicationActivities } from './publication';
-import type { AttemptDeps } from './webhookAttempt';
+import type { PublicationDeps } from './publication';
 
-export type { DeliveryOutcome, FirstAttempt, SeriesInput } from './delivery';
-export { INLINE_ATTEMPT_MAX_TIMEOUT_MS } from './delivery';
+export type { DeliveryOutcome, SeriesInput } from './delivery';
 export type { DeliveryPlan, DeliveryTarget, PublicationInput } from './publication';
 export { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 
-type ActivityDeps = AttemptDeps;
+type ActivityDeps = PublicationDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {

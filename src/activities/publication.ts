@@ -1,8 +1,10 @@
 /**
  * A transition's publication (docs/architecture.md, "How a transition flows"): the read model,
- * ledger, trail and the deliveries it owes in one statement, then each delivery's first attempt.
+ * ledger, trail and the deliveries it owes in one statement, then a series started for each
+ * delivery on the webhooks task queue. No receiver is called here.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import { PROJECTION_REFUSED } from '../domain/failures';
 import { type HistoryEntry, type PaymentState, isTerminal } from '../domain/payment';
 import { withPersonal } from '../domain/personal';
@@ -10,32 +12,24 @@ import { eraseMessages, findPersonal, wasRedacted } from '../db/personal';
 import { reasonHashKey } from '../config';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { isDataRefusal } from '../db/errors';
-import { type PlannedDelivery, projectAndPlan } from '../db/projection';
+import { projectAndPlan } from '../db/projection';
 import { paymentTransitions, projectionFailures } from '../lib/metrics';
-import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
-import { type FirstAttempt, firstAttempt } from './delivery';
+import { chainsOf, startFirstSeries } from './seriesStart';
 import type { AttemptDeps } from './webhookAttempt';
 
-/**
- * One delivery a transition owes, with its configuration's id (named in the Temporal UI's activity
- * summary); never its URL, which may carry a token (docs/architecture.md, "Personal data").
- */
+/** One delivery a transition owes, with its configuration's id; never its URL, which may carry a token. */
 export interface DeliveryTarget {
   id: string;
   webhookId: string;
-  /** The series its first attempt belongs to; the workflow's retries continue it. */
-  series: string;
-  firstAttempt: FirstAttempt;
 }
 
-/** The deliveries a transition owes, and how the workflow runs the rest of their series. */
+/**
+ * The deliveries a transition owes, each started as its own series. Runs recorded before the one
+ * road find more in their histories (each delivery's inline first attempt and the retry policy),
+ * which only src/workflows/legacyDelivery.ts reads.
+ */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
-  retry: DeliveryRetry;
-  /** Deliveries have a task queue (and workers) of their own, so they never delay transitions. */
-  taskQueue: string;
-  /** How long a finished payment waits for its deliveries before handing them over (WEBHOOK_HANDOFF_AFTER). */
-  handoffAfterMs: number;
 }
 
 export interface PublicationInput {
@@ -44,33 +38,19 @@ export interface PublicationInput {
   requestId?: string;
 }
 
-/**
- * Each delivery's first attempt, concurrently across configurations but in the planned order within
- * one, so that a receiver subscribed to both of a split's events gets its refunded part first
- * (docs/webhooks.md). Answers in the planned order.
- */
-async function firstAttemptsInOrder(
-  planned: PlannedDelivery[],
-  attempt: (d: PlannedDelivery) => Promise<FirstAttempt>,
-): Promise<FirstAttempt[]> {
-  const results: FirstAttempt[] = new Array<FirstAttempt>(planned.length);
-  const byWebhook = new Map<string, number[]>();
-  planned.forEach((d, i) => byWebhook.set(d.webhook.id, [...(byWebhook.get(d.webhook.id) ?? []), i]));
-  await Promise.all(
-    [...byWebhook.values()].map(async (indexes) => {
-      for (const i of indexes) results[i] = await attempt(planned[i]);
-    }),
-  );
-  return results;
+/** What a publication needs beyond an attempt's dependencies: a client to start the series. */
+export interface PublicationDeps extends AttemptDeps {
+  temporal: Client;
 }
 
-export function publicationActivities(deps: AttemptDeps) {
-  const { db, config, logger } = deps;
+export function publicationActivities(deps: PublicationDeps) {
+  const { db, config, logger, temporal } = deps;
+
   return {
     /**
      * The projection (src/db/projection.ts: idempotent, versioned; data PostgreSQL refuses is not
-     * retryable), then the first attempt of each delivery it owes, inline. Deliveries whose first
-     * attempt failed are the workflow's to continue under the webhook retry policy.
+     * retryable) with the deliveries it owes, then each delivery's series started: the read model
+     * never waits for a receiver.
      */
     async publishTransition({ payment: carried, entry, requestId }: PublicationInput): Promise<DeliveryPlan> {
       // The workflow carries ids and amounts; the personal data the API kept is read here.
@@ -89,25 +69,11 @@ export function publicationActivities(deps: AttemptDeps) {
         { request_id: requestId, payment_id: payment.id, event: entry.event, status: payment.status, version: payment.version },
         'payment transition recorded',
       );
-      const retry = deliveryRetry(config);
       // Only a finished payment can be erased. An erasure that committed while this publication held
-      // the personal data it had read: erase what it wrote, and let each series send the stored body.
-      const erased = isTerminal(payment.status) && (await wasRedacted(db, payment.id));
-      if (erased) await eraseMessages(db, payment.id);
-      const firsts = erased
-        ? planned.map((): FirstAttempt => 'deliver')
-        : await firstAttemptsInOrder(planned, (d) => firstAttempt(deps, d, retry));
-      return {
-        deliveries: planned.map((d, i) => ({
-          id: d.delivery.id,
-          webhookId: d.webhook.id,
-          series: d.delivery.series ?? '',
-          firstAttempt: firsts[i],
-        })),
-        retry,
-        taskQueue: webhookTaskQueue(config),
-        handoffAfterMs: config.WEBHOOK_HANDOFF_AFTER,
-      };
+      // the personal data it had read: erase what it wrote; each series sends the stored body.
+      if (isTerminal(payment.status) && (await wasRedacted(db, payment.id))) await eraseMessages(db, payment.id);
+      await Promise.all(chainsOf(planned).map((chain) => startFirstSeries(temporal, config, payment, chain)));
+      return { deliveries: planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id })) };
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */

@@ -1,7 +1,6 @@
 /**
- * One webhook delivery attempt, as both ways in make it (src/activities/delivery.ts): a
- * publication's inline first attempt and a series' retries. Never throws for the receiver's or the
- * URL's sake: the caller turns the result into a retry or not.
+ * One webhook delivery attempt (src/activities/delivery.ts). Never throws for the receiver's or
+ * the URL's sake: the caller turns the result into a retry or not.
  */
 import type { Knex } from 'knex';
 import { fetch } from 'undici';
@@ -29,6 +28,8 @@ interface AttemptRequest {
   /** Its number in the series (1 = first), and the series' limit: they decide the status left. */
   seriesAttempt: number;
   maximumAttempts: number;
+  /** Its number in the delivery log: the series' attempts follow the log's earlier ones. */
+  logAttempt: number;
   /** The HTTP call's time-out. */
   timeoutMs: number;
 }
@@ -62,7 +63,7 @@ export async function attemptDelivery(
   const at = new Date(started);
   /** A URL the rules forbid: one recorded attempt, no retries. */
   const refuse = async (reason: string, durationMs: number): Promise<AttemptResult> => {
-    await recordAttempt(db, found, { at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
+    await recordAttempt(db, found, { at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed', req.logAttempt);
     webhookDeliveries.inc({ outcome: 'refused' });
     return { outcome: 'failed', retryable: false, type: WEBHOOK_URL_REFUSED, message: reason };
   };
@@ -117,7 +118,7 @@ export async function attemptDelivery(
   const finalStatus = statusAfterAttempt(Boolean(error), req.seriesAttempt, req.maximumAttempts);
   // 410 Gone: the receiver says the endpoint is gone for good. No more attempts, to any delivery.
   if (statusCode === 410) {
-    await recordAttempt(db, found, { at, statusCode, durationMs, error, excerpt }, 'failed');
+    await recordAttempt(db, found, { at, statusCode, durationMs, error, excerpt }, 'failed', req.logAttempt);
     await disableWebhook(db, webhook.id, 'the receiver answered HTTP 410 Gone');
     log.warn({ webhook_id: webhook.id }, 'webhook configuration disabled: the receiver answered 410');
     return {
@@ -127,7 +128,7 @@ export async function attemptDelivery(
       message: 'the receiver answered HTTP 410 Gone; configuration disabled',
     };
   }
-  const attempt = await recordAttempt(db, found, { at, statusCode, durationMs, error, excerpt }, finalStatus);
+  const attempt = await recordAttempt(db, found, { at, statusCode, durationMs, error, excerpt }, finalStatus, req.logAttempt);
   // Every delivery failing for WEBHOOK_DISABLE_AFTER: the endpoint is off until re-enabled.
   if (error && (await failingSince(db, webhook.id, config.WEBHOOK_DISABLE_AFTER))) {
     await disableWebhook(db, webhook.id, `every delivery failed for ${ms(config.WEBHOOK_DISABLE_AFTER, { long: true })}`);

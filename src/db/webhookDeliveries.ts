@@ -124,17 +124,20 @@ interface AttemptTarget {
  * Log one attempt as the delivery's next number, leave its status (a final one ends the series) and
  * append the attempt's custody trail leaf, in one transaction holding the delivery's row: whatever
  * runs concurrently, each attempt gets a number of its own and is logged once, never dropped.
- * Answers the attempt's number.
+ * `atLeast`: the attempt's number in its series as Temporal counts it, after the attempts before
+ * the series. Answers the attempt's number.
  */
 export async function recordAttempt(
   db: Knex,
   { delivery, webhook }: AttemptTarget,
   a: AttemptRecord,
   status: DeliveryRow['status'],
+  atLeast = 1,
 ): Promise<number> {
   return db.transaction(async (trx) => {
     const row = await trx<DeliveryRow>('webhook_deliveries').where({ id: delivery.id }).forUpdate().first('attempts');
-    const attempt = (row?.attempts ?? 0) + 1;
+    // The series' own number (the Temporal UI's) unless the log is past it already.
+    const attempt = Math.max((row?.attempts ?? 0) + 1, atLeast);
     const leaf = webhookAttemptLeaf({
       deliveryId: delivery.id,
       webhookId: delivery.webhook_id,
@@ -222,14 +225,19 @@ export async function findDelivery(db: Knex, webhookId: string, id: string): Pro
  * Deliveries to recover: those created since `since` that failed and have no series running, oldest
  * first, at most `limit` (a delivery still being retried is its running series' to finish).
  */
-export async function failedDeliveriesSince(db: Knex, webhookId: string, since: Date, limit: number): Promise<string[]> {
+export async function failedDeliveriesSince(
+  db: Knex,
+  webhookId: string,
+  since: Date,
+  limit: number,
+): Promise<{ id: string; attempts: number }[]> {
   return db('webhook_deliveries')
     .where({ webhook_id: webhookId, status: 'failed' })
     .whereNull('series')
     .andWhere('created_at', '>=', since)
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .limit(limit)
-    .pluck('id');
+    .select('id', 'attempts');
 }
 
 /** A delivery that will never be attempted (its configuration was deleted): its series ends. */

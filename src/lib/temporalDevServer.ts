@@ -84,6 +84,10 @@ const PRODUCTION_DYNAMIC_CONFIG = [
   'system.enableActivityEagerExecution=true',
   // start-dev forces a search-attribute cache refresh on every read, which no production server does (the service registers them at start).
   'system.forceSearchAttributesCacheRefreshOnRead=false',
+  // As production.yaml: Task Queue Fairness, so one tenant's delivery backlog (its fairness key,
+  // account and mode) is dispatched in turn with the others' (docs/webhooks.md, "No tenant slows another").
+  'matching.useNewMatcher=true',
+  'matching.enableFairness=true',
 ];
 
 async function waitForServer(address: string, child: ChildProcess | undefined, timeoutMs: number): Promise<void> {

@@ -6,14 +6,15 @@ import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolic
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf } from '../domain/payment';
-import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { planDeliveries } from '../db/projection';
-import { deliveryRetry } from '../webhookRules/retryPolicy';
+import { continuedRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
+import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
+import { seriesStartOptions } from '../domain/deliverySeries';
 import { type RepairDecision, type RunStatus, repairDecision } from '../domain/repair';
 import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from '../db/payments';
 import type { Logger } from '../lib/logger';
-import { continuedDeliveryWorkflow, getPaymentQuery, paymentWorkflow } from '../workflows';
+import { getPaymentQuery, paymentWorkflow, webhookDeliveryWorkflow } from '../workflows';
 import { paymentRunOptions } from './paymentRun';
 import { withoutPersonal } from '../domain/personal';
 
@@ -79,28 +80,28 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
 
   /**
    * The stopped run's deliveries: the last transition's are planned if its run stopped before
-   * planning them (same ids, so never twice), and every delivery still pending continues in a
-   * workflow of its own, as a finished payment hands them over (attempt count carried over).
+   * planning them (same ids, so never twice), and every delivery still pending continues in its
+   * series' workflow (named by the delivery's id) with the attempts it had left, numbered after those logged.
    */
   async function resumeDeliveries(payment: PaymentState, last: HistoryEntry | undefined): Promise<number> {
     if (last && last.seq === payment.version) {
       const envelopes = transitionEnvelopes(payment, last);
       await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, envelopes, payment.version);
     }
-    const pending = await db<{ id: string; payment_id: string; status: string }>('webhook_deliveries')
+    const pending: { id: string; attempts: number }[] = await db('webhook_deliveries')
       .where({ payment_id: payment.id, status: 'pending' })
-      .select('id');
-    for (const { id } of pending) {
+      .select('id', 'attempts');
+    for (const { id, attempts } of pending) {
+      // The attempts the original series had left, now, numbered after those logged.
+      const rest = continuedRetry(deliveryRetry(config), attempts);
+      if (!rest) continue;
       try {
-        await temporal.workflow.start(continuedDeliveryWorkflow, {
-          workflowId: `${id}-continued`,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [{ deliveryId: id, retry: deliveryRetry(config) }],
-          typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
-          staticSummary: `continue ${id} for ${payment.id} (repair)`,
+        await temporal.workflow.start(webhookDeliveryWorkflow, {
+          ...seriesStartOptions(id, payment, webhookTaskQueue(config), `continue ${id} for ${payment.id} (repair)`, false),
+          args: [{ deliveryId: id, series: ORIGINAL_SERIES, retry: rest.retry, base: attempts }],
         });
       } catch (err) {
-        // Already being continued: once is enough.
+        // Its series runs: once is enough.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
     }

@@ -3,7 +3,7 @@
  * outside a payment's run (`payment.test`, resend, recover). The only code besides the payments
  * use cases that starts workflows; routes parse, call one of these and respond.
  */
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, WorkflowIdConflictPolicy, WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { type Config, webhookSecretKey } from '../config';
@@ -11,7 +11,7 @@ import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { type DeliveryView, deliveryView } from '../views/deliveryView';
 import { PAYMENT_EVENTS } from '../domain/payment';
 import { samplePayment } from '../views/paymentView';
-import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
+import { seriesStartOptions } from '../domain/deliverySeries';
 import { type Scope } from '../domain/tenancy';
 import { envelope } from '../views/webhookEnvelope';
 import {
@@ -30,16 +30,16 @@ import {
   type DeliveryFilter,
   type LoggedDelivery,
   type StaleSeries,
+  claimSeries,
   createSingleDelivery,
   dropUnattempted,
   failedDeliveriesSince,
-  claimSeries,
-  releaseSeries,
   findDelivery,
   getDelivery,
   listDeliveries,
+  releaseSeries,
 } from '../db/webhookDeliveries';
-import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhookRules/retryPolicy';
+import { type DeliveryRetry, deliveryRetry, nextAttemptAt, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl } from '../webhookRules/urlPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
 import { withAccountLock } from '../db/accounts';
@@ -67,7 +67,7 @@ const badUrl = (message: string) => new InvalidInput([{ field: 'url', message }]
  */
 const ORPHANED_CLAIM_MS = 2 * TEMPORAL_CALL_TIMEOUT_MS;
 
-/** A resend's series is named by its workflow id; the original series belongs to the payment's run. */
+/** A resend's series is named for the log; its workflow id is the delivery's, as every series'. */
 const RESEND_PREFIX = 'resend_';
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
@@ -85,53 +85,58 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     return row;
   }
 
-  /** A series of attempts under the retry policy, in a workflow of its own (not a payment's run). */
-  async function startSeries(workflowId: string, deliveryId: string, series: string, summary: string): Promise<void> {
+  /**
+   * A delivery's series (docs/webhooks.md, "One road"): its workflow, named by the delivery's id, on
+   * the webhooks task queue. `first` for a test's; else a series claimed in the log after the last
+   * ended, numbered after the `base` attempts the log holds: a run still closing is the last one's.
+   */
+  async function startSeries(scope: Scope, deliveryId: string, series: string, summary: string, first: boolean, base = 0): Promise<void> {
+    const options = seriesStartOptions(deliveryId, scope, webhookTaskQueue(config), summary, first);
     await withinDeadline(temporal, () =>
       temporal.workflow.start(webhookDeliveryWorkflow, {
-        workflowId,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [{ deliveryId, series, retry: deliveryRetry(config) }],
-        // Kept out of the operators' payments list (docs/operations.md).
-        typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
-        staticSummary: summary,
+        ...options,
+        ...(first ? {} : { workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING }),
+        // Which series a run is, for a later resend to tell its own run from an earlier one.
+        memo: { series },
+        args: [{ deliveryId, series, retry: deliveryRetry(config), base }],
       }),
     );
   }
 
   /**
-   * Whether a running resend series may be replaced: its workflow has ended, or it never started and
-   * its claim is older than any start under way. Null while it may still run.
+   * Whether a claimed series may be replaced: no workflow runs for the delivery, and it is not a
+   * resend claimed so recently that its start may still be under way. Null while it may still run.
    */
-  async function staleSeries(running: string, claimedAt: Date): Promise<StaleSeries | null> {
-    if (!running.startsWith(RESEND_PREFIX)) return null;
+  async function staleSeries(deliveryId: string, running: string, claimedAt: Date): Promise<StaleSeries | null> {
     try {
-      const { status } = await withinDeadline(temporal, () => temporal.workflow.getHandle(running).describe());
-      return status.name === 'RUNNING' ? null : { series: running };
+      const { status, memo } = await withinDeadline(temporal, () => temporal.workflow.getHandle(deliveryId).describe());
+      if (status.name === 'RUNNING') return null;
+      // This series' own run has ended.
+      if (memo?.series === running) return { series: running };
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
-      const claimedBefore = new Date(Date.now() - ORPHANED_CLAIM_MS);
-      return claimedAt < claimedBefore ? { series: running, claimedBefore } : null;
     }
+    if (!running.startsWith(RESEND_PREFIX)) return { series: running };
+    const claimedBefore = new Date(Date.now() - ORPHANED_CLAIM_MS);
+    return claimedAt < claimedBefore ? { series: running, claimedBefore } : null;
   }
 
   /**
-   * A new series of attempts for a logged delivery (same webhook-id), named by its workflow id:
-   * claimed first, so that at most one series runs per delivery, and given back if its workflow
-   * does not start. Answers the running series' name instead when there is one.
+   * A new series of attempts for a logged delivery (same webhook-id): claimed in the log first, so
+   * that at most one series runs per delivery, and given back if its workflow does not start.
+   * Answers the running series' name instead when there is one.
    */
-  async function resend(webhook: WebhookConfiguration, deliveryId: string): Promise<string | null> {
+  async function resend(scope: Scope, webhook: WebhookConfiguration, deliveryId: string, base: number): Promise<string | null> {
     const series = `${RESEND_PREFIX}${deliveryId}_${ulid()}`;
     let claim = await claimSeries(db, deliveryId, series);
     if ('running' in claim) {
-      const stale = await staleSeries(claim.running, claim.claimedAt);
+      const stale = await staleSeries(deliveryId, claim.running, claim.claimedAt);
       if (!stale) return claim.running;
       claim = await claimSeries(db, deliveryId, series, stale);
       if ('running' in claim) return claim.running;
     }
     try {
-      // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").
-      await startSeries(series, deliveryId, series, `resend of ${deliveryId} to ${webhook.id}`);
+      await startSeries(scope, deliveryId, series, `resend of ${deliveryId} to ${webhook.id}`, false, base);
     } catch (err) {
       // Should the workflow have started after all, its attempts find the delivery no longer its series and send nothing.
       await releaseSeries(db, deliveryId, series, claim.previous);
@@ -180,7 +185,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       const now = new Date().toISOString();
       const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
       try {
-        await startSeries(deliveryId, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`);
+        await startSeries(scope, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`, true);
       } catch (err) {
         // Left in the log, it would be pending for good, refusing every resend; the client, answered an error, never saw its id.
         await dropUnattempted(db, deliveryId);
@@ -191,8 +196,9 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
 
     async resend(scope: Scope, id: string, deliveryId: string): Promise<void> {
       const row = await load(scope, id);
-      if (!(await findDelivery(db, row.id, deliveryId))) throw new NotFound('delivery');
-      const running = await resend(row, deliveryId);
+      const delivery = await findDelivery(db, row.id, deliveryId);
+      if (!delivery) throw new NotFound('delivery');
+      const running = await resend(scope, row, deliveryId, delivery.attempts);
       if (running) throw new DeliveryInProgress(deliveryId, running);
     },
 
@@ -206,7 +212,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       const max = config.RECOVER_MAX_DELIVERIES;
       const found = await failedDeliveriesSince(db, row.id, since, max + 1);
       const ids: string[] = [];
-      for (const deliveryId of found.slice(0, max)) if (!(await resend(row, deliveryId))) ids.push(deliveryId);
+      for (const d of found.slice(0, max)) if (!(await resend(scope, row, d.id, d.attempts))) ids.push(d.id);
       return { ids, hasMore: found.length > max };
     },
 

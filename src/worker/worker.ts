@@ -1,6 +1,7 @@
 /** The Temporal workers of one process: payments and webhook deliveries, each on its task queue. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type State } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, webhookTaskQueue } from '../activities';
@@ -28,19 +29,23 @@ export interface PaymentWorkers {
 }
 
 /**
- * Wiring only. Payments (workflows and their projection activity) poll the payments task queue;
- * webhook deliveries poll a queue of their own, so a slow receiver never takes a slot a
- * transition needs.
+ * Wiring only. Payments (workflows and their publication activity) poll the payments task queue;
+ * every delivery series (its workflow and its one attempt activity) polls a queue of its own, so a
+ * slow receiver never takes a slot a transition or a projection needs (docs/webhooks.md, "One road").
  */
 export async function createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath }: WorkerDeps): Promise<PaymentWorkers> {
   const bundle = workflowBundlePath ?? (fs.existsSync(WORKFLOW_BUNDLE_PATH) ? WORKFLOW_BUNDLE_PATH : undefined);
-  const activities = createActivities({ db, config, logger });
+  // Publications start each delivery's series through the worker's own connection.
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const activities = createActivities({ db, config, logger, temporal });
   const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
+  const workflows = bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: path.resolve(__dirname, '../workflows') };
   const payments = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: queue,
-    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: path.resolve(__dirname, '../workflows') }),
+    ...workflows,
+    // deliverWebhook here only for series of runs recorded before the one road (src/workflows/legacyDelivery.ts).
     activities,
     // A worker that dies holding a payment in its cache costs the next transition this long before
     // another worker takes over (the SDK's default, 10 s, equals a request's whole deadline).
@@ -51,7 +56,8 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: queue }),
-    activities: { deliverWebhook: activities.deliverWebhook.bind(activities) },
+    ...workflows,
+    activities: { deliverWebhook: activities.deliverWebhook.bind(activities), endSeries: activities.endSeries.bind(activities) },
     shutdownGraceTime: '10 seconds',
   });
   const both = [payments, webhooks];

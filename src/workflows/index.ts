@@ -1,5 +1,7 @@
 /** The workflows, as the worker's bundle and the clients import them. */
 export * from './payment';
 export * from './webhookDelivery';
+export * from './deliverySeries';
+export * from './legacyDelivery';
 export * from './audit';
 export * from './ledgerVerify';

@@ -1,0 +1,44 @@
+/**
+ * How a delivery's series of attempts is started (docs/webhooks.md, "One road"): one workflow per
+ * delivery on the webhooks task queue, its id the delivery's, so a retried publication starts
+ * nothing twice and at most one series runs per delivery; the account and mode as Temporal's
+ * fairness key, and live deliveries before test ones.
+ */
+import { type Priority, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { type RecordKind, RecordKindKey } from './searchAttributes';
+import type { Scope } from './tenancy';
+
+/** The workflow type of every series (src/workflows/webhookDelivery.ts). */
+export const DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
+
+/** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
+export const LIVE_PRIORITY = 1;
+export const TEST_PRIORITY = 3;
+
+/** The engine's fairness key of a tenant's delivery work: its account and mode (at most 64 bytes). */
+export function fairnessKey(scope: Scope): string {
+  return `${scope.accountId}:${scope.livemode ? 'live' : 'test'}`;
+}
+
+export function deliveryPriority(scope: Scope): Priority {
+  return { priorityKey: scope.livemode ? LIVE_PRIORITY : TEST_PRIORITY, fairnessKey: fairnessKey(scope) };
+}
+
+/**
+ * The start options of a delivery's series. `first`: the series a publication or a test starts —
+ * the existing run when one runs, nothing when one ran (a retried publication); otherwise a new
+ * series after the last has ended (resend, recover, repair), refused while one runs.
+ */
+export function seriesStartOptions(deliveryId: string, scope: Scope, taskQueue: string, summary: string, first: boolean) {
+  return {
+    workflowId: deliveryId,
+    taskQueue,
+    workflowIdReusePolicy: first ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    workflowIdConflictPolicy: first ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
+    priority: deliveryPriority(scope),
+    // Kept out of the operators' payments list (docs/operations.md).
+    typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
+    // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").
+    staticSummary: summary,
+  };
+}
