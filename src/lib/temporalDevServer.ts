@@ -2,11 +2,12 @@
  * Find the real Temporal CLI and run its dev server (docs/commands.md, "The Temporal CLI"). Used by `npm start` and by
  * the test suite, so both run against the same real server.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { waitReporting } from './childProgress';
 import { freePort, listeningPorts } from './net';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -25,10 +26,10 @@ function onPath(name: string): string | undefined {
 /**
  * The CLI in this order: TEMPORAL_CLI_PATH; `temporal` on PATH; the project's cache folder; a copy
  * of the machine-wide cache that tools/local-cluster/temporal-binaries.sh fills; else built with
- * `go install` into the cache where Go exists; else undefined (the caller falls back to the
- * Temporal SDK's own download).
+ * `go install` into the cache where Go exists (saying why, with a line every 10 s while it builds);
+ * else undefined (the caller falls back to the Temporal SDK's own download).
  */
-export function findTemporalCli(log: (msg: string) => void = () => undefined): string | undefined {
+export async function findTemporalCli(log: (msg: string) => void = () => undefined): Promise<string | undefined> {
   const explicit = process.env.TEMPORAL_CLI_PATH;
   if (explicit) {
     if (!fs.existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} does not exist`);
@@ -48,13 +49,16 @@ export function findTemporalCli(log: (msg: string) => void = () => undefined): s
   }
   const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
   if (!go) return undefined;
-  log(`building the Temporal CLI ${CLI_VERSION} with go install (first run only; takes a few minutes)…`);
+  const module = `github.com/temporalio/cli/cmd/temporal@${CLI_VERSION}`;
+  log(
+    `no Temporal CLI found (TEMPORAL_CLI_PATH unset, no \`temporal\` on PATH, none in ${CLI_CACHE_DIR} or ${shared}): ` +
+      `building it once with \`${go} install ${module}\` into ${CLI_CACHE_DIR}, where later starts find it (a few minutes)`,
+  );
   fs.mkdirSync(CLI_CACHE_DIR, { recursive: true });
-  const result = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@${CLI_VERSION}`], {
-    env: { ...process.env, GOBIN: CLI_CACHE_DIR },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (result.status !== 0 || !fs.existsSync(cached)) throw new Error('go install of the Temporal CLI failed');
+  const build = spawn(go, ['install', module], { env: { ...process.env, GOBIN: CLI_CACHE_DIR }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const code = await waitReporting(build, 'building the Temporal CLI', log);
+  if (code !== 0 || !fs.existsSync(cached)) throw new Error('go install of the Temporal CLI failed');
+  log(`built the Temporal CLI: ${cached}`);
   return cached;
 }
 
@@ -133,7 +137,7 @@ async function allPortsOf(pid: number, named: number[]): Promise<number[]> {
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const log = opts.log ?? (() => undefined);
   const namespace = opts.namespace ?? 'default';
-  const cli = findTemporalCli(log);
+  const cli = await findTemporalCli(log);
   const searchAttributes = Object.entries(opts.searchAttributes ?? {}).map(([k, v]) => `${k}=${v}`);
   // The CLI would pick these at random; chosen here, they are ports the stack knows (none a webhook may target).
   const httpPort = opts.httpPort ?? (await freePort());
