@@ -293,7 +293,7 @@ async function machine(databaseUrl: string): Promise<Machine> {
     await pg.end().catch(() => undefined);
   }
   try {
-    const cli = findTemporalCli();
+    const cli = await findTemporalCli();
     if (cli)
       m.temporalCli = execFileSync(cli, ['--version'], { encoding: 'utf8' })
         .trim()

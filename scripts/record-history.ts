@@ -134,15 +134,14 @@ async function main() {
         'staged-milestones': staged.id,
         'failing-receiver': failingReceiver.id,
       };
+      const cli = (await findTemporalCli())!;
       for (const [name, id] of Object.entries(scenarios)) {
         if (only.length > 0 && !only.includes(name)) continue;
         await client.workflow.getHandle(id).result();
         // The CLI's JSON is the canonical history format that historyFromJSON reads back.
-        const json = execFileSync(
-          findTemporalCli()!,
-          ['workflow', 'show', '--workflow-id', id, '--address', temporalAddress, '--output', 'json'],
-          { encoding: 'utf8' },
-        );
+        const json = execFileSync(cli, ['workflow', 'show', '--workflow-id', id, '--address', temporalAddress, '--output', 'json'], {
+          encoding: 'utf8',
+        });
         const file = path.join(HISTORY_DIR, `${prefix}-${name}.json`);
         fs.mkdirSync(HISTORY_DIR, { recursive: true });
         fs.writeFileSync(file, json);

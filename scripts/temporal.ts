@@ -7,11 +7,6 @@ import { spawnSync } from 'node:child_process';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
 
 const args = process.argv.slice(2);
-const cli = findTemporalCli((msg) => process.stderr.write(`${msg}\n`));
-if (!cli) {
-  process.stderr.write('no Temporal CLI found: set TEMPORAL_CLI_PATH, or install Go so that it can be built\n');
-  process.exit(1);
-}
 const address = process.env.TEMPORAL_ADDRESS ?? `127.0.0.1:${process.env.TEMPORAL_DEV_PORT ?? '7233'}`;
 // Only commands that talk to a server take --address; `temporal --version` and `help` do not.
 const talksToServer =
@@ -38,11 +33,23 @@ function readableSearchAttributes(text: string): string {
   });
 }
 
-const plainDescribe = args[0] === 'workflow' && args[1] === 'describe' && !args.some((a) => /^(-o|--output)(=|$)/.test(a));
-if (plainDescribe) {
-  const result = spawnSync(cli, fullArgs, { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
-  process.stdout.write(readableSearchAttributes(result.stdout ?? ''));
+async function main() {
+  const cli = await findTemporalCli((msg) => process.stderr.write(`${msg}\n`));
+  if (!cli) {
+    process.stderr.write('no Temporal CLI found: set TEMPORAL_CLI_PATH, or install Go so that it can be built\n');
+    process.exit(1);
+  }
+  const plainDescribe = args[0] === 'workflow' && args[1] === 'describe' && !args.some((a) => /^(-o|--output)(=|$)/.test(a));
+  if (plainDescribe) {
+    const result = spawnSync(cli, fullArgs, { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
+    process.stdout.write(readableSearchAttributes(result.stdout ?? ''));
+    process.exit(result.status ?? 1);
+  }
+  const result = spawnSync(cli, fullArgs, { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }
-const result = spawnSync(cli, fullArgs, { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

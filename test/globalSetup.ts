@@ -1,6 +1,7 @@
 /**
  * One real Temporal dev server and a migrated real PostgreSQL database for the whole run; the
- * workflow code is bundled once and shared by every test file's worker.
+ * workflow code is bundled once and shared by every test file's worker. The database is
+ * DATABASE_URL's, else the default server's, else a PostgreSQL started for the run (testDatabase).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -10,43 +11,62 @@ import { createDb, migrate } from '../src/db/knex';
 import { freePort } from '../src/lib/net';
 import { startDevServer, type DevServer } from '../src/lib/temporalDevServer';
 import { buildWorkflowBundle } from '../scripts/build-workflows';
-import { DEFAULT_TEST_DATABASE_URL } from '../tools/testSupport';
+import { testDatabase, type TestDatabase } from '../tools/testSupport';
 
-/** Migrate, bundle and start the dev server (with its UI when asked); provide what test files inject. */
-export async function setupSuite(project: TestProject, opts: { ui: boolean; bundleFile: string }): Promise<DevServer> {
-  const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
-  const db = createDb(databaseUrl);
+/** The run's database, migrated; the bundle; the dev server (with its UI when asked); what test files inject. */
+export async function setupSuite(
+  project: TestProject,
+  opts: { ui: boolean; bundleFile: string },
+): Promise<{ server: DevServer; teardown: () => Promise<void> }> {
+  const database = await testDatabase({ say: (msg) => console.log(msg) });
+  let server: DevServer | undefined;
   try {
-    await migrate(db);
-  } finally {
-    await db.destroy();
+    const db = createDb(database.url);
+    try {
+      await migrate(db);
+    } finally {
+      await db.destroy();
+    }
+    const [bundlePath, started] = await Promise.all([
+      buildWorkflowBundle(path.resolve(__dirname, '../test-output', opts.bundleFile)),
+      (async () =>
+        startDevServer({
+          port: await freePort(),
+          uiPort: opts.ui ? await freePort() : undefined,
+          headless: !opts.ui,
+          searchAttributes: SEARCH_ATTRIBUTE_TYPES,
+        }))(),
+    ]);
+    server = started;
+    project.provide('temporalAddress', server.address);
+    // Its every port, internal ones included: each test stack's STACK_PORTS, as stack:cluster passes its own.
+    project.provide('temporalPorts', server.ports.join(','));
+    project.provide('databaseUrl', database.url);
+    project.provide('workflowBundlePath', bundlePath);
+    // One tree-head signing key for every stack of the run: they all sign heads of the one shared log.
+    project.provide('auditSigningKey', randomBytes(32).toString('base64'));
+  } catch (err) {
+    await stopAll(server, database);
+    throw err;
   }
-  const [bundlePath, server] = await Promise.all([
-    buildWorkflowBundle(path.resolve(__dirname, '../test-output', opts.bundleFile)),
-    (async () =>
-      startDevServer({
-        port: await freePort(),
-        uiPort: opts.ui ? await freePort() : undefined,
-        headless: !opts.ui,
-        searchAttributes: SEARCH_ATTRIBUTE_TYPES,
-      }))(),
-  ]);
-  project.provide('temporalAddress', server.address);
-  project.provide('databaseUrl', databaseUrl);
-  project.provide('workflowBundlePath', bundlePath);
-  // One tree-head signing key for every stack of the run: they all sign heads of the one shared log.
-  project.provide('auditSigningKey', randomBytes(32).toString('base64'));
-  return server;
+  const s = server;
+  return { server: s, teardown: () => stopAll(s, database) };
+}
+
+async function stopAll(server: DevServer | undefined, database: TestDatabase) {
+  await server?.stop();
+  await database.stop();
 }
 
 export default async function setup(project: TestProject) {
-  const server = await setupSuite(project, { ui: false, bundleFile: 'workflow-bundle.js' });
-  return () => server.stop();
+  const { teardown } = await setupSuite(project, { ui: false, bundleFile: 'workflow-bundle.js' });
+  return teardown;
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
+    temporalPorts: string;
     databaseUrl: string;
     workflowBundlePath: string;
     auditSigningKey: string;

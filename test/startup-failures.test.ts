@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/lib/net';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -116,7 +116,7 @@ describe('npm start that cannot start', () => {
 
   it('a failure after the dev server is up (no such database) stops the dev server before exiting', async () => {
     const p = await ports();
-    const url = new URL(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/test');
+    const url = new URL(inject('databaseUrl'));
     url.pathname = '/no_such_database_for_startup_failures';
     const res = await npmStart({ ...portEnv(p), DATABASE_URL: url.toString() });
     expect(res.code).not.toBe(0);

@@ -26,11 +26,16 @@ async function waitForUi(url: string, timeoutMs = 60_000): Promise<void> {
 
 export default async function setup(project: TestProject) {
   // Its own bundle file, so an e2e run beside `npm test` never rewrites the bundle the other run reads.
-  const server = await setupSuite(project, { ui: true, bundleFile: 'e2e-workflow-bundle.js' });
-  if (!server.uiUrl) throw new Error('the Temporal dev server was started without its UI');
-  await waitForUi(server.uiUrl);
-  project.provide('temporalUiUrl', server.uiUrl);
-  return () => server.stop();
+  const { server, teardown } = await setupSuite(project, { ui: true, bundleFile: 'e2e-workflow-bundle.js' });
+  try {
+    if (!server.uiUrl) throw new Error('the Temporal dev server was started without its UI');
+    await waitForUi(server.uiUrl);
+    project.provide('temporalUiUrl', server.uiUrl);
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+  return teardown;
 }
 
 declare module 'vitest' {

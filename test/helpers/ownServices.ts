@@ -79,7 +79,7 @@ export async function startOwnTemporal(): Promise<OwnTemporal> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-temporal-'));
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const cli = findTemporalCli();
+  const cli = await findTemporalCli();
   if (!cli) throw new Error('no Temporal CLI (set TEMPORAL_CLI_PATH)');
   const args = [
     'server',
