@@ -171,6 +171,8 @@ const schema = z.object({
   WEBHOOK_TIMEOUT: duration('10s'),
   /** A configuration whose every delivery failed for this long is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER: duration('5 days'),
+  /** Attempts in flight to one configuration at most; the others wait in their workflow, holding no worker slot (docs/webhooks.md). */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().positive().max(1000).default(4),
   /** The most deliveries one `POST /webhooks/:id/recover` queues; the answer says whether more remain (docs/webhooks.md). */
   RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */

@@ -203,7 +203,7 @@ describe('one running series per delivery', () => {
       const offline = httpClient(down.url);
       // A test event whose workflow could not start leaves nothing in the log to block or resend.
       expect((await offline.post(`/api/v1/webhooks/${hook.id}/test`, { key })).status).toBe(503);
-      expect(await stack.db('webhook_deliveries').where({ webhook_id: hook.id }).pluck('id')).toEqual([one, two].sort());
+      expect(await stack.db('webhook_deliveries').where({ webhook_id: hook.id }).orderBy('id').pluck('id')).toEqual([one, two].sort());
       const refused = await offline.post(`/api/v1/webhooks/${hook.id}/deliveries/${one}/resend`, { key });
       expect([refused.status, refused.body.error.code]).toEqual([503, 'service_unavailable']);
       const recoverRefused = await offline.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });

@@ -6,13 +6,21 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { webhookSecretKey } from '../config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
-import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
+import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery, releaseLease, takeLease } from '../db/webhookDeliveries';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
 import { type ChainedDelivery, startFirstSeries } from './seriesStart';
 import type { PublicationDeps } from './publication';
 
 export type DeliveryOutcome = 'succeeded' | 'skipped';
+
+/**
+ * The endpoint had WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight: nothing was sent, and
+ * `attempt` (the series' attempt that found it so) is for the workflow to schedule again after a wait.
+ */
+export interface EndpointBusy {
+  busy: number;
+}
 
 /** Texts that name no URL or host: a receiver's status, a time-out, a system error code. */
 const NAMES_NO_HOST =
@@ -41,6 +49,9 @@ export interface SeriesInput {
   then?: ChainedDelivery[];
 }
 
+/** A delivery activity's start-to-close time-out beyond its HTTP time-out (src/workflows/deliverySeries.ts). */
+export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
+
 export function deliveryActivities(deps: PublicationDeps) {
   const { db, config, temporal } = deps;
   return {
@@ -49,18 +60,33 @@ export function deliveryActivities(deps: PublicationDeps) {
      * next; returns without sending when the series no longer owns the delivery or the
      * configuration was deleted meanwhile.
      */
-    async deliverWebhook({ deliveryId, series, retry, base, then }: SeriesInput): Promise<DeliveryOutcome> {
+    async deliverWebhook({ deliveryId, series, retry, base, then }: SeriesInput): Promise<DeliveryOutcome | EndpointBusy> {
       const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, DELIVERY_NOT_FOUND);
       const seriesAttempt = Context.current().info.attempt;
-      const result = await attemptDelivery(deps, found, {
-        series,
-        seriesAttempt,
-        // The log numbers this attempt as the Temporal UI does, after the attempts before the series.
-        logAttempt: (base ?? 0) + seriesAttempt,
-        maximumAttempts: retry.maximumAttempts,
-        timeoutMs: retry.timeoutMs,
-      });
+      // A lease on the endpoint for as long as the activity may run; a full endpoint sends nothing
+      // and the series' workflow waits on a durable timer, holding no slot. Series of runs recorded
+      // before the one road (no `base`) cannot wait so, and take none.
+      const leased = base !== undefined;
+      if (leased) {
+        const leaseMs = retry.timeoutMs + DELIVERY_ACTIVITY_MARGIN_MS;
+        if (!(await takeLease(db, deliveryId, found.webhook.id, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, leaseMs))) {
+          return { busy: seriesAttempt };
+        }
+      }
+      let result;
+      try {
+        result = await attemptDelivery(deps, found, {
+          series,
+          seriesAttempt,
+          // The log numbers this attempt as the Temporal UI does, after the attempts before the series.
+          logAttempt: (base ?? 0) + seriesAttempt,
+          maximumAttempts: retry.maximumAttempts,
+          timeoutMs: retry.timeoutMs,
+        });
+      } finally {
+        if (leased) await releaseLease(db, deliveryId);
+      }
       // The next delivery of the chain once this one's attempt has ended (again on a retry: started once).
       if (then?.length) {
         const [next, ...rest] = then;

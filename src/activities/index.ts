@@ -8,7 +8,8 @@ import { ledgerActivities } from './ledger';
 import { publicationActivities } from './publication';
 import type { PublicationDeps } from './publication';
 
-export type { DeliveryOutcome, SeriesInput } from './delivery';
+export type { DeliveryOutcome, EndpointBusy, SeriesInput } from './delivery';
+export { DELIVERY_ACTIVITY_MARGIN_MS } from './delivery';
 export type { DeliveryPlan, DeliveryTarget, PublicationInput } from './publication';
 export { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 

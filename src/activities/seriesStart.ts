@@ -24,7 +24,13 @@ export async function startFirstSeries(temporal: Client, config: Config, scope: 
     await temporal.workflow.start(DELIVERY_WORKFLOW, {
       ...seriesStartOptions(d.deliveryId, scope, webhookTaskQueue(config), `deliver ${d.event} → ${d.webhookId}`, true),
       args: [
-        { deliveryId: d.deliveryId, series: ORIGINAL_SERIES, retry: deliveryRetry(config), ...(d.then?.length ? { then: d.then } : {}) },
+        {
+          deliveryId: d.deliveryId,
+          series: ORIGINAL_SERIES,
+          retry: deliveryRetry(config),
+          base: 0,
+          ...(d.then?.length ? { then: d.then } : {}),
+        },
       ],
     });
   } catch (err) {

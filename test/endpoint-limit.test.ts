@@ -1,0 +1,62 @@
+/**
+ * An endpoint has at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight (docs/webhooks.md,
+ * "No tenant slows another"): the others wait in their workflows, send nothing meanwhile, and are
+ * then delivered by the same attempt, numbered as if they had never waited.
+ */
+import http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { eventually, useStack, validPayment } from './helpers/stack';
+
+const LIMIT = 2;
+const stack = useStack({ env: { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(LIMIT), WEBHOOK_TIMEOUT: '5s' } });
+
+/** A receiver that answers 200 after `holdMs`, counting the requests it holds at once. */
+async function slowReceiver(holdMs: number) {
+  const seen = { inFlight: 0, most: 0, received: 0 };
+  const server = http.createServer((req, res) => {
+    seen.inFlight++;
+    seen.most = Math.max(seen.most, seen.inFlight);
+    req.resume();
+    setTimeout(() => {
+      seen.inFlight--;
+      seen.received++;
+      res.end('{"received":true}');
+    }, holdMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { seen, url: `http://127.0.0.1:${port}/hook`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
+  it('holds at most that many attempts in flight to one endpoint; the rest wait and are each delivered by their first attempt', async () => {
+    const receiver = await slowReceiver(1500);
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url, events: ['payment.created'] } });
+      expect(hook.status).toBe(201);
+      const created = await Promise.all(
+        Array.from({ length: 6 }, () => stack.http.post('/api/v1/payments', { key, body: validPayment() })),
+      );
+      expect(created.map((c) => c.status)).toEqual(Array(6).fill(201));
+      const rows = await eventually(
+        async () => {
+          const found = (await stack.db('webhook_deliveries').where({ webhook_id: hook.body.webhook.id })) as {
+            status: string;
+            attempts: number;
+          }[];
+          return found.length === 6 && found.every((d) => d.status === 'succeeded') ? found : undefined;
+        },
+        60_000,
+        'every delivery to succeed',
+      );
+      expect(receiver.seen.most).toBeLessThanOrEqual(LIMIT);
+      expect(receiver.seen.received).toBe(6);
+      // A wait for a turn is no attempt: each delivery's log holds one.
+      expect(rows.map((d) => d.attempts)).toEqual(Array(6).fill(1));
+    } finally {
+      await receiver.close();
+    }
+  });
+});
