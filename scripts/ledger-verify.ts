@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { ledgerReport } from '../src/db/ledgerCheck';
 import { checkInWorker, ledgerService } from '../src/services/ledger';
-import { DEFAULT_TEMPORAL_ADDRESS, connectClient } from '../src/stack';
+import { connectClient } from '../src/stack';
 
 const USAGE = 'usage: npm run ledger:verify [-- --account <account id> | --all] [--skip-workflows]';
 
@@ -25,7 +25,7 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   if (values['skip-workflows']) {
-    const db = createDb(config.DATABASE_URL, config.DATA_DIR);
+    const db = createDb(config.DATABASE_URL, config.DATA_DIR, 'leave out --skip-workflows: its worker then runs the check');
     try {
       const violations = await ledgerService({ db }).verify(values.account, { workflows: false });
       process.stdout.write(`${ledgerReport(violations)}\n`);
@@ -34,7 +34,8 @@ async function main(): Promise<number> {
       await db.destroy();
     }
   }
-  const client = await connectClient(config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  // Without TEMPORAL_ADDRESS, the dev server `npm start` runs.
+  const client = await connectClient(config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_PORT}`, config.TEMPORAL_NAMESPACE);
   try {
     const result = await checkInWorker(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, accountId: values.account, all: values.all });
     process.stdout.write(`${result.report.join('\n')}\n`);

@@ -24,7 +24,11 @@ describe('each run checks one page of payments, the next run the next page', () 
   const stack = useStack({ env: { LEDGER_VERIFY_PAGE_SIZE: String(PAGE) } });
   // As the schedule starts it: no input.
   const scheduledRun = () =>
-    stack.client.workflow.execute(ledgerVerifyWorkflow, { taskQueue: stack.taskQueue, workflowId: `ledger-page-${randomUUID()}`, args: [] });
+    stack.client.workflow.execute(ledgerVerifyWorkflow, {
+      taskQueue: stack.taskQueue,
+      workflowId: `ledger-page-${randomUUID()}`,
+      args: [],
+    });
   const cursor = async () =>
     ((await stack.db('ledger_check_state').where({ name: stack.taskQueue }).first()) as { after_payment_id: string | null })
       .after_payment_id;
@@ -42,7 +46,7 @@ describe('each run checks one page of payments, the next run the next page', () 
     expect(second.payments).toBe(PAGE);
     const afterSecond = await cursor();
     // The second page lies after the first: exactly PAGE payments between the two cursors.
-    const between = await stack.db('payments').where('id', '>', afterFirst!).andWhere('id', '<=', afterSecond!).count({ n: '*' });
+    const between = await stack.db('payments').where('id', '>', afterFirst).andWhere('id', '<=', afterSecond).count({ n: '*' });
     expect(Number(between[0].n)).toBe(PAGE);
 
     // Past the last payment: the run reaches the end and the next starts from the first again.
