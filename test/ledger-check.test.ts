@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb } from '../src/db/knex';
+import { checkInWorker } from '../src/services/ledger';
 import { ledgerScheduleId } from '../src/worker/schedules';
 import { ledgerVerifyWorkflow } from '../src/workflows';
 import { type Stack, eventually, startStack, useStack, validPayment } from './helpers/stack';
@@ -59,6 +60,15 @@ describe('each run checks one page of payments, the next run the next page', () 
     expect(again.payments).toBe(PAGE);
     const firstIds = (await stack.db('payments').orderBy('id').limit(PAGE).select('id')).map((r: { id: string }) => r.id);
     expect(await cursor()).toBe(firstIds[PAGE - 1]);
+  });
+
+  it('a full pass by hand (npm run ledger:verify -- --all) covers every payment, page after page, and leaves the schedule where it was', async () => {
+    const before = await cursor();
+    const count = Number((await stack.db('payments').count({ n: '*' }))[0].n);
+    const full = await checkInWorker(stack.client, { taskQueue: stack.taskQueue, all: true });
+    expect(full.wrapped).toBe(true);
+    expect(full.payments).toBeGreaterThanOrEqual(count);
+    expect(await cursor()).toBe(before);
   });
 });
 
