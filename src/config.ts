@@ -25,11 +25,30 @@ const duration = (fallback: string) =>
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
-const flag = () =>
+const flag = (fallback: boolean) =>
   z
     .enum(['true', 'false'])
-    .optional()
-    .transform((v) => (v === undefined ? undefined : v === 'true'));
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true');
+
+/** A comma-separated list of ports (spaces allowed), e.g. `7234, 7235`. */
+const portList = () =>
+  z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const items = text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const ports = items.map(Number);
+      const bad = items.find((_, i) => !Number.isInteger(ports[i]) || ports[i] < 1 || ports[i] > 65535);
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `not a port: "${bad}" (use a comma-separated list, e.g. 7234,7235)` });
+        return z.NEVER;
+      }
+      return ports;
+    });
 
 /**
  * WEBHOOK_SECRET_KEY: 32 random bytes, as 64 hex digits or as base64 (44 characters, e.g. the
@@ -46,6 +65,7 @@ export function parseSecretKey(text: string): Buffer | undefined {
 }
 
 const schema = z.object({
+  /** Read for the libraries that look at it; it changes no security default of this service (docs/security.md). */
   NODE_ENV: z.string().default('development'),
   PORT: port(3000),
   /** Where the API and its /metrics listen: loopback unless told otherwise (containers set 0.0.0.0). */
@@ -108,8 +128,13 @@ const schema = z.object({
     }),
   /** How often the Temporal Schedule signs a tree head. */
   AUDIT_HEAD_INTERVAL: duration('1 min').refine((v) => v >= 1000, 'AUDIT_HEAD_INTERVAL must be at least 1s'),
-  /** Test-mode webhooks may target loopback (plain http too). Default: on, off under NODE_ENV=production. */
-  WEBHOOK_ALLOW_LOOPBACK: flag(),
+  /** Test-mode webhooks may target loopback (plain http too), never the stack's own ports. Off unless set; `npm start` sets it. */
+  WEBHOOK_ALLOW_LOOPBACK: flag(false),
+  /**
+   * Ports this stack's processes listen on that no other setting names (a Temporal server's internal
+   * ports, other replicas'): no webhook may target them (docs/security.md, "The stack's own ports").
+   */
+  STACK_PORTS: portList(),
   /** Failed authentications (bad API key or token) allowed per client address and minute; then 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -156,7 +181,7 @@ const schema = z.object({
   LEDGER_VERIFY_PAGE_SIZE: z.coerce.number().int().positive().max(100_000).default(1000),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'WEBHOOK_ALLOW_LOOPBACK'> & { WEBHOOK_ALLOW_LOOPBACK: boolean };
+export type Config = z.infer<typeof schema>;
 
 export { ConfigError };
 
@@ -166,12 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  const config = {
-    ...parsed.data,
-    // Explicit value wins; otherwise on outside production (npm start, tests), off in production.
-    WEBHOOK_ALLOW_LOOPBACK: parsed.data.WEBHOOK_ALLOW_LOOPBACK ?? parsed.data.NODE_ENV !== 'production',
-  };
-  return Object.freeze(config);
+  return Object.freeze(parsed.data);
 }
 
 const HOW_TO = {
@@ -211,6 +231,42 @@ export function webhookSecretKey(config: Config): Buffer {
 /** The tree-head signing key, or a clear error naming AUDIT_SIGNING_KEY. */
 export function auditSigningKey(config: Config): KeyObject {
   return requireSecrets(config, ['AUDIT_SIGNING_KEY'], 'this process').AUDIT_SIGNING_KEY;
+}
+
+/** The ports each configuration's stack learned while starting (ports bound as 0, a dev server's). */
+const learnedPorts = new WeakMap<Config, Set<number>>();
+
+/** The port of a `host:port` address or a URL, or `fallback` when it names none. */
+function portOf(address: string | undefined, fallback: number): number[] {
+  if (address === undefined) return [];
+  const url = URL.parse(address.includes('://') ? address : `tcp://${address}`);
+  return [url?.port ? Number(url.port) : fallback];
+}
+
+/**
+ * Every port this stack's processes listen on, as far as its settings and its start-up know them:
+ * the API, both metrics listeners, Temporal (the address it connects to, and the dev server `npm
+ * start` runs with its UI), the database, STACK_PORTS, and what the stack learned as it started
+ * (`addStackPorts`). No webhook may target them (docs/security.md, "The stack's own ports").
+ */
+export function stackPorts(config: Config): ReadonlySet<number> {
+  let ports = learnedPorts.get(config);
+  if (!ports) {
+    const named = [config.PORT, config.API_METRICS_PORT, config.WORKER_METRICS_PORT, config.TEMPORAL_DEV_PORT, config.TEMPORAL_UI_PORT];
+    ports = new Set(
+      [...named, ...portOf(config.TEMPORAL_ADDRESS, 7233), ...portOf(config.DATABASE_URL, 5432), ...config.STACK_PORTS].filter(
+        (p) => p > 0,
+      ),
+    );
+    learnedPorts.set(config, ports);
+  }
+  return ports;
+}
+
+/** Ports the stack learned while starting: an API or metrics listener bound to port 0, a dev server's every port. */
+export function addStackPorts(config: Config, ports: Iterable<number | undefined>): void {
+  const known = stackPorts(config) as Set<number>;
+  for (const port of ports) if (port) known.add(port);
 }
 
 /** Derived once per configuration: every caller (API and publication) asks on each transition. */

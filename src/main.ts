@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { demoCredentials, DEMO_FILE } from './demo';
 import { createLogger, resolveLogFormat } from './lib/logger';
+import { stackPorts } from './config';
 import { loadConfigWithLocalSecrets } from './localSecrets';
 import { checkPortsFree } from './lib/net';
 import { runMain, type Started } from './lib/startup';
@@ -14,7 +15,8 @@ import { paymentsListUrl } from './domain/searchAttributes';
 
 async function main(started: Started) {
   // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.
-  const config = loadConfigWithLocalSecrets();
+  // Receivers of a one-machine stack are on loopback: on here unless set (never the stack's own ports).
+  const config = loadConfigWithLocalSecrets({ WEBHOOK_ALLOW_LOOPBACK: 'true', ...process.env });
   const format = resolveLogFormat(config.LOG_FORMAT);
   const logger = createLogger(config.LOG_LEVEL, format);
   // Before anything starts: a taken port would otherwise fail half-way, or attach to a stranger's server.
@@ -63,6 +65,11 @@ async function main(started: Started) {
   );
   say(
     `  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`,
+  );
+  say(
+    config.WEBHOOK_ALLOW_LOOPBACK
+      ? `  Webhooks     test mode may target loopback, plain http too (WEBHOOK_ALLOW_LOOPBACK=true), never this stack's ${stackPorts(config).size} ports`
+      : '  Webhooks     https to public addresses only (WEBHOOK_ALLOW_LOOPBACK=false)',
   );
   if (demo) {
     say(`  Demo login   ${demo.email} / ${demo.password}`);

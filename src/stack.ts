@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { startApiServer, type ApiServer } from './api/server';
-import type { Config } from './config';
+import { type Config, addStackPorts } from './config';
 import { createDb, migrate } from './db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from './domain/searchAttributes';
 import type { Logger } from './lib/logger';
@@ -80,6 +80,8 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
           (s) => s.stop(),
         )
       : undefined;
+    // Every port of the dev server, its internal ones included, is the stack's own: no webhook reaches it.
+    if (devServer) addStackPorts(config, devServer.ports);
     const temporalAddress = devServer?.address ?? config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS;
     if (parts.migrate) await migrate(db);
 
@@ -117,6 +119,11 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
     let api: ApiServer | undefined;
     if (parts.api) {
       api = started.add(await startApiServer({ services, config, logger }, parts.api.port, parts.api.host), (a) => a.close());
+      // The ports actually bound (0 in a setting means any free one).
+      addStackPorts(
+        config,
+        [api.url, api.metricsUrl].map((u) => Number(new URL(u).port)),
+      );
       // Idempotency keys live 24 hours: forget expired ones hourly (each is also ignored when reused).
       const purge = setInterval(() => {
         services.idempotency.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired idempotency keys failed'));

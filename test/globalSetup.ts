@@ -32,6 +32,8 @@ export async function setupSuite(project: TestProject, opts: { ui: boolean; bund
       }))(),
   ]);
   project.provide('temporalAddress', server.address);
+  // Its every port, internal ones included: each test stack's STACK_PORTS, as stack:cluster passes its own.
+  project.provide('temporalPorts', server.ports.join(','));
   project.provide('databaseUrl', databaseUrl);
   project.provide('workflowBundlePath', bundlePath);
   // One tree-head signing key for every stack of the run: they all sign heads of the one shared log.
@@ -47,6 +49,7 @@ export default async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
+    temporalPorts: string;
     databaseUrl: string;
     workflowBundlePath: string;
     auditSigningKey: string;

@@ -103,11 +103,13 @@ describe('two APIs and two workers as separate processes', () => {
       }
       await Promise.all(ids.map((id, i) => transition(i % 2 ? b : a, id, 'deposit', 'in_custody')));
 
-      // The request id travels in the logs from the API to the workflow to the activity.
+      // The request id travels in the logs from the API to the workflow to the activity: the
+      // service's own, which the request's line relates to the client's (docs/api.md, "Request ids").
       const traceId = (await a.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
-      const requestId = `req-trace-${randomUUID()}`;
-      const traced = await b.post(`/api/v1/payments/${traceId}/cancel`, { key, headers: { 'X-Request-Id': requestId } });
+      const clientId = `req-trace-${randomUUID()}`;
+      const traced = await b.post(`/api/v1/payments/${traceId}/cancel`, { key, headers: { 'X-Request-Id': clientId } });
       expect(traced.status).toBe(200);
+      expect(traced.headers.get('x-request-id')).toBe(clientId);
       const parse = (line: string) => {
         try {
           return [JSON.parse(line)];
@@ -115,14 +117,20 @@ describe('two APIs and two workers as separate processes', () => {
           return []; // a line still being written
         }
       };
-      const logLines = () =>
-        procs
-          .flatMap((p) => p.output().split('\n'))
-          .filter((l) => l.includes(requestId))
-          .flatMap(parse);
+      const logLines = () => procs.flatMap((p) => p.output().split('\n')).flatMap(parse);
+      const requestLine = await eventually(
+        async () => logLines().find((l) => l.msg === 'request' && l.client_request_id === clientId),
+        10_000,
+        'the request line naming the client id',
+      );
+      expect(requestLine).toMatchObject({
+        path: `/api/v1/payments/${traceId}/cancel`,
+        request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/),
+      });
+      const requestId = requestLine.request_id as string;
       const lines = await eventually(
         async () => {
-          const found = logLines();
+          const found = logLines().filter((l) => l.request_id === requestId);
           // Each process's output reaches us through its own pipe, in no set order: wait for all three.
           const wanted = ['request', 'payment transition', 'payment transition recorded'];
           return wanted.every((msg) => found.some((l) => l.msg === msg)) ? found : undefined;
@@ -130,13 +138,14 @@ describe('two APIs and two workers as separate processes', () => {
         10_000,
         'request id in API and worker logs',
       );
-      expect(lines.find((l) => l.msg === 'request')).toMatchObject({ request_id: requestId, path: `/api/v1/payments/${traceId}/cancel` });
       expect(lines.find((l) => l.msg === 'payment transition')).toMatchObject({
         request_id: requestId,
         workflowId: traceId,
         to: 'cancelled',
       });
       expect(lines.find((l) => l.msg === 'payment transition recorded')).toMatchObject({ request_id: requestId, payment_id: traceId });
+      // The client's id is in no line but the request's.
+      expect(logLines().filter((l) => JSON.stringify(l).includes(clientId))).toEqual([requestLine]);
 
       // Kill a worker while the approvals are being processed.
       const approvals = Promise.all(ids.map((id, i) => transition(i % 2 ? a : b, id, 'approve', 'pending_release')));

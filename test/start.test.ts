@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, migrate } from '../src/db/knex';
 import { DEMO_FILE, demoCredentials } from '../src/demo';
-import { freePort } from '../src/lib/net';
+import { freePort, listeningPorts } from '../src/lib/net';
 import { Unauthenticated } from '../src/services/errors';
 import { accountsService } from '../src/services/accounts';
 import { eventually, httpClient, validPayment } from './helpers/stack';
@@ -60,6 +60,21 @@ describe('npm start', () => {
       expect(password).toMatch(/^[\w-]{16}$/);
       // Bound to loopback: nothing else on the machine's network reaches it.
       expect(out).not.toContain('on every interface');
+      // Loopback receivers are allowed here, and the banner says so, but never a port of the stack's own.
+      expect(out).toMatch(/Webhooks\s+test mode may target loopback.*\(WEBHOOK_ALLOW_LOOPBACK=true\)/);
+      const metricsPort = Number(/Metrics\s+http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(out)?.[1]);
+      const children = fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+      const devServerPorts = children.flatMap(listeningPorts);
+      expect(devServerPorts).toEqual(expect.arrayContaining([devPort, uiPort]));
+      expect(devServerPorts.length).toBeGreaterThanOrEqual(6);
+      const hooks = httpClient(`http://127.0.0.1:${port}`);
+      for (const target of [port, metricsPort, ...devServerPorts]) {
+        const res = await hooks.post('/api/v1/webhooks/configure', { key, body: { url: `http://localhost:${target}/hook` } });
+        expect(res.status, `port ${target}`).toBe(400);
+      }
+      expect(
+        (await hooks.post('/api/v1/webhooks/configure', { key, body: { url: `http://localhost:${await freePort()}/hook` } })).status,
+      ).toBe(201);
 
       const api = httpClient(`http://127.0.0.1:${port}`);
       const created = await api.post('/api/v1/payments', { key, body: validPayment() });

@@ -213,12 +213,16 @@ describe('DNS and connect-time checks', () => {
     const receiver = await startReceiver();
     try {
       const url = receiver.url.replace('127.0.0.1', 'localhost');
-      const ok = await fetch(url, { method: 'POST', body: '{}', dispatcher: deliveryAgent({ livemode: false, allowLoopback: true }) });
+      const ok = await fetch(url, {
+        method: 'POST',
+        body: '{}',
+        dispatcher: deliveryAgent({ livemode: false, allowLoopback: true }, new URL(url)),
+      });
       expect(ok.status).toBe(200);
       const err = await fetch(url, {
         method: 'POST',
         body: '{}',
-        dispatcher: deliveryAgent({ livemode: false, allowLoopback: false }),
+        dispatcher: deliveryAgent({ livemode: false, allowLoopback: false }, new URL(url)),
       }).then(
         () => undefined,
         (e: Error & { cause?: { code?: string } }) => e,

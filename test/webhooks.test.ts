@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
@@ -330,6 +331,20 @@ describe('delivery', () => {
   });
 });
 
+/** A raw HTTP exchange: the request's head and as much body as given, never ended; resolves to what came back once the server closes. */
+function rawExchange(port: number, head: string, body: Buffer[]): Promise<string> {
+  return new Promise((resolve) => {
+    let answer = '';
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      for (const chunk of body) if (!socket.destroyed) socket.write(chunk);
+    });
+    socket.on('data', (c) => (answer += c.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(answer));
+  });
+}
+
 describe('example receiver (npm run example:receiver)', () => {
   it('answers 401 on a bad or missing signature and 200 {"received":true} on a good one', async () => {
     const port = await freePort();
@@ -337,10 +352,12 @@ describe('example receiver (npm run example:receiver)', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../examples/receiver.ts')], {
       cwd: path.resolve(__dirname, '..'),
       env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: secret },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
+    let acted = '';
     child.stderr.on('data', (c) => (log += c));
+    child.stdout.on('data', (c) => (acted += c));
     try {
       await eventually(
         async () =>
@@ -364,12 +381,12 @@ describe('example receiver (npm run example:receiver)', () => {
       expect((await post({ 'X-Service-Signature': hmac(Buffer.from(body), 'another-secret') })).status).toBe(401);
       expect((await post({})).status).toBe(401);
       // Standard Webhooks, within the tolerance; a stale timestamp and other bytes are refused.
-      const standard = (at: number) => {
+      const standard = (at: number, id = 'dlv_x') => {
         const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
         const ts = Math.floor(at / 1000);
-        const mac = createHmac('sha256', key).update(`dlv_x.${ts}.${body}`).digest('base64');
+        const mac = createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64');
         return {
-          'webhook-id': 'dlv_x',
+          'webhook-id': id,
           'webhook-timestamp': String(ts),
           'webhook-signature': `v1,${mac}`,
           'X-Service-Event': 'payment.test',
@@ -384,6 +401,29 @@ describe('example receiver (npm run example:receiver)', () => {
       await eventually(async () => (log.includes('outside the tolerance') ? true : undefined), 5_000, 'the refusal logged');
       expect(log).toMatch(/payment\.test dlv_x accepted \(standard-webhooks\)/);
       expect(log).toMatch(/refused: webhook-signature missing/);
+
+      // Deduplicated on webhook-id: a retry of dlv_x is answered but not acted on again; another
+      // delivery with the same payment_id and event (as a payment's milestones send) is acted on.
+      expect((await post(standard(Date.now()))).status).toBe(200);
+      expect((await post(standard(Date.now(), 'dlv_y'))).status).toBe(200);
+      await eventually(async () => (log.includes('dlv_y accepted') ? true : undefined), 5_000, 'dlv_y logged');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(acted.trim().split('\n')).toHaveLength(2);
+      expect(log).toMatch(/dlv_x accepted \(standard-webhooks\), already handled/);
+
+      // Over 1 MB: 413 before any verifying, reading no more than 1 MB. A declared length is refused
+      // unread; a chunked body is refused once past the limit, without waiting for its end.
+      const declared = await rawExchange(port, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`, []);
+      expect(declared).toMatch(/^HTTP\/1\.1 413 /);
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const chunked = (n: number) =>
+        Array.from({ length: n }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+      const streamed = await rawExchange(port, 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', chunked(17));
+      expect(streamed).toMatch(/^HTTP\/1\.1 413 /);
+      expect(log).toMatch(/refused: body over 1048576 bytes/);
+      // A body of exactly 1 MB is still read and verified (here: unsigned, 401).
+      const atLimit = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: Buffer.alloc(1024 * 1024, 'a') });
+      expect(atLimit.status).toBe(401);
     } finally {
       child.kill('SIGTERM');
     }

@@ -30,6 +30,8 @@ export async function withLocalStack<T>(env: Record<string, string>, fn: (stack:
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     AUDIT_SIGNING_KEY: process.env.AUDIT_SIGNING_KEY ?? randomBytes(32).toString('base64'),
     API_METRICS_PORT: '0',
+    // Its receivers are on loopback (never on the stack's own ports, which it learns as it starts).
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
     ...env,
   });
   const stack = await buildStack({

@@ -6,8 +6,8 @@
 import type { Knex } from 'knex';
 import { fetch } from 'undici';
 import ms from 'ms';
-import type { Config } from '../config';
-import { answerError, statusAfterAttempt } from '../domain/deliveryAttempt';
+import { type Config, stackPorts } from '../config';
+import { answerError, refusedError, statusAfterAttempt, timeoutError } from '../domain/deliveryAttempt';
 import { disableWebhook } from '../db/webhookConfigurations';
 import { type LoadedDelivery, failingSince, markSkipped, recordAttempt } from '../db/webhookDeliveries';
 import type { Logger } from '../lib/logger';
@@ -62,12 +62,12 @@ export async function attemptDelivery(
   const at = new Date(started);
   /** A URL the rules forbid: one recorded attempt, no retries. */
   const refuse = async (reason: string, durationMs: number): Promise<AttemptResult> => {
-    await recordAttempt(db, found, { at, statusCode: null, durationMs, error: `refused: ${reason}` }, 'failed');
+    await recordAttempt(db, found, { at, statusCode: null, durationMs, error: refusedError(reason) }, 'failed');
     webhookDeliveries.inc({ outcome: 'refused' });
     return { outcome: 'failed', retryable: false, type: WEBHOOK_URL_REFUSED, message: reason };
   };
   // The URL rules apply again at delivery time, in both modes: DNS may have changed since configuration.
-  const rules = { livemode: webhook.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK };
+  const rules = { livemode: webhook.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, stackPorts: stackPorts(config) };
   const check = checkWebhookUrl(webhook.url, rules);
   if (!check.ok) return refuse(check.message, 0);
   const resolved = await checkResolvedHost(check.url, rules);
@@ -81,7 +81,7 @@ export async function attemptDelivery(
     const response = await fetch(webhook.url, {
       method: 'POST',
       // Connect only to an address that passed the check (no DNS rebinding).
-      dispatcher: deliveryAgent(rules),
+      dispatcher: deliveryAgent(rules, check.url),
       body: delivery.body,
       redirect: 'manual', // a redirect is a failed attempt, never followed
       signal: AbortSignal.timeout(req.timeoutMs),
@@ -107,7 +107,7 @@ export async function attemptDelivery(
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (e.cause?.code === 'EBLOCKEDADDRESS') blockedAtConnect = e.cause.message ?? 'blocked address';
-    error = e.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    error = e.name === 'TimeoutError' ? timeoutError(req.timeoutMs) : (e.cause?.code ?? e.cause?.message ?? e.message);
   }
   const durationMs = Date.now() - started;
   if (blockedAtConnect) return refuse(blockedAtConnect, durationMs);

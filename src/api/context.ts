@@ -16,7 +16,10 @@ export interface AppDeps {
 }
 
 export interface AppState {
+  /** The service's own id of this request (req_ and 32 hex digits): logs and Temporal carry it, never a client's. */
   requestId: string;
+  /** The id the answer carries (X-Request-Id, an error's request_id): the client's own when it sent one, else `requestId`. */
+  answerRequestId: string;
   rawBody?: Buffer;
   body?: unknown;
   principal?: Principal;

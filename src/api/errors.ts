@@ -56,7 +56,7 @@ export function errorMiddleware(logger: Logger) {
       }
       ctx.status = apiError.status;
       for (const [k, v] of Object.entries(apiError.headers)) ctx.set(k, v);
-      ctx.body = errorBody(apiError, ctx.state.requestId);
+      ctx.body = errorBody(apiError, ctx.state.answerRequestId);
     }
   };
 }

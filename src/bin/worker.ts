@@ -1,5 +1,5 @@
 /** `npm run worker`: a worker process; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
-import { loadConfig, requireSecrets } from '../config';
+import { addStackPorts, loadConfig, requireSecrets } from '../config';
 import { createLogger } from '../lib/logger';
 import { metricsServer } from '../lib/metrics';
 import { listenOn } from '../lib/net';
@@ -17,6 +17,7 @@ async function main(started: Started) {
   const metrics = metricsServer();
   const metricsPort = await listenOn(metrics, config.WORKER_METRICS_PORT, config.HOST, 'WORKER_METRICS_PORT');
   started.add(metrics, (m) => new Promise((resolve) => m.close(resolve)));
+  addStackPorts(config, [metricsPort]); // bound as 0: any free port, still one no webhook may target
   const stack = started.add(await buildStack({ config, logger, worker: {} }), (s) => s.stop());
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, metricsHost: config.HOST, metricsPort }, 'worker running');
   await stack.workerRunning; // the SDK's runtime shuts the worker down on SIGTERM/SIGINT and drains tasks

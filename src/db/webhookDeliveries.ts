@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { webhookAttemptLeaf } from '../domain/audit';
+import { attemptErrorCode } from '../domain/deliveryAttempt';
 import type { AttemptFields, DELIVERY_STATUSES } from '../views/deliveryView';
 import type { Envelope } from '../views/webhookEnvelope';
 import { LEAF_COLUMNS } from './audit';
@@ -146,7 +147,8 @@ export async function recordAttempt(
       at: a.at,
       statusCode: a.statusCode,
       durationMs: a.durationMs,
-      error: a.error,
+      // A code: the text may name the receiver's host, and the trail is never erased.
+      error: attemptErrorCode(a.statusCode, a.error),
       outcome: status,
     });
     const b = new Bindings();

@@ -14,6 +14,31 @@ export function answerError(statusCode: number): string | null {
   return statusCode < 200 || statusCode >= 300 ? `receiver answered HTTP ${statusCode}` : null;
 }
 
+const REFUSED = 'refused: ';
+
+/** The delivery log's error for an attempt the URL rules refused: the reason, for the client, may name the host. */
+export const refusedError = (reason: string) => `${REFUSED}${reason}`;
+
+/** The delivery log's error for an attempt that got no answer in time. */
+export const timeoutError = (timeoutMs: number) => `no answer within ${timeoutMs} ms`;
+
+/** A system or HTTP client error code (ECONNREFUSED, UND_ERR_SOCKET): names no host. */
+const ERROR_CODE = /^[A-Z][A-Z0-9_]{1,40}$/;
+
+/**
+ * What the custody trail keeps of an attempt's error (docs/audit.md): a code, never the delivery
+ * log's text, which may name the receiver's host or address; a leaf is never erased. null (none),
+ * `url_refused`, `http_status` (the leaf's status_code says which), `timeout`, a system error code
+ * as is, else `network_error`.
+ */
+export function attemptErrorCode(statusCode: number | null, error: string | null): string | null {
+  if (error === null) return null;
+  if (error.startsWith(REFUSED)) return 'url_refused';
+  if (statusCode !== null) return 'http_status';
+  if (/^no answer within \d+ ms$/.test(error)) return 'timeout';
+  return ERROR_CODE.test(error) ? error : 'network_error';
+}
+
 /**
  * The delivery's status after an attempt. `seriesAttempt`: this attempt's number in the retry
  * policy's series (1 = first); `maximumAttempts`: the policy's limit.

@@ -1,5 +1,7 @@
 /** Ports: finding a free one, and listening on a configured one with a clear error when it is taken. */
 import net from 'node:net';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 
 /** A port nobody listens on right now (for dev servers, metrics endpoints and tests). */
 export async function freePort(): Promise<number> {
@@ -67,5 +69,39 @@ export async function checkPortsFree(ports: PortSetting[]): Promise<void> {
     const probe = net.createServer();
     await listenOn(probe, port, host, setting);
     await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+}
+
+/** The TCP ports a process listens on: Linux's /proc, else `lsof`; empty when neither can tell. */
+export function listeningPorts(pid: number): number[] {
+  try {
+    const inodes = new Set<string>();
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      const link = readLink(`/proc/${pid}/fd/${fd}`);
+      const socket = link && /^socket:\[(\d+)\]$/.exec(link);
+      if (socket) inodes.add(socket[1]);
+    }
+    const ports = new Set<number>();
+    for (const table of ['tcp', 'tcp6']) {
+      // Columns: sl, local address (hex ip:port), remote address, state (0A: listening), …, inode (10th).
+      for (const line of fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        if (fields[3] === '0A' && inodes.has(fields[9])) ports.add(parseInt(fields[1].split(':')[1], 16));
+      }
+    }
+    return [...ports];
+  } catch {
+    const lsof = spawnSync('lsof', ['-nP', '-a', '-p', String(pid), '-iTCP', '-sTCP:LISTEN', '-Fn'], { encoding: 'utf8' });
+    if (lsof.status !== 0) return [];
+    return [...new Set(lsof.stdout.split('\n').flatMap((l) => (l.startsWith('n') ? [Number(l.slice(l.lastIndexOf(':') + 1))] : [])))];
+  }
+}
+
+/** A descriptor closed between listing and reading is no socket of interest. */
+function readLink(file: string): string | undefined {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined;
   }
 }

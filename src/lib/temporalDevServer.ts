@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { freePort, listeningPorts } from './net';
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
 const CLI_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'bin');
@@ -62,12 +63,20 @@ export interface DevServer {
   uiUrl?: string;
   /** The server process's id, when this module spawned it (benchmarks read its memory). */
   pid?: number;
+  /**
+   * Every port it listens on: gRPC, its HTTP API, /metrics, the UI, and, where the process can be
+   * looked at (Linux's /proc, or lsof), its internal services' ports too.
+   */
+  ports: number[];
   stop(): Promise<void>;
 }
 
 export interface DevServerOptions {
   port: number;
   uiPort?: number;
+  /** Its HTTP API and /metrics: free ports unless given, named here so that the stack knows them. */
+  httpPort?: number;
+  metricsPort?: number;
   namespace?: string;
   /** Persist workflows across restarts; in memory when unset. */
   dbFilename?: string;
@@ -104,11 +113,33 @@ async function waitForServer(address: string, child: ChildProcess | undefined, t
   throw new Error(`temporal dev server at ${address} did not come up: ${String(lastError)}`);
 }
 
+/**
+ * The ports the server process listens on once it is whole: those named on its command line have
+ * opened (the UI starts beside the server) and two looks a moment apart agree, so the internal
+ * services' ports are in. Where the process cannot be looked at, the named ones.
+ */
+async function allPortsOf(pid: number, named: number[]): Promise<number[]> {
+  let last: number[] = [];
+  for (let look = 0; look < 40; look++) {
+    const now = listeningPorts(pid).sort((a, b) => a - b);
+    if (now.length === 0) return named;
+    if (named.every((p) => now.includes(p)) && now.join() === last.join()) return now;
+    last = now;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return [...new Set([...named, ...last])];
+}
+
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const log = opts.log ?? (() => undefined);
   const namespace = opts.namespace ?? 'default';
   const cli = findTemporalCli(log);
   const searchAttributes = Object.entries(opts.searchAttributes ?? {}).map(([k, v]) => `${k}=${v}`);
+  // The CLI would pick these at random; chosen here, they are ports the stack knows (none a webhook may target).
+  const httpPort = opts.httpPort ?? (await freePort());
+  const metricsPort = opts.metricsPort ?? (await freePort());
+  const portArgs = ['--http-port', String(httpPort), '--metrics-port', String(metricsPort)];
+  const namedPorts = [opts.port, httpPort, metricsPort, ...(opts.headless || !opts.uiPort ? [] : [opts.uiPort])];
   if (!cli) {
     log('no Temporal CLI and no Go: using the Temporal SDK download of the dev server');
     const { TestWorkflowEnvironment } = await import('@temporalio/testing');
@@ -121,6 +152,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
         namespace,
         dbFilename: opts.dbFilename,
         extraArgs: [
+          ...portArgs,
           ...searchAttributes.flatMap((s) => ['--search-attribute', s]),
           ...PRODUCTION_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
         ],
@@ -129,10 +161,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     return {
       address: `127.0.0.1:${opts.port}`,
       uiUrl: opts.headless ? undefined : `http://127.0.0.1:${opts.uiPort}`,
+      // The SDK's download runs out of sight: only the ports named here are known.
+      ports: namedPorts,
       stop: () => env.teardown(),
     };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', namespace, '--log-level', 'error'];
+  args.push(...portArgs);
   args.push(...PRODUCTION_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]));
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
@@ -153,10 +188,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     child.kill('SIGKILL');
     throw new Error(`${(err as Error).message}\n${stderr}`);
   }
+  const ports = child.pid === undefined ? namedPorts : await allPortsOf(child.pid, namedPorts);
   return {
     address,
     uiUrl: opts.headless || !opts.uiPort ? undefined : `http://127.0.0.1:${opts.uiPort}`,
     pid: child.pid,
+    ports,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -6,7 +6,7 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
-import { type Config, webhookSecretKey } from '../config';
+import { type Config, stackPorts, webhookSecretKey } from '../config';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { type DeliveryView, deliveryView } from '../views/deliveryView';
 import { PAYMENT_EVENTS } from '../domain/payment';
@@ -143,7 +143,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   return {
     /** The URL is checked against the mode's rules, by name and by what it resolves to. */
     async configure(scope: Scope, input: { url: string; events?: string[] }): Promise<WebhookWithSecret> {
-      const rules = { livemode: scope.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK };
+      const rules = { livemode: scope.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, stackPorts: stackPorts(config) };
       const check = checkWebhookUrl(input.url, rules);
       if (!check.ok) throw badUrl(check.message);
       const resolved = await checkResolvedHost(check.url, rules);

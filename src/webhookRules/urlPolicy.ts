@@ -76,9 +76,17 @@ const METADATA_NAMES = new Set([
 interface UrlRules {
   livemode: boolean;
   allowLoopback: boolean;
+  /** Ports the stack's own processes listen on (config's `stackPorts`): never a webhook's on loopback, whatever the switch. */
+  stackPorts?: ReadonlySet<number>;
 }
 
 const loopbackAllowed = (rules: UrlRules) => !rules.livemode && rules.allowLoopback;
+
+/** The port a URL connects to. */
+const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
+
+/** Does the URL name a port of the stack's own (refused on loopback even while loopback is allowed)? */
+const isStackPort = (url: URL, rules: UrlRules) => rules.stackPorts?.has(portOf(url)) ?? false;
 
 function ipv4Of(address: string): string | undefined {
   if (isIP(address) === 4) return address;
@@ -122,6 +130,8 @@ const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('
 type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
 
 const PRIVATE = 'url host is a private, loopback, link-local or metadata address';
+const stackPortRefusal = (url: URL) =>
+  `url port ${portOf(url)} on loopback is one the service's own stack listens on (API, metrics, Temporal or database): a webhook may never target it`;
 const RESERVED =
   'url host is in a special-purpose range that is not globally reachable (documentation, discard, Teredo or IPv4-translated)';
 
@@ -153,7 +163,7 @@ export function checkWebhookUrl(text: string, rules: UrlRules): UrlCheck {
   } else if (url.protocol !== 'https:') {
     return { ok: false, message: 'url must use https' };
   }
-  if (loopbackOk) return { ok: true, url };
+  if (loopbackOk) return isStackPort(url, rules) ? { ok: false, message: stackPortRefusal(url) } : { ok: true, url };
   if (loopback || METADATA_NAMES.has(host) || (isIP(host) !== 0 && isBlockedAddress(host))) return { ok: false, message: PRIVATE };
   if (rules.livemode && isIP(host) !== 0 && isNotGloballyReachable(host)) return { ok: false, message: RESERVED };
   return { ok: true, url };
@@ -168,6 +178,7 @@ export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<UrlC
   } catch {
     return { ok: false, message: `url host ${host} does not resolve` };
   }
+  if (isStackPort(url, rules) && addresses.some(isLoopbackAddress)) return { ok: false, message: stackPortRefusal(url) };
   if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a, rules))) {
     return {
       ok: false,
@@ -212,8 +223,12 @@ const testAgents = {
   strict: new Agent({ connect: { lookup: checkedLookupFor({ livemode: false, allowLoopback: false }) as never } }),
 };
 
-/** The agent a delivery under these rules connects through (every mode is checked at connect time). */
-export function deliveryAgent(rules: UrlRules): Agent {
+/**
+ * The agent a delivery to `url` under these rules connects through (every mode is checked at
+ * connect time): to one of the stack's own ports, an agent that never connects to loopback, so a
+ * name that resolves elsewhere at the check and to loopback at the connect reaches nothing of ours.
+ */
+export function deliveryAgent(rules: UrlRules, url: URL): Agent {
   if (rules.livemode) return liveDeliveryAgent;
-  return rules.allowLoopback ? testAgents.loopback : testAgents.strict;
+  return rules.allowLoopback && !isStackPort(url, rules) ? testAgents.loopback : testAgents.strict;
 }

@@ -50,8 +50,9 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     SERVICE_JWT_SECRET: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     AUDIT_SIGNING_KEY: inject('auditSigningKey'),
-    // Tests receive webhooks on loopback; metrics on any free port.
+    // Tests receive webhooks on loopback, never on the shared dev server's ports; metrics on any free port.
     WEBHOOK_ALLOW_LOOPBACK: 'true',
+    STACK_PORTS: inject('temporalPorts'),
     API_METRICS_PORT: '0',
     ...env,
   });

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config';
+import { loadConfig, stackPorts } from '../../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
 import { binaryDirs } from './binaries';
 import { ROOT, argv, composeEnvironment, composeVersions, interpolate, mountedScript, readCompose } from './compose';
@@ -163,6 +163,24 @@ describe('stack:cluster and docker-compose.yml: environment', () => {
     const running = [...steps(defaults, 'api'), ...steps(defaults, 'worker')];
     const metrics = running.flatMap((s) => [s.env.API_METRICS_PORT, s.env.WORKER_METRICS_PORT]);
     expect(new Set(metrics).size).toBe(metrics.length);
+  });
+
+  it('tells every app process each port the plan listens on, so that no webhook targets one', () => {
+    const listened = [
+      ...steps(defaults, 'api').map((s) => Number(s.env.PORT)),
+      ...[...steps(defaults, 'api'), ...steps(defaults, 'worker')].flatMap((s) =>
+        [s.env.API_METRICS_PORT, s.env.WORKER_METRICS_PORT].map(Number),
+      ),
+      ...Object.entries(steps(defaults, 'temporal')[0].env)
+        .filter(([name]) => name.endsWith('_PORT'))
+        .map(([, value]) => Number(value)),
+      Number(steps(defaults, 'temporal-ui')[0].env.TEMPORAL_UI_PORT),
+    ];
+    expect(listened.length).toBeGreaterThan(12);
+    for (const step of [...steps(defaults, 'api'), ...steps(defaults, 'worker')]) {
+      const known = stackPorts(loadConfig(step.env));
+      for (const port of listened) expect(known.has(port), `${step.name}: ${port}`).toBe(true);
+    }
   });
 });
 

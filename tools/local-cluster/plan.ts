@@ -138,6 +138,13 @@ export interface Plan {
   steps: Step[];
 }
 
+/** Every port the plan's processes listen on: the APIs, Temporal's services and UI, every metrics listener, PostgreSQL. */
+function clusterPorts(settings: Settings, ports: InternalPorts, databasePort: number): number[] {
+  const { metrics, ...temporal } = ports;
+  const apis = Array.from({ length: API_REPLICAS }, (_, i) => settings.PORT + i);
+  return [...apis, settings.TEMPORAL_PORT, settings.TEMPORAL_UI_PORT, ...Object.values(temporal), ...metrics, databasePort];
+}
+
 /** Compose's value for each variable of a service, with the operator's own settings (`env`) interpolated. */
 function composeValues(service: ComposeService, env: NodeJS.ProcessEnv, required: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(composeEnvironment(service)).map(([k, v]) => [k, interpolate(v, { ...env, ...required })]));
@@ -305,6 +312,8 @@ export function planCluster(opts: {
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
     WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
+    // But never a port of this stack: each process's settings name its own, this the others'.
+    STACK_PORTS: clusterPorts(settings, ports, Number(pg.port)).join(','),
   };
   const command = (service: string) => {
     const [cmd, ...args] = argv(services[service].command);

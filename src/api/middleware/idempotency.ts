@@ -58,7 +58,7 @@ export function idempotency(keys: IdempotencyService) {
       // A refusal (4xx) is the answer to replay; a failure on our side leaves the key retryable.
       const answer = toApiError(err);
       if (answer && answer.status < 500) {
-        await keys.complete(scope, key, answer.status, errorBody(answer, state.requestId), false);
+        await keys.complete(scope, key, answer.status, errorBody(answer, state.answerRequestId), false);
       } else await keys.fail(scope, key);
       throw err;
     }
