@@ -177,6 +177,8 @@ const schema = z.object({
   RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */
   LEDGER_VERIFY_INTERVAL: duration('5 min'),
+  /** The most payments one run of the ledger check covers; the next run goes on from there (docs/money.md). */
+  LEDGER_VERIFY_PAGE_SIZE: z.coerce.number().int().positive().max(100_000).default(1000),
 });
 
 export type Config = z.infer<typeof schema>;
