@@ -62,7 +62,7 @@ export class InvalidInput extends DomainError {
 /** An account and mode at one of its quotas (docs/security.md): nothing was created. */
 export class QuotaExceeded extends DomainError {
   constructor(
-    readonly quota: 'webhooks' | 'api_keys',
+    readonly quota: 'webhooks' | 'api_keys' | 'open_payments' | 'test_sends',
     readonly limit: number,
     readonly setting: string,
     message: string,
