@@ -61,7 +61,8 @@ export const ERRORS = {
   },
   not_found: {
     status: 404,
-    description: 'no such resource (also for resources of another account or mode)',
+    description:
+      "no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown)",
     example: { message: 'no such payment' },
     from: { matches: is(NotFound) },
   },

@@ -9,8 +9,11 @@ class DomainError extends Error {}
 
 /** No such resource for this account and mode (also: another account's). */
 export class NotFound extends DomainError {
-  constructor(readonly what: string) {
-    super(`no such ${what}`);
+  constructor(
+    readonly what: string,
+    message = `no such ${what}`,
+  ) {
+    super(message);
   }
 }
 
