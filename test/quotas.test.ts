@@ -115,6 +115,31 @@ describe('quotas', () => {
     });
   });
 
+  describe('idempotency records', () => {
+    const acct = useAccount(stack);
+    const other = useAccount(stack);
+
+    it("expire after 24 hours and are deleted: any account's request with a key deletes the oldest expired in passing", async () => {
+      const planted = (key: string, hoursAgo: number) => ({
+        account_id: other.account_id,
+        livemode: false,
+        key,
+        request_hash: 'x',
+        resource_id: 'r',
+        created_at: new Date(Date.now() - hoursAgo * 3600_000),
+      });
+      await stack.db('idempotency_keys').insert([planted('expired-a', 30 * 24), planted('expired-b', 25), planted('fresh', 23)]);
+      const res = await stack.http.post('/api/v1/webhooks/configure', {
+        key: acct.test_api_key,
+        body: { url: 'http://127.0.0.1:9/hook' },
+        headers: { 'Idempotency-Key': `passing-${Date.now()}` },
+      });
+      expect(res.status).toBe(201);
+      const left = await stack.db('idempotency_keys').where({ account_id: other.account_id }).pluck('key');
+      expect(left).toEqual(['fresh']);
+    });
+  });
+
   describe('a configuration that cannot keep up', () => {
     const acct = useAccount(stack);
 

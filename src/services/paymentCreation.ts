@@ -8,7 +8,7 @@ import { minorUnits } from '../domain/money';
 import { type MilestoneState, type PaymentState, INITIAL_STATUS, creationEntry, wholeMilestone } from '../domain/payment';
 import { personalOf, withPersonal, withoutPersonal } from '../domain/personal';
 import { scopeOf } from '../domain/tenancy';
-import { claimOpenPayment } from '../db/openPayments';
+import { claimOpenPayment, purgeStaleClaims } from '../db/openPayments';
 import { findPayment } from '../db/payments';
 import { savePersonal } from '../db/personal';
 import { getPaymentQuery, paymentWorkflow } from '../workflows';
@@ -82,6 +82,9 @@ export function paymentCreation(deps: PaymentsDeps) {
   }
 
   return {
+    /** Delete the claims of creates that died before their payment's row was written (src/db/openPayments.ts). */
+    purgeStaleClaims: () => purgeStaleClaims(db),
+
     /** Start the payment's workflow; its id is the payment id, never reused. */
     async create(call: Call, input: NewPayment): Promise<PaymentState> {
       const { principal } = call;
