@@ -124,10 +124,14 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
         config,
         [api.url, api.metricsUrl].map((u) => Number(new URL(u).port)),
       );
-      // Idempotency keys live 24 hours: forget expired ones hourly (each is also ignored when reused).
-      const purge = setInterval(() => {
+      // Idempotency keys live 24 hours: forget expired ones at start and hourly (claims also delete
+      // the oldest in passing), and the open-payment claims whose creates died.
+      const purgeExpired = () => {
         services.idempotency.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired idempotency keys failed'));
-      }, 3600_000).unref();
+        services.payments.purgeStaleClaims().catch((err: unknown) => logger.warn({ err }, 'purging stale open-payment claims failed'));
+      };
+      purgeExpired();
+      const purge = setInterval(purgeExpired, 3600_000).unref();
       started.add(purge, clearInterval);
     }
 

@@ -10,6 +10,7 @@ import { eraseMessages, findPersonal, wasRedacted } from '../db/personal';
 import { reasonHashKey } from '../config';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { isDataRefusal } from '../db/errors';
+import { disableBacklogged } from '../db/webhookConfigurations';
 import { type PlannedDelivery, projectAndPlan } from '../db/projection';
 import { paymentTransitions, projectionFailures } from '../lib/metrics';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
@@ -89,6 +90,14 @@ export function publicationActivities(deps: AttemptDeps) {
         { request_id: requestId, payment_id: payment.id, event: entry.event, status: payment.status, version: payment.version },
         'payment transition recorded',
       );
+      // A configuration whose receiver cannot keep up stops taking deliveries; its events stay listed for recover.
+      const backlogged = await disableBacklogged(
+        db,
+        planned.map((d) => d.webhook.id),
+        config.MAX_PENDING_DELIVERIES_PER_WEBHOOK,
+      );
+      if (backlogged.length > 0)
+        logger.warn({ webhook_ids: backlogged }, 'webhook configurations disabled: too many deliveries not yet ended');
       const retry = deliveryRetry(config);
       // Only a finished payment can be erased. An erasure that committed while this publication held
       // the personal data it had read: erase what it wrote, and let each series send the stored body.
