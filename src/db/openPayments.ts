@@ -1,6 +1,6 @@
 /**
  * Open (non-terminal) payments per account and mode (docs/security.md, "Quotas"): the count a
- * trigger keeps on `payments` (migrations/20261127000000_limits.js) plus the claims of creates
+ * trigger keeps on `payments` (migrations/20261127010000_limits.js) plus the claims of creates
  * whose row is not written yet. A create claims its place before its workflow starts.
  */
 import type { Knex } from 'knex';
