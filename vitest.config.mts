@@ -21,6 +21,8 @@ const unit: TestProjectInlineConfiguration = {
     include: ['test/unit/**/*.test.ts', 'tools/**/*.test.ts'],
     // As the stack project's: `npm test` runs both in one pool, which vitest allows only with one maxWorkers.
     maxWorkers: 2,
+    // A hang guard, not a speed bound: the property tests run for seconds under Stryker's instrumentation on a busy machine.
+    testTimeout: 30_000,
   },
 };
 

@@ -27,7 +27,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const db = createDb(config.DATABASE_URL, config.DATA_DIR);
+  const db = createDb(config.DATABASE_URL, config.DATA_DIR, 'use its API instead: log in and make keys with POST /api/v1/api-keys');
   try {
     await migrate(db);
     process.stdout.write(`${JSON.stringify(await createAccount(db, input.data.email, input.data.password))}\n`);

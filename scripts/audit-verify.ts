@@ -1,7 +1,8 @@
 /**
  * `npm run audit:verify`: rebuild the custody trail's Merkle tree from the leaves' text and check
- * every stored tree head (root and Ed25519 signature). Exit 0 when all hold; exit 1 naming the first
- * bad leaf otherwise. Trusted keys: `--public-key <base64>` (repeatable, e.g. after a rotation), else
+ * every stored tree head (root and Ed25519 signature), then hold every leaf against what it records
+ * (src/db/auditSources.ts; `--tree-only` skips that, for a copy of the trail's tables alone). Exit 0
+ * when all hold; exit 1 naming the first bad leaf, or each leaf nothing accounts for, otherwise. Trusted keys: `--public-key <base64>` (repeatable, e.g. after a rotation), else
  * the public half of AUDIT_SIGNING_KEY (from the environment, or DATA_DIR/secrets.json for npm start).
  */
 import fs from 'node:fs';
@@ -11,6 +12,10 @@ import { loadConfig, parseSecretKey } from '../src/config';
 import { checkLog } from '../src/domain/auditCheck';
 import { treeHeadMessage } from '../src/domain/canonicalJson';
 import { allHeads, sequencedLeaves } from '../src/db/audit';
+import { unaccountedLeaves } from '../src/db/auditSources';
+
+/** At most this many unaccounted leaves are named, then how many more. */
+const SHOWN = 50;
 import { createDb } from '../src/db/knex';
 import { privateKeyFromSeed, rawPublicKey, verifyEd25519 } from '../src/lib/ed25519';
 import { LOCAL_SECRETS_FILE } from '../src/localSecrets';
@@ -34,10 +39,10 @@ function trustedKeys(flags: string[]): Buffer[] {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { 'public-key': { type: 'string', multiple: true } } });
+  const { values } = parseArgs({ options: { 'public-key': { type: 'string', multiple: true }, 'tree-only': { type: 'boolean' } } });
   const keys = trustedKeys(values['public-key'] ?? []);
   const config = loadConfig();
-  const db = createDb(config.DATABASE_URL, config.DATA_DIR);
+  const db = createDb(config.DATABASE_URL, config.DATA_DIR, 'stop it first: the trail is checked on a database no process writes');
   try {
     const heads = await allHeads(db);
     const result = await checkLog(sequencedLeaves(db), heads, (h) =>
@@ -49,9 +54,18 @@ async function main(): Promise<number> {
         ),
       ),
     );
+    const unaccounted = result.ok && !values['tree-only'] ? await unaccountedLeaves(db) : [];
+    if (unaccounted.length) {
+      const lines = unaccounted.slice(0, SHOWN).map((u) => `  leaf ${u.leafIndex ?? '(not yet sequenced)'} (${u.kind}): ${u.reason}`);
+      const more = unaccounted.length > SHOWN ? [`  … and ${unaccounted.length - SHOWN} more`] : [];
+      process.stderr.write(
+        `audit:verify: FAILED: ${unaccounted.length} leaf${unaccounted.length === 1 ? '' : 'ves'} that no ledger entry, transition or delivery attempt accounts for\n${[...lines, ...more].join('\n')}\n`,
+      );
+      return 1;
+    }
     if (result.ok) {
       process.stdout.write(
-        `audit:verify: ok: ${result.leaves} leaves, ${result.heads} signed tree heads, root ${result.root.toString('base64')}\n`,
+        `audit:verify: ok: ${result.leaves} leaves, ${result.heads} signed tree heads, root ${result.root.toString('base64')}${values['tree-only'] ? '' : '; every leaf accounted for by the ledger, the histories and the delivery log'}\n`,
       );
       return 0;
     }

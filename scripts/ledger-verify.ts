@@ -1,38 +1,51 @@
 /**
- * `npm run ledger:verify [-- --account acct_…] [-- --skip-workflows]`: checks every invariant of
- * docs/money.md and prints a report; exit 0 when all hold, 1 on any breach, 2 on bad usage.
+ * `npm run ledger:verify [-- --account acct_… | --all] [-- --skip-workflows]`: the ledger check of
+ * docs/money.md, run by a worker (which holds the database, also `npm start`'s embedded one) as the
+ * schedule runs it: one bounded run by default, every invariant of one account with `--account`, a
+ * full pass with `--all`. `--skip-workflows` checks the database alone, from here, with no worker.
+ * Prints a report; exit 0 when all hold, 1 on any breach, 2 on bad usage or when it could not run.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
-import { ledgerReport, verifyLedger } from '../src/db/ledger';
-import type { PaymentState } from '../src/domain/payment';
-import { DEFAULT_TEMPORAL_ADDRESS, connectClient } from '../src/stack';
-import { queryOrUndefined } from '../src/lib/workflowQuery';
-import { getPaymentQuery } from '../src/workflows';
+import { ledgerReport } from '../src/db/ledgerCheck';
+import { checkInWorker, ledgerService } from '../src/services/ledger';
+import { connectClient } from '../src/stack';
+
+const USAGE = 'usage: npm run ledger:verify [-- --account <account id> | --all] [--skip-workflows]';
 
 async function main(): Promise<number> {
-  let values: { account?: string; 'skip-workflows'?: boolean };
+  let values: { account?: string; all?: boolean; 'skip-workflows'?: boolean };
   try {
-    ({ values } = parseArgs({ options: { account: { type: 'string' }, 'skip-workflows': { type: 'boolean' } } }));
+    ({ values } = parseArgs({ options: { account: { type: 'string' }, all: { type: 'boolean' }, 'skip-workflows': { type: 'boolean' } } }));
+    if (values.account && values.all) throw new Error('--account and --all: one or the other');
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\nusage: npm run ledger:verify [-- --account <account id>] [--skip-workflows]\n`);
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
   }
   const config = loadConfig();
-  const db = createDb(config.DATABASE_URL, config.DATA_DIR);
-  const client = values['skip-workflows']
-    ? undefined
-    : await connectClient(config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  if (values['skip-workflows']) {
+    const db = createDb(config.DATABASE_URL, config.DATA_DIR, 'leave out --skip-workflows: its worker then runs the check');
+    try {
+      const violations = await ledgerService({ db }).verify(values.account, { workflows: false });
+      process.stdout.write(`${ledgerReport(violations)}\n`);
+      return violations.length ? 1 : 0;
+    } finally {
+      await db.destroy();
+    }
+  }
+  // Without TEMPORAL_ADDRESS, the dev server `npm start` runs.
+  const client = await connectClient(config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_PORT}`, config.TEMPORAL_NAMESPACE);
   try {
-    const workflowState = (id: string): Promise<PaymentState | undefined> =>
-      client ? queryOrUndefined<PaymentState>(client, id, getPaymentQuery.name) : Promise.resolve(undefined);
-    const violations = (await verifyLedger(db, workflowState, values.account)).filter((v) => client || v.check !== 'workflow_state');
-    process.stdout.write(`${ledgerReport(violations)}\n`);
-    return violations.length ? 1 : 0;
+    const result = await checkInWorker(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, accountId: values.account, all: values.all });
+    process.stdout.write(`${result.report.join('\n')}\n`);
+    if (result.payments !== undefined)
+      process.stdout.write(
+        `(${result.payments} payment${result.payments === 1 ? '' : 's'} checked${values.all ? ', all of them' : result.wrapped ? '; the next run starts from the first' : '; the next run goes on from there'})\n`,
+      );
+    return result.violations ? 1 : 0;
   } finally {
-    await client?.connection.close();
-    await db.destroy();
+    await client.connection.close();
   }
 }
 

@@ -163,6 +163,14 @@ const schema = z.object({
   MAX_WEBHOOKS_PER_ACCOUNT: z.coerce.number().int().positive().default(16),
   /** Active (not revoked) API keys per account and mode. */
   MAX_API_KEYS_PER_ACCOUNT: z.coerce.number().int().positive().default(20),
+  /** Open (not released, cancelled or refunded) live payments per account; then 409 `open_payment_limit_reached`. */
+  MAX_OPEN_PAYMENTS_LIVE: z.coerce.number().int().positive().default(1_000_000),
+  /** Open test payments per account; then 409 `open_payment_limit_reached`. */
+  MAX_OPEN_PAYMENTS_TEST: z.coerce.number().int().positive().default(10_000),
+  /** `POST /webhooks/:id/test` per configuration and clock hour; then 409 `test_send_limit_reached`. */
+  MAX_TEST_SENDS_PER_WEBHOOK_HOUR: z.coerce.number().int().positive().default(60),
+  /** A configuration with more deliveries not yet ended is disabled (`disabled_reason: "backlog"`). */
+  MAX_PENDING_DELIVERIES_PER_WEBHOOK: z.coerce.number().int().positive().default(10_000),
   PAYMENT_MAX_AMOUNT: z.coerce.number().int().positive().default(1_000_000_000),
   WEBHOOK_RETRY_INITIAL_INTERVAL: duration('1 min'),
   WEBHOOK_RETRY_BACKOFF: z.coerce.number().min(1).default(5),
@@ -177,6 +185,8 @@ const schema = z.object({
   RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */
   LEDGER_VERIFY_INTERVAL: duration('5 min'),
+  /** The most payments one run of the ledger check covers; the next run goes on from there (docs/money.md). */
+  LEDGER_VERIFY_PAGE_SIZE: z.coerce.number().int().positive().max(100_000).default(1000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -11,6 +11,7 @@ import { loadConfigWithLocalSecrets } from './localSecrets';
 import { checkPortsFree } from './lib/net';
 import { runMain, type Started } from './lib/startup';
 import { buildStack } from './stack';
+import { paymentsListUrl } from './domain/searchAttributes';
 
 async function main(started: Started) {
   // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.
@@ -58,7 +59,10 @@ async function main(started: Started) {
   const everywhere = config.HOST === '0.0.0.0' || config.HOST === '::' ? `   (HOST=${config.HOST}: on every interface)` : '';
   say(`  API          ${api.url}/api/v1   (reference: ${api.url}/docs)${everywhere}`);
   say(`  Metrics      ${api.metricsUrl}/metrics`);
-  say(`  Temporal UI  ${devServer?.uiUrl ?? '(external cluster at ' + address + ')'}`);
+  // The payments list, not the whole workflow list: the checks' schedules add a run every few minutes.
+  say(
+    `  Temporal UI  ${devServer?.uiUrl ? `${paymentsListUrl(devServer.uiUrl, config.TEMPORAL_NAMESPACE)}   (payments only)` : `(external cluster at ${address})`}`,
+  );
   say(
     `  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`,
   );

@@ -17,6 +17,8 @@ import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
 import { type PaymentWorkers, createWorker } from './worker/worker';
 import { ensureLedgerSchedule } from './worker/schedules';
+import { ledgerCheckLastSuccess } from './db/ledgerCheck';
+import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
 
 export type { ApiServer, Services };
 
@@ -100,11 +102,11 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       };
       await startWorker();
       started.add(undefined, stopWorker);
-      await ensureLedgerSchedule(client, {
-        taskQueue: taskQueue ?? config.TEMPORAL_TASK_QUEUE,
-        intervalMs: config.LEDGER_VERIFY_INTERVAL,
-        logger,
-      });
+      const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
+      await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
+      // The staleness alert's inputs, from the check's own record: a restarted worker reports its real age.
+      ledgerVerifyInterval.set(config.LEDGER_VERIFY_INTERVAL / 1000);
+      ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);
     }
 
     const services = createServices({ db, temporal: client, config, logger });
@@ -122,10 +124,14 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
         config,
         [api.url, api.metricsUrl].map((u) => Number(new URL(u).port)),
       );
-      // Idempotency keys live 24 hours: forget expired ones hourly (each is also ignored when reused).
-      const purge = setInterval(() => {
+      // Idempotency keys live 24 hours: forget expired ones at start and hourly (claims also delete
+      // the oldest in passing), and the open-payment claims whose creates died.
+      const purgeExpired = () => {
         services.idempotency.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'purging expired idempotency keys failed'));
-      }, 3600_000).unref();
+        services.payments.purgeStaleClaims().catch((err: unknown) => logger.warn({ err }, 'purging stale open-payment claims failed'));
+      };
+      purgeExpired();
+      const purge = setInterval(purgeExpired, 3600_000).unref();
       started.add(purge, clearInterval);
     }
 

@@ -1,7 +1,8 @@
 /**
  * The custody trail's storage on a database of its own: gap-free positions under concurrent writers
  * and sequencers, PostgreSQL's refusals, and a DBA's tampering (triggers disabled) caught by
- * `npm run audit:verify` and by the offline verifier. Plus audit:verify's check as a property.
+ * `npm run audit:verify` (its tree and heads: `--tree-only`, the leaves here being synthetic) and by
+ * the offline verifier. Plus audit:verify's check as a property.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -58,10 +59,14 @@ const leafOf = (n: number, payment = 'pay_x', account = 'acct_x'): AuditLeaf => 
 
 async function auditVerify(): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/audit-verify.ts', '--public-key', publicKey], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: url, AUDIT_SIGNING_KEY: '' },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/audit-verify.ts', '--public-key', publicKey, '--tree-only'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: url, AUDIT_SIGNING_KEY: '' },
+      },
+    );
     return { code: 0, output: stdout + stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -324,6 +324,8 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
       ...process.env,
       DATABASE_URL: stack.config.DATABASE_URL,
       TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+      // The check runs in this stack's worker (docs/operations.md).
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
       LOG_LEVEL: 'silent',
     };
     const script = ['tsx', 'scripts/ledger-verify.ts', '--account', own.account_id];

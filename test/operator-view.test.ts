@@ -2,12 +2,15 @@
  * What an operator sees in Temporal (docs/operations.md): a finished payment's run closes even
  * while a receiver is failing (each delivery is a workflow of its own, named by its id, numbering
  * its attempts as the log does), one update per action, summaries naming the step and the
- * receiver, and `NextDeadline`.
+ * receiver, `NextDeadline`, and the payments list the UI links lead to, without the checks' runs.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { NextDeadlineKey } from '../src/domain/searchAttributes';
+import { NextDeadlineKey, PAYMENTS_QUERY, paymentsListUrl } from '../src/domain/searchAttributes';
+import { auditScheduleId } from '../src/services/audit';
+import { checkInWorker } from '../src/services/ledger';
+import { ledgerScheduleId } from '../src/worker/schedules';
 import { startReceiver } from './helpers/receiver';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
@@ -221,5 +224,35 @@ describe('NextDeadline', () => {
       return ids.length ? ids : undefined;
     });
     expect(found).toEqual([p.body.id]);
+  });
+});
+
+describe("the UI links' list of payments", () => {
+  it('holds the payments and none of the runs of the checks (their schedules, and a check asked for by hand)', async () => {
+    const id = await lifecycle({}, ['deposit']);
+    // A run of each schedule, now, and a ledger check as `npm run ledger:verify` asks for one.
+    await stack.client.schedule.getHandle(ledgerScheduleId(stack.taskQueue)).trigger();
+    await stack.client.schedule.getHandle(auditScheduleId(stack.taskQueue)).trigger();
+    await checkInWorker(stack.client, { taskQueue: stack.taskQueue });
+    const list = async (query: string) => {
+      const runs: { id: string; type: string }[] = [];
+      for await (const w of stack.client.workflow.list({ query: `${query} AND TaskQueue = "${stack.taskQueue}"` }))
+        runs.push({ id: w.workflowId, type: w.type });
+      return runs;
+    };
+    const checks = await eventually(async () => {
+      const types = new Set((await list('ExecutionStatus != "Running" OR ExecutionStatus = "Running"')).map((r) => r.type));
+      return types.has('ledgerVerifyWorkflow') && types.has('auditTreeHeadWorkflow') ? types : undefined;
+    });
+    expect(checks.has('paymentWorkflow')).toBe(true);
+    const payments = await eventually(async () => {
+      const runs = await list(PAYMENTS_QUERY);
+      return runs.some((r) => r.id === id) ? runs : undefined;
+    });
+    expect(new Set(payments.map((r) => r.type))).toEqual(new Set(['paymentWorkflow']));
+    // The link carries that query.
+    expect(decodeURIComponent(new URL(paymentsListUrl('http://127.0.0.1:8233', 'default')).searchParams.get('query')!)).toBe(
+      PAYMENTS_QUERY,
+    );
   });
 });

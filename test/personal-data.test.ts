@@ -237,6 +237,8 @@ describe('redaction', () => {
         ...process.env,
         DATABASE_URL: stack.config.DATABASE_URL,
         TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+        // The check runs in this stack's worker (docs/operations.md).
+        TEMPORAL_TASK_QUEUE: stack.taskQueue,
         LOG_LEVEL: 'silent',
       };
       // A failure exits non-zero, which rejects.

@@ -2,11 +2,12 @@
  * `npm start` on a fresh checkout: the whole stack in one command, on the embedded PGlite
  * database and a dev server it starts itself; prints the URLs, the demo login and a test key.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, migrate } from '../src/db/knex';
 import { DEMO_FILE, demoCredentials } from '../src/demo';
@@ -49,7 +50,10 @@ describe('npm start', () => {
     try {
       const key = await eventually(async () => /Test key\s+(svc_test_\S+)/.exec(out)?.[1], 90_000, `banner; output so far:\n${out}`);
       expect(out).toContain(`API          http://127.0.0.1:${port}/api/v1`);
-      expect(out).toContain(`Temporal UI  http://127.0.0.1:${uiPort}`);
+      // The UI link is the list of payments, without the schedules' runs (docs/operations.md).
+      expect(out).toContain(
+        `Temporal UI  http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent('RecordKind="payment"')}`,
+      );
       expect(out).toMatch(/Database\s+embedded PGlite/);
       // Its password is random, made for this data directory's database.
       const password = /Demo login\s+demo@example\.com \/ (\S+)/.exec(out)?.[1];
@@ -83,6 +87,26 @@ describe('npm start', () => {
       const guessed = await api.post('/api/v1/auth/login', { body: { email: 'demo@example.com', password: 'demo-password' } });
       expect(guessed.status).toBe(401);
       expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+
+      // npm run ledger:verify while npm start holds the embedded database: its worker runs the check.
+      const verify = (...args: string[]) =>
+        promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/ledger-verify.ts'), ...args], {
+          cwd: ROOT,
+          env: { ...env, LOG_LEVEL: 'silent' },
+        }).then(
+          ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+          (e: { code: number; stdout: string; stderr: string }) => e,
+        );
+      const verified = await verify();
+      expect(verified).toMatchObject({ code: 0, stderr: '' });
+      expect(verified.stdout).toMatch(
+        /^ledger verified: every invariant holds\n\(1 payment checked; the next run starts from the first\)\n$/,
+      );
+      // Checking the database from here cannot open it; the refusal says what to do instead, for this command.
+      const direct = await verify('--skip-workflows');
+      expect(direct.code).toBe(2);
+      expect(direct.stderr).toContain('leave out --skip-workflows');
+      expect(direct.stderr).not.toContain('api-keys');
       expect(fs.existsSync(path.join(dataDir, 'pglite'))).toBe(true);
       // Its secrets were generated under DATA_DIR, readable by the owner only.
       expect((fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toString(8)).toBe('600');

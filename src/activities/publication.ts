@@ -12,6 +12,7 @@ import { eraseMessages, findPersonal, wasRedacted } from '../db/personal';
 import { reasonHashKey } from '../config';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { isDataRefusal } from '../db/errors';
+import { disableBacklogged } from '../db/webhookConfigurations';
 import { projectAndPlan } from '../db/projection';
 import { paymentTransitions, projectionFailures } from '../lib/metrics';
 import { chainsOf, startFirstSeries } from './seriesStart';
@@ -69,6 +70,14 @@ export function publicationActivities(deps: PublicationDeps) {
         { request_id: requestId, payment_id: payment.id, event: entry.event, status: payment.status, version: payment.version },
         'payment transition recorded',
       );
+      // A configuration whose receiver cannot keep up stops taking deliveries; its events stay listed for recover.
+      const backlogged = await disableBacklogged(
+        db,
+        planned.map((d) => d.webhook.id),
+        config.MAX_PENDING_DELIVERIES_PER_WEBHOOK,
+      );
+      if (backlogged.length > 0)
+        logger.warn({ webhook_ids: backlogged }, 'webhook configurations disabled: too many deliveries not yet ended');
       // Only a finished payment can be erased. An erasure that committed while this publication held
       // the personal data it had read: erase what it wrote; each series sends the stored body.
       if (isTerminal(payment.status) && (await wasRedacted(db, payment.id))) await eraseMessages(db, payment.id);

@@ -7,6 +7,7 @@ import { ApiError, errorMiddleware } from './errors';
 import { idempotency } from './middleware/idempotency';
 import { jsonBody } from './middleware/jsonBody';
 import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits';
+import { otherModeNotFound } from './middleware/otherMode';
 import { requestLog } from './middleware/requestLog';
 import { apiKeyRoutes } from './routes/account';
 import { auditRoutes } from './routes/audit';
@@ -42,7 +43,12 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(open.router.routes());
 
   const api = new Router<AppState>({ prefix: '/api/v1', ...EXACT_PATHS });
-  api.use(jsonBody, authenticate(services.accounts, limit, authFailures), idempotency(services.idempotency));
+  api.use(
+    jsonBody,
+    authenticate(services.accounts, limit, authFailures),
+    idempotency(services.idempotency),
+    otherModeNotFound(services.modes),
+  );
   const routed = apiRouters(deps);
   for (const routes of routed) api.use(routes.router.routes());
   const operations = [...open.operations, ...routed.flatMap((r) => r.operations)];

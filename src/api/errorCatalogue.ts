@@ -61,7 +61,8 @@ export const ERRORS = {
   },
   not_found: {
     status: 404,
-    description: 'no such resource (also for resources of another account or mode)',
+    description:
+      "no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown)",
     example: { message: 'no such payment' },
     from: { matches: is(NotFound) },
   },
@@ -128,6 +129,34 @@ export const ERRORS = {
     },
     from: {
       matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'api_keys',
+      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
+    },
+  },
+  open_payment_limit_reached: {
+    status: 409,
+    description:
+      'the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting)',
+    example: {
+      message:
+        'this account has 10000 open test payments, the most it may have (MAX_OPEN_PAYMENTS_TEST); wait for one to be released, cancelled or refunded',
+      details: { limit: 10000, setting: 'MAX_OPEN_PAYMENTS_TEST' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'open_payments',
+      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
+    },
+  },
+  test_send_limit_reached: {
+    status: 409,
+    description:
+      'this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC); send again in the next hour (`details.limit` says how many)',
+    example: {
+      message:
+        'webhook wh_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F was sent 60 test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour',
+      details: { limit: 60, setting: 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'test_sends',
       details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
     },
   },

@@ -22,6 +22,11 @@ const KEY_TTL_HOURS = 24;
  */
 export const SECRET_WITHHELD = { secret_withheld: true } as const;
 
+/** Expired keys deleted in passing by each claim, oldest first: more than a claim adds, so they cannot pile up. */
+const PASSING_BATCH = 100;
+/** Expired keys deleted per statement by the purge, which repeats until none is left. */
+const PURGE_BATCH = 1000;
+
 const where = (scope: Scope, key: string) => ({ account_id: scope.accountId, livemode: scope.livemode, key });
 
 /**
@@ -37,8 +42,9 @@ export async function claimIdempotencyKey(
   newResourceId: () => string,
 ): Promise<Claim> {
   const resourceId = newResourceId();
-  // Expired keys are forgotten: this one now, the others in passing.
+  // Expired keys are forgotten: this one now, the oldest others in passing.
   await db('idempotency_keys').where(where(scope, key)).andWhereRaw(`created_at < now() - interval '${KEY_TTL_HOURS} hours'`).delete();
+  await deleteExpiredBatch(db, PASSING_BATCH);
   const inserted = await db('idempotency_keys')
     .insert({ ...where(scope, key), request_hash: requestHash, resource_id: resourceId })
     .onConflict(['account_id', 'livemode', 'key'])
@@ -69,9 +75,29 @@ export async function completeIdempotencyKey(db: Knex, scope: Scope, key: string
     .update({ status_code: status, response_body: JSON.stringify(body ?? null), failed_at: null });
 }
 
-/** Forget keys past their lifetime (run in passing by the API; cheap with the created_at index). */
+/**
+ * Delete up to `batch` expired keys, oldest first, on the created_at index. Rows another statement
+ * is deleting are skipped, so concurrent claims and purges never wait on each other.
+ */
+async function deleteExpiredBatch(db: Knex, batch: number): Promise<number> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `DELETE FROM idempotency_keys WHERE (account_id, livemode, key) IN (
+       SELECT account_id, livemode, key FROM idempotency_keys WHERE created_at < now() - interval '${KEY_TTL_HOURS} hours'
+       ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)
+     RETURNING 1`,
+    [batch],
+  );
+  return rows.length;
+}
+
+/** Forget every key past its lifetime, a batch per statement (each API process runs it at start and hourly). */
 export async function purgeExpiredIdempotencyKeys(db: Knex): Promise<number> {
-  return db('idempotency_keys').whereRaw(`created_at < now() - interval '${KEY_TTL_HOURS} hours'`).delete();
+  let deleted = 0;
+  for (;;) {
+    const n = await deleteExpiredBatch(db, PURGE_BATCH);
+    deleted += n;
+    if (n < PURGE_BATCH) return deleted;
+  }
 }
 
 /** The request failed on our side: the same key may be retried, and keeps its resource id. */

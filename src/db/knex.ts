@@ -14,9 +14,10 @@ export const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
 
 /**
  * PostgreSQL at `databaseUrl`, or, when it is unset, an embedded PGlite database under `dataDir`,
- * which this process then holds alone until `destroy()` (a second process is refused: pgliteLock.ts).
+ * which this process then holds alone until `destroy()` (a second process is refused: pgliteLock.ts,
+ * with `whileRunning`, what to do instead while `npm start` holds it).
  */
-export function createDb(databaseUrl: string | undefined, dataDir?: string): Knex {
+export function createDb(databaseUrl: string | undefined, dataDir?: string, whileRunning?: string): Knex {
   if (databaseUrl) {
     // libpq falls back to the login name when the URL names no user; node-postgres needs telling.
     const url = new URL(databaseUrl);
@@ -26,7 +27,7 @@ export function createDb(databaseUrl: string | undefined, dataDir?: string): Kne
   if (!dataDir) throw new Error('no DATABASE_URL and no data folder for the embedded database');
   const filename = path.join(dataDir, 'pglite');
   fs.mkdirSync(filename, { recursive: true });
-  const release = lockPgliteDir(filename);
+  const release = lockPgliteDir(filename, whileRunning);
   const db = knexFactory({ client: ClientPgLite, dialect: 'postgres', connection: { filename } } as Knex.Config);
   // Released once the client is destroyed (db.destroy()), or at the latest when the process exits.
   const client = db.client as { destroy: (callback?: unknown) => Promise<void> };

@@ -14,7 +14,6 @@ import {
   milestoneMoneyViolations,
   paymentMoneyViolations,
 } from '../domain/ledger';
-import { type PaymentState, type PaymentStatus, amountsOf, isTerminal, milestoneAmounts } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
 import type { MilestoneRow } from './payments';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
@@ -96,15 +95,21 @@ export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEn
 }
 
 /** One breach of a ledger invariant, as `ledger:verify` reports it. */
-interface LedgerViolation {
+export interface LedgerViolation {
   check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'milestone_amounts' | 'workflow_state';
   paymentId?: string;
   entryId?: string;
   message: string;
 }
 
+/** Which payments the per-payment checks cover: the `limit` after `after` (all from the first when null), in id order. */
+export interface PaymentPage {
+  after: string | null;
+  limit: number;
+}
+
 /** A payment's amounts in the read model beside its postings' sums (open payments are also compared with their workflow). */
-interface PaymentMoneyRow extends PaymentMoneyRecord {
+export interface PaymentMoneyRow extends PaymentMoneyRecord {
   id: string;
   version: number;
   milestones: MilestoneRow[];
@@ -113,11 +118,13 @@ interface PaymentMoneyRow extends PaymentMoneyRecord {
 /**
  * The invariants PostgreSQL can check by itself (docs/money.md): every entry balances, every
  * balance equals its postings, every payment's amounts equal its postings. `accountId` narrows the
- * check to one account (tests share a database); without it, everything.
+ * check to one account (tests share a database); without it, everything. `page` narrows the
+ * per-payment checks to the `limit` payments after `after` in id order (the ledger-wide ones stay whole).
  */
 export async function findLedgerViolations(
   db: Knex,
   accountId?: string,
+  page?: PaymentPage,
 ): Promise<{ violations: LedgerViolation[]; payments: PaymentMoneyRow[] }> {
   const violations: LedgerViolation[] = [];
   const onlyEntries = accountId ? 'where e.account_id = ?' : '';
@@ -154,17 +161,22 @@ export async function findLedgerViolations(
     });
   }
   const sum = (accounts: string) => `coalesce(sum(case when p.ledger_account in (${accounts}) then p.amount_minor else 0 end), 0)`;
+  // The payments checked, and only their postings summed.
+  const pageWhere = [accountId ? 'account_id = ?' : 'true', page?.after ? 'id > ?' : 'true'].join(' and ');
+  const pageArgs = [...args, ...(page?.after ? [page.after] : [])];
+  const checked = `checked as (select id from payments where ${pageWhere} order by id ${page ? `limit ${Math.trunc(page.limit)}` : ''})`;
+  const ofChecked = 'join checked c on c.id = e.payment_id';
   const rows = await db.raw<{ rows: (Record<string, string | number> & { milestones: MilestoneRow[] })[] }>(
-    `with per as (
+    `with ${checked}, per as (
        select e.payment_id, -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody,
               ${sum(`'payer_refunds'`)} as l_refunded, ${sum(`'recipient_payable', 'platform_fees'`)} as l_released,
               ${sum(`'platform_fees'`)} as l_fees
-       from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries} group by e.payment_id)
+       from ledger_postings p join ledger_entries e on e.id = p.entry_id ${ofChecked} group by e.payment_id)
      select py.id, py.status, py.version, py.amount_minor, py.platform_fee_minor, py.held_minor, py.released_minor,
             py.refunded_minor, py.fee_collected_minor, py.milestones, per.l_deposited, per.l_custody, per.l_refunded, per.l_released, per.l_fees
-     from payments py left join per on per.payment_id = py.id ${accountId ? 'where py.account_id = ?' : ''}
+     from payments py join checked c on c.id = py.id left join per on per.payment_id = py.id
      order by py.id`,
-    [...args, ...args],
+    pageArgs,
   );
   const big = (v: string | number | undefined | null) => BigInt(v ?? 0);
   const payments = rows.rows.map((r): PaymentMoneyRow => ({
@@ -187,11 +199,11 @@ export async function findLedgerViolations(
     },
   }));
   const milestoneSums = await db.raw<{ rows: Record<string, string>[] }>(
-    `select e.payment_id, coalesce(e.milestone_id, 'ms_' || substr(e.payment_id, 5)) as milestone_id,
+    `with ${checked} select e.payment_id, coalesce(e.milestone_id, 'ms_' || substr(e.payment_id, 5)) as milestone_id,
             -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody, ${sum(`'payer_refunds'`)} as l_refunded,
             ${sum(`'recipient_payable', 'platform_fees'`)} as l_released, ${sum(`'platform_fees'`)} as l_fees
-     from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries} group by 1, 2`,
-    args,
+     from ledger_postings p join ledger_entries e on e.id = p.entry_id ${ofChecked} group by 1, 2`,
+    pageArgs,
   );
   const ledgerOf = new Map(milestoneSums.rows.map((r) => [`${r.payment_id}|${r.milestone_id}`, r]));
   for (const p of payments) {
@@ -219,67 +231,4 @@ export async function findLedgerViolations(
       violations.push({ check: 'milestone_amounts', paymentId: p.id, message });
   }
   return { violations, payments };
-}
-
-/**
- * Every invariant of docs/money.md, including, for each open payment, its workflow's own state
- * (`workflowState` queries it; undefined when no workflow answers). A workflow ahead of the read
- * model is a projection in flight, not a breach.
- */
-export async function verifyLedger(
-  db: Knex,
-  workflowState: (paymentId: string) => Promise<PaymentState | undefined>,
-  accountId?: string,
-): Promise<LedgerViolation[]> {
-  const { violations, payments } = await findLedgerViolations(db, accountId);
-  const open = payments.filter((p) => !isTerminal(p.status as PaymentStatus));
-  // A few queries at a time: the check must not crowd out the payments' own work.
-  for (let i = 0; i < open.length; i += 16) {
-    const batch = open.slice(i, i + 16);
-    const states = await Promise.all(batch.map((p) => workflowState(p.id)));
-    batch.forEach((p, k) => {
-      const state = states[k];
-      if (!state) {
-        violations.push({ check: 'workflow_state', paymentId: p.id, message: `no workflow answered for this ${p.status} payment` });
-        return;
-      }
-      if (state.version !== p.version) return;
-      const a = amountsOf(state);
-      const same = a.held === p.held && a.released === p.released && a.refunded === p.refunded && a.feeCollected === p.feeCollected;
-      for (const m of state.milestones) {
-        const kept = p.milestones.find((r) => r.id === m.id);
-        const w = milestoneAmounts(m);
-        // Its status, each amount and its auto-release time: what the API shows of it.
-        const shown = (x: MilestoneRow) => [
-          x.status,
-          ...[x.heldMinor, x.releasedMinor, x.refundedMinor, x.feeCollectedMinor].map((v) => BigInt(v).toString()),
-          x.releaseAt,
-        ];
-        if (!kept || shown(kept).some((v, i) => v !== shown(m)[i])) {
-          violations.push({
-            check: 'workflow_state',
-            paymentId: p.id,
-            message: `milestone ${m.id}: the workflow has it ${m.status}, holding ${w.held}, released ${w.released}, refunded ${w.refunded}, fee ${w.feeCollected}, release_at ${m.releaseAt}; the read model ${kept ? shown(kept).map(String).join(', ') : 'does not have it'}`,
-          });
-        }
-      }
-      if (!same) {
-        violations.push({
-          check: 'workflow_state',
-          paymentId: p.id,
-          message: `the workflow holds ${a.held}, released ${a.released}, refunded ${a.refunded}, fee ${a.feeCollected}; the read model ${p.held}, ${p.released}, ${p.refunded}, ${p.feeCollected}`,
-        });
-      }
-    });
-  }
-  return violations;
-}
-
-/** The report `ledger:verify` prints: one line per breach, naming the payment. */
-export function ledgerReport(violations: LedgerViolation[]): string {
-  if (violations.length === 0) return 'ledger verified: every invariant holds';
-  return [
-    `ledger verification failed: ${violations.length} breach${violations.length === 1 ? '' : 'es'}`,
-    ...violations.map((v) => `  [${v.check}]${v.paymentId ? ` ${v.paymentId}` : ''}: ${v.message}`),
-  ].join('\n');
 }

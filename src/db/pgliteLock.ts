@@ -55,22 +55,23 @@ function readOwner(file: string): Owner | undefined {
 /** Directories locked by this process (so a second open here is refused too, not taken over). */
 const held = new Set<string>();
 
-function lockedMessage(dir: string, owner: Owner): string {
+function lockedMessage(dir: string, owner: Owner, whileRunning?: string): string {
   const who = owner.pid === process.pid ? 'this process' : `process ${owner.pid}${owner.command ? ` (${owner.command})` : ''}`;
   return [
     `the embedded database ${dir} is in use by ${who}; PGlite allows one process at a time.`,
     '  Stop `npm start` (or the other process) first, or',
-    '  set DATABASE_URL to use PostgreSQL, which any number of processes can share, or',
-    '  while `npm start` runs, use its API instead: log in and make keys with POST /api/v1/api-keys.',
+    `  set DATABASE_URL to use PostgreSQL, which any number of processes can share${whileRunning ? ', or' : '.'}`,
+    ...(whileRunning ? [`  while \`npm start\` runs, ${whileRunning}.`] : []),
     `  (lock file: ${path.join(dir, LOCK_FILE)})`,
   ].join('\n');
 }
 
 /**
  * Take the lock on `dir` (which must exist) or throw PgliteLockedError. Returns `release`, also run
- * when the process exits.
+ * when the process exits. `whileRunning`: what the refused command's user can do instead while
+ * `npm start` runs (its own alternative, if it has one).
  */
-export function lockPgliteDir(dir: string): () => void {
+export function lockPgliteDir(dir: string, whileRunning?: string): () => void {
   const resolved = path.resolve(dir);
   const file = path.join(resolved, LOCK_FILE);
   const me: Owner = {
@@ -83,7 +84,7 @@ export function lockPgliteDir(dir: string): () => void {
       .slice(0, 200),
   };
   const mine = JSON.stringify(me);
-  if (held.has(resolved)) throw new PgliteLockedError(lockedMessage(resolved, me));
+  if (held.has(resolved)) throw new PgliteLockedError(lockedMessage(resolved, me, whileRunning));
   // Written in full to a private file, then linked into place: the lock appears atomically, never empty.
   const tmp = `${file}.${process.pid}.${Date.now()}`;
   fs.writeFileSync(tmp, mine);
@@ -98,8 +99,8 @@ export function lockPgliteDir(dir: string): () => void {
       const owner = readOwner(file);
       if (owner === undefined) continue; // released in between: try again
       // Our own pid without our own open: a lock left by an earlier life of this pid (a container restarted).
-      if (owner.pid !== process.pid && alive(owner)) throw new PgliteLockedError(lockedMessage(resolved, owner));
-      if (attempt >= 5) throw new PgliteLockedError(lockedMessage(resolved, owner));
+      if (owner.pid !== process.pid && alive(owner)) throw new PgliteLockedError(lockedMessage(resolved, owner, whileRunning));
+      if (attempt >= 5) throw new PgliteLockedError(lockedMessage(resolved, owner, whileRunning));
       // Stale. Move it aside rather than delete it, and check that what moved is the stale lock
       // we read: another process may have taken it over in between, and then it goes back.
       const aside = `${file}.stale.${process.pid}`;

@@ -174,3 +174,41 @@ export async function setWebhookActive(db: Knex, scope: Scope, id: string, activ
   const row = rows.at(0);
   return row && withoutSecret(row);
 }
+
+/**
+ * Count one test send against the configuration's clock hour (UTC), unless `limit` were sent in it
+ * already: one statement, so concurrent sends from any API process cannot pass the limit together.
+ */
+export async function countTestSend(db: Knex, webhookId: string, limit: number): Promise<boolean> {
+  const { rows } = await db.raw<{ rows: unknown[] }>(
+    `INSERT INTO webhook_test_sends (webhook_id, hour, sent) VALUES (?, date_trunc('hour', now()), 1)
+     ON CONFLICT (webhook_id) DO UPDATE
+       SET sent = CASE WHEN webhook_test_sends.hour = excluded.hour THEN webhook_test_sends.sent + 1 ELSE 1 END, hour = excluded.hour
+       WHERE webhook_test_sends.hour <> excluded.hour OR webhook_test_sends.sent < ?
+     RETURNING sent`,
+    [webhookId, limit],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Of these configurations, disable (`disabled_reason: "backlog"`) each with more than `limit`
+ * deliveries not yet ended, and answer their ids. Counts stop at limit + 1, on the pending deliveries'
+ * partial index, so a configuration without a backlog costs a few index entries.
+ */
+export async function disableBacklogged(db: Knex, webhookIds: string[], limit: number): Promise<string[]> {
+  const disabled: string[] = [];
+  for (const id of new Set(webhookIds)) {
+    const { rows } = await db.raw<{ rows: { n: string }[] }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' LIMIT ?) pending`,
+      [id, limit + 1],
+    );
+    if (Number(rows[0].n) <= limit) continue;
+    await db('webhooks').where({ id, active: true }).update({ active: false, disabled_reason: BACKLOG });
+    disabled.push(id);
+  }
+  return disabled;
+}
+
+/** The reason a configuration disabled for its backlog shows (docs/webhooks.md). */
+export const BACKLOG = 'backlog';

@@ -18,6 +18,14 @@ export const NextDeadlineKey = defineSearchAttributeKey('NextDeadline', SearchAt
 export const RecordKindKey = defineSearchAttributeKey('RecordKind', SearchAttributeType.KEYWORD);
 export type RecordKind = 'payment' | 'delivery' | 'check';
 
+/** The operators' list of payments (no deliveries, no checks' runs): the visibility query the UI links carry. */
+export const PAYMENTS_QUERY = 'RecordKind="payment"';
+
+/** The Temporal UI's workflow list of `namespace` filtered to payments, under the UI at `uiUrl`. */
+export function paymentsListUrl(uiUrl: string, namespace: string): string {
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(PAYMENTS_QUERY)}`;
+}
+
 /** Name → type as `temporal server start-dev --search-attribute` and `operator search-attribute create` spell them. */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {
   PaymentStatus: 'Keyword',

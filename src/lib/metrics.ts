@@ -35,6 +35,21 @@ export const ledgerInvariantViolations = new Gauge({
   help: "Breaches of the ledger's invariants found by the last scheduled check (docs/money.md; alert on any)",
   registers: [registry],
 });
+export const ledgerVerifyLastSuccess = new Gauge({
+  name: 'ledger_verify_last_success_timestamp_seconds',
+  help: 'When a run of the periodic ledger check last completed (Unix seconds; alert when older than three intervals)',
+  registers: [registry],
+});
+export const ledgerVerifyLastFailure = new Gauge({
+  name: 'ledger_verify_last_failure_timestamp_seconds',
+  help: 'When a run of the ledger check last failed to complete (Unix seconds; 0: none since the process started)',
+  registers: [registry],
+});
+export const ledgerVerifyInterval = new Gauge({
+  name: 'ledger_verify_interval_seconds',
+  help: "The ledger check's schedule interval (LEDGER_VERIFY_INTERVAL), for the staleness alert",
+  registers: [registry],
+});
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, failed, skipped, refused)',

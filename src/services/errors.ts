@@ -9,8 +9,11 @@ class DomainError extends Error {}
 
 /** No such resource for this account and mode (also: another account's). */
 export class NotFound extends DomainError {
-  constructor(readonly what: string) {
-    super(`no such ${what}`);
+  constructor(
+    readonly what: string,
+    message = `no such ${what}`,
+  ) {
+    super(message);
   }
 }
 
@@ -62,7 +65,7 @@ export class InvalidInput extends DomainError {
 /** An account and mode at one of its quotas (docs/security.md): nothing was created. */
 export class QuotaExceeded extends DomainError {
   constructor(
-    readonly quota: 'webhooks' | 'api_keys',
+    readonly quota: 'webhooks' | 'api_keys' | 'open_payments' | 'test_sends',
     readonly limit: number,
     readonly setting: string,
     message: string,

@@ -9,6 +9,7 @@ import { eventsService } from './events';
 import { healthService } from './health';
 import { idempotencyService } from './idempotency';
 import { ledgerService } from './ledger';
+import { modesService } from './modes';
 import { paymentsService } from './payments';
 import { redactionService } from './redaction';
 import { repairService } from './repair';
@@ -35,6 +36,7 @@ export function createServices(deps: ServiceDeps) {
       maxApiKeys: deps.config.MAX_API_KEYS_PER_ACCOUNT,
     }),
     idempotency: idempotencyService(deps),
+    modes: modesService(deps),
     health: healthService(deps),
     repair: repairService(deps),
     audit: auditService(deps),

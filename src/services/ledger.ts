@@ -1,16 +1,50 @@
 /** The ledger's use cases (docs/money.md): balances, a payment's entries, the entry list, and the invariant check. */
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { balanceView, ledgerEntryView } from '../views/ledgerView';
 import type { PaymentState } from '../domain/payment';
 import type { Scope } from '../domain/tenancy';
-import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger, verifyLedger } from '../db/ledger';
+import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger } from '../db/ledger';
+import { verifyLedger } from '../db/ledgerCheck';
 import { findPayment } from '../db/payments';
-import { getPaymentQuery } from '../workflows';
+import { getPaymentQuery, ledgerVerifyWorkflow } from '../workflows';
+import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { queryOrUndefined } from '../lib/workflowQuery';
 import { NotFound, pageOrRefuse } from './errors';
 
-export function ledgerService({ db, temporal }: { db: Knex; temporal: Client }) {
+/** How long `npm run ledger:verify` waits for a worker to finish a check it asked for. */
+const CHECK_TIMEOUT = '30 minutes';
+
+/**
+ * The ledger check run by a worker of `taskQueue` (the process that holds the database, also the
+ * embedded one of `npm start`), as the schedule runs it; its result when it ends. Refused at once
+ * when no worker polls the queue.
+ */
+export async function checkInWorker(temporal: Client, opts: { taskQueue: string; accountId?: string; all?: boolean }) {
+  const { pollers } = await temporal.workflowService.describeTaskQueue({
+    namespace: temporal.options.namespace,
+    taskQueue: { name: opts.taskQueue },
+  });
+  if (pollers.length === 0) throw new NoWorker(opts.taskQueue);
+  return temporal.workflow.execute(ledgerVerifyWorkflow, {
+    taskQueue: opts.taskQueue,
+    workflowId: `ledger-verify-by-hand-${randomUUID()}`,
+    args: [{ ...(opts.accountId ? { accountId: opts.accountId } : {}), ...(opts.all ? { all: true } : {}) }],
+    workflowExecutionTimeout: CHECK_TIMEOUT,
+    // Out of the operators' payments list, as the schedule's runs (docs/operations.md).
+    typedSearchAttributes: [{ key: RecordKindKey, value: 'check' satisfies RecordKind }],
+  });
+}
+
+/** No worker polls the task queue the check was asked of. */
+export class NoWorker extends Error {
+  constructor(readonly taskQueue: string) {
+    super(`no worker polls task queue ${taskQueue}: start \`npm start\` or \`npm run worker\` (TEMPORAL_TASK_QUEUE names the queue)`);
+  }
+}
+
+export function ledgerService({ db, temporal }: { db: Knex; temporal?: Client }) {
   return {
     /** From the balances kept beside the entries: no scan of postings. */
     async balance(scope: Scope) {
@@ -27,9 +61,15 @@ export function ledgerService({ db, temporal }: { db: Knex; temporal: Client }) 
       return { data: page.rows.map(ledgerEntryView), hasMore: page.hasMore };
     },
 
-    /** Every invariant, open payments against their workflow's own state; `accountId` narrows it to one account. */
-    verify(accountId?: string) {
-      return verifyLedger(db, (id) => queryOrUndefined<PaymentState>(temporal, id, getPaymentQuery.name), accountId);
+    /**
+     * Every invariant, open payments against their workflow's own state (or, with `workflows: false`,
+     * the database's own invariants only); `accountId` narrows it to one account.
+     */
+    async verify(accountId?: string, opts: { workflows?: boolean } = {}) {
+      const state = (id: string) =>
+        temporal ? queryOrUndefined<PaymentState>(temporal, id, getPaymentQuery.name) : Promise.resolve(undefined);
+      const { violations } = await verifyLedger(db, opts.workflows === false ? () => Promise.resolve(undefined) : state, accountId);
+      return opts.workflows === false ? violations.filter((v) => v.check !== 'workflow_state') : violations;
     },
   };
 }

@@ -8,9 +8,11 @@ import { minorUnits } from '../domain/money';
 import { type MilestoneState, type PaymentState, INITIAL_STATUS, creationEntry, wholeMilestone } from '../domain/payment';
 import { personalOf, withPersonal, withoutPersonal } from '../domain/personal';
 import { scopeOf } from '../domain/tenancy';
+import { claimOpenPayment, purgeStaleClaims } from '../db/openPayments';
 import { findPayment } from '../db/payments';
 import { savePersonal } from '../db/personal';
 import { getPaymentQuery, paymentWorkflow } from '../workflows';
+import { QuotaExceeded } from './errors';
 import { type Call, type PaymentsDeps, paymentRun, paymentRunOptions } from './paymentRun';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
@@ -64,7 +66,25 @@ function newMilestones(payment: Omit<PaymentState, 'milestones' | 'staged'>, ask
 export function paymentCreation(deps: PaymentsDeps) {
   const { db, temporal, config } = deps;
   const { within, showDurable } = paymentRun(deps);
+
+  /**
+   * A place among the account's open payments in this mode, taken before anything starts. A create
+   * that fails afterwards keeps its place until its claim lapses (src/db/openPayments.ts): whether its
+   * workflow started is not always known, and the limit must hold either way.
+   */
+  async function claimPlace({ principal }: Call, paymentId: string): Promise<void> {
+    const setting = principal.livemode ? 'MAX_OPEN_PAYMENTS_LIVE' : 'MAX_OPEN_PAYMENTS_TEST';
+    const limit = config[setting];
+    if (await claimOpenPayment(db, scopeOf(principal), paymentId, limit)) return;
+    const mode = principal.livemode ? 'live' : 'test';
+    const message = `this account has ${limit} open ${mode} payments, the most it may have (${setting}); wait for one to be released, cancelled or refunded`;
+    throw new QuotaExceeded('open_payments', limit, setting, message);
+  }
+
   return {
+    /** Delete the claims of creates that died before their payment's row was written (src/db/openPayments.ts). */
+    purgeStaleClaims: () => purgeStaleClaims(db),
+
     /** Start the payment's workflow; its id is the payment id, never reused. */
     async create(call: Call, input: NewPayment): Promise<PaymentState> {
       const { principal } = call;
@@ -93,6 +113,7 @@ export function paymentCreation(deps: PaymentsDeps) {
         milestones: newMilestones(fields, input.milestones),
         staged: input.milestones !== undefined,
       };
+      await claimPlace(call, payment.id);
       // Kept here before the workflow starts, which carries ids and amounts only (docs/architecture.md).
       await savePersonal(db, payment.id, personalOf(payment));
       try {

@@ -25,6 +25,7 @@ import {
   listWebhooks,
   rotateWebhookSecret,
   setWebhookActive,
+  countTestSend,
 } from '../db/webhookConfigurations';
 import {
   type DeliveryFilter,
@@ -182,6 +183,11 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     /** Sends `payment.test` with the sample payment, whose status is "test" so that no receiver mistakes it for a real one. */
     async sendTest(scope: Scope, id: string): Promise<string> {
       const row = await load(scope, id);
+      const limit = config.MAX_TEST_SENDS_PER_WEBHOOK_HOUR;
+      if (!(await countTestSend(db, row.id, limit))) {
+        const message = `webhook ${row.id} was sent ${limit} test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour`;
+        throw new QuotaExceeded('test_sends', limit, 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR', message);
+      }
       const now = new Date().toISOString();
       const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
       try {

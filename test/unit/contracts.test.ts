@@ -13,11 +13,21 @@ import {
   PaymentCurrencyKey,
   PaymentStatusKey,
   SEARCH_ATTRIBUTE_TYPES,
+  paymentsListUrl,
 } from '../../src/domain/searchAttributes';
 import { stateMachineMermaid } from '../../src/domain/stateMachineDiagram';
 import { scopeOf } from '../../src/domain/tenancy';
 
 describe('search attributes', () => {
+  it('the UI link to the payments list: the namespace and the RecordKind query, encoded', () => {
+    expect(paymentsListUrl('http://127.0.0.1:8233', 'default')).toBe(
+      'http://127.0.0.1:8233/namespaces/default/workflows?query=RecordKind%3D%22payment%22',
+    );
+    expect(paymentsListUrl('https://ui.example', 'a b')).toBe(
+      'https://ui.example/namespaces/a%20b/workflows?query=RecordKind%3D%22payment%22',
+    );
+  });
+
   it('have the exact names and types saved searches use', () => {
     expect([PaymentStatusKey, PaymentAmountKey, PaymentCurrencyKey, AccountIdKey, LivemodeKey, NextDeadlineKey, RecordKindKey]).toEqual([
       { name: 'PaymentStatus', type: SearchAttributeType.KEYWORD },

@@ -117,6 +117,7 @@ export function webhookRoutes(webhooks: WebhooksService) {
       tag,
       summary: 'Send a payment.test event',
       responses: { 202: { description: 'Delivery started', schema: WebhookTestSent } },
+      errors: ['test_send_limit_reached'],
     },
     async (ctx) => {
       const deliveryId = await webhooks.sendTest(scope(ctx.state), ctx.params.id);
