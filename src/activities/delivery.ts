@@ -6,7 +6,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { webhookSecretKey } from '../config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
-import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery, releaseLease, takeLease } from '../db/webhookDeliveries';
+import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
+import { releaseLease, takeLease } from '../db/endpointLeases';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
 import { type ChainedDelivery, startFirstSeries } from './seriesStart';
