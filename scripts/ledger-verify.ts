@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { ledgerReport, verifyLedger } from '../src/db/ledger';
-import type { PaymentState } from '../src/domain/payment';
+import type { PaymentState } from '../src/domain/paymentTypes';
 import { DEFAULT_TEMPORAL_ADDRESS, connectClient } from '../src/stack';
 import { queryOrUndefined } from '../src/lib/workflowQuery';
 import { getPaymentQuery } from '../src/workflows';

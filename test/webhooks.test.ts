@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
-import { PAYMENT_EVENTS } from '../src/domain/payment';
+import { PAYMENT_EVENTS } from '../src/domain/paymentTypes';
 import { paymentWorkflow, transitionSignal } from '../src/workflows';
 import { freePort } from '../src/lib/net';
 import { verifyWebhookSignature } from '../src';

@@ -14,7 +14,9 @@ import {
   milestoneMoneyViolations,
   paymentMoneyViolations,
 } from '../domain/ledger';
-import { type PaymentState, type PaymentStatus, amountsOf, isTerminal, milestoneAmounts } from '../domain/payment';
+import { type PaymentState, type PaymentStatus } from '../domain/paymentTypes';
+import { isTerminal } from '../domain/payment';
+import { amountsOf } from '../domain/paymentMoney';
 import type { Scope } from '../domain/tenancy';
 import type { MilestoneRow } from './payments';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
@@ -248,7 +250,7 @@ export async function verifyLedger(
       const same = a.held === p.held && a.released === p.released && a.refunded === p.refunded && a.feeCollected === p.feeCollected;
       for (const m of state.milestones) {
         const kept = p.milestones.find((r) => r.id === m.id);
-        const w = milestoneAmounts(m);
+        const w = amountsOf(m);
         // Its status, each amount and its auto-release time: what the API shows of it.
         const shown = (x: MilestoneRow) => [
           x.status,

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { balanceView, ledgerEntryView } from '../views/ledgerView';
-import type { PaymentState } from '../domain/payment';
+import type { PaymentState } from '../domain/paymentTypes';
 import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger, verifyLedger } from '../db/ledger';
 import { findPayment } from '../db/payments';
