@@ -58,7 +58,9 @@ export default tseslint.config(
       'migrations',
       '*.config.mjs',
       '*.config.mts',
-      'examples/client/schema.d.ts',
+      'packages/client/src/schema.ts',
+      'packages/client/build.mjs',
+      'packages/client/dist',
     ],
   },
   js.configs.recommended,
@@ -87,7 +89,7 @@ export default tseslint.config(
   },
   ...importDirections(),
   {
-    files: ['test/**', 'scripts/**', 'tools/**', 'examples/**'],
+    files: ['test/**', 'scripts/**', 'tools/**', 'examples/**', 'packages/**'],
     rules: {
       // Tests read JSON answers of any shape; helpers keep the HTTP client's body `any`.
       '@typescript-eslint/no-explicit-any': 'off',

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
@@ -14,8 +15,12 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  *   operator and a client would. Needs Chromium; stack:cluster installs the Temporal binaries itself
  *   (tools/local-cluster/temporal-binaries.sh).
  */
+/** The client package by its name, from its source, as tsconfig.json's `paths` gives it to tsc and tsx. */
+const alias = { 'payment-custody-client': path.join(__dirname, 'packages/client/src/index.ts') };
+
 const unit: TestProjectInlineConfiguration = {
   test: {
+    alias,
     name: 'unit',
     // The local cluster's pure tests sit beside it (tools/local-cluster).
     include: ['test/unit/**/*.test.ts', 'tools/**/*.test.ts'],
@@ -29,6 +34,7 @@ const unit: TestProjectInlineConfiguration = {
 // Temporal workers use a native runtime: one forked process per file, never worker threads.
 const stack: TestProjectInlineConfiguration = {
   test: {
+    alias,
     name: 'stack',
     include: ['test/**/*.test.ts'],
     exclude: ['test/unit/**', 'test/e2e/**', 'test/cluster/**', 'test/contract/**'],
@@ -42,6 +48,7 @@ const stack: TestProjectInlineConfiguration = {
 
 const contract: TestProjectInlineConfiguration = {
   test: {
+    alias,
     name: 'contract',
     include: ['test/contract/**/*.test.ts'],
     globalSetup: ['test/globalSetup.ts'],
@@ -54,6 +61,7 @@ const contract: TestProjectInlineConfiguration = {
 
 const e2e: TestProjectInlineConfiguration = {
   test: {
+    alias,
     name: 'e2e',
     include: ['test/e2e/**/*.test.ts'],
     globalSetup: ['test/e2e/globalSetup.ts'],
@@ -66,6 +74,7 @@ const e2e: TestProjectInlineConfiguration = {
 
 const cluster: TestProjectInlineConfiguration = {
   test: {
+    alias,
     name: 'cluster',
     include: ['test/cluster/**/*.test.ts'],
     // One stack, one file, tests in order (each builds on the payments of the one before).

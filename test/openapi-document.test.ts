@@ -9,7 +9,7 @@ import { OPENAPI_FILE, documentText } from '../scripts/openapi';
 import { createApp } from '../src/api/app';
 import { documentedOperations } from '../tools/documentedOperations';
 import * as S from '../src/api/schemas';
-import { PAYMENT_EVENTS } from '../src/domain/payment';
+import { PAYMENT_EVENTS } from '../src/domain/paymentTypes';
 import { createLogger } from '../src/lib/logger';
 import { useStack } from './helpers/stack';
 

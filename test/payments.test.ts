@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT_ACTIONS, PAYMENT_STATUSES, type ClientAction, type PaymentStatus, type Resolution } from '../src/domain/payment';
+import { CLIENT_ACTIONS, PAYMENT_STATUSES, type ClientAction, type PaymentStatus, type Resolution } from '../src/domain/paymentTypes';
 import { getHistoryQuery, getPaymentQuery, transitionSignal, actionUpdate } from '../src/workflows';
 import { eventually, startStack, useAccount, useStack, validPayment } from './helpers/stack';
 

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { movementRecord, type HistoryEntry, type PaymentState } from '../src/domain/payment';
+import { type HistoryEntry, type PaymentState } from '../src/domain/paymentTypes';
+import { movementRecord } from '../src/domain/movementRecord';
 import { paymentView } from '../src/views/paymentView';
 import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';

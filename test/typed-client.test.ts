@@ -1,7 +1,9 @@
 /**
- * The typed client of examples/client (openapi-fetch over the generated paths): docs/quickstart.md's
+ * The typed client, the package payment-custody-client of packages/client (openapi-fetch over the
+ * generated paths), as examples/client/quickstart.ts imports it by its name: docs/quickstart.md's
  * TypeScript variant is the example's own code, and it takes a payment through custody against a
- * real stack. What must not compile is test/typed-client.types.ts, checked by npm run typecheck.
+ * real stack. What must not compile is test/typed-client.types.ts, checked by npm run typecheck;
+ * the package installed from its tarball is npm run check:client-package's.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +14,7 @@ import { useStack } from './helpers/stack';
 
 const stack = useStack();
 
-describe('examples/client', () => {
+describe('payment-custody-client', () => {
   it('docs/quickstart.md shows the example’s code as it is', () => {
     const example = fs.readFileSync(path.join(__dirname, '../examples/client/quickstart.ts'), 'utf8');
     const fn = example.slice(example.indexOf('export async function quickstart'), example.indexOf('\nif (require.main')).trimEnd();

@@ -4,7 +4,7 @@
  * @ts-expect-error that compiles fails the type check ("Unused '@ts-expect-error' directive"),
  * so none of these can silently start passing. Nothing here is executed.
  */
-import { createClient, ok } from '../examples/client/client';
+import { createClient, ok } from 'payment-custody-client';
 
 export async function typedCalls() {
   const api = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'svc_test_x' });

@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
-import { PAYMENT_EVENTS } from '../src/domain/payment';
+import { PAYMENT_EVENTS } from '../src/domain/paymentTypes';
 import { paymentWorkflow, transitionSignal } from '../src/workflows';
 import { freePort } from '../src/lib/net';
 import { verifyWebhookSignature } from '../src';

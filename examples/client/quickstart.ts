@@ -4,7 +4,7 @@
  * base ending in /api/v1, default http://127.0.0.1:3000/api/v1; key from KEY or .data/demo.json).
  */
 import fs from 'node:fs';
-import { ApiRequestError, createClient, ok } from './client';
+import { ApiRequestError, createClient, ok } from 'payment-custody-client';
 
 export async function quickstart(origin: string, apiKey: string) {
   const api = createClient({ baseUrl: origin, apiKey });

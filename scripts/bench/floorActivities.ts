@@ -4,9 +4,16 @@
  * then POST the signed event to the receiver as (B2) does.
  */
 import { Pool } from 'pg';
+import type { PaymentStatus } from '../../src/domain/paymentTypes';
 import type { EngineActivities } from './engineActivities';
 import { withUser } from './plainPg';
-import type { FloorPayment } from './workflows';
+
+/** (B3)'s answer to a step: the payment as the read model will hold it. */
+export interface FloorPayment {
+  id: string;
+  status: PaymentStatus;
+  version: number;
+}
 
 /** `table`: the run's read-model table (./floor.ts); unset when the run has no B3. */
 export function createFloorActivities(engine: EngineActivities, databaseUrl?: string, table?: string) {

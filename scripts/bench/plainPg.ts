@@ -6,7 +6,8 @@
 import os from 'node:os';
 import { Pool, type PoolClient } from 'pg';
 import { ulid } from 'ulid';
-import { type ClientAction, type PaymentStatus, INITIAL_STATUS, checkTransition } from '../../src/domain/payment';
+import { type ClientAction, type PaymentStatus } from '../../src/domain/paymentTypes';
+import { INITIAL_STATUS, checkTransition } from '../../src/domain/payment';
 import { type Answer, listenForPayments } from './paymentRoutes';
 
 export interface PlainServer {

@@ -11,9 +11,9 @@
  *       projects the new version onto the read-model row, then POSTs the event (./floorActivities.ts).
  */
 import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { PaymentStatus } from '../../src/domain/payment';
+import type { PaymentStatus } from '../../src/domain/paymentTypes';
 import type { EngineActivities } from './engineActivities';
-import type { FloorActivities } from './floorActivities';
+import type { FloorActivities, FloorPayment } from './floorActivities';
 
 export const stepUpdate = defineUpdate<number, [string]>('step');
 
@@ -47,13 +47,6 @@ export async function benchWebhookWorkflow(): Promise<number> {
   await condition(allHandlersFinished);
   await Promise.all(deliveries);
   return steps;
-}
-
-/** (B3)'s answer to a step: the payment as the read model will hold it. */
-export interface FloorPayment {
-  id: string;
-  status: PaymentStatus;
-  version: number;
 }
 
 export const floorStepUpdate = defineUpdate<FloorPayment, [string]>('floorStep');

@@ -1,6 +1,6 @@
 /** The ledger's scheduled verification (docs/money.md). */
 import { Context } from '@temporalio/activity';
-import type { PaymentState } from '../domain/payment';
+import type { PaymentState } from '../domain/paymentTypes';
 import { ledgerReport, runLedgerCheck, verifyLedger } from '../db/ledgerCheck';
 import { ledgerInvariantViolations, ledgerVerifyLastFailure, ledgerVerifyLastSuccess } from '../lib/metrics';
 import { queryOrUndefined } from '../lib/workflowQuery';

@@ -6,7 +6,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { PROJECTION_REFUSED } from '../domain/failures';
-import { type HistoryEntry, type PaymentState, isTerminal } from '../domain/payment';
+import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
+import { isTerminal } from '../domain/payment';
 import { withPersonal } from '../domain/personal';
 import { eraseMessages, findPersonal, wasRedacted } from '../db/personal';
 import { reasonHashKey } from '../config';

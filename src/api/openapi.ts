@@ -4,7 +4,7 @@
  * schemas become components; refusals and their texts come from the error catalogue.
  */
 import { z } from 'zod';
-import { PAYMENT_EVENTS } from '../domain/payment';
+import { PAYMENT_EVENTS } from '../domain/paymentTypes';
 import { ERRORS, type ErrorCode, errorExample } from './errorCatalogue';
 import { components, exampleOf } from './components';
 import type { Operation, ResponseSpec } from './registry';

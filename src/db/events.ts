@@ -1,7 +1,7 @@
 /** The event repository: the events of each history entry (written by src/db/projection.ts), for the Events API. */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { PaymentEvent } from '../domain/payment';
+import type { PaymentEvent } from '../domain/paymentTypes';
 import type { PaymentView } from '../views/paymentView';
 import type { Scope } from '../domain/tenancy';
 import { OWN_EVENT_ORDINAL } from '../domain/transitionEvents';

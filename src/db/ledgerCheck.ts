@@ -4,7 +4,9 @@
  * takes bounded time whatever their number (its cursor in `ledger_check_state`).
  */
 import type { Knex } from 'knex';
-import { type PaymentState, type PaymentStatus, amountsOf, isTerminal, milestoneAmounts } from '../domain/payment';
+import type { PaymentState, PaymentStatus } from '../domain/paymentTypes';
+import { isTerminal } from '../domain/payment';
+import { amountsOf } from '../domain/paymentMoney';
 import { type LedgerViolation, type PaymentMoneyRow, type PaymentPage, findLedgerViolations } from './ledger';
 import type { MilestoneRow } from './payments';
 
@@ -38,7 +40,7 @@ export async function verifyLedger(
       const same = a.held === p.held && a.released === p.released && a.refunded === p.refunded && a.feeCollected === p.feeCollected;
       for (const m of state.milestones) {
         const kept = p.milestones.find((r) => r.id === m.id);
-        const w = milestoneAmounts(m);
+        const w = amountsOf(m);
         // Its status, each amount and its auto-release time: what the API shows of it.
         const shown = (x: MilestoneRow) => [
           x.status,

@@ -1,6 +1,6 @@
 /** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
-import type { HistoryEntry, MilestoneState, PaymentState, PaymentStatus } from '../domain/payment';
+import type { HistoryEntry, MilestoneState, PaymentState, PaymentStatus } from '../domain/paymentTypes';
 import { type MilestonePersonal, personalOf, withPersonal } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';

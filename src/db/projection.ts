@@ -26,7 +26,8 @@ import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../domain/audit
 import { LEAF_COLUMNS } from './audit';
 import { Bindings, leafValues } from './statement';
 import { LEDGER_ACCOUNTS, entryTypeOf, postingsOf } from '../domain/ledger';
-import { type HistoryEntry, type PaymentState, ledgerMovements } from '../domain/payment';
+import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
+import { ledgerMovements } from '../domain/milestones';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { paymentView } from '../views/paymentView';
 import { isReasonHash, leafReason } from '../domain/personal';

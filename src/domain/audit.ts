@@ -3,7 +3,7 @@
  * (a repeated write never appends twice) and its canonical JSON. Pure; not imported by workflows.
  */
 import { canonicalJson } from './canonicalJson';
-import type { HistoryEntry, PaymentState } from './payment';
+import type { HistoryEntry, PaymentState } from './paymentTypes';
 
 export const AUDIT_LEAF_KINDS = ['payment.transition', 'webhook.attempt', 'ledger.entry'] as const;
 type AuditLeafKind = (typeof AUDIT_LEAF_KINDS)[number];

@@ -4,42 +4,16 @@
  * milestones by `PAYMENT_STATUS_RULES`, and a step's events by `STATUS_EVENTS` and
  * `MILESTONE_EVENTS`. A payment created without milestones has one, of its whole amount, and
  * behaves exactly as a payment always has.
- * Pure: no I/O, safe in the workflow sandbox; imports only types from ./payment.ts.
+ * Pure: no I/O, safe in the workflow sandbox; what a milestone is, is ./paymentTypes.ts's.
  */
 import type { Amounts, Movement } from './ledger';
-import { type MovementRecord, movementOf } from './movementRecord';
-import type { HistoryEntry, PaymentEvent, PaymentState, PaymentStatus } from './payment';
+import { movementOf } from './movementRecord';
+import { amountsOf } from './paymentMoney';
+import type { HistoryEntry, MilestoneChange, MilestoneState, PaymentEvent, PaymentState, PaymentStatus } from './paymentTypes';
 
 /** At most this many milestones per payment. */
 export const MAX_MILESTONES = 50;
 export const MAX_REFERENCE_LENGTH = 64;
-
-/** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's. */
-export interface MilestoneState {
-  id: string;
-  amountMinor: string;
-  status: PaymentStatus;
-  heldMinor: string;
-  releasedMinor: string;
-  refundedMinor: string;
-  /** The share of the payment's fee its releases collected (docs/money.md). */
-  feeCollectedMinor: string;
-  autoReleaseAfterSeconds: number | null;
-  /** When its auto-release fires, on the payment's clock; set while it is pending_release with one. */
-  releaseAt: string | null;
-  /** Kept by the service, never in Temporal (empty there): see ./personal.ts. */
-  reference: string | null;
-  description: string | null;
-  recipientEmail: string;
-}
-
-/** What one step did to one milestone: the history entry's record of it, the ledger entry's source. */
-export interface MilestoneChange {
-  id: string;
-  from: PaymentStatus;
-  to: PaymentStatus;
-  movement?: MovementRecord;
-}
 
 /** Who the rule looks at: each milestone's status and what it holds and released. */
 type Milestoneish = Pick<MilestoneState, 'status' | 'heldMinor' | 'releasedMinor'>;
@@ -117,31 +91,11 @@ export function stepEvents(
   return events;
 }
 
-/** A milestone's amounts, as the workflow keeps them. */
-export function milestoneAmounts(m: MilestoneState): Amounts {
-  return {
-    held: BigInt(m.heldMinor),
-    released: BigInt(m.releasedMinor),
-    refunded: BigInt(m.refundedMinor),
-    feeCollected: BigInt(m.feeCollectedMinor),
-  };
-}
-
-export function withMilestoneAmounts(m: MilestoneState, a: Amounts): MilestoneState {
-  return {
-    ...m,
-    heldMinor: a.held.toString(),
-    releasedMinor: a.released.toString(),
-    refundedMinor: a.refunded.toString(),
-    feeCollectedMinor: a.feeCollected.toString(),
-  };
-}
-
 /** The payment's amounts: the sums of its milestones'. */
 export function sumOfMilestones(milestones: readonly MilestoneState[]): Amounts {
   const sum = { held: 0n, released: 0n, refunded: 0n, feeCollected: 0n };
   for (const m of milestones) {
-    const a = milestoneAmounts(m);
+    const a = amountsOf(m);
     sum.held += a.held;
     sum.released += a.released;
     sum.refunded += a.refunded;

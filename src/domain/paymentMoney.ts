@@ -1,26 +1,33 @@
-/** A payment's money as the workflow keeps it (docs/money.md): minor units as decimal text, read as bigint. */
+/**
+ * A payment's money as the workflow keeps it (docs/money.md): minor units as decimal text, read as
+ * bigint. A payment and each of its milestones keep their amounts in the same four fields, so one
+ * helper reads and one writes both.
+ */
 import type { Amounts } from './ledger';
-import type { PaymentState } from './payment';
+import type { PaymentState } from './paymentTypes';
+
+/** The four amounts as a payment or a milestone keeps them. */
+type AmountFields = Pick<PaymentState, 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor'>;
 
 /** The amount and fee a payment's money is measured against. */
-export function moneyOf(state: PaymentState): { amount: bigint; platformFee: bigint } {
+export function moneyOf(state: Pick<PaymentState, 'amountMinor' | 'platformFeeMinor'>): { amount: bigint; platformFee: bigint } {
   return { amount: BigInt(state.amountMinor), platformFee: BigInt(state.platformFeeMinor) };
 }
 
-/** The payment's amounts, as the workflow keeps them. */
-export function amountsOf(state: PaymentState): Amounts {
+/** The amounts of a payment or of one milestone, as the workflow keeps them. */
+export function amountsOf(kept: AmountFields): Amounts {
   return {
-    held: BigInt(state.heldMinor),
-    released: BigInt(state.releasedMinor),
-    refunded: BigInt(state.refundedMinor),
-    feeCollected: BigInt(state.feeCollectedMinor),
+    held: BigInt(kept.heldMinor),
+    released: BigInt(kept.releasedMinor),
+    refunded: BigInt(kept.refundedMinor),
+    feeCollected: BigInt(kept.feeCollectedMinor),
   };
 }
 
-/** The state with these amounts written out. */
-export function withAmounts(state: PaymentState, a: Amounts): PaymentState {
+/** The payment or milestone with these amounts written out. */
+export function withAmounts<T extends AmountFields>(kept: T, a: Amounts): T {
   return {
-    ...state,
+    ...kept,
     heldMinor: a.held.toString(),
     releasedMinor: a.released.toString(),
     refundedMinor: a.refunded.toString(),

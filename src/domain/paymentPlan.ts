@@ -1,37 +1,28 @@
 /**
  * One step planned by the payment rules (./payment.ts): the checks a request must pass, status,
- * timers and money, and what the step does to each milestone, the payment and its events.
+ * timers and money, and what the step does to each milestone, the payment and its events; and the
+ * planned step applied to the payment's state.
  * Pure: no I/O, no clocks, safe to import inside the Temporal workflow sandbox.
  */
 import { type Amounts, type Movement, feeOnReleased, isEmptyMovement, move } from './ledger';
 import { formatMinor } from './amountText';
 import { dueTimer } from './paymentTimers';
 import { movementRecord } from './movementRecord';
-import { amountsOf, moneyOf } from './paymentMoney';
+import { amountsOf, moneyOf, withAmounts } from './paymentMoney';
+import { type StepEvent, holdsMoney, paymentStatusOf, stepEvents, sumOfMilestones } from './milestones';
+import { SPLIT_RULES, checkTransition, nextActions, refusalMessage } from './payment';
 import {
+  type ClientAction,
+  type HistoryEntry,
   type MilestoneChange,
   type MilestoneState,
-  type StepEvent,
-  holdsMoney,
-  milestoneAmounts,
-  paymentStatusOf,
-  stepEvents,
-  sumOfMilestones,
-  withMilestoneAmounts,
-} from './milestones';
-import {
-  CLIENT_ACTIONS,
-  type ClientAction,
   type PaymentState,
   type PaymentStatus,
   type Resolution,
   type TransitionAction,
+  CLIENT_ACTIONS,
   MILESTONE_ACTIONS,
-  SPLIT_RULES,
-  checkTransition,
-  nextActions,
-  refusalMessage,
-} from './payment';
+} from './paymentTypes';
 
 /** A request as the rules read it: `amountMinor` is a refund's amount or a split's refund_amount; `milestoneId` narrows it to one milestone. */
 export interface TransitionRequestRule {
@@ -164,14 +155,14 @@ function planSteps(
     const check = checkTransition(m.status, req.action, req.resolution, partial);
     if (!check.ok) return m;
     const { transition } = check;
-    const moved = move(transition.money, { amount: BigInt(m.amountMinor), platformFee: 0n }, milestoneAmounts(m), req.amountMinor);
+    const moved = move(transition.money, { amount: BigInt(m.amountMinor), platformFee: 0n }, amountsOf(m), req.amountMinor);
     if (!moved.ok) throw new Error(`${m.id}: ${moved.message}`);
     // The payment's fee stays pro rata to everything released (docs/money.md); this release collects the difference.
     const fee = feeOnReleased(platformFee, amount, released + moved.movement.released) - feeOnReleased(platformFee, amount, released);
     released += moved.movement.released;
     const movement = { ...moved.movement, fee };
     for (const k of ['deposited', 'refunded', 'released', 'fee'] as const) total[k] += movement[k];
-    const before = milestoneAmounts(m);
+    const before = amountsOf(m);
     const releaseAt =
       transition.to !== 'pending_release'
         ? null
@@ -186,7 +177,7 @@ function planSteps(
       to: transition.to,
       ...(isEmptyMovement(movement) ? {} : { movement: movementRecord(movement) }),
     });
-    return withMilestoneAmounts({ ...m, status: transition.to, releaseAt }, { ...moved.after, feeCollected: before.feeCollected + fee });
+    return withAmounts({ ...m, status: transition.to, releaseAt }, { ...moved.after, feeCollected: before.feeCollected + fee });
   });
   const to = paymentStatusOf(milestones);
   const events = stepEvents({ from: state.status, to, refunded: total.refunded, changes }, state.staged);
@@ -201,4 +192,30 @@ function planSteps(
     changes,
     events,
   };
+}
+
+/** Apply a planned step to a state; pure, returns the new state and its history entry. */
+export function applyTransition(
+  state: PaymentState,
+  step: PlannedStep,
+  meta: { actor: string; reason: string | null; at: string },
+): { state: PaymentState; entry: HistoryEntry } {
+  const next: PaymentState = withAmounts(
+    { ...state, status: step.to, milestones: step.milestones, updatedAt: meta.at, version: state.version + 1 },
+    step.after,
+  );
+  const entry: HistoryEntry = {
+    seq: next.version,
+    action: step.action,
+    from: state.status,
+    to: step.to,
+    event: step.events.at(-1)!.event,
+    actor: meta.actor,
+    reason: meta.reason,
+    at: meta.at,
+    ...(isEmptyMovement(step.movement) ? {} : { movement: movementRecord(step.movement) }),
+    ...(step.milestoneId === undefined ? {} : { milestoneId: step.milestoneId }),
+    ...(step.changes.length > 0 ? { changes: step.changes } : {}),
+  };
+  return { state: next, entry };
 }

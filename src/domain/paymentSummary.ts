@@ -5,7 +5,9 @@
  * at each workflow's start (docs/benchmarks.md).
  */
 import { formatMinor } from './amountText';
-import { type HistoryEntry, type MovementRecord, type PaymentState, amountsOf, moneyOf } from './payment';
+import { type HistoryEntry, type PaymentState } from './paymentTypes';
+import { amountsOf, moneyOf } from './paymentMoney';
+import { type MovementRecord } from './movementRecord';
 
 const money = (s: PaymentState) => (minor: bigint | string) => formatMinor(BigInt(minor), s.amountExponent);
 

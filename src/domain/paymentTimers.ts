@@ -3,7 +3,7 @@
  * functions of its state, one rule for the workflow's timers and the `NextDeadline` search attribute.
  */
 import { INVALID_ARGUMENT, LIVE_PAYMENT } from './failures';
-import type { PaymentState, TimerAction } from './payment';
+import type { PaymentState, TimerAction } from './paymentTypes';
 
 /** A durable timer a payment waits on: the transition it makes, when it is due (ms), and for an auto-release its milestone. */
 interface PendingTimer {

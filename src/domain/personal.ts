@@ -4,7 +4,7 @@
  * only, no I/O); not imported by workflows.
  */
 import { createHmac } from 'node:crypto';
-import type { MilestoneState, PaymentState } from './payment';
+import type { MilestoneState, PaymentState } from './paymentTypes';
 import { REASON_HASH_PREFIX, isReasonHash } from './reasonHash';
 
 export { isReasonHash };

@@ -1,5 +1,6 @@
 /** What `npm run repair` does with one payment, decided from its read model row and its Temporal run (docs/operations.md). */
-import { type PaymentStatus, isTerminal } from './payment';
+import { type PaymentStatus } from './paymentTypes';
+import { isTerminal } from './payment';
 
 /** The latest run under the payment's workflow id, as Temporal describes it; `missing` when there is none. */
 export type RunStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'CONTINUED_AS_NEW' | 'TIMED_OUT' | 'missing';

@@ -1,5 +1,7 @@
 /** The payment state machine drawn as a diagram for the docs, and the rule that gives a payment with milestones its status. */
-import { INITIAL_STATUS, PAYMENT_STATUS_RULES, TERMINAL_STATUSES, TRANSITIONS } from './payment';
+import { TERMINAL_STATUSES } from './paymentTypes';
+import { INITIAL_STATUS, TRANSITIONS } from './payment';
+import { PAYMENT_STATUS_RULES } from './milestones';
 
 /** The state machine as a Mermaid diagram, drawn from the transition table (docs/concepts.md). */
 export function stateMachineMermaid(): string {

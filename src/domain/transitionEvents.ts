@@ -5,17 +5,10 @@
  * then the spec's event for the status the payment took (`stepEvents`, src/domain/milestones.ts).
  * Pure: the projection, the publication and `npm run repair` all read it.
  */
-import {
-  type HistoryEntry,
-  type PaymentEvent,
-  type PaymentState,
-  amountsOf,
-  milestoneAmounts,
-  movementOf,
-  stepEvents,
-  withAmounts,
-  withMilestoneAmounts,
-} from './payment';
+import { stepEvents } from './milestones';
+import { movementOf } from './movementRecord';
+import { amountsOf, withAmounts } from './paymentMoney';
+import type { HistoryEntry, PaymentEvent, PaymentState } from './paymentTypes';
 
 /** The transition's own event (the last); an event that precedes it within the same version has a lower ordinal. */
 export const OWN_EVENT_ORDINAL = 0;
@@ -59,8 +52,8 @@ function refundedPart(state: PaymentState, entry: HistoryEntry): PaymentState {
     if (!c?.movement) return m;
     const mv = movementOf(c.movement);
     if (mv.released === 0n) return m;
-    const a = milestoneAmounts(m);
-    return withMilestoneAmounts(
+    const a = amountsOf(m);
+    return withAmounts(
       { ...m, status: c.from },
       { ...a, held: a.held + mv.released, released: a.released - mv.released, feeCollected: a.feeCollected - mv.fee },
     );

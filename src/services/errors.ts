@@ -3,7 +3,8 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ServiceError } from '@temporalio/client';
-import { allowedActions, type ClientAction, isTerminal, type PaymentStatus } from '../domain/payment';
+import { type ClientAction, type PaymentStatus } from '../domain/paymentTypes';
+import { allowedActions, isTerminal } from '../domain/payment';
 
 class DomainError extends Error {}
 

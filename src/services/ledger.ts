@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { balanceView, ledgerEntryView } from '../views/ledgerView';
-import type { PaymentState } from '../domain/payment';
+import type { PaymentState } from '../domain/paymentTypes';
 import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger } from '../db/ledger';
 import { verifyLedger } from '../db/ledgerCheck';

@@ -5,7 +5,9 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { ulid } from 'ulid';
 import { minorUnits } from '../domain/money';
-import { type MilestoneState, type PaymentState, INITIAL_STATUS, creationEntry, wholeMilestone } from '../domain/payment';
+import { type MilestoneState, type PaymentState } from '../domain/paymentTypes';
+import { INITIAL_STATUS, creationEntry } from '../domain/payment';
+import { wholeMilestone } from '../domain/milestones';
 import { personalOf, withPersonal, withoutPersonal } from '../domain/personal';
 import { scopeOf } from '../domain/tenancy';
 import { claimOpenPayment, purgeStaleClaims } from '../db/openPayments';

@@ -7,7 +7,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { type Config, reasonHashKey } from '../config';
 import { toMajor } from '../domain/money';
-import type { HistoryEntry, PaymentState } from '../domain/payment';
+import type { HistoryEntry, PaymentState } from '../domain/paymentTypes';
 import { summary } from '../domain/paymentSummary';
 import {
   AccountIdKey,

@@ -15,10 +15,8 @@ import {
   type PaymentState,
   type PaymentStatus,
   type Resolution,
-  isTerminal,
-  nextActions,
-  refusalMessage,
-} from '../domain/payment';
+} from '../domain/paymentTypes';
+import { isTerminal, nextActions, refusalMessage } from '../domain/payment';
 import { reasonHash, withPersonal } from '../domain/personal';
 import { type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments } from '../db/payments';

@@ -4,7 +4,8 @@
  * update; amounts, ledger and custody trail are untouched and still verify.
  */
 import type { Knex } from 'knex';
-import { type PaymentState, TERMINAL_STATUSES, isTerminal, nextActions, refusalMessage } from '../domain/payment';
+import { type PaymentState, TERMINAL_STATUSES } from '../domain/paymentTypes';
+import { isTerminal, nextActions, refusalMessage } from '../domain/payment';
 import { scopeOf } from '../domain/tenancy';
 import { findPayment } from '../db/payments';
 import { redactPayment } from '../db/personal';

@@ -5,7 +5,8 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
-import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES, nextDeadlineOf } from '../domain/payment';
+import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES } from '../domain/paymentTypes';
+import { nextDeadlineOf } from '../domain/paymentTimers';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { planDeliveries } from '../db/projection';
 import { continuedRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';

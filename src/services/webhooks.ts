@@ -9,7 +9,7 @@ import { ulid } from 'ulid';
 import { type Config, stackPorts, webhookSecretKey } from '../config';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { type DeliveryView, deliveryView } from '../views/deliveryView';
-import { PAYMENT_EVENTS } from '../domain/payment';
+import { PAYMENT_EVENTS } from '../domain/paymentTypes';
 import { samplePayment } from '../views/paymentView';
 import { seriesStartOptions } from '../domain/deliverySeries';
 import { type Scope } from '../domain/tenancy';

@@ -1,7 +1,8 @@
 /** The payment as the API and webhooks show it, and its sample for `payment.test`. */
 import { z } from 'zod';
 import { toMajor } from '../domain/money';
-import { type MilestoneState, PAYMENT_STATUSES, type PaymentState, amountsOf, milestoneAmounts, moneyOf } from '../domain/payment';
+import { type MilestoneState, PAYMENT_STATUSES, type PaymentState } from '../domain/paymentTypes';
+import { amountsOf, moneyOf } from '../domain/paymentMoney';
 
 /** One milestone as the API and webhooks show it (docs/concepts.md, "Deals paid in stages"). */
 export const MilestoneViewSchema = z.object({
@@ -21,7 +22,7 @@ export type MilestoneView = z.infer<typeof MilestoneViewSchema>;
 
 export function milestoneView(s: Pick<PaymentState, 'currency' | 'amountExponent'>, m: MilestoneState): MilestoneView {
   const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
-  const a = milestoneAmounts(m);
+  const a = amountsOf(m);
   return {
     id: m.id,
     reference: m.reference,

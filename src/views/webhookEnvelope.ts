@@ -2,7 +2,7 @@
  * The body of every webhook delivery (docs/webhooks.md): the event, the payment as the API shows
  * it, and the payment's version. Built here only, for payments' events and for `payment.test`.
  */
-import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/payment';
+import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/paymentTypes';
 import { type MilestoneView, type PaymentView, type SamplePaymentView, milestoneView, paymentView } from './paymentView';
 import { emittedEvents } from '../domain/transitionEvents';
 

@@ -3,7 +3,7 @@
  * the answers to configure and rotate. One zod schema each, for the type and the OpenAPI document.
  */
 import { z } from 'zod';
-import { PAYMENT_EVENTS } from '../domain/payment';
+import { PAYMENT_EVENTS } from '../domain/paymentTypes';
 
 export const WebhookViewSchema = z.object({
   id: z.string(),

@@ -25,17 +25,18 @@ import {
   type PaymentState,
   type Resolution,
   type TimerAction,
-  applyTransition,
+} from '../domain/paymentTypes';
+import { creationEntry, isTerminal } from '../domain/payment';
+import { applyTransition } from '../domain/paymentPlan';
+import {
   clockAdvanceRefusal,
-  creationEntry,
-  isTerminal,
   nextDeadlineOf,
   pendingTimer,
   pendingTimers,
   TIMER_REASONS,
   TIMER_SUMMARIES,
   timerDelayMs,
-} from '../domain/payment';
+} from '../domain/paymentTimers';
 import { type PlannedStep, planTransition } from '../domain/paymentPlan';
 import { INVALID_AMOUNT, INVALID_ARGUMENT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
 import { details } from '../domain/paymentSummary';

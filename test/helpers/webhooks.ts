@@ -4,7 +4,8 @@
  */
 import { expect } from 'vitest';
 import { ulid } from 'ulid';
-import { type PaymentState, wholeMilestone } from '../../src/domain/payment';
+import { type PaymentState } from '../../src/domain/paymentTypes';
+import { wholeMilestone } from '../../src/domain/milestones';
 import { eventually, type Stack } from './stack';
 
 /** Short retries through the WEBHOOK_* settings: 200 ms, ×2, capped at 400 ms, 5 attempts, 1 s time-out. */

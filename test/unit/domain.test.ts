@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatMajor, isCurrency, minorUnits, toMajor, toMinor } from '../../src/domain/money';
-import { MILESTONE_EVENTS, PAYMENT_EVENTS, PAYMENT_STATUSES, TRANSITIONS, checkTransition, isTerminal } from '../../src/domain/payment';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES } from '../../src/domain/paymentTypes';
+import { TRANSITIONS, checkTransition, isTerminal } from '../../src/domain/payment';
+import { MILESTONE_EVENTS } from '../../src/domain/milestones';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetch as undiciFetch } from 'undici';

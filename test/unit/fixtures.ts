@@ -1,5 +1,6 @@
 /** A payment as the workflow holds it, for the stack-free unit tests; each test overrides what it checks. */
-import { type PaymentState, wholeMilestone } from '../../src/domain/payment';
+import { type PaymentState } from '../../src/domain/paymentTypes';
+import { wholeMilestone } from '../../src/domain/milestones';
 
 /** Without `milestones`, the payment's one milestone of the whole amount mirrors its status and amounts. */
 export function paymentState(overrides: Partial<PaymentState> = {}): PaymentState {

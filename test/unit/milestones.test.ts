@@ -7,7 +7,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  amountsOf,
   type HistoryEntry,
   type MilestoneChange,
   type MilestoneState,
@@ -17,25 +16,22 @@ import {
   type TransitionAction,
   CLIENT_ACTIONS,
   MILESTONE_ACTIONS,
+} from '../../src/domain/paymentTypes';
+import { checkTransition, creationEntry } from '../../src/domain/payment';
+import { applyTransition } from '../../src/domain/paymentPlan';
+import { amountsOf, withAmounts } from '../../src/domain/paymentMoney';
+import { dueTimer, nextDeadlineOf, pendingTimer, pendingTimers } from '../../src/domain/paymentTimers';
+import {
   MILESTONE_EVENTS,
   PAYMENT_STATUS_RULES,
   STATUS_EVENTS,
-  applyTransition,
-  checkTransition,
-  creationEntry,
   defaultMilestoneId,
-  dueTimer,
   ledgerMovements,
-  milestoneAmounts,
-  nextDeadlineOf,
   paymentStatusOf,
-  pendingTimer,
-  pendingTimers,
   stepEvents,
   sumOfMilestones,
   wholeMilestone,
-  withMilestoneAmounts,
-} from '../../src/domain/payment';
+} from '../../src/domain/milestones';
 import { type PlannedStep, type TransitionRequestRule, planTransition } from '../../src/domain/paymentPlan';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
@@ -238,9 +234,9 @@ describe('a milestone’s money', () => {
     feeCollectedMinor: '21',
   };
 
-  it('milestoneAmounts reads it, withMilestoneAmounts writes it', () => {
-    expect(milestoneAmounts(m)).toEqual({ held: 0n, released: 700n, refunded: 300n, feeCollected: 21n });
-    expect(withMilestoneAmounts(m, { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toEqual({
+  it('amountsOf reads it, withAmounts writes it', () => {
+    expect(amountsOf(m)).toEqual({ held: 0n, released: 700n, refunded: 300n, feeCollected: 21n });
+    expect(withAmounts(m, { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toEqual({
       ...m,
       heldMinor: '1',
       releasedMinor: '2',

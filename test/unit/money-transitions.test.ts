@@ -4,17 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type PaymentState,
-  TRANSITIONS,
-  amountsOf,
-  applyTransition,
-  checkTransition,
-  moneyOf,
-  movementOf,
-  movementRecord,
-  withAmounts,
-} from '../../src/domain/payment';
+import { type PaymentState } from '../../src/domain/paymentTypes';
+import { TRANSITIONS, checkTransition } from '../../src/domain/payment';
+import { applyTransition } from '../../src/domain/paymentPlan';
+import { amountsOf, moneyOf, withAmounts } from '../../src/domain/paymentMoney';
+import { movementOf, movementRecord } from '../../src/domain/movementRecord';
 import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState } from './fixtures';
 

@@ -1,7 +1,7 @@
 /** The payment as the API and webhooks show it, its webhook envelope, and its lines in the Temporal UI. */
 import { describe, expect, it } from 'vitest';
 import { PaymentViewSchema, paymentView } from '../../src/views/paymentView';
-import type { HistoryEntry } from '../../src/domain/payment';
+import type { HistoryEntry } from '../../src/domain/paymentTypes';
 import { details, movementText, stepSummary, summary } from '../../src/domain/paymentSummary';
 import { envelope } from '../../src/views/webhookEnvelope';
 import { paymentState } from './fixtures';

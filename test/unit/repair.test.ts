@@ -1,6 +1,6 @@
 /** What `npm run repair` decides per payment, and the timer facts a repaired run is rebuilt from. */
 import { describe, expect, it } from 'vitest';
-import { nextDeadlineOf } from '../../src/domain/payment';
+import { nextDeadlineOf } from '../../src/domain/paymentTimers';
 import { repairDecision } from '../../src/domain/repair';
 import { paymentState, releasingAt } from './fixtures';
 

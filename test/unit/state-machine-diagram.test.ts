@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONCEPTS, withDiagram, withStatusRules } from '../../scripts/docs-state-machine';
-import { PAYMENT_STATUS_RULES, TRANSITIONS } from '../../src/domain/payment';
+import { TRANSITIONS } from '../../src/domain/payment';
+import { PAYMENT_STATUS_RULES } from '../../src/domain/milestones';
 
 describe('docs/concepts.md', () => {
   const text = fs.readFileSync(CONCEPTS, 'utf8');

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/domain/payment';
+import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/domain/paymentTimers';
 import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState, releasingAt } from './fixtures';
 

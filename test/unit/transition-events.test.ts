@@ -3,7 +3,8 @@
  * and for a split its refunded part as a partial refund first.
  */
 import { describe, expect, it } from 'vitest';
-import { type PaymentState, applyTransition } from '../../src/domain/payment';
+import { type PaymentState } from '../../src/domain/paymentTypes';
+import { applyTransition } from '../../src/domain/paymentPlan';
 import { planTransition } from '../../src/domain/paymentPlan';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { paymentState } from './fixtures';

@@ -5,23 +5,25 @@
 import { describe, expect, it } from 'vitest';
 import {
   CLIENT_ACTIONS,
-  CREATED_EVENT,
-  INITIAL_STATUS,
   PAYMENT_EVENTS,
   PAYMENT_STATUSES,
   RESOLUTIONS,
   TERMINAL_STATUSES,
-  TRANSITIONS,
   type PaymentState,
-  type Transition,
   type TransitionAction,
+} from '../../src/domain/paymentTypes';
+import {
+  CREATED_EVENT,
+  INITIAL_STATUS,
+  TRANSITIONS,
+  type Transition,
   allowedActions,
   allowedFrom,
-  applyTransition,
   checkTransition,
   creationEntry,
   isTerminal,
 } from '../../src/domain/payment';
+import { applyTransition } from '../../src/domain/paymentPlan';
 import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState } from './fixtures';
 

@@ -1,6 +1,7 @@
 /** The payment routes: create, list, read, history, one route per client action, and redaction. */
 import type { z } from 'zod';
-import { CLIENT_ACTIONS, MILESTONE_ACTIONS, TRANSITIONS, allowedFrom, type ClientAction } from '../../domain/payment';
+import { CLIENT_ACTIONS, MILESTONE_ACTIONS, type ClientAction } from '../../domain/paymentTypes';
+import { TRANSITIONS, allowedFrom } from '../../domain/payment';
 import { paymentView } from '../../views/paymentView';
 import { scopeOf } from '../../domain/tenancy';
 import type { PaymentsService, TransitionCommand } from '../../services/payments';

@@ -1,6 +1,6 @@
 /** The event routes' schemas (src/api/routes/events.ts). */
 import { z } from 'zod';
-import { PAYMENT_EVENTS } from '../../domain/payment';
+import { PAYMENT_EVENTS } from '../../domain/paymentTypes';
 import { component } from '../components';
 import * as S from '../samples';
 import { listOf, listQuery, paymentIdFilter } from './common';

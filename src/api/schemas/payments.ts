@@ -1,6 +1,8 @@
 /** The payment routes' schemas (src/api/routes/payments.ts, testHelpers.ts). */
 import { z } from 'zod';
-import { MAX_MILESTONES, MAX_REFERENCE_LENGTH, PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS, SPLIT_RULES } from '../../domain/payment';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS } from '../../domain/paymentTypes';
+import { SPLIT_RULES } from '../../domain/payment';
+import { MAX_MILESTONES, MAX_REFERENCE_LENGTH } from '../../domain/milestones';
 import { PaymentViewSchema } from '../../views/paymentView';
 import { formatMinor } from '../../domain/amountText';
 import { currencyRefusal, isCurrency, minorUnits, toMinor } from '../../domain/money';

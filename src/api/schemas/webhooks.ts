@@ -1,6 +1,6 @@
 /** The webhook routes' schemas (src/api/routes/webhooks.ts) and every delivery's body. */
 import { z } from 'zod';
-import { PAYMENT_EVENTS, type PaymentEvent } from '../../domain/payment';
+import { PAYMENT_EVENTS, type PaymentEvent } from '../../domain/paymentTypes';
 import { MilestoneViewSchema, SamplePaymentViewSchema } from '../../views/paymentView';
 import { DELIVERY_STATUSES, DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../../views/deliveryView';
 import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../../views/webhookView';

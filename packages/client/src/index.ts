@@ -1,14 +1,15 @@
 /**
- * The typed client: openapi-fetch over `paths` from schema.d.ts, which openapi-typescript generates
- * from docs/openapi.json (`npm run openapi`). Each call takes exactly its operation's parameters:
- * a misspelt path, a missing required field or a value outside an enum does not compile
- * (test/typed-client.types.ts). Using it from another project: docs/client.md.
+ * The typed client, the package payment-custody-client: openapi-fetch over `paths` from ./schema.ts,
+ * which openapi-typescript generates from docs/openapi.json (`npm run openapi`). Each call takes
+ * exactly its operation's parameters: a misspelt path, a missing required field or a value outside
+ * an enum does not compile (test/typed-client.types.ts). Installing it: docs/client.md. Relative
+ * imports name their `.js` file, as Node.js's ES modules (and `nodenext`) require of the built code.
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from './schema.js';
 
-export type { components, paths } from './schema';
-export { verifyWebhook, verifyWebhookSignature, type WebhookVerdict } from './webhooks';
+export type { components, paths } from './schema.js';
+export { verifyWebhook, verifyWebhookSignature, type WebhookVerdict } from './webhooks.js';
 
 export type Payment = components['schemas']['Payment'];
 export type ErrorResponse = components['schemas']['ErrorResponse'];

@@ -1,0 +1,129 @@
+/**
+ * What a payment is: its statuses, events and actions, its state as the workflow holds it, its
+ * milestones and its history. Types and the lists they are read from only; the rules over them are
+ * ./payment.ts's (the transition table), ./milestones.ts's and ./paymentPlan.ts's.
+ * A leaf: it imports nothing but a type, so every module of the domain may import it.
+ */
+import type { MovementRecord } from './movementRecord';
+
+export const PAYMENT_STATUSES = [
+  'pending_deposit',
+  'in_custody',
+  'pending_release',
+  'released',
+  'cancelled',
+  'refunded',
+  'disputed',
+] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly PaymentStatus[] = ['released', 'cancelled', 'refunded'];
+
+export const PAYMENT_EVENTS = [
+  'payment.created',
+  'payment.deposited',
+  'payment.approved',
+  'payment.released',
+  'payment.cancelled',
+  'payment.refunded',
+  'payment.partially_refunded',
+  'payment.disputed',
+  'payment.milestone_approved',
+  'payment.milestone_released',
+  'payment.milestone_disputed',
+  'payment.test',
+] as const;
+export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
+
+/** Actions a client may request over the API (create is the workflow start, not a transition). */
+export const CLIENT_ACTIONS = ['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve'] as const;
+export type ClientAction = (typeof CLIENT_ACTIONS)[number];
+/** Actions the workflow takes by itself, on its durable timers. */
+export type TimerAction = 'deadline' | 'auto_release';
+export type TransitionAction = ClientAction | TimerAction;
+
+/** Actions a client may request of one milestone (docs/concepts.md, "Deals paid in stages"). */
+export const MILESTONE_ACTIONS = ['approve', 'release', 'refund', 'dispute', 'resolve'] as const satisfies readonly ClientAction[];
+export type MilestoneAction = (typeof MILESTONE_ACTIONS)[number];
+
+export const RESOLUTIONS = ['release', 'refund', 'split'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+/** One entry of a payment's history. */
+export interface HistoryEntry {
+  seq: number;
+  action: 'create' | TransitionAction;
+  from: PaymentStatus | null;
+  to: PaymentStatus;
+  event: PaymentEvent;
+  actor: string;
+  reason: string | null;
+  at: string;
+  /** The money this step moved (minor units as decimal text), when it moved any. */
+  movement?: MovementRecord;
+  /** The milestone a milestone action (or its timer, on a payment with milestones) named. */
+  milestoneId?: string;
+  /** What the step did to each milestone it moved: the ledger entries' source (one per milestone that moved money). */
+  changes?: MilestoneChange[];
+}
+
+/** The payment as the workflow holds it: money in integer minor units. */
+export interface PaymentState {
+  id: string;
+  accountId: string;
+  livemode: boolean;
+  amountMinor: string; // bigint as decimal string: survives JSON and the workflow sandbox
+  /**
+   * The currency's minor units when the amount was taken, kept with it so that an update of the
+   * ISO table never rescales a stored amount.
+   */
+  amountExponent: number;
+  currency: string;
+  status: PaymentStatus;
+  payerEmail: string;
+  recipientEmail: string;
+  description: string | null;
+  metadata: Record<string, string>;
+  depositDeadline: string;
+  autoReleaseAfterSeconds: number | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  /** Money (docs/money.md), minor units as decimal text. */
+  platformFeeMinor: string;
+  heldMinor: string;
+  releasedMinor: string;
+  refundedMinor: string;
+  feeCollectedMinor: string;
+  /** The parts the amount is released in; one, of the whole amount, for a payment created without milestones. */
+  milestones: MilestoneState[];
+  /** Created with milestones: its steps also emit the milestone events (docs/webhooks.md). */
+  staged: boolean;
+}
+
+/** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's. */
+export interface MilestoneState {
+  id: string;
+  amountMinor: string;
+  status: PaymentStatus;
+  heldMinor: string;
+  releasedMinor: string;
+  refundedMinor: string;
+  /** The share of the payment's fee its releases collected (docs/money.md). */
+  feeCollectedMinor: string;
+  autoReleaseAfterSeconds: number | null;
+  /** When its auto-release fires, on the payment's clock; set while it is pending_release with one. */
+  releaseAt: string | null;
+  /** Kept by the service, never in Temporal (empty there): see ./personal.ts. */
+  reference: string | null;
+  description: string | null;
+  recipientEmail: string;
+}
+
+/** What one step did to one milestone: the history entry's record of it, the ledger entry's source. */
+export interface MilestoneChange {
+  id: string;
+  from: PaymentStatus;
+  to: PaymentStatus;
+  movement?: MovementRecord;
+}
