@@ -75,6 +75,17 @@ export class QuotaExceeded extends DomainError {
   }
 }
 
+/** A recipient money may not be released to (`rejected`): named by the field that named it. */
+export class RecipientNotPayable extends DomainError {
+  constructor(
+    readonly recipientId: string,
+    readonly field: string,
+    readonly status: string,
+  ) {
+    super(`${field}: recipient ${recipientId} is ${status}; no payment may name it`);
+  }
+}
+
 /** No credential, or one that is wrong, revoked or expired. */
 export class Unauthenticated extends DomainError {}
 

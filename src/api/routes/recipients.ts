@@ -1,0 +1,101 @@
+/** The recipient routes (docs/concepts.md, "Recipients"): create, list, read, change, verification. Parse, call one use case, respond. */
+import { scopeOf } from '../../domain/tenancy';
+import type { RecipientsService } from '../../services/recipients';
+import { recipientView } from '../../views/recipientView';
+import { callOf } from '../context';
+import { listPage } from '../lists';
+import { Routes } from '../registry';
+import {
+  CreateRecipientRequest,
+  ListRecipientsQuery,
+  Recipient,
+  RecipientList,
+  RecipientVerificationRequest,
+  UpdateRecipientRequest,
+  pageRequestOf,
+} from '../schemas';
+
+export function recipientRoutes(recipients: RecipientsService) {
+  const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'recipient', 'The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it');
+  const tag = 'Recipients';
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/recipients',
+      tag,
+      summary: 'Create a recipient (unverified)',
+      body: CreateRecipientRequest,
+      responses: { 201: { description: 'The recipient, verification status unverified', schema: Recipient } },
+    },
+    async (ctx, { body }) => {
+      ctx.status = 201;
+      ctx.body = recipientView(await recipients.create(callOf(ctx.state), body));
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/recipients',
+      tag,
+      summary: 'List recipients, newest first',
+      query: ListRecipientsQuery,
+      responses: { 200: { description: 'A page of recipients', schema: RecipientList } },
+    },
+    async (ctx, { query: q }) => {
+      const page = await recipients.list(scopeOf(ctx.state.principal!), pageRequestOf(q));
+      ctx.body = listPage({ data: page.data.map(recipientView), hasMore: page.hasMore });
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/recipients/:id',
+      tag,
+      summary: 'Read a recipient',
+      responses: { 200: { description: 'The recipient', schema: Recipient } },
+    },
+    async (ctx) => {
+      ctx.body = recipientView(await recipients.get(scopeOf(ctx.state.principal!), ctx.params.id));
+    },
+  );
+
+  routes.add(
+    {
+      method: 'patch',
+      path: '/recipients/:id',
+      tag,
+      summary: "Change a recipient's e-mail, name or metadata",
+      description: 'A change is a recipient.updated event. Payments already created keep the e-mail they were created with.',
+      body: UpdateRecipientRequest,
+      responses: { 200: { description: 'The recipient', schema: Recipient } },
+    },
+    async (ctx, { body }) => {
+      ctx.body = recipientView(await recipients.update(scopeOf(ctx.state.principal!), ctx.params.id, body));
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/recipients/:id/verification',
+      tag,
+      summary: "Report a recipient's verification",
+      description:
+        'The platform (or its identity-verification vendor, through it) reports the outcome; the service examines no documents. ' +
+        'payouts_enabled becomes true exactly when status is verified and requirements.past_due is empty; when it does, one ledger ' +
+        "entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event.",
+      body: RecipientVerificationRequest,
+      responses: { 200: { description: 'The recipient', schema: Recipient } },
+    },
+    async (ctx, { body }) => {
+      const report = { status: body.status, requirements: body.requirements, disabledReason: body.disabled_reason };
+      ctx.body = recipientView(await recipients.verify(scopeOf(ctx.state.principal!), ctx.params.id, report));
+    },
+  );
+
+  return routes;
+}
