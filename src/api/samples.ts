@@ -51,14 +51,15 @@ export const ledgerEntry = {
   object: 'ledger_entry',
   payment_id: payment.id,
   milestone_id: payment.milestones[0].id,
+  recipient_id: null,
   version: 2,
   type: 'deposit',
   currency: 'USD',
   livemode: false,
   created_at: inCustody.updated_at,
   postings: [
-    { account: 'payer_deposits', amount: -125.5 },
-    { account: 'custody', amount: 125.5 },
+    { account: 'payer_deposits', address: 'payer_deposits', amount: -125.5 },
+    { account: 'custody', address: `escrow:${payment.id}`, amount: 125.5 },
   ],
 } as const;
 export const webhook = {

@@ -29,8 +29,9 @@ export function ledgerEntryId(paymentId: string, version: number, milestoneId?: 
 
 interface LedgerEntryRecord {
   id: string;
-  payment_id: string;
+  payment_id: string | null;
   milestone_id: string | null;
+  recipient_id: string | null;
   version: number;
   account_id: string;
   livemode: boolean;
@@ -38,7 +39,7 @@ interface LedgerEntryRecord {
   exponent: number;
   type: EntryType;
   created_at: Date;
-  postings: { ledger_account: LedgerAccount; amount_minor: bigint }[];
+  postings: { ledger_account: LedgerAccount; address: string; amount_minor: bigint }[];
 }
 
 /** The caller's balances, per currency and exponent and ledger account, as kept (no scan of postings). */
@@ -59,14 +60,14 @@ async function withPostings(db: Knex, entries: Omit<LedgerEntryRecord, 'postings
   const postings = (await db('ledger_postings').whereIn(
     'entry_id',
     entries.map((e) => e.id),
-  )) as { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[];
+  )) as { entry_id: string; ledger_account: LedgerAccount; address: string; amount_minor: string }[];
   const order = (a: LedgerAccount) => LEDGER_ACCOUNTS.indexOf(a);
   return entries.map((e) => ({
     ...e,
     postings: postings
       .filter((p) => p.entry_id === e.id)
       .sort((a, b) => order(a.ledger_account) - order(b.ledger_account))
-      .map((p) => ({ ledger_account: p.ledger_account, amount_minor: BigInt(p.amount_minor) })),
+      .map((p) => ({ ledger_account: p.ledger_account, address: p.address, amount_minor: BigInt(p.amount_minor) })),
   }));
 }
 

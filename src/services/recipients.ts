@@ -19,6 +19,8 @@ import {
   listRecipients,
   unattemptedDeliveries,
 } from '../db/recipients';
+import { makePendingAvailable, recipientBalances } from '../db/ledgerAccounts';
+import { recipientBalanceView } from '../views/recipientView';
 import { deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
 import { withinDeadline } from './deadline';
@@ -121,16 +123,29 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
       return r;
     },
 
+    /** Its balances per currency, as kept or (`asOf`) as they stood then. */
+    async balance(scope: Scope, id: string, asOf?: Date) {
+      await load(scope, id);
+      return recipientBalanceView(id, await recipientBalances(db, id, asOf));
+    },
+
     /** The platform's report of the verification (the service examines no documents). */
     async verify(scope: Scope, id: string, report: VerificationReport): Promise<RecipientState> {
-      const r = await changeRecipient(db, scope, id, (before) => ({
-        ...before,
-        verification: {
-          status: report.status,
-          requirements: { ...NO_REQUIREMENTS, ...report.requirements },
-          disabledReason: report.disabledReason ?? null,
-        },
-      }));
+      const r = await changeRecipient(
+        db,
+        scope,
+        id,
+        (before) => ({
+          ...before,
+          verification: {
+            status: report.status,
+            requirements: { ...NO_REQUIREMENTS, ...report.requirements },
+            disabledReason: report.disabledReason ?? null,
+          },
+        }),
+        // Payouts just enabled: one entry per currency moves everything pending to available, in the same transaction.
+        (tx, before, now) => (!before.payoutsEnabled && now.payoutsEnabled ? makePendingAvailable(tx, now) : Promise.resolve()),
+      );
       if (!r) throw new NotFound('recipient');
       await startDeliveries(scope, id);
       return r;

@@ -7,8 +7,10 @@ import { listPage } from '../lists';
 import { Routes } from '../registry';
 import {
   CreateRecipientRequest,
+  AsOfQuery,
   ListRecipientsQuery,
   Recipient,
+  RecipientBalance,
   RecipientList,
   RecipientVerificationRequest,
   UpdateRecipientRequest,
@@ -94,6 +96,24 @@ export function recipientRoutes(recipients: RecipientsService) {
     async (ctx, { body }) => {
       const report = { status: body.status, requirements: body.requirements, disabledReason: body.disabled_reason };
       ctx.body = recipientView(await recipients.verify(scopeOf(ctx.state.principal!), ctx.params.id, report));
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/recipients/:id/balance',
+      tag,
+      summary: "A recipient's balances per currency",
+      description:
+        'pending (released while its payouts were not enabled), available, in_transit and paid_out, from its own ledger accounts ' +
+        '(recipient:rcp_…:pending and so on, docs/money.md); with as_of, as they stood at that instant.',
+      query: AsOfQuery,
+      responses: { 200: { description: 'Its balances', schema: RecipientBalance } },
+    },
+    async (ctx, { query }) => {
+      const asOf = query.as_of ? new Date(query.as_of) : undefined;
+      ctx.body = await recipients.balance(scopeOf(ctx.state.principal!), ctx.params.id, asOf);
     },
   );
 

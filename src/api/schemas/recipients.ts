@@ -1,7 +1,7 @@
 /** The recipient routes' schemas (src/api/routes/recipients.ts). */
 import { z } from 'zod';
 import { RECIPIENT_TYPES, VERIFICATION_STATUSES, isCountry } from '../../domain/recipients';
-import { RecipientViewSchema } from '../../views/recipientView';
+import { RecipientBalanceViewSchema, RecipientViewSchema } from '../../views/recipientView';
 import { component } from '../components';
 import * as S from '../samples';
 import { email, listOf, listQuery, text } from './common';
@@ -68,3 +68,13 @@ export const ListRecipientsQuery = listQuery('rcp', 'A recipient', {});
 export const Recipient = component('Recipient', RecipientViewSchema, S.recipient);
 
 export const RecipientList = component('RecipientList', listOf(Recipient), S.list(S.recipient));
+
+/** `as_of`: the balances as they stood at that instant, summed from the ledger's entries. */
+export const AsOfQuery = z.strictObject({
+  as_of: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('ISO 8601: the balances as they stood at that instant (from the entries); default now, as kept'),
+});
+
+export const RecipientBalance = component('RecipientBalance', RecipientBalanceViewSchema, S.recipientBalance);
