@@ -28,7 +28,9 @@ exports.up = async function up(knex) {
   await knex.raw('alter table ledger_entries drop constraint ledger_entries_payment_id_version_milestone_id_unique');
   await knex.raw(`create unique index ledger_entries_payment_version_milestone on ledger_entries (payment_id, version, milestone_id)
     nulls not distinct where payment_id is not null`);
-  await knex.raw('alter table ledger_entries add constraint ledger_entries_owner check (payment_id is not null or recipient_id is not null)');
+  await knex.raw(
+    'alter table ledger_entries add constraint ledger_entries_owner check (payment_id is not null or recipient_id is not null)',
+  );
 
   await knex.schema.createTable('ledger_account_balances', (t) => {
     t.text('address').notNullable();

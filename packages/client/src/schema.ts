@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * Balances per currency of the caller’s mode
-         * @description deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); kept beside the ledger entries in the same transaction.
+         * @description deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); released_net counts every release’s net, to recipient_payable or to a recipient. Kept beside the ledger entries in the same transaction; with as_of, summed from the entries up to that instant.
          */
         get: operations["getBalance"];
         put?: never;
@@ -840,6 +840,46 @@ export interface paths {
          * @description The platform (or its identity-verification vendor, through it) reports the outcome; the service examines no documents. payouts_enabled becomes true exactly when status is verified and requirements.past_due is empty; when it does, one ledger entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event.
          */
         post: operations["postRecipientsIdVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}/redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a recipient's personal data
+         * @description Once nothing is pending, available or in transit for it and no payment not yet released, cancelled or refunded names it (otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them (the recipient, its events’ delivery bodies, stored idempotent answers). Its id, country, verification and amounts stay; payments that named it keep their own recipient_email until they are redacted themselves. Idempotent.
+         */
+        post: operations["postRecipientsIdRedact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recipient's balances per currency
+         * @description pending (released while its payouts were not enabled), available, in_transit and paid_out, from its own ledger accounts (recipient:rcp_…:pending and so on, docs/money.md); with as_of, as they stood at that instant.
+         */
+        get: operations["getRecipientsIdBalance"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1275,7 +1315,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -1337,24 +1377,29 @@ export interface components {
             status: "ok";
         };
         LedgerEntry: {
-            /** @description le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone */
+            /** @description le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone, or from a recipient's movement */
             id: string;
             /** @constant */
             object: "ledger_entry";
-            payment_id: string;
-            /** @description The milestone whose money moved (a payment without milestones has one: ms_ + its ULID) */
-            milestone_id: string;
-            /** @description The payment's version this movement made (its history seq) */
+            /** @description The payment whose step moved the money; null for a recipient's own movement (make_available) */
+            payment_id: string | null;
+            /** @description The milestone whose money moved (a payment without milestones has one: ms_ + its ULID); null without a payment */
+            milestone_id: string | null;
+            /** @description The recipient whose accounts the entry credits or moves between, if any */
+            recipient_id: string | null;
+            /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split";
+            type: "deposit" | "refund" | "release" | "split" | "make_available";
             currency: string;
             livemode: boolean;
             created_at: string;
             /** @description Every posting of the entry; they sum to zero */
             postings: {
                 /** @enum {string} */
-                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees";
+                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees" | "recipient_pending" | "recipient_available" | "recipient_in_transit" | "recipient_paid_out";
+                /** @description The account: escrow:pay_… (a payment’s custody), recipient:rcp_…:pending|available|in_transit|paid_out, or the kind */
+                address: string;
                 /** @description Major units, signed: the postings sum to 0 */
                 amount: number;
             }[];
@@ -1791,6 +1836,22 @@ export interface components {
             payouts_enabled: boolean;
             created_at: string;
             updated_at: string;
+        };
+        RecipientBalance: {
+            /** @constant */
+            object: "recipient_balance";
+            recipient: string;
+            balances: {
+                currency: string;
+                /** @description Released to it while its payouts were not enabled */
+                pending: number;
+                /** @description Payable to it */
+                available: number;
+                /** @description On its way to its bank */
+                in_transit: number;
+                /** @description Paid to its bank */
+                paid_out: number;
+            }[];
         };
         RecipientList: {
             /** @constant */
@@ -2531,7 +2592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description open_payment_limit_reached: the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description open_payment_limit_reached: the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting); or recipient_not_payable: the recipient a payment (or milestone) names may not be paid: its verification is `rejected` (`details.field` names the field, `details.recipient` the recipient); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6590,7 +6651,10 @@ export interface operations {
     };
     getBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description ISO 8601: the balances as they stood at that instant (from the entries); default now, as kept */
+                as_of?: string;
+            };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
                 "X-Service-Mode"?: "test" | "live";
@@ -6745,6 +6809,7 @@ export interface operations {
                      *           "object": "ledger_entry",
                      *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *           "milestone_id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "recipient_id": null,
                      *           "version": 2,
                      *           "type": "deposit",
                      *           "currency": "USD",
@@ -6753,10 +6818,12 @@ export interface operations {
                      *           "postings": [
                      *             {
                      *               "account": "payer_deposits",
+                     *               "address": "payer_deposits",
                      *               "amount": -125.5
                      *             },
                      *             {
                      *               "account": "custody",
+                     *               "address": "escrow:pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *               "amount": 125.5
                      *             }
                      *           ]
@@ -6890,7 +6957,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -6917,6 +6984,7 @@ export interface operations {
                      *           "object": "ledger_entry",
                      *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *           "milestone_id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "recipient_id": null,
                      *           "version": 2,
                      *           "type": "deposit",
                      *           "currency": "USD",
@@ -6925,10 +6993,12 @@ export interface operations {
                      *           "postings": [
                      *             {
                      *               "account": "payer_deposits",
+                     *               "address": "payer_deposits",
                      *               "amount": -125.5
                      *             },
                      *             {
                      *               "account": "custody",
+                     *               "address": "escrow:pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *               "amount": 125.5
                      *             }
                      *           ]
@@ -11291,6 +11361,372 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postRecipientsIdRedact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipient, erased */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "object": "recipient",
+                     *       "email": "seller@example.com",
+                     *       "name": "Vintage Cameras Ltd",
+                     *       "country": "FR",
+                     *       "type": "company",
+                     *       "metadata": {
+                     *         "seller_id": "42"
+                     *       },
+                     *       "livemode": false,
+                     *       "verification": {
+                     *         "status": "verified",
+                     *         "requirements": {
+                     *           "currently_due": [],
+                     *           "past_due": [],
+                     *           "pending_verification": [],
+                     *           "errors": []
+                     *         },
+                     *         "disabled_reason": null
+                     *       },
+                     *       "payouts_enabled": true,
+                     *       "created_at": "2026-11-23T09:00:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description recipient_in_use: the recipient cannot be erased yet: money is still pending, available or in transit for it, or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance` or `open_payment`); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRecipientsIdBalance: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601: the balances as they stood at that instant (from the entries); default now, as kept */
+                as_of?: string;
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its balances */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "recipient_balance",
+                     *       "recipient": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "balances": [
+                     *         {
+                     *           "currency": "USD",
+                     *           "pending": 0,
+                     *           "available": 119.23,
+                     *           "in_transit": 0,
+                     *           "paid_out": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecipientBalance"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
