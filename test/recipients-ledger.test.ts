@@ -5,6 +5,7 @@
  * answer as they stood. A payment without a recipient keeps crediting recipient_payable.
  */
 import { describe, expect, it } from 'vitest';
+import { unaccountedLeaves } from '../src/db/auditSources';
 import { useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack();
@@ -60,6 +61,9 @@ describe('a release to a recipient', () => {
       { account: 'recipient_pending', address: `recipient:${recipient.id}:pending`, amount: -95 },
       { account: 'recipient_available', address: `recipient:${recipient.id}:available`, amount: 95 },
     ]);
+    // Recorded in the custody trail as every entry is, and that leaf accounted for by the entry.
+    expect(await stack.db('audit_leaves').where({ entry_key: `ledger:${moves[0].id}` })).toHaveLength(1);
+    expect((await unaccountedLeaves(stack.db)).filter((l) => l.reason.includes(moves[0].id))).toEqual([]);
     // The tenant's balance is unchanged by a move between a recipient's own accounts.
     expect((await stack.http.get('/api/v1/balance', { key })).body.balances).toEqual([tenant]);
 
@@ -73,6 +77,7 @@ describe('a release to a recipient', () => {
     const atDeposit = await stack.http.get(`/api/v1/balance?as_of=${encodeURIComponent(deposit.created_at)}`, { key });
     expect(atDeposit.body.balances).toEqual([{ ...tenant, held: 100, released: 0, released_net: 0, fees: 0 }]);
 
+    expect(await stack.services.ledger.verify(account.account_id, { workflows: false })).toEqual([]);
     // Verified again: nothing more to move.
     await stack.http.post(`/api/v1/recipients/${recipient.id}/verification`, { key, body: { status: 'verified' } });
     expect((await stack.http.get('/api/v1/ledger_entries?type=make_available', { key })).body.data).toHaveLength(1);

@@ -16,6 +16,8 @@ import {
   recipientAddress,
 } from '../domain/ledger';
 import type { RecipientState } from '../domain/recipients';
+import { ledgerEntryLeaf } from '../domain/audit';
+import { appendLeaf } from './audit';
 import type { Scope } from '../domain/tenancy';
 
 /** An entry's id from its idempotency key: writing the same key twice writes one entry. */
@@ -61,6 +63,23 @@ export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promi
     .ignore()
     .returning('id');
   if (inserted.length === 0) return false;
+  // Its custody-trail leaf, in the same transaction, as every entry's (docs/audit.md).
+  await appendLeaf(
+    tx,
+    ledgerEntryLeaf({
+      entryId: id,
+      paymentId: null,
+      accountId: e.accountId,
+      livemode: e.livemode,
+      version: e.version,
+      type: e.type,
+      currency: e.currency,
+      exponent: e.exponent,
+      at: e.at.toISOString(),
+      postings: e.postings.map(({ account, amount }) => ({ account, amount })),
+      recipientId: e.recipientId,
+    }),
+  );
   await tx('ledger_postings').insert(
     e.postings.map((p) => ({ entry_id: id, ledger_account: p.account, address: p.address, amount_minor: p.amount.toString() })),
   );

@@ -95,7 +95,8 @@ export function webhookAttemptLeaf(a: AttemptFacts): AuditLeaf {
 
 interface LedgerEntryFacts {
   entryId: string;
-  paymentId: string;
+  /** Null for a recipient's own movement (docs/money.md), which names its recipient instead. */
+  paymentId: string | null;
   accountId: string;
   livemode: boolean;
   version: number;
