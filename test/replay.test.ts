@@ -28,6 +28,8 @@ describe('workflow determinism', () => {
       'base-handover.json',
       'base-signal-auto-release.json',
       'base-staged-milestones.json',
+      'disputes-dispute-agreement.json',
+      'disputes-dispute-default.json',
       'road-approve-release.json',
       'road-clock-auto-release.json',
       'road-deposit-deadline.json',
@@ -81,19 +83,49 @@ describe('workflow determinism', () => {
     ).rejects.toBeInstanceOf(DeterminismViolationError);
   }, 60_000);
 
+  const markersOf = (file: string) =>
+    (historyOf(file).events ?? []).flatMap((e) => {
+      const m = e.markerRecordedEventAttributes;
+      const data = m?.details?.['patch-data']?.payloads?.[0]?.data;
+      return m ? [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : m.markerName] : [];
+    });
+
   it('records the one-road patch in a new payment’s history, and in no history recorded before it', () => {
     for (const file of files) {
-      const markers = (historyOf(file).events ?? []).flatMap((e) => {
-        const m = e.markerRecordedEventAttributes;
-        const data = m?.details?.['patch-data']?.payloads?.[0]?.data;
-        return m ? [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : m.markerName] : [];
-      });
-      expect(markers, file).toEqual(file.startsWith('road-') ? ['one-road'] : []);
+      expect(markersOf(file)[0], file).toBe(file.startsWith('base-') ? undefined : 'one-road');
     }
   });
 
+  it('records the disputes patch where a dispute is opened, and only there: a payment never disputed has no marker', () => {
+    for (const file of files) {
+      expect(markersOf(file), file).toEqual(
+        file.startsWith('base-') ? [] : file.startsWith('road-') ? ['one-road'] : ['one-road', 'disputes'],
+      );
+    }
+    const events = historyOf('disputes-dispute-agreement.json').events ?? [];
+    const updates = events.flatMap((e) => {
+      const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+      return name ? [name] : [];
+    });
+    expect(updates).toEqual([
+      'deposit',
+      'dispute',
+      'dispute_evidence',
+      'dispute_evidence',
+      'dispute_offer',
+      'dispute_offer',
+      'dispute_offer',
+      'dispute_decline',
+      'dispute_accept',
+    ]);
+    const timers = (historyOf('disputes-dispute-default.json').events ?? []).flatMap((e) =>
+      e.timerStartedEventAttributes ? [Buffer.from(e.userMetadata?.summary?.data ?? new Uint8Array()).toString('utf8')] : [],
+    );
+    expect(timers.filter((t) => t.includes('dispute respond_by dp_'))).toHaveLength(2);
+  });
+
   it('has no delivery attempt in a payment’s history since the one road', () => {
-    for (const file of files.filter((f) => f.startsWith('road-'))) {
+    for (const file of files.filter((f) => !f.startsWith('base-'))) {
       const activities = (historyOf(file).events ?? []).flatMap((e) => {
         const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
         return name ? [name] : [];
