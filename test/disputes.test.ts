@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectConsistent, expectLedgerOf, paymentsOf, twoMilestones } from './helpers/milestones';
 import { useAccount, useStack, validPayment } from './helpers/stack';
+import { NextDeadlineKey } from '../src/domain/searchAttributes';
 
 const DAY = 24 * 3600;
 const stack = useStack();
@@ -85,8 +86,10 @@ describe('the respondent silent until respond_by: decided for the party that ope
   it('payer opened: everything refunded by default when the test clock passes respond_by', async () => {
     const a = api();
     const p = await deposited();
-    await a.ok(p.id, 'dispute', { opened_by: 'payer', respond_within_seconds: 2 * DAY });
+    const opened = await a.ok(p.id, 'dispute', { opened_by: 'payer', respond_within_seconds: 2 * DAY, reason: 'Never arrived' });
     // The payment's NextDeadline is the respondent's deadline; its timer is named in the Temporal UI.
+    const handle = stack.client.workflow.getHandle(p.id);
+    expect((await handle.describe()).typedSearchAttributes.get(NextDeadlineKey)?.toISOString()).toBe(opened.dispute.respond_by);
     const events = (await stack.client.workflow.getHandle(p.id).fetchHistory()).events ?? [];
     const summaries = events
       .filter((e) => e.timerStartedEventAttributes)
@@ -96,6 +99,7 @@ describe('the respondent silent until respond_by: decided for the party that ope
     expect(early.body.status).toBe('disputed');
     const due = await a.advance(p.id, DAY);
     expect(due.body).toMatchObject({ status: 'refunded', amount_refunded: 125.5, amount_released: 0 });
+    expect(due.body.dispute.reason).toBe('Never arrived');
     expect(due.body.dispute).toMatchObject({
       status: 'resolved',
       resolution: { refund_amount: 125.5, release_amount: 0, decided_by: 'default' },

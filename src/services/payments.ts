@@ -277,8 +277,9 @@ export function paymentsService(deps: PaymentsDeps) {
       const { payment, entry } = await within(call, () =>
         temporal.workflow.getHandle(current.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
       );
-      await showDurable(call, withPersonal(payment, current), entry);
-      return withPersonal(payment, current);
+      const shown = await withDisputeTexts(db, withPersonal(payment, current));
+      await showDurable(call, shown, entry);
+      return shown;
     },
   };
 }
