@@ -231,7 +231,9 @@ export function applyTransition(
     action: step.action,
     from: state.status,
     to: step.to,
-    event: step.events.at(-1)!.event,
+    // The step's own event: its money's or status's, as before disputes were a process; a step that
+    // only changed a dispute has payment.dispute_updated alone.
+    event: (step.events.findLast((e) => e.event !== 'payment.dispute_updated') ?? step.events.at(-1)!).event,
     actor: meta.actor,
     reason: meta.reason,
     at: meta.at,
