@@ -582,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a finished payment's personal data
-         * @description Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, recipient_email, description, metadata, each milestone's reference, description and recipient_email, and every reason a client gave with "[redacted]" everywhere the service keeps them (payment, history, events, webhook deliveries, stored idempotent answers); Temporal holds none of them. Amounts, ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.
+         * @description Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, recipient_email, description, metadata, each milestone's reference, description and recipient_email, its disputes' evidence and offers' notes, and every reason a client gave with "[redacted]" everywhere the service keeps them (payment, history, events, webhook deliveries, stored idempotent answers); Temporal holds none of them. Amounts, ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.
          */
         post: operations["postPaymentsIdRedact"];
         delete?: never;
