@@ -358,3 +358,27 @@ describe("a dispute's texts are personal data", () => {
     for (const text of [reason, evidence, note]) expect(stored).not.toContain(text);
   });
 });
+
+describe('a payment never disputed', () => {
+  it('costs what it did: no disputes marker, no timer but its own, one publication per step; its dispute is null', async () => {
+    const a = api();
+    const p = await deposited({ auto_release_after_seconds: 3600 });
+    await a.ok(p.id, 'approve');
+    const done = await a.ok(p.id, 'release');
+    expect([done.dispute, done.milestones[0].dispute]).toEqual([null, null]);
+    const handle = stack.client.workflow.getHandle(p.id);
+    await handle.result();
+    const events = (await handle.fetchHistory()).events ?? [];
+    const markers = events.flatMap((e) => {
+      const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+      return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+    });
+    expect(markers).toEqual(['one-road']);
+    const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['publishTransition', 'publishTransition', 'publishTransition', 'publishTransition']);
+    const timers = events.flatMap((e) =>
+      e.timerStartedEventAttributes ? [Buffer.from(e.userMetadata?.summary?.data ?? new Uint8Array()).toString('utf8')] : [],
+    );
+    expect(timers).toEqual(['"deposit deadline"', '"auto-release"']);
+  });
+});
