@@ -20,7 +20,6 @@ import {
 import { nextActions, refusalMessage } from './payment';
 import { type PlannedStep, planSteps } from './paymentPlan';
 import { amountsOf } from './paymentMoney';
-import { dueTimer } from './paymentTimers';
 import type {
   ClientAction,
   DisputeAction,
@@ -188,7 +187,8 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
     message: disputeRefusal(req.action, d.status, why),
   });
   if (!rule.statuses.includes(d.status)) return out();
-  if (dueTimer(state, now, req.milestoneId) === 'dispute_default') return out('its respond_by has passed');
+  // Its own deadline, already due, wins over a party's late word (the timer fires in the same task).
+  if (d.status === 'awaiting_response' && d.respondBy !== null && now >= Date.parse(d.respondBy)) return out('its respond_by has passed');
   const at = new Date(now).toISOString();
   switch (req.action) {
     case 'dispute_evidence': {

@@ -417,6 +417,19 @@ describe("a dispute's endings", () => {
 });
 
 describe('timers and the plan', () => {
+  it("another milestone's due auto-release does not stop a dispute's action; its own respond_by does", () => {
+    let s = disputed(staged(), 'payer', 'ms_1');
+    s = {
+      ...s,
+      milestones: s.milestones.map((m) => (m.id === 'ms_2' ? { ...m, status: 'pending_release' as const, releaseAt: at(NOW) } : m)),
+    };
+    expect(plan(s, { action: 'dispute_evidence', party: 'payer', milestoneId: 'ms_1', itemId: 'ev_1', hash: 'h' }, NOW + 1).ok).toBe(true);
+    const late = plan(s, { action: 'dispute_evidence', party: 'payer', milestoneId: 'ms_1', itemId: 'ev_1', hash: 'h' }, NOW + HOUR_MS);
+    expect(late.ok ? '' : late.message).toBe(
+      'cannot add evidence to a dispute whose status is awaiting_response: its respond_by has passed',
+    );
+  });
+
   it("a client's request while a dispute's respond_by is due names it", () => {
     const s = disputed(single());
     expect(planTransition(s, { action: 'resolve', resolution: 'refund' }, NOW + HOUR_MS)).toMatchObject({
