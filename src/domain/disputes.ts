@@ -107,6 +107,20 @@ function recordStep(state: PaymentState, req: { action: DisputeAction; milestone
 const disputedOf = (state: PaymentState, d: DisputeState) =>
   state.milestones.filter((m) => m.status === 'disputed' && d.covers.some((c) => c.id === m.id));
 
+/**
+ * A part (neither nothing nor everything) of a dispute over several milestones: refused, since which
+ * milestone gives what back is not for the service to guess (as for a payment's split).
+ */
+function partOverSeveral(milestones: number, refund: bigint, whole: bigint): DisputeRefusal | undefined {
+  if (milestones === 1 || refund === 0n || refund === whole) return undefined;
+  return {
+    ok: false,
+    reason: 'invalid_amount',
+    field: 'refund_amount',
+    message: `a dispute over ${milestones} milestones settles a part only milestone by milestone: open the dispute on a milestone`,
+  };
+}
+
 /** The outcome's money by the transition table: `refund` to the payer, the rest of what the covered milestones hold released. */
 function settle(
   state: PaymentState,
@@ -130,14 +144,8 @@ function settle(
       };
     }
     resolution = refund === 0n ? 'release' : refund === held ? 'refund' : 'split';
-    if (resolution === 'split' && targets.length !== 1) {
-      return {
-        ok: false,
-        reason: 'invalid_amount',
-        field: 'refund_amount',
-        message: `a dispute over ${targets.length} milestones settles a part only milestone by milestone: open the dispute on a milestone`,
-      };
-    }
+    const several = partOverSeveral(targets.length, refund, held);
+    if (several) return several;
   }
   const restore = action === 'dispute_withdraw' ? Object.fromEntries(d.covers.map((c) => [c.id, c.from])) : undefined;
   const step = planSteps(
@@ -211,15 +219,8 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
           message: `refund_amount must be from 0 to the amount disputed, ${money}`,
         };
       }
-      const targets = disputedOf(state, d);
-      if (refund > 0n && refund < BigInt(d.amountMinor) && targets.length > 1) {
-        return {
-          ok: false,
-          reason: 'invalid_amount',
-          field: 'refund_amount',
-          message: `a dispute over ${targets.length} milestones settles a part only milestone by milestone: open the dispute on a milestone`,
-        };
-      }
+      const several = partOverSeveral(disputedOf(state, d).length, refund, BigInt(d.amountMinor));
+      if (several) return several;
       const offers = d.offers.map((o) =>
         o.proposedBy === req.party && o.status === 'proposed' ? { ...o, status: 'superseded' as const } : o,
       );
