@@ -31,6 +31,7 @@ const FIELDS = {
   milestones: true,
   staged: true,
   disputes: true,
+  recipientId: true,
 } satisfies Record<keyof PaymentState, true>;
 const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
 type DateField = (typeof DATE_FIELDS)[number];
@@ -76,6 +77,7 @@ export function toRow(s: PaymentState): Record<string, unknown> {
     row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
   }
   row.metadata = JSON.stringify(s.metadata);
+  row.recipient_id = s.recipientId ?? null;
   row.milestones = JSON.stringify(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
   // A dispute's texts are kept apart, under their keyed hashes (src/db/disputeTexts.ts).
   row.disputes = s.disputes ? JSON.stringify(s.disputes.map(withoutTexts)) : null;

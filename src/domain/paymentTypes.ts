@@ -111,6 +111,8 @@ export interface PaymentState {
   staged: boolean;
   /** Every dispute opened, oldest first (absent until the first): see ./disputes.ts. */
   disputes?: DisputeState[];
+  /** The recipient (`rcp_…`) it was created for, if it named one: an id, never personal data. */
+  recipientId?: string | null;
 }
 
 export const DISPUTE_PARTIES = ['payer', 'recipient', 'platform'] as const;
@@ -197,6 +199,8 @@ export interface MilestoneState {
   reference: string | null;
   description: string | null;
   recipientEmail: string;
+  /** The recipient (`rcp_…`) its releases credit (docs/money.md), if the payment or the milestone named one. */
+  recipientId?: string | null;
 }
 
 /** What one step did to one milestone: the history entry's record of it, the ledger entry's source. */
