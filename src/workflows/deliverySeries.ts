@@ -176,6 +176,7 @@ export class DeliverySeries {
       if (this.handedOver()) return 'handed-over';
       // A chain's head makes its first attempt alone; the rest of its series follows as a series does.
       const alone = this.placement?.firstAlone === true && this.scheduled === 0;
+      // The activity's own policy stops after one attempt; the log still counts it as 1 of the series'.
       const retry = alone ? { ...this.retry, maximumAttempts: 1 } : this.retry;
       const { deliverWebhook } = proxyActivities<Activities>({
         ...deliveryActivityOptions(retry),
@@ -192,7 +193,7 @@ export class DeliverySeries {
       this.scheduled++;
       let result;
       try {
-        result = await this.cancellable('attempt', () => deliverWebhook({ ...this.input, retry, base: this.base }));
+        result = await this.cancellable('attempt', () => deliverWebhook({ ...this.input, retry: this.retry, base: this.base }));
       } catch (err) {
         if (this.handedOver() && wokenOut(err)) return 'handed-over';
         if (this.woken !== undefined && wokenOut(err)) {
