@@ -20,7 +20,7 @@ describe('errors that say the next step', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual(
       expect.arrayContaining([
-        { field: 'recipient_email', message: 'is required' },
+        { field: 'recipient_email', message: 'is required (or name a recipient)' },
         { field: 'amount', message: 'is required' },
       ]),
     );
