@@ -47,6 +47,8 @@ export interface BankFile {
   /** pain.002: the `MsgId` of the pain.001 it answers, and that file's status as a whole (`RJCT`: every transaction in it). */
   originalMessageId: string | null;
   groupStatus: string | null;
+  /** pain.002: the reason given for the file as a whole, if any. */
+  groupReasonCode: string | null;
   entries: BankFileEntry[];
 }
 
@@ -242,6 +244,7 @@ export function readBankFile(body: string | Uint8Array): BankFile {
       ...base,
       originalMessageId: required(original, `${rootName}/OrgnlGrpInfAndSts`, 'OrgnlMsgId'),
       groupStatus: at(original, 'GrpSts') ?? null,
+      groupReasonCode: at(list(original, 'StsRsnInf')[0], 'Rsn', 'Cd') ?? null,
       entries: pain002Entries(message, rootName),
     };
   }
@@ -252,6 +255,7 @@ export function readBankFile(body: string | Uint8Array): BankFile {
     ...base,
     originalMessageId: null,
     groupStatus: null,
+    groupReasonCode: null,
     entries: reports.flatMap((report, i) => camtEntries(list(report, 'Ntry'), `${rootName}/${reportName}[${i}]`)),
   };
 }

@@ -313,6 +313,7 @@ describe('pain.002.001.10 status reports', () => {
       createdAt: '2026-11-28T07:13:02Z',
       originalMessageId: 'MSG-01JDZ7A0B1C2D3E4F5G6H7J8K9',
       groupStatus: 'RJCT',
+      groupReasonCode: 'DU01',
       entries: [],
     });
   });
