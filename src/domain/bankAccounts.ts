@@ -160,3 +160,18 @@ export const TEST_BANK_ACCOUNTS = {
   no_account: { iban: 'DE67370400440532010001', routing_number: '110000000', account_number: '000123450001' },
   returned_account_closed: { iban: 'DE40370400440532010002', routing_number: '110000000', account_number: '000123450002' },
 } as const;
+
+/**
+ * Which of a recipient's accounts (oldest first) is the default in `currency`: the current default
+ * while it is payable, else the oldest payable one, else none. A new account in a currency with no
+ * payable default becomes it; deleting, disabling or an error of the default hands it on (the
+ * contract has no call to choose a default, and a payout should not wait on an account it cannot use).
+ */
+export function defaultBankAccount(
+  accounts: readonly { id: string; currency: string; status: BankAccountStatus; defaultForCurrency: boolean }[],
+  currency: string,
+): string | null {
+  const payable = accounts.filter((a) => a.currency === currency && isPayableBankAccount(a.status));
+  const chosen = payable.find((a) => a.defaultForCurrency) ?? payable.at(0);
+  return chosen ? chosen.id : null;
+}

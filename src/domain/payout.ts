@@ -241,3 +241,65 @@ export function dueSimulatedSteps(last4: string, elapsedSeconds: number, taken =
     .slice(taken)
     .filter((step) => step.afterSeconds <= elapsedSeconds);
 }
+
+// Creating a payout: the refusals in the contract's order, and the bank account it goes to.
+
+/** A recipient's bank account as creating a payout needs it. */
+export interface PayoutBankAccount {
+  id: string;
+  currency: string;
+  payable: boolean;
+  defaultForCurrency: boolean;
+}
+
+export type PayoutCreationRefusal =
+  | { code: 'payouts_not_enabled'; message: string }
+  | { code: 'no_payable_bank_account'; message: string }
+  /** The request names a bank account the recipient does not have: a 400 on `bank_account`. */
+  | { code: 'unknown_bank_account'; message: string }
+  | { code: 'insufficient_available_balance'; message: string; available: bigint };
+
+export type PayoutCreationCheck = { ok: true; bankAccountId: string; amount: bigint } | { ok: false; refusal: PayoutCreationRefusal };
+
+/**
+ * Whether a payout may be created, checked in the contract's order: payouts enabled, then a payable
+ * bank account (the one named, else the recipient's default for the currency), then the balance.
+ * `amount` absent: all that is available. The balance check here is the answer's; the ledger's
+ * constraint (available never below zero) is what makes two racing payouts create exactly one.
+ */
+export function checkPayoutCreation(input: {
+  payoutsEnabled: boolean;
+  currency: string;
+  /** Minor units, > 0; undefined: everything available. */
+  amount?: bigint | undefined;
+  available: bigint;
+  bankAccounts: readonly PayoutBankAccount[];
+  /** The bank account the request names, if it names one. */
+  bankAccountId?: string | undefined;
+}): PayoutCreationCheck {
+  const refuse = (refusal: PayoutCreationRefusal): PayoutCreationCheck => ({ ok: false, refusal });
+  if (!input.payoutsEnabled) return refuse({ code: 'payouts_not_enabled', message: "the recipient's payouts are not enabled" });
+  const named = input.bankAccountId;
+  const account =
+    named === undefined
+      ? input.bankAccounts.find((b) => b.currency === input.currency && b.defaultForCurrency)
+      : input.bankAccounts.find((b) => b.id === named);
+  const noAccount = (why: string) => refuse({ code: 'no_payable_bank_account', message: `no payable bank account: ${why}` });
+  if (named !== undefined && !account)
+    return refuse({ code: 'unknown_bank_account', message: `bank_account ${named} is not one of the recipient's` });
+  if (!account) return noAccount(`the recipient has no default bank account in ${input.currency}`);
+  if (!account.payable) return noAccount(`bank account ${account.id} is errored or disabled`);
+  if (account.currency !== input.currency)
+    return noAccount(`bank account ${account.id} receives ${account.currency}, not ${input.currency}`);
+  // The API refuses an amount of 0 or less as bad input before this.
+  if (input.amount !== undefined && input.amount <= 0n) throw new RangeError(`a payout's amount is positive, not ${input.amount}`);
+  const amount = input.amount ?? input.available;
+  if (amount <= 0n || amount > input.available) {
+    return refuse({
+      code: 'insufficient_available_balance',
+      message: `the recipient's available balance in ${input.currency} does not cover the payout`,
+      available: input.available,
+    });
+  }
+  return { ok: true, bankAccountId: account.id, amount };
+}

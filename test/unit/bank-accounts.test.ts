@@ -5,6 +5,7 @@ import {
   bankAccountStatusAfterFailure,
   canonicalNumber,
   checkBankAccountNumber,
+  defaultBankAccount,
   deriveBankAccountKeys,
   fingerprintOf,
   isPayableBankAccount,
@@ -146,6 +147,26 @@ describe('statuses', () => {
     expect(errored).toEqual(['account_closed', 'no_account', 'invalid_account_number', 'account_frozen', 'incorrect_account_holder_name']);
     expect(bankAccountStatusAfterFailure('new', 'declined')).toBe('new');
     expect(bankAccountStatusAfterFailure('disabled', 'account_closed')).toBe('disabled');
+  });
+});
+
+describe('the default account per currency', () => {
+  const account = (id: string, currency: string, status: 'new' | 'verified' | 'errored' | 'disabled', defaultForCurrency = false) => ({
+    id,
+    currency,
+    status,
+    defaultForCurrency,
+  });
+
+  it('is the current default while it is payable, else the oldest payable one, else none', () => {
+    expect(defaultBankAccount([account('ba_1', 'EUR', 'new'), account('ba_2', 'EUR', 'new', true)], 'EUR')).toBe('ba_2');
+    expect(
+      defaultBankAccount([account('ba_1', 'EUR', 'errored'), account('ba_2', 'EUR', 'new'), account('ba_3', 'EUR', 'new')], 'EUR'),
+    ).toBe('ba_2');
+    expect(defaultBankAccount([account('ba_1', 'EUR', 'disabled', true), account('ba_2', 'EUR', 'verified')], 'EUR')).toBe('ba_2');
+    expect(defaultBankAccount([account('ba_1', 'EUR', 'errored', true), account('ba_2', 'EUR', 'new')], 'EUR')).toBe('ba_2');
+    expect(defaultBankAccount([account('ba_1', 'USD', 'new', true)], 'EUR')).toBeNull();
+    expect(defaultBankAccount([account('ba_1', 'EUR', 'errored')], 'EUR')).toBeNull();
   });
 });
 

@@ -9,6 +9,7 @@ import {
   PAYOUT_STATUSES,
   PAYOUT_TRANSITIONS,
   SIMULATED_SEND_AFTER_SECONDS,
+  checkPayoutCreation,
   checkPayoutTransition,
   dueSimulatedSteps,
   endToEndIdOf,
@@ -154,5 +155,54 @@ describe('the simulated bank', () => {
         if (check.ok) status = check.transition.to;
       }
     }
+  });
+});
+
+describe('creating a payout', () => {
+  const eurDefault = { id: 'ba_eur', currency: 'EUR', payable: true, defaultForCurrency: true };
+  const base = { payoutsEnabled: true, currency: 'EUR', available: 5000n, bankAccounts: [eurDefault] };
+
+  it('goes to the default account in its currency, for everything available unless an amount is given', () => {
+    expect(checkPayoutCreation(base)).toEqual({ ok: true, bankAccountId: 'ba_eur', amount: 5000n });
+    expect(checkPayoutCreation({ ...base, amount: 1200n })).toEqual({ ok: true, bankAccountId: 'ba_eur', amount: 1200n });
+    const other = { id: 'ba_2', currency: 'EUR', payable: true, defaultForCurrency: false };
+    expect(checkPayoutCreation({ ...base, bankAccounts: [eurDefault, other], bankAccountId: 'ba_2' })).toMatchObject({
+      ok: true,
+      bankAccountId: 'ba_2',
+    });
+  });
+
+  it('refuses in the order of the contract: payouts enabled, then a payable bank account, then the balance', () => {
+    const code = (input: Parameters<typeof checkPayoutCreation>[0]) => {
+      const check = checkPayoutCreation(input);
+      return check.ok ? 'ok' : check.refusal.code;
+    };
+    const everythingWrong = { ...base, payoutsEnabled: false, bankAccounts: [], amount: 9999n };
+    expect(code(everythingWrong)).toBe('payouts_not_enabled');
+    expect(code({ ...everythingWrong, payoutsEnabled: true })).toBe('no_payable_bank_account');
+    expect(code({ ...everythingWrong, payoutsEnabled: true, bankAccounts: [eurDefault] })).toBe('insufficient_available_balance');
+    expect(checkPayoutCreation({ ...base, amount: 5001n })).toEqual({
+      ok: false,
+      refusal: { code: 'insufficient_available_balance', message: expect.any(String), available: 5000n },
+    });
+    expect(code({ ...base, available: 0n })).toBe('insufficient_available_balance');
+  });
+
+  it('an errored, disabled or other-currency account, or none by default, is no payable bank account; an unknown one is named', () => {
+    const code = (input: Parameters<typeof checkPayoutCreation>[0]) => {
+      const check = checkPayoutCreation(input);
+      return check.ok ? 'ok' : `${check.refusal.code}: ${check.refusal.message}`;
+    };
+    expect(code({ ...base, bankAccounts: [{ ...eurDefault, payable: false }] })).toBe(
+      'no_payable_bank_account: no payable bank account: bank account ba_eur is errored or disabled',
+    );
+    expect(code({ ...base, currency: 'GBP' })).toBe(
+      'no_payable_bank_account: no payable bank account: the recipient has no default bank account in GBP',
+    );
+    expect(code({ ...base, currency: 'GBP', bankAccountId: 'ba_eur' })).toBe(
+      'no_payable_bank_account: no payable bank account: bank account ba_eur receives EUR, not GBP',
+    );
+    expect(code({ ...base, bankAccountId: 'ba_nope' })).toBe("unknown_bank_account: bank_account ba_nope is not one of the recipient's");
+    expect(() => checkPayoutCreation({ ...base, amount: 0n })).toThrow(RangeError);
   });
 });
