@@ -303,3 +303,12 @@ export function checkPayoutCreation(input: {
   }
   return { ok: true, bankAccountId: account.id, amount };
 }
+
+/**
+ * The simulated bank's next step for a payout in `status`: the first of its story the payout's
+ * status allows (a canceled or failed payout has none, a paid `0000` none, a paid `0002` its return).
+ * The workflow sleeps until `afterSeconds` on the payout's clock, then takes it.
+ */
+export function nextSimulatedStep(last4: string, status: PayoutStatus): SimulatedBankStep | undefined {
+  return simulatedBankSteps(last4).find((step) => checkPayoutTransition(status, step.action).ok);
+}

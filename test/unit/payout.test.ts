@@ -15,6 +15,7 @@ import {
   endToEndIdOf,
   failureCodeOfIsoReason,
   isTerminalPayout,
+  nextSimulatedStep,
   payoutAllowedFrom,
   payoutBalances,
   payoutEntryKey,
@@ -204,5 +205,15 @@ describe('creating a payout', () => {
     );
     expect(code({ ...base, bankAccountId: 'ba_nope' })).toBe("unknown_bank_account: bank_account ba_nope is not one of the recipient's");
     expect(() => checkPayoutCreation({ ...base, amount: 0n })).toThrow(RangeError);
+  });
+});
+
+describe("the simulated bank's next step", () => {
+  it('follows the payout: pending is sent, in_transit paid or failed, a paid 0002 returned, and then nothing', () => {
+    const next = (last4: string, status: (typeof PAYOUT_STATUSES)[number]) => nextSimulatedStep(last4, status)?.action ?? null;
+    expect(PAYOUT_STATUSES.map((s) => next('0000', s))).toEqual(['send', 'pay', null, null, null, null]);
+    expect(PAYOUT_STATUSES.map((s) => next('0001', s))).toEqual(['send', 'fail', null, null, null, null]);
+    expect(PAYOUT_STATUSES.map((s) => next('0002', s))).toEqual(['send', 'pay', 'return', null, null, null]);
+    expect(nextSimulatedStep('0002', 'paid')).toEqual({ afterSeconds: 3 * DAY, action: 'return', failureCode: 'account_closed' });
   });
 });
