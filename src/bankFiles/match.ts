@@ -22,15 +22,14 @@ export interface PayoutSnapshot {
   currency: string;
 }
 
-/** Why an entry changes no payout, for the operator (docs/operations.md). */
-export type UnmatchedReason =
-  | 'no_end_to_end_id'
-  /** No payout of this account and mode has it: another account's, or no payout at all. */
-  | 'unknown_end_to_end_id'
-  /** The bank's amount or currency is not the payout's: nothing is changed on a guess. */
-  | 'amount_mismatch'
-  /** What the bank says cannot follow the payout's status (a rejection of a payout already paid). */
-  | 'status_conflict';
+/**
+ * Why an entry changes no payout, for an operator (docs/payouts.md, "Matching a file to payouts"):
+ * it names no EndToEndId; no payout of this account and mode has it (another account's, or none);
+ * the bank's amount or currency is not the payout's (nothing is changed on a guess); what the bank
+ * says cannot follow the payout's status (a rejection of a payout already paid).
+ */
+export const UNMATCHED_REASONS = ['no_end_to_end_id', 'unknown_end_to_end_id', 'amount_mismatch', 'status_conflict'] as const;
+export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 
 export interface MatchedEntry {
   endToEndId: string;

@@ -1,11 +1,11 @@
 /**
  * The bank's answers (docs/payouts.md, "Live mode"), checked by fast-xml-validator and read with
- * fast-xml-parser: `pain.002.001.10`
- * payment status reports (a rejected transaction fails its payout) and `camt.054.001.08`
- * notifications or `camt.053.001.08` statements (a booked debit pays a payout; a booked credit with
- * return information returns one). Each becomes a list of entries by `EndToEndId` with the outcome
- * it says; matching them to payouts is the use case's. Anything that is not well-formed XML of one
- * of these messages is a BankFileError. Amounts stay text until converted exactly to minor units.
+ * fast-xml-parser: `pain.002.001.10` payment status reports (a rejected transaction fails its
+ * payout) and `camt.054.001.08` notifications or `camt.053.001.08` statements (a booked debit pays
+ * a payout; a booked credit with return information returns one). Each becomes a list of entries by
+ * `EndToEndId` with the outcome it says; matching them to payouts is src/bankFiles/match.ts's.
+ * Anything that is not well-formed XML of one of these messages is a BankFileError. Amounts stay
+ * text until converted exactly to minor units.
  */
 import { XMLParser } from 'fast-xml-parser';
 import { SyntaxValidator } from 'fast-xml-validator';
@@ -27,7 +27,8 @@ export type BankFileMessageType = keyof typeof BANK_FILE_MESSAGES;
  * What one transaction in the file says: `paid`, `failed` (with the ISO reason and the failure code
  * it maps to), `returned` (likewise), or `no_change` (accepted, pending, or money that is no payout's).
  */
-export type BankFileOutcome = 'paid' | 'failed' | 'returned' | 'no_change';
+export const BANK_FILE_OUTCOMES = ['paid', 'failed', 'returned', 'no_change'] as const;
+export type BankFileOutcome = (typeof BANK_FILE_OUTCOMES)[number];
 
 export interface BankFileEntry {
   /** Null when the bank gave none (or `NOTPROVIDED`): such an entry matches no payout. */

@@ -4,11 +4,11 @@
  * the type and the OpenAPI document.
  */
 import { z } from 'zod';
+import { type BankFilePlan, UNMATCHED_REASONS } from '../bankFiles/match';
+import { BANK_FILE_MESSAGES, BANK_FILE_OUTCOMES, type BankFileMessageType } from '../bankFiles/read';
 import { majorOf } from '../domain/amountText';
 
-const OUTCOMES = ['paid', 'failed', 'returned', 'no_change'] as const;
-const UNMATCHED_REASONS = ['no_end_to_end_id', 'unknown_end_to_end_id', 'amount_mismatch', 'status_conflict'] as const;
-const MESSAGE_TYPES = ['pain.002.001.10', 'camt.054.001.08', 'camt.053.001.08'] as const;
+const MESSAGE_TYPES = Object.keys(BANK_FILE_MESSAGES) as [BankFileMessageType, ...BankFileMessageType[]];
 
 const amount = z.number().nullable().describe('Major units; null when the bank stated none for it');
 
@@ -22,7 +22,7 @@ export const BankFileViewSchema = z.object({
       end_to_end_id: z.string(),
       amount,
       currency: z.string().nullable(),
-      outcome: z.enum(OUTCOMES),
+      outcome: z.enum(BANK_FILE_OUTCOMES),
       payout: z.string().describe('po_…'),
     }),
   ),
@@ -38,23 +38,10 @@ export const BankFileViewSchema = z.object({
 export type BankFileView = z.infer<typeof BankFileViewSchema>;
 
 /** What a stored bank file holds: its message and the plan that was applied (src/bankFiles/match.ts), amounts in minor units. */
-export interface BankFileFields {
+export interface BankFileFields extends Pick<BankFilePlan, 'entries' | 'unmatched'> {
   id: string;
   messageId: string;
-  messageType: (typeof MESSAGE_TYPES)[number];
-  entries: readonly {
-    endToEndId: string;
-    amount: bigint | null;
-    currency: string | null;
-    outcome: (typeof OUTCOMES)[number];
-    payoutId: string;
-  }[];
-  unmatched: readonly {
-    endToEndId: string | null;
-    amount: bigint | null;
-    currency: string | null;
-    reason: (typeof UNMATCHED_REASONS)[number];
-  }[];
+  messageType: BankFileMessageType;
 }
 
 /** Major units through the exponent of each entry's currency (`exponentOf`: the ISO 4217 table's, handed in so this stays table-free). */
