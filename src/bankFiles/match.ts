@@ -126,7 +126,14 @@ export function planBankFile(
       plan.unmatched.push({ endToEndId, amount, currency, reason: 'status_conflict' });
       continue;
     }
-    if (entry.outcome !== 'no_change') statuses.set(payout.id, entry.outcome);
+    // Where the steps leave it, which is not always the outcome: a late payment of a returned payout stays returned.
+    statuses.set(
+      payout.id,
+      steps.reduce((at, step) => {
+        const check = checkPayoutTransition(at, step);
+        return check.ok ? check.transition.to : at;
+      }, status),
+    );
     plan.entries.push({ endToEndId, amount, currency, outcome: entry.outcome, payoutId: payout.id, steps, failureCode: entry.failureCode });
   }
   return plan;

@@ -107,6 +107,9 @@ describe('conflicts and orders', () => {
       'return',
     ]);
     expect(planBankFile(file(entry('po-1', 'paid')), byId(payout('po-1', 'returned', 100n))).entries[0]?.steps).toEqual([]);
+    // The same statement again: the late payment leaves the payout returned, so the return is not taken twice.
+    const again = planBankFile(file(entry('po-1', 'paid'), entry('po-1', 'returned')), byId(payout('po-1', 'returned', 100n)));
+    expect(again.entries.map((e) => e.steps)).toEqual([[], []]);
   });
 });
 
