@@ -9,7 +9,7 @@ import { OPENAPI_FILE, documentText } from '../scripts/openapi';
 import { createApp } from '../src/api/app';
 import { documentedOperations } from '../tools/documentedOperations';
 import * as S from '../src/api/schemas';
-import { PAYMENT_EVENTS } from '../src/domain/paymentTypes';
+import { WEBHOOK_EVENTS } from '../src/domain/webhookEvents';
 import { createLogger } from '../src/lib/logger';
 import { useStack } from './helpers/stack';
 
@@ -28,13 +28,14 @@ describe('OpenAPI document', () => {
     const create = res.body.paths['/api/v1/payments'].post;
     const schemas = res.body.components.schemas;
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreatePaymentRequest' });
-    expect(schemas.CreatePaymentRequest.required).toEqual(['amount', 'currency', 'payer_email', 'recipient_email']);
+    // recipient_email, or a recipient in its place (docs/concepts.md, "Recipients").
+    expect(schemas.CreatePaymentRequest.required).toEqual(['amount', 'currency', 'payer_email']);
     expect(create.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
     expect(schemas.ErrorResponse.properties.error.required).toEqual(['code', 'message']);
     expect(schemas.ErrorResponse.properties.error.properties.code.enum).toContain('idempotency_conflict');
     expect(schemas.Event.properties.data).toMatchObject({ $ref: '#/components/schemas/Payment' });
     // Every event's envelope, for receivers; every answer's headers.
-    expect(Object.keys(res.body.webhooks).sort()).toEqual([...PAYMENT_EVENTS].sort());
+    expect(Object.keys(res.body.webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
     expect(Object.keys(create.responses['201'].headers).sort()).toEqual(['Idempotent-Replayed', 'X-Request-Id']);
     expect(Object.keys(create.responses['401'].headers)).toContain('WWW-Authenticate');
     expect(Object.keys(create.responses['429'].headers)).toContain('Retry-After');

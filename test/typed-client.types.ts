@@ -29,10 +29,10 @@ export async function typedCalls() {
   // @ts-expect-error '/api/v1/balances' is not a path of the API
   await api.GET('/api/v1/balances');
 
-  // A missing required field: recipient_email.
+  // A missing required field: payer_email.
   await api.POST('/api/v1/payments', {
-    // @ts-expect-error recipient_email is required
-    body: { amount: 1, currency: 'EUR', payer_email: 'a@example.com' },
+    // @ts-expect-error payer_email is required
+    body: { amount: 1, currency: 'EUR', recipient_email: 'a@example.com' },
   });
   // A missing path parameter.
   // @ts-expect-error the path's {id} is required

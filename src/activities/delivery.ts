@@ -8,6 +8,7 @@ import { webhookSecretKey } from '../config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
 import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
 import { releaseLease, takeLease } from '../db/endpointLeases';
+import { ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
 import { type ChainedDelivery, startFirstSeries } from './seriesStart';
@@ -56,7 +57,19 @@ export interface SeriesInput {
 export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
 export function deliveryActivities(deps: PublicationDeps) {
-  const { db, config, temporal } = deps;
+  const { db, config, temporal, logger } = deps;
+
+  /** The endpoint's next delivery in line gets its turn now rather than at its fallback timer. */
+  async function wakeNext(next: { deliveryId: string; run: string } | undefined): Promise<void> {
+    if (!next) return;
+    try {
+      await temporal.workflow.getHandle(next.run).signal(ENDPOINT_TURN_SIGNAL, { deliveryId: next.deliveryId });
+    } catch (err) {
+      // Its run has ended, or Temporal is out of reach: the waiter's own timer wakes it.
+      logger.warn({ delivery_id: next.deliveryId, error: String(err) }, 'could not wake a delivery waiting for its endpoint');
+    }
+  }
+
   return {
     /**
      * One attempt of a series. Throws on failure so that Temporal's retry policy schedules the
@@ -73,7 +86,8 @@ export function deliveryActivities(deps: PublicationDeps) {
       const leased = base !== undefined;
       if (leased) {
         const leaseMs = retry.timeoutMs + DELIVERY_ACTIVITY_MARGIN_MS;
-        if (!(await takeLease(db, deliveryId, found.webhook.id, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, leaseMs))) {
+        const run = Context.current().info.workflowExecution?.workflowId ?? deliveryId;
+        if (!(await takeLease(db, deliveryId, found.webhook.id, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, leaseMs, run))) {
           return { busy: seriesAttempt };
         }
       }
@@ -88,7 +102,7 @@ export function deliveryActivities(deps: PublicationDeps) {
           timeoutMs: retry.timeoutMs,
         });
       } finally {
-        if (leased) await releaseLease(db, deliveryId);
+        if (leased) await wakeNext(await releaseLease(db, deliveryId, found.webhook.id));
       }
       // The next delivery of the chain once this one's attempt has ended (again on a retry: started once).
       if (then?.length) {

@@ -16,6 +16,7 @@ import { eventRoutes } from './routes/events';
 import { ledgerRoutes } from './routes/ledger';
 import { openRoutes } from './routes/open';
 import { paymentRoutes } from './routes/payments';
+import { recipientRoutes } from './routes/recipients';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
 import { EXACT_PATHS, type Routes } from './registry';
@@ -85,5 +86,6 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     apiKeyRoutes(services.accounts),
     testHelperRoutes(services.payments),
     auditRoutes(services.audit),
+    recipientRoutes(services.recipients),
   ];
 }

@@ -8,7 +8,7 @@ import { PAYMENT_EVENTS } from '../domain/paymentTypes';
 import { ERRORS, type ErrorCode, errorExample } from './errorCatalogue';
 import { components, exampleOf } from './components';
 import type { Operation, ResponseSpec } from './registry';
-import { WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
+import { RecipientUpdatedEvent, WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
 
 type Json = Record<string, unknown>;
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -186,20 +186,24 @@ export function openApiDocument(operations: readonly Operation[]): object {
       },
     };
   }
+  const webhookSchemas: [string, string, unknown][] = [
+    ...PAYMENT_EVENTS.map((event): [string, string, unknown] => [event, webhookSchemaName(event), exampleOf(WEBHOOK_ENVELOPES[event])]),
+    ['recipient.updated', 'RecipientUpdatedEvent', exampleOf(RecipientUpdatedEvent)],
+  ];
   const webhooks = Object.fromEntries(
-    PAYMENT_EVENTS.map((event) => [
+    webhookSchemas.map(([event, schemaName, example]) => [
       event,
       {
         post: {
           summary: event,
           description:
             'Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.',
-          operationId: `webhook${webhookSchemaName(event)}`,
+          operationId: `webhook${schemaName}`,
           tags: ['Webhooks'],
           security: [],
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: ref(webhookSchemaName(event)), example: exampleOf(WEBHOOK_ENVELOPES[event]) } },
+            content: { 'application/json': { schema: ref(schemaName), example } },
           },
           responses: {
             '200': { description: 'Received (any 2xx)' },
@@ -257,6 +261,7 @@ const TAGS: Record<string, string> = {
   Ledger: 'Double-entry ledger entries and balances (docs/money.md)',
   Audit: 'The custody trail: signed tree heads and proofs (docs/audit.md)',
   Webhooks: 'Webhook configurations and their delivery logs',
+  Recipients: 'Who payments are released to: their verification and balances (docs/concepts.md)',
   'Test helpers': 'Test-mode only: move a payment’s clock',
   'API keys': 'Keys of the caller’s account and mode',
   Operations: 'Liveness and readiness probes',

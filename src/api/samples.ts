@@ -51,14 +51,15 @@ export const ledgerEntry = {
   object: 'ledger_entry',
   payment_id: payment.id,
   milestone_id: payment.milestones[0].id,
+  recipient_id: null,
   version: 2,
   type: 'deposit',
   currency: 'USD',
   livemode: false,
   created_at: inCustody.updated_at,
   postings: [
-    { account: 'payer_deposits', amount: -125.5 },
-    { account: 'custody', amount: 125.5 },
+    { account: 'payer_deposits', address: 'payer_deposits', amount: -125.5 },
+    { account: 'custody', address: `escrow:${payment.id}`, amount: 125.5 },
   ],
 } as const;
 export const webhook = {
@@ -232,3 +233,42 @@ export function webhookExample(event: string): unknown {
     data: { ...inCustody, ...(event === 'payment.test' ? { id: 'pay_test' } : {}), status: status[event] ?? inCustody.status },
   };
 }
+
+/** A recipient (docs/concepts.md, "Recipients"), verified, and its balance. */
+export const recipient = {
+  id: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M',
+  object: 'recipient',
+  email: 'seller@example.com',
+  name: 'Vintage Cameras Ltd',
+  country: 'FR',
+  type: 'company',
+  metadata: { seller_id: '42' },
+  livemode: false,
+  verification: {
+    status: 'verified',
+    requirements: { currently_due: [], past_due: [], pending_verification: [], errors: [] },
+    disabled_reason: null,
+  },
+  payouts_enabled: true,
+  created_at: '2026-11-23T09:00:00.000Z',
+  updated_at: '2026-11-23T09:30:00.000Z',
+} as const;
+export const createRecipient = {
+  email: 'seller@example.com',
+  country: 'FR',
+  type: 'company',
+  name: 'Vintage Cameras Ltd',
+  metadata: { seller_id: '42' },
+};
+export const recipientBalance = {
+  object: 'recipient_balance',
+  recipient: recipient.id,
+  balances: [{ currency: 'USD', pending: 0, available: 119.23, in_transit: 0, paid_out: 0 }],
+};
+export const recipientUpdated = {
+  event: 'recipient.updated',
+  recipient_id: recipient.id,
+  timestamp: recipient.updated_at,
+  sequence: 2,
+  data: recipient,
+};

@@ -1,6 +1,6 @@
 /**
  * Which mode an object of an account is in, found by its id alone: the id's prefix names its table
- * (pay_, wh_, dlv_, evt_, key_). A milestone is found through its payment, whose id its routes carry.
+ * (pay_, wh_, dlv_, evt_, key_, rcp_). A milestone is found through its payment, whose id its routes carry.
  */
 import type { Knex } from 'knex';
 
@@ -16,6 +16,7 @@ const LOOKUPS: Record<string, Lookup> = {
   wh: OWN_ROWS('webhooks'),
   evt: OWN_ROWS('events'),
   key: OWN_ROWS('api_keys'),
+  rcp: OWN_ROWS('recipients'),
   dlv: (db, accountId, id) =>
     db('webhook_deliveries as d')
       .join('webhooks as w', 'w.id', 'd.webhook_id')

@@ -30,6 +30,7 @@ const FIELDS = {
   feeCollectedMinor: true,
   milestones: true,
   staged: true,
+  recipientId: true,
 } satisfies Record<keyof PaymentState, true>;
 const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
 type DateField = (typeof DATE_FIELDS)[number];
@@ -72,6 +73,7 @@ export function toRow(s: PaymentState): Record<string, unknown> {
     row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
   }
   row.metadata = JSON.stringify(s.metadata);
+  row.recipient_id = s.recipientId ?? null;
   row.milestones = JSON.stringify(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
   const personal = personalOf(s).milestones;
   row.milestone_personal = personal ? JSON.stringify(personal) : null;

@@ -25,7 +25,7 @@ import type { Knex } from 'knex';
 import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
 import { LEAF_COLUMNS } from './audit';
 import { Bindings, leafValues } from './statement';
-import { LEDGER_ACCOUNTS, entryTypeOf, postingsOf } from '../domain/ledger';
+import { LEDGER_ACCOUNTS, addressOf, entryTypeOf, postingsOf } from '../domain/ledger';
 import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
 import { ledgerMovements } from '../domain/milestones';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
@@ -50,8 +50,17 @@ export interface PlannedDelivery {
   webhook: StoredWebhook;
 }
 
+/** Whether payouts are enabled, per recipient a step's releases credit (read under a lock: `withRecipients`). */
+type PayoutsEnabled = ReadonlyMap<string, boolean>;
+
+/** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
+function creditedRecipient(state: PaymentState, milestoneId: string, released: bigint): string | undefined {
+  if (released === 0n) return undefined;
+  return state.milestones.find((m) => m.id === milestoneId)?.recipientId ?? undefined;
+}
+
 /** The CTEs that write the projection of one history entry. */
-function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, reasonKey: Buffer): string[] {
+function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, reasonKey: Buffer, payouts: PayoutsEnabled): string[] {
   // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
   // A function: bindings are added in the order the text reads (src/db/statement.ts).
   const reason = () =>
@@ -92,32 +101,37 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
   ];
   const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
     const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
-    return { id, milestoneId, type: entryTypeOf(movement), postings: postingsOf(movement) };
+    const recipientId = creditedRecipient(state, milestoneId, movement.released);
+    const postings = postingsOf(movement, recipientId ? { payoutsEnabled: payouts.get(recipientId) ?? false } : undefined).map((p) => ({
+      ...p,
+      address: addressOf(p.account, { paymentId: state.id, recipientId }),
+    }));
+    return { id, milestoneId, recipientId, type: entryTypeOf(movement), postings };
   });
   if (entries.length > 0) {
     const exponent = state.amountExponent;
     const entryRows = entries
       .map(
         (e) =>
-          `(${b.list([e.id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, e.type, new Date(entry.at), e.milestoneId])})`,
+          `(${b.list([e.id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, e.type, new Date(entry.at), e.milestoneId])}, ${b.add(e.recipientId ?? null, 'text')})`,
       )
       .join(', ');
     ctes.push(`ledger_entry AS (
-        INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id)
+        INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id)
         VALUES ${entryRows}
         ON CONFLICT DO NOTHING RETURNING id)`);
     const postingRows = entries
       .flatMap((e) => e.postings.map((p) => ({ entryId: e.id, ...p })))
       .map(
         (p, i) =>
-          `(${b.add(p.entryId, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${LEDGER_ACCOUNTS.indexOf(p.account)})`,
+          `(${b.add(p.entryId, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.address, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${LEDGER_ACCOUNTS.indexOf(p.account)})`,
       )
       .join(', ');
     ctes.push(
-      `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, amount, ord, account_ord))`,
+      `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_ord))`,
       `postings AS (
-        INSERT INTO ledger_postings (entry_id, ledger_account, amount_minor)
-        SELECT posting.entry_id, posting.account, posting.amount FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
+        INSERT INTO ledger_postings (entry_id, ledger_account, address, amount_minor)
+        SELECT posting.entry_id, posting.account, posting.address, posting.amount FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
         ORDER BY posting.ord
         RETURNING 1)`,
       // One row per ledger account, in LEDGER_ACCOUNTS order, the same for every writer, so that balance rows are never taken crosswise.
@@ -129,6 +143,18 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
         GROUP BY posting.account, posting.account_ord ORDER BY posting.account_ord
         ON CONFLICT (account_id, livemode, currency, exponent, ledger_account)
         DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor
+        RETURNING 1)`,
+      // The payment's custody and the recipients' accounts, by address (in address order, for every
+      // writer alike): PostgreSQL refuses a balance below zero (docs/money.md), failing the whole statement.
+      `account_balances AS (
+        INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor)
+        SELECT posting.address, ${b.add(state.currency, 'text')}, ${b.add(exponent, 'smallint')}, ${b.add(state.accountId, 'text')},
+          ${b.add(state.livemode, 'boolean')}, sum(posting.amount)
+        FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
+        WHERE posting.address LIKE 'escrow:%' OR posting.address LIKE 'recipient:%'
+        GROUP BY posting.address ORDER BY posting.address
+        ON CONFLICT (address, currency, exponent)
+        DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor
         RETURNING 1)`,
     );
     for (const e of entries) {
@@ -143,8 +169,9 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
           currency: state.currency,
           exponent,
           at: entry.at,
-          postings: e.postings,
+          postings: e.postings.map(({ account, amount }) => ({ account, amount })),
           ...(state.staged ? { milestoneId: e.milestoneId } : {}),
+          ...(e.recipientId ? { recipientId: e.recipientId } : {}),
         }),
         entryId: e.id,
       });
@@ -173,9 +200,40 @@ export async function projectPayment(
   entry: HistoryEntry,
   reasonKey: Buffer,
 ): Promise<void> {
-  const b = new Bindings();
-  const ctes = projectionCtes(b, payment, entry, reasonKey);
-  await db.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
+  await withRecipients(db, payment, entry, async (q, payouts) => {
+    const b = new Bindings();
+    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts);
+    await q.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
+  });
+}
+
+/**
+ * Run `project` with whether payouts are enabled for each recipient the step's releases credit. A
+ * step that credits none (every step of a payment without a recipient) runs as it is, one statement;
+ * one that credits some first takes those recipients' rows FOR SHARE in the same transaction, so a
+ * verification enabling payouts (which moves everything pending, src/db/ledgerAccounts.ts) is
+ * either wholly before this release, which then credits available, or wholly after it, and moves it.
+ * Lock order: recipients, then the projection's rows, as the verification's.
+ */
+async function withRecipients<T>(
+  db: Knex | Knex.Transaction,
+  state: PaymentState,
+  entry: HistoryEntry,
+  project: (q: Knex | Knex.Transaction, payouts: PayoutsEnabled) => Promise<T>,
+): Promise<T> {
+  const credited = [
+    ...new Set(
+      ledgerMovements(state, entry).flatMap(({ milestoneId, movement }) => creditedRecipient(state, milestoneId, movement.released) ?? []),
+    ),
+  ].sort();
+  if (credited.length === 0) return project(db, new Map());
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.raw<{ rows: { id: string; payouts_enabled: boolean }[] }>(
+      `SELECT id, payouts_enabled FROM recipients WHERE id = ANY(?::text[]) ORDER BY id FOR SHARE`,
+      [credited],
+    );
+    return project(tx, new Map(rows.map((r) => [r.id, r.payouts_enabled])));
+  });
 }
 
 /**
@@ -265,10 +323,12 @@ export async function projectAndPlan(
   envelopes: TransitionEnvelope[],
   reasonKey: Buffer,
 ): Promise<PlannedDelivery[]> {
-  const b = new Bindings();
-  const projection = projectionCtes(b, payment, entry, reasonKey);
-  const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
-  return planned(db, b, [...projection, ...ctes], parts);
+  return withRecipients(db, payment, entry, (q, payouts) => {
+    const b = new Bindings();
+    const projection = projectionCtes(b, payment, entry, reasonKey, payouts);
+    const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
+    return planned(q, b, [...projection, ...ctes], parts);
+  });
 }
 
 /** The deliveries alone (`npm run repair`). */

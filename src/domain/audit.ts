@@ -95,7 +95,8 @@ export function webhookAttemptLeaf(a: AttemptFacts): AuditLeaf {
 
 interface LedgerEntryFacts {
   entryId: string;
-  paymentId: string;
+  /** Null for a recipient's own movement (docs/money.md), which names its recipient instead. */
+  paymentId: string | null;
   accountId: string;
   livemode: boolean;
   version: number;
@@ -105,6 +106,8 @@ interface LedgerEntryFacts {
   at: string;
   postings: { account: string; amount: bigint }[];
   milestoneId?: string;
+  /** The recipient whose accounts the entry credits (docs/money.md), when one. */
+  recipientId?: string;
 }
 
 /** One ledger entry with its postings (integer minor units; they sum to zero). */
@@ -123,6 +126,7 @@ export function ledgerEntryLeaf(e: LedgerEntryFacts): AuditLeaf {
     postings: e.postings.map((p) => ({ ledger_account: p.account, amount_minor: p.amount })),
     // A payment created with milestones names the one whose money moved (docs/audit.md).
     ...(e.milestoneId === undefined ? {} : { milestone_id: e.milestoneId }),
+    ...(e.recipientId === undefined ? {} : { recipient_id: e.recipientId }),
   };
   return {
     entryKey: `ledger:${e.entryId}`,

@@ -11,6 +11,12 @@ import type { Scope } from './tenancy';
 /** The workflow type of every series (src/workflows/webhookDelivery.ts). */
 export const DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 
+/**
+ * The signal that wakes a delivery waiting for a turn at a full endpoint, sent when an attempt there
+ * ends (src/db/endpointLeases.ts): to the payment's run or to the series' own workflow.
+ */
+export const ENDPOINT_TURN_SIGNAL = 'endpointTurn';
+
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
 export const LIVE_PRIORITY = 1;
 export const TEST_PRIORITY = 3;

@@ -4,11 +4,47 @@
  * as bigint throughout; read by the workflow, the projection, `ledger:verify` and the tests.
  */
 
-/** The ledger accounts kept per account, mode and currency. */
-export const LEDGER_ACCOUNTS = ['payer_deposits', 'custody', 'recipient_payable', 'payer_refunds', 'platform_fees'] as const;
+/**
+ * The kinds of ledger account, each also summed per account, mode and currency (the balance of
+ * GET /balance). `custody` is one account per payment (`escrow:pay_…`); the `recipient_*` kinds one
+ * per recipient and currency (`recipient:rcp_…:pending`…); the others one per account, mode and currency.
+ */
+export const LEDGER_ACCOUNTS = [
+  'payer_deposits',
+  'custody',
+  'recipient_payable',
+  'payer_refunds',
+  'platform_fees',
+  'recipient_pending',
+  'recipient_available',
+  'recipient_in_transit',
+  'recipient_paid_out',
+] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 
-export const ENTRY_TYPES = ['deposit', 'refund', 'release', 'split'] as const;
+/** A recipient's four accounts per currency (docs/money.md): released while payouts are disabled, payable, on its way to a bank, paid. */
+export const RECIPIENT_BALANCES = ['pending', 'available', 'in_transit', 'paid_out'] as const;
+export type RecipientBalance = (typeof RECIPIENT_BALANCES)[number];
+
+/** The address of a payment's custody account. */
+export const escrowAddress = (paymentId: string) => `escrow:${paymentId}`;
+
+/** The address of one of a recipient's accounts. */
+export const recipientAddress = (recipientId: string, balance: RecipientBalance) => `recipient:${recipientId}:${balance}`;
+
+/** An account's address: a payment's or a recipient's own, else the kind (one per account, mode and currency). */
+export function addressOf(account: LedgerAccount, owner: { paymentId?: string; recipientId?: string }): string {
+  if (account === 'custody' && owner.paymentId) return escrowAddress(owner.paymentId);
+  if (account.startsWith('recipient_') && account !== 'recipient_payable' && owner.recipientId) {
+    return recipientAddress(owner.recipientId, account.slice('recipient_'.length) as RecipientBalance);
+  }
+  return account;
+}
+
+/** Addresses whose balance PostgreSQL keeps per account and refuses below zero (a payment's custody, a recipient's). */
+export const isPartyAddress = (address: string) => address.startsWith('escrow:') || address.startsWith('recipient:');
+
+export const ENTRY_TYPES = ['deposit', 'refund', 'release', 'split', 'make_available'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
 /** What a transition does to the money (a column of the transition table). */
@@ -31,7 +67,7 @@ export interface Movement {
   fee: bigint;
 }
 
-interface Posting {
+export interface Posting {
   account: LedgerAccount;
   amount: bigint;
 }
@@ -113,15 +149,16 @@ export function entryTypeOf(m: Movement): EntryType {
  * custody +A. Refund r: custody −r, payer_refunds +r. Release h with fee f: custody −h,
  * recipient_payable +(h−f), platform_fees +f. A split is both in one entry. No zero postings.
  */
-export function postingsOf(m: Movement): Posting[] {
+export function postingsOf(m: Movement, recipient?: { payoutsEnabled: boolean }): Posting[] {
   const totals = new Map<LedgerAccount, bigint>();
   const add = (account: LedgerAccount, amount: bigint) => totals.set(account, (totals.get(account) ?? 0n) + amount);
   add('payer_deposits', -m.deposited);
   add('custody', m.deposited - m.refunded - m.released);
   add('payer_refunds', m.refunded);
-  add('recipient_payable', m.released - m.fee);
+  // A recipient's net lands where its payouts allow (docs/money.md); without one, on recipient_payable.
+  add(recipient ? (recipient.payoutsEnabled ? 'recipient_available' : 'recipient_pending') : 'recipient_payable', m.released - m.fee);
   add('platform_fees', m.fee);
-  return LEDGER_ACCOUNTS.filter((a) => totals.get(a) !== 0n).map((account) => ({ account, amount: totals.get(account)! }));
+  return LEDGER_ACCOUNTS.filter((a) => (totals.get(a) ?? 0n) !== 0n).map((account) => ({ account, amount: totals.get(account)! }));
 }
 
 /**
@@ -139,7 +176,12 @@ export interface BalanceView {
 }
 
 export function balanceOf(accounts: Partial<Record<LedgerAccount, bigint>>): BalanceView {
-  const releasedNet = accounts.recipient_payable ?? 0n;
+  // Every release's net, to recipient_payable or to a recipient's accounts (moves among those leave it whole).
+  const releasedNet = (
+    ['recipient_payable', 'recipient_pending', 'recipient_available', 'recipient_in_transit', 'recipient_paid_out'] as const
+  )
+    .map((a) => accounts[a] ?? 0n)
+    .reduce((a, b) => a + b, 0n);
   const fees = accounts.platform_fees ?? 0n;
   return {
     deposited: -(accounts.payer_deposits ?? 0n),

@@ -99,6 +99,8 @@ export interface PaymentState {
   milestones: MilestoneState[];
   /** Created with milestones: its steps also emit the milestone events (docs/webhooks.md). */
   staged: boolean;
+  /** The recipient (`rcp_…`) it was created for, if it named one: an id, never personal data. */
+  recipientId?: string | null;
 }
 
 /** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's. */
@@ -118,6 +120,8 @@ export interface MilestoneState {
   reference: string | null;
   description: string | null;
   recipientEmail: string;
+  /** The recipient (`rcp_…`) its releases credit (docs/money.md), if the payment or the milestone named one. */
+  recipientId?: string | null;
 }
 
 /** What one step did to one milestone: the history entry's record of it, the ledger entry's source. */

@@ -11,6 +11,7 @@ import { idempotencyService } from './idempotency';
 import { ledgerService } from './ledger';
 import { modesService } from './modes';
 import { paymentsService } from './payments';
+import { recipientsService } from './recipients';
 import { redactionService } from './redaction';
 import { repairService } from './repair';
 import { webhooksService } from './webhooks';
@@ -26,6 +27,7 @@ export function createServices(deps: ServiceDeps) {
   return {
     payments: paymentsService(deps),
     redaction: redactionService(deps),
+    recipients: recipientsService(deps),
     events: eventsService(deps),
     ledger: ledgerService(deps),
     webhooks: webhooksService(deps),

@@ -7,6 +7,7 @@ import type { PaymentState } from '../domain/paymentTypes';
 import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger } from '../db/ledger';
 import { verifyLedger } from '../db/ledgerCheck';
+import { balancesAsOf } from '../db/ledgerAccounts';
 import { findPayment } from '../db/payments';
 import { getPaymentQuery, ledgerVerifyWorkflow } from '../workflows';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
@@ -47,8 +48,8 @@ export class NoWorker extends Error {
 export function ledgerService({ db, temporal }: { db: Knex; temporal?: Client }) {
   return {
     /** From the balances kept beside the entries: no scan of postings. */
-    async balance(scope: Scope) {
-      return balanceView(scope.livemode, await findBalances(db, scope));
+    async balance(scope: Scope, asOf?: Date) {
+      return balanceView(scope.livemode, asOf ? await balancesAsOf(db, scope, asOf) : await findBalances(db, scope));
     },
 
     async paymentLedger(scope: Scope, paymentId: string) {

@@ -9,12 +9,14 @@ import { type MilestoneState, type PaymentState } from '../domain/paymentTypes';
 import { INITIAL_STATUS, creationEntry } from '../domain/payment';
 import { wholeMilestone } from '../domain/milestones';
 import { personalOf, withPersonal, withoutPersonal } from '../domain/personal';
-import { scopeOf } from '../domain/tenancy';
+import { type Scope, scopeOf } from '../domain/tenancy';
+import { isPayable } from '../domain/recipients';
+import { findRecipients } from '../db/recipients';
 import { claimOpenPayment, purgeStaleClaims } from '../db/openPayments';
 import { findPayment } from '../db/payments';
 import { savePersonal } from '../db/personal';
 import { getPaymentQuery, paymentWorkflow } from '../workflows';
-import { QuotaExceeded } from './errors';
+import { InvalidInput, QuotaExceeded, RecipientNotPayable } from './errors';
 import { type Call, type PaymentsDeps, paymentRun, paymentRunOptions } from './paymentRun';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
@@ -25,7 +27,9 @@ export interface NewPayment {
   platformFeeMinor?: bigint;
   currency: string;
   payerEmail: string;
-  recipientEmail: string;
+  /** Who it is released to: an e-mail, or a recipient of the account and mode (docs/concepts.md, "Recipients"). */
+  recipientEmail?: string;
+  recipient?: string;
   description?: string | null;
   metadata?: Record<string, string>;
   depositDeadlineSeconds?: number;
@@ -39,8 +43,17 @@ interface NewMilestone {
   description?: string | null;
   amountMinor: bigint;
   recipientEmail?: string;
+  recipient?: string;
   autoReleaseAfterSeconds?: number;
 }
+
+/** Whom a payment or milestone is released to: an e-mail, with the recipient it belongs to when one was named. */
+interface Party {
+  email: string;
+  recipientId?: string;
+}
+
+const partyFields = (p: Party) => ({ recipientEmail: p.email, ...(p.recipientId ? { recipientId: p.recipientId } : {}) });
 
 /** A new payment's money: its fee, nothing held yet. */
 const moneyFields = (platformFee: bigint) => ({
@@ -52,17 +65,26 @@ const moneyFields = (platformFee: bigint) => ({
 });
 
 /** A new payment's milestones: those asked for, or one of the whole amount (docs/concepts.md). */
-function newMilestones(payment: Omit<PaymentState, 'milestones' | 'staged'>, asked: NewMilestone[] | undefined): MilestoneState[] {
-  if (!asked) return [wholeMilestone(payment)];
-  return asked.map((m) => ({
-    ...wholeMilestone(payment),
-    id: `ms_${ulid()}`,
-    amountMinor: m.amountMinor.toString(),
-    autoReleaseAfterSeconds: m.autoReleaseAfterSeconds ?? payment.autoReleaseAfterSeconds,
-    reference: m.reference ?? null,
-    description: m.description ?? null,
-    recipientEmail: m.recipientEmail?.toLowerCase() ?? payment.recipientEmail,
-  }));
+function newMilestones(
+  payment: Omit<PaymentState, 'milestones' | 'staged'>,
+  asked: NewMilestone[] | undefined,
+  parties: (Party | undefined)[],
+): MilestoneState[] {
+  const whole = { ...wholeMilestone(payment), ...(payment.recipientId ? { recipientId: payment.recipientId } : {}) };
+  if (!asked) return [whole];
+  const { recipientId: _payments, ...withoutRecipient } = whole;
+  return asked.map((m, i) => {
+    // A milestone naming its own party is released to it alone; otherwise to the payment's.
+    const party = parties[i];
+    return {
+      ...(party ? { ...withoutRecipient, ...partyFields(party) } : whole),
+      id: `ms_${ulid()}`,
+      amountMinor: m.amountMinor.toString(),
+      autoReleaseAfterSeconds: m.autoReleaseAfterSeconds ?? payment.autoReleaseAfterSeconds,
+      reference: m.reference ?? null,
+      description: m.description ?? null,
+    };
+  });
 }
 
 export function paymentCreation(deps: PaymentsDeps) {
@@ -83,6 +105,38 @@ export function paymentCreation(deps: PaymentsDeps) {
     throw new QuotaExceeded('open_payments', limit, setting, message);
   }
 
+  /**
+   * Whom the payment and each milestone are released to. A named recipient must be of the caller's
+   * account and mode (else 400 naming the field) and payable (else 409); its e-mail is the party's.
+   * Only a create that names one reads the recipients: one query.
+   */
+  async function partiesOf(scope: Scope, input: NewPayment): Promise<{ payment: Party; milestones: (Party | undefined)[] }> {
+    const named = [
+      ...(input.recipient ? [{ field: 'recipient', id: input.recipient }] : []),
+      ...(input.milestones ?? []).flatMap((m, i) => (m.recipient ? [{ field: `milestones.${i}.recipient`, id: m.recipient }] : [])),
+    ];
+    const found = new Map((await findRecipients(db, scope, [...new Set(named.map((n) => n.id))])).map((r) => [r.id, r]));
+    const unknown = named.filter((n) => !found.has(n.id));
+    if (unknown.length)
+      throw new InvalidInput(unknown.map((n) => ({ field: n.field, message: `no recipient ${n.id} in this account and mode` })));
+    for (const n of named) {
+      const r = found.get(n.id)!;
+      if (!isPayable(r)) throw new RecipientNotPayable(r.id, n.field, r.verification.status);
+      if (r.email === input.payerEmail.toLowerCase())
+        throw new InvalidInput([{ field: n.field, message: "the recipient's e-mail must differ from payer_email" }]);
+    }
+    const partyOf = (recipient: string | undefined, email: string | undefined): Party | undefined =>
+      recipient
+        ? { email: found.get(recipient)!.email, recipientId: recipient }
+        : email === undefined
+          ? undefined
+          : { email: email.toLowerCase() };
+    return {
+      payment: partyOf(input.recipient, input.recipientEmail)!,
+      milestones: (input.milestones ?? []).map((m) => partyOf(m.recipient, m.recipientEmail)),
+    };
+  }
+
   return {
     /** Delete the claims of creates that died before their payment's row was written (src/db/openPayments.ts). */
     purgeStaleClaims: () => purgeStaleClaims(db),
@@ -90,6 +144,7 @@ export function paymentCreation(deps: PaymentsDeps) {
     /** Start the payment's workflow; its id is the payment id, never reused. */
     async create(call: Call, input: NewPayment): Promise<PaymentState> {
       const { principal } = call;
+      const { payment: party, milestones: parties } = await partiesOf(scopeOf(principal), input);
       const now = new Date();
       const fields = {
         id: `pay_${call.resourceId ?? ulid()}`,
@@ -100,7 +155,7 @@ export function paymentCreation(deps: PaymentsDeps) {
         currency: input.currency,
         status: INITIAL_STATUS,
         payerEmail: input.payerEmail.toLowerCase(),
-        recipientEmail: input.recipientEmail.toLowerCase(),
+        ...partyFields(party),
         description: input.description ?? null,
         metadata: input.metadata ?? {},
         depositDeadline: new Date(now.getTime() + (input.depositDeadlineSeconds ?? DEFAULT_DEPOSIT_DEADLINE_SECONDS) * 1000).toISOString(),
@@ -112,7 +167,7 @@ export function paymentCreation(deps: PaymentsDeps) {
       };
       const payment: PaymentState = {
         ...fields,
-        milestones: newMilestones(fields, input.milestones),
+        milestones: newMilestones(fields, input.milestones, parties),
         staged: input.milestones !== undefined,
       };
       await claimPlace(call, payment.id);

@@ -8,45 +8,70 @@ import { toMajor } from '../domain/money';
 import { defaultMilestoneId } from '../domain/milestones';
 
 export const LedgerEntryViewSchema = z.object({
-  id: z.string().describe('le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone'),
+  id: z
+    .string()
+    .describe(
+      "le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone, or from a recipient's movement",
+    ),
   object: z.literal('ledger_entry'),
-  payment_id: z.string(),
-  milestone_id: z.string().describe('The milestone whose money moved (a payment without milestones has one: ms_ + its ULID)'),
-  version: z.number().describe("The payment's version this movement made (its history seq)"),
+  payment_id: z
+    .string()
+    .nullable()
+    .describe("The payment whose step moved the money; null for a recipient's own movement (make_available)"),
+  milestone_id: z
+    .string()
+    .nullable()
+    .describe('The milestone whose money moved (a payment without milestones has one: ms_ + its ULID); null without a payment'),
+  recipient_id: z.string().nullable().describe('The recipient whose accounts the entry credits or moves between, if any'),
+  version: z.number().describe("The payment's version this movement made (its history seq), or the recipient's"),
   type: z.enum(ENTRY_TYPES),
   currency: z.string(),
   livemode: z.boolean(),
   created_at: z.string(),
   postings: z
-    .array(z.object({ account: z.enum(LEDGER_ACCOUNTS), amount: z.number().describe('Major units, signed: the postings sum to 0') }))
+    .array(
+      z.object({
+        account: z.enum(LEDGER_ACCOUNTS),
+        address: z
+          .string()
+          .describe('The account: escrow:pay_… (a payment’s custody), recipient:rcp_…:pending|available|in_transit|paid_out, or the kind'),
+        amount: z.number().describe('Major units, signed: the postings sum to 0'),
+      }),
+    )
     .describe('Every posting of the entry; they sum to zero'),
 });
 type LedgerEntryView = z.infer<typeof LedgerEntryViewSchema>;
 
 export function ledgerEntryView(e: {
   id: string;
-  payment_id: string;
+  payment_id: string | null;
   milestone_id: string | null;
+  recipient_id?: string | null;
   version: number;
   type: (typeof ENTRY_TYPES)[number];
   currency: string;
   exponent: number;
   livemode: boolean;
   created_at: Date;
-  postings: { ledger_account: LedgerAccount; amount_minor: bigint }[];
+  postings: { ledger_account: LedgerAccount; address: string; amount_minor: bigint }[];
 }): LedgerEntryView {
   return {
     id: e.id,
     object: 'ledger_entry',
     payment_id: e.payment_id,
     // Null on an entry written before milestones: its payment's one milestone.
-    milestone_id: e.milestone_id ?? defaultMilestoneId(e.payment_id),
+    milestone_id: e.milestone_id ?? (e.payment_id === null ? null : defaultMilestoneId(e.payment_id)),
+    recipient_id: e.recipient_id ?? null,
     version: e.version,
     type: e.type,
     currency: e.currency,
     livemode: e.livemode,
     created_at: e.created_at.toISOString(),
-    postings: e.postings.map((p) => ({ account: p.ledger_account, amount: toMajor(p.amount_minor, e.currency, e.exponent) })),
+    postings: e.postings.map((p) => ({
+      account: p.ledger_account,
+      address: p.address,
+      amount: toMajor(p.amount_minor, e.currency, e.exponent),
+    })),
   };
 }
 

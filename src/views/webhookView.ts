@@ -3,12 +3,12 @@
  * the answers to configure and rotate. One zod schema each, for the type and the OpenAPI document.
  */
 import { z } from 'zod';
-import { PAYMENT_EVENTS } from '../domain/paymentTypes';
+import { WEBHOOK_EVENTS } from '../domain/webhookEvents';
 
 export const WebhookViewSchema = z.object({
   id: z.string(),
   url: z.string(),
-  events: z.array(z.enum(PAYMENT_EVENTS)),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
   active: z.boolean(),
   disabled_reason: z
     .string()
@@ -36,7 +36,7 @@ interface WebhookFields {
   created_at: Date;
 }
 
-// The repository stores event names as text; they are the payment events the configure request allowed.
+// The repository stores event names as text; they are the events the configure request allowed.
 const events = (w: WebhookFields) => w.events as WebhookView['events'];
 
 export function webhookView(w: WebhookFields): WebhookView {

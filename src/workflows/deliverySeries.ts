@@ -9,6 +9,7 @@ import {
   type ActivityOptions,
   ApplicationFailure,
   CancellationScope,
+  defineSignal,
   defineUpdate,
   isCancellation,
   log,
@@ -20,12 +21,16 @@ import { type Priority, RetryState } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../activities';
 import { continuedRetry } from '../webhookRules/retryPolicy';
 import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED } from '../domain/failures';
+import { ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
 
 /** As src/activities/delivery.ts's DELIVERY_ACTIVITY_MARGIN_MS: the lease an attempt holds is as long as its activity may run. */
 export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
-/** Waits for a turn at a full endpoint: from 1 s, doubling, at most 30 s (durable timers, no worker slot held). */
-const BUSY_WAIT_MS = { initial: 1_000, max: 30_000 };
+/**
+ * How long a delivery waits for a turn at a full endpoint when no attempt there ends to wake it
+ * (src/db/endpointLeases.ts): a durable timer, no worker slot held.
+ */
+const TURN_FALLBACK_MS = 30_000;
 
 // A series that gave up without a final attempt frees its delivery.
 const { endSeries } = proxyActivities<Activities>({
@@ -56,6 +61,9 @@ export async function gaveUp(deliveryId: string, series: string, err: unknown): 
 
 /** Retry now (docs/webhooks.md, "Retry now"): the series, waiting between attempts, runs its next one at once. */
 export const retryNowUpdate = defineUpdate<{ attempt: number }, [RetryNow]>('retryNow');
+
+/** An attempt at a full endpoint ended: the named delivery, next in line, goes now (src/db/endpointLeases.ts). */
+export const endpointTurnSignal = defineSignal<[{ deliveryId: string }]>(ENDPOINT_TURN_SIGNAL);
 
 export interface RetryNow {
   /** The attempts the delivery log holds: what is left of the series' retries goes on after them. */
@@ -88,13 +96,15 @@ export class DeliverySeries {
   private retry: DeliveryRetry;
   private base: number;
   /** Where the series waits: its attempt (in flight or between retries) or a durable timer. */
-  private waiting: { scope: CancellationScope; on: 'attempt' | 'timer' } | undefined;
+  private waiting: { scope: CancellationScope; on: 'attempt' | 'endpoint' | 'interval' } | undefined;
   /** The log's attempt count a retry-now found, once it has woken the series. */
   private woken: number | undefined;
   /** Activities scheduled so far (their ids in a payment's run). */
   private scheduled = 0;
   /** The payment's run has finished and hands the series over to a workflow of its own. */
   private handingOver = false;
+  /** Its endpoint's turn came before the series began to wait for it. */
+  private turnPending = false;
   private firstEnded: () => void = () => undefined;
   /** Resolves once the series' first attempt has ended (or the series has). */
   readonly firstAttempt: Promise<void>;
@@ -118,8 +128,9 @@ export class DeliverySeries {
    * at its endpoint, or the interval after a first attempt made alone), not starting or ending.
    */
   validateRetryNow({ backoff }: RetryNow): void {
-    const on = backoff ? 'attempt' : 'timer';
-    if (this.waiting?.on !== on) throw new Error(`the series is not waiting for its next attempt (${this.waiting?.on ?? 'not waiting'})`);
+    const waiting = this.waiting?.on;
+    if (backoff ? waiting !== 'attempt' : waiting !== 'endpoint' && waiting !== 'interval')
+      throw new Error(`the series is not waiting for its next attempt (${this.waiting?.on ?? 'not waiting'})`);
   }
 
   /**
@@ -130,6 +141,12 @@ export class DeliverySeries {
     this.woken = Math.max(logged, this.base);
     this.waiting?.scope.cancel();
     return { attempt: this.woken + 1 };
+  }
+
+  /** An attempt at the endpoint ended, and this delivery was next in line: it tries again now. */
+  turn(): void {
+    if (this.waiting?.on === 'endpoint') this.waiting.scope.cancel();
+    else this.turnPending = true;
   }
 
   /**
@@ -155,7 +172,7 @@ export class DeliverySeries {
   }
 
   private async attempts(): Promise<DeliveryOutcome | 'handed-over'> {
-    for (let waits = 0; ; waits++) {
+    for (;;) {
       if (this.handedOver()) return 'handed-over';
       // A chain's head makes its first attempt alone; the rest of its series follows as a series does.
       const alone = this.placement?.firstAlone === true && this.scheduled === 0;
@@ -180,14 +197,13 @@ export class DeliverySeries {
         if (this.handedOver() && wokenOut(err)) return 'handed-over';
         if (this.woken !== undefined && wokenOut(err)) {
           if (!this.continueAfter(this.woken - this.base)) return 'skipped';
-          waits = -1;
           continue;
         }
         if (alone && retriesLeft(err)) {
           this.firstEnded();
           const rest = continuedRetry(this.retry, 1);
           if (!rest) return await this.giveUp(err);
-          await this.cancellable('timer', () => sleep(rest.waitMs)).catch((e: unknown) => {
+          await this.cancellable('interval', () => sleep(rest.waitMs)).catch((e: unknown) => {
             if (!isCancellation(e)) throw e;
           });
           this.retry = rest.retry;
@@ -203,12 +219,15 @@ export class DeliverySeries {
       // The endpoint was full at the series' attempt `result.busy`: nothing sent. After a wait (or
       // a retry-now), the same attempt and those left, numbered on in the log.
       if (!this.continueAfter(result.busy - 1)) return 'skipped';
+      if (this.turnPending) {
+        this.turnPending = false;
+        continue;
+      }
       try {
-        await this.cancellable('timer', () => sleep(Math.min(BUSY_WAIT_MS.initial * 2 ** waits, BUSY_WAIT_MS.max)));
+        await this.cancellable('endpoint', () => sleep(TURN_FALLBACK_MS));
       } catch (err) {
         if (!isCancellation(err)) throw err;
         this.woken = undefined;
-        waits = -1;
       }
     }
   }
@@ -232,7 +251,7 @@ export class DeliverySeries {
     return true;
   }
 
-  private async cancellable<T>(on: 'attempt' | 'timer', fn: () => Promise<T>): Promise<T> {
+  private async cancellable<T>(on: 'attempt' | 'endpoint' | 'interval', fn: () => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
     this.waiting = { scope, on };
     try {
@@ -267,6 +286,7 @@ export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<Deliv
   setHandler(retryNowUpdate, (req) => (begun.series ?? notWaiting()).retryNow(req), {
     validator: (req) => (begun.series ?? notWaiting()).validateRetryNow(req),
   });
+  setHandler(endpointTurnSignal, () => begun.series?.turn());
   const from = input.resumed ? await resumedSeries(input) : input;
   if (!from) return 'skipped';
   begun.series = new DeliverySeries(from);

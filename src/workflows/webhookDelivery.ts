@@ -22,7 +22,7 @@ import { deliveryPriority, seriesStartOptions } from '../domain/deliverySeries';
 import { PROJECTION_REFUSED } from '../domain/failures';
 import { stepSummary } from '../domain/paymentSummary';
 import type { Scope } from '../domain/tenancy';
-import { DELIVERY_ACTIVITY_MARGIN_MS, DeliverySeries, type RetryNow, webhookDeliveryWorkflow } from './deliverySeries';
+import { DELIVERY_ACTIVITY_MARGIN_MS, DeliverySeries, type RetryNow, endpointTurnSignal, webhookDeliveryWorkflow } from './deliverySeries';
 import { LegacySeries, type LegacyPlan } from './legacyDelivery';
 
 /** The patch that took delivery off the payment's run (docs/architecture.md, "Shipping a workflow change safely"). */
@@ -77,6 +77,7 @@ export class Publications {
     setHandler(retryDeliveryUpdate, (req) => this.running(req.deliveryId).retryNow(req), {
       validator: (req) => this.running(req.deliveryId).validateRetryNow(req),
     });
+    setHandler(endpointTurnSignal, ({ deliveryId }) => this.series.get(deliveryId)?.turn());
   }
 
   private running(deliveryId: string): DeliverySeries {

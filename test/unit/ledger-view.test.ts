@@ -15,10 +15,10 @@ describe('ledgerEntryView', () => {
       livemode: false,
       created_at: new Date('2026-11-24T08:00:00.000Z'),
       postings: [
-        { ledger_account: 'custody', amount_minor: -10_000n },
-        { ledger_account: 'recipient_payable', amount_minor: 6_766n },
-        { ledger_account: 'payer_refunds', amount_minor: 3_001n },
-        { ledger_account: 'platform_fees', amount_minor: 233n },
+        { ledger_account: 'custody', address: 'escrow:pay_1', amount_minor: -10_000n },
+        { ledger_account: 'recipient_payable', address: 'recipient_payable', amount_minor: 6_766n },
+        { ledger_account: 'payer_refunds', address: 'payer_refunds', amount_minor: 3_001n },
+        { ledger_account: 'platform_fees', address: 'platform_fees', amount_minor: 233n },
       ],
     });
     expect(view).toStrictEqual({
@@ -26,16 +26,17 @@ describe('ledgerEntryView', () => {
       object: 'ledger_entry',
       payment_id: 'pay_1',
       milestone_id: 'ms_1',
+      recipient_id: null,
       version: 5,
       type: 'split',
       currency: 'USD',
       livemode: false,
       created_at: '2026-11-24T08:00:00.000Z',
       postings: [
-        { account: 'custody', amount: -100 },
-        { account: 'recipient_payable', amount: 67.66 },
-        { account: 'payer_refunds', amount: 30.01 },
-        { account: 'platform_fees', amount: 2.33 },
+        { account: 'custody', address: 'escrow:pay_1', amount: -100 },
+        { account: 'recipient_payable', address: 'recipient_payable', amount: 67.66 },
+        { account: 'payer_refunds', address: 'payer_refunds', amount: 30.01 },
+        { account: 'platform_fees', address: 'platform_fees', amount: 2.33 },
       ],
     });
     expect(LedgerEntryViewSchema.parse(view)).toStrictEqual(view);
@@ -44,9 +45,9 @@ describe('ledgerEntryView', () => {
         ...{ id: 'x', payment_id: 'p', milestone_id: 'ms_2', version: 1, type: 'deposit', currency: 'HUF', livemode: true },
         exponent: 0,
         created_at: new Date(0),
-        postings: [{ ledger_account: 'custody', amount_minor: 1050n }],
+        postings: [{ ledger_account: 'custody', address: 'escrow:p', amount_minor: 1050n }],
       }).postings,
-    ).toEqual([{ account: 'custody', amount: 1050 }]);
+    ).toEqual([{ account: 'custody', address: 'escrow:p', amount: 1050 }]);
   });
 
   it('the schema refuses an unknown account or entry type', () => {
@@ -55,6 +56,7 @@ describe('ledgerEntryView', () => {
       object: 'ledger_entry',
       payment_id: 'p',
       milestone_id: 'ms_p',
+      recipient_id: null,
       version: 1,
       type: 'deposit',
       currency: 'USD',
@@ -66,9 +68,11 @@ describe('ledgerEntryView', () => {
     expect(LedgerEntryViewSchema.safeParse({ ...ok, type: 'transfer' }).success).toBe(false);
     expect(LedgerEntryViewSchema.safeParse({ ...ok, postings: [{ account: 'cash', amount: 1 }] }).success).toBe(false);
     expect(LedgerEntryViewSchema.shape.id.description).toBe(
-      'le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone',
+      "le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone, or from a recipient's movement",
     );
-    expect(LedgerEntryViewSchema.shape.version.description).toBe("The payment's version this movement made (its history seq)");
+    expect(LedgerEntryViewSchema.shape.version.description).toBe(
+      "The payment's version this movement made (its history seq), or the recipient's",
+    );
     expect(LedgerEntryViewSchema.shape.postings.description).toBe('Every posting of the entry; they sum to zero');
     expect(LedgerEntryViewSchema.shape.postings.element.shape.amount.description).toBe('Major units, signed: the postings sum to 0');
   });

@@ -26,9 +26,19 @@ const money = { amount: 10_000n, platformFee: 300n };
 const held = (h: bigint, rest: Partial<Amounts> = {}): Amounts => ({ ...ZERO_AMOUNTS, held: h, ...rest });
 
 describe('the ledger’s names', () => {
-  it('has the five accounts and four entry types of docs/money.md', () => {
-    expect(LEDGER_ACCOUNTS).toEqual(['payer_deposits', 'custody', 'recipient_payable', 'payer_refunds', 'platform_fees']);
-    expect(ENTRY_TYPES).toEqual(['deposit', 'refund', 'release', 'split']);
+  it('has the account kinds and entry types of docs/money.md', () => {
+    expect(LEDGER_ACCOUNTS).toEqual([
+      'payer_deposits',
+      'custody',
+      'recipient_payable',
+      'payer_refunds',
+      'platform_fees',
+      'recipient_pending',
+      'recipient_available',
+      'recipient_in_transit',
+      'recipient_paid_out',
+    ]);
+    expect(ENTRY_TYPES).toEqual(['deposit', 'refund', 'release', 'split', 'make_available']);
     expect(ZERO_AMOUNTS).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
   });
 });

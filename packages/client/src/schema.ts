@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * Balances per currency of the caller’s mode
-         * @description deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); kept beside the ledger entries in the same transaction.
+         * @description deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); released_net counts every release’s net, to recipient_payable or to a recipient. Kept beside the ledger entries in the same transaction; with as_of, summed from the entries up to that instant.
          */
         get: operations["getBalance"];
         put?: never;
@@ -787,6 +787,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List recipients, newest first */
+        get: operations["getRecipients"];
+        put?: never;
+        /** Create a recipient (unverified) */
+        post: operations["postRecipients"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a recipient */
+        get: operations["getRecipientsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a recipient's e-mail, name or metadata
+         * @description A change is a recipient.updated event. Payments already created keep the e-mail they were created with.
+         */
+        patch: operations["patchRecipientsId"];
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a recipient's verification
+         * @description The platform (or its identity-verification vendor, through it) reports the outcome; the service examines no documents. payouts_enabled becomes true exactly when status is verified and requirements.past_due is empty; when it does, one ledger entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event.
+         */
+        post: operations["postRecipientsIdVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}/redact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a recipient's personal data
+         * @description Once nothing is pending, available or in transit for it and no payment not yet released, cancelled or refunded names it (otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them (the recipient, its events’ delivery bodies, stored idempotent answers). Its id, country, verification and amounts stay; payments that named it keep their own recipient_email until they are redacted themselves. Idempotent.
+         */
+        post: operations["postRecipientsIdRedact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/recipients/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recipient's balances per currency
+         * @description pending (released while its payouts were not enabled), available, in_transit and paid_out, from its own ledger accounts (recipient:rcp_…:pending and so on, docs/money.md); with as_of, as they stood at that instant.
+         */
+        get: operations["getRecipientsIdBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.created": {
@@ -1029,6 +1128,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "recipient.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recipient.updated
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookRecipientUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1091,8 +1210,8 @@ export interface components {
         };
         ConfigureWebhookRequest: {
             url: string;
-            /** @description Default: every event type */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
+            /** @description Default: every payment event (a recipient's events are sent only to configurations that name them) */
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
         };
         ConsistencyProof: {
             from: number;
@@ -1113,8 +1232,13 @@ export interface components {
             platform_fee?: number;
             /** Format: email */
             payer_email: string;
-            /** Format: email */
-            recipient_email: string;
+            /**
+             * Format: email
+             * @description Who it is released to; required unless recipient is given
+             */
+            recipient_email?: string;
+            /** @description A recipient (rcp_…) of the same account and mode, instead of recipient_email: its e-mail becomes the payment's recipient_email */
+            recipient?: string;
             description?: string | null;
             /** @description Up to 20 string values */
             metadata?: {
@@ -1136,9 +1260,28 @@ export interface components {
                  * @description Who it is released to (default: the payment's recipient_email)
                  */
                 recipient_email?: string;
+                /** @description A recipient (rcp_…) of the same account and mode, instead of recipient_email: its e-mail is the milestone's (default: the payment's) */
+                recipient?: string;
                 /** @description Release this long after its approval (default: the payment's) */
                 auto_release_after_seconds?: number;
             }[];
+        };
+        CreateRecipientRequest: {
+            /** Format: email */
+            email: string;
+            /** @description ISO 3166-1 alpha-2, e.g. FR */
+            country: string;
+            /**
+             * @description individual (default) or company
+             * @enum {string}
+             */
+            type?: "individual" | "company";
+            /** @description The recipient's name, as the platform knows it */
+            name?: string | null;
+            /** @description Up to 20 string values */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         DeletedResponse: {
             id: string;
@@ -1172,7 +1315,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -1206,6 +1349,8 @@ export interface components {
                 amount: number;
                 /** @description Who it is released to; the payment's recipient unless given */
                 recipient_email: string;
+                /** @description The recipient (rcp_…) its releases credit, when the payment or the milestone named one */
+                recipient?: string;
                 /** @enum {string} */
                 status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
                 /** @description In custody now; from deposit on, held + released + refunded = amount */
@@ -1232,24 +1377,29 @@ export interface components {
             status: "ok";
         };
         LedgerEntry: {
-            /** @description le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone */
+            /** @description le_ + 26 characters, derived from the payment, its version and (with milestones) the milestone, or from a recipient's movement */
             id: string;
             /** @constant */
             object: "ledger_entry";
-            payment_id: string;
-            /** @description The milestone whose money moved (a payment without milestones has one: ms_ + its ULID) */
-            milestone_id: string;
-            /** @description The payment's version this movement made (its history seq) */
+            /** @description The payment whose step moved the money; null for a recipient's own movement (make_available) */
+            payment_id: string | null;
+            /** @description The milestone whose money moved (a payment without milestones has one: ms_ + its ULID); null without a payment */
+            milestone_id: string | null;
+            /** @description The recipient whose accounts the entry credits or moves between, if any */
+            recipient_id: string | null;
+            /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split";
+            type: "deposit" | "refund" | "release" | "split" | "make_available";
             currency: string;
             livemode: boolean;
             created_at: string;
             /** @description Every posting of the entry; they sum to zero */
             postings: {
                 /** @enum {string} */
-                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees";
+                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees" | "recipient_pending" | "recipient_available" | "recipient_in_transit" | "recipient_paid_out";
+                /** @description The account: escrow:pay_… (a payment’s custody), recipient:rcp_…:pending|available|in_transit|paid_out, or the kind */
+                address: string;
                 /** @description Major units, signed: the postings sum to 0 */
                 amount: number;
             }[];
@@ -1290,6 +1440,8 @@ export interface components {
             status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             payer_email: string;
             recipient_email: string;
+            /** @description The recipient (rcp_…) named at creation, if any; its e-mail is recipient_email */
+            recipient?: string;
             description: string | null;
             metadata: {
                 [key: string]: string;
@@ -1308,6 +1460,8 @@ export interface components {
                 amount: number;
                 /** @description Who it is released to; the payment's recipient unless given */
                 recipient_email: string;
+                /** @description The recipient (rcp_…) its releases credit, when the payment or the milestone named one */
+                recipient?: string;
                 /** @enum {string} */
                 status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
                 /** @description In custody now; from deposit on, held + released + refunded = amount */
@@ -1434,6 +1588,8 @@ export interface components {
                 amount: number;
                 /** @description Who it is released to; the payment's recipient unless given */
                 recipient_email: string;
+                /** @description The recipient (rcp_…) its releases credit, when the payment or the milestone named one */
+                recipient?: string;
                 /** @enum {string} */
                 status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
                 /** @description In custody now; from deposit on, held + released + refunded = amount */
@@ -1468,6 +1624,8 @@ export interface components {
                 amount: number;
                 /** @description Who it is released to; the payment's recipient unless given */
                 recipient_email: string;
+                /** @description The recipient (rcp_…) its releases credit, when the payment or the milestone named one */
+                recipient?: string;
                 /** @enum {string} */
                 status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
                 /** @description In custody now; from deposit on, held + released + refunded = amount */
@@ -1502,6 +1660,8 @@ export interface components {
                 amount: number;
                 /** @description Who it is released to; the payment's recipient unless given */
                 recipient_email: string;
+                /** @description The recipient (rcp_…) its releases credit, when the payment or the milestone named one */
+                recipient?: string;
                 /** @enum {string} */
                 status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
                 /** @description In custody now; from deposit on, held + released + refunded = amount */
@@ -1591,6 +1751,8 @@ export interface components {
                 status: "test";
                 payer_email: string;
                 recipient_email: string;
+                /** @description The recipient (rcp_…) named at creation, if any; its e-mail is recipient_email */
+                recipient?: string;
                 description: string | null;
                 metadata: {
                     [key: string]: string;
@@ -1609,6 +1771,8 @@ export interface components {
                     amount: number;
                     /** @description Who it is released to; the payment's recipient unless given */
                     recipient_email: string;
+                    /** @description The recipient (rcp_…) its releases credit, when the payment or the milestone named one */
+                    recipient?: string;
                     /** @enum {string} */
                     status: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
                     /** @description In custody now; from deposit on, held + released + refunded = amount */
@@ -1634,6 +1798,96 @@ export interface components {
                 /** @enum {string} */
                 temporal: "ok" | "unavailable";
             };
+        };
+        Recipient: {
+            /** @description rcp_ + ULID */
+            id: string;
+            /** @constant */
+            object: "recipient";
+            email: string;
+            name: string | null;
+            /** @description ISO 3166-1 alpha-2 */
+            country: string;
+            /** @enum {string} */
+            type: "individual" | "company";
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            verification: {
+                /** @enum {string} */
+                status: "unverified" | "pending" | "verified" | "rejected";
+                requirements: {
+                    /** @description What the platform must still collect */
+                    currently_due: string[];
+                    /** @description What is overdue: payouts stay disabled while any is */
+                    past_due: string[];
+                    /** @description What the verification vendor is still examining */
+                    pending_verification: string[];
+                    /** @description Why something submitted was refused */
+                    errors: {
+                        requirement: string;
+                        reason: string;
+                    }[];
+                };
+                disabled_reason: string | null;
+            };
+            /** @description verification.status is verified and requirements.past_due is empty */
+            payouts_enabled: boolean;
+            created_at: string;
+            updated_at: string;
+        };
+        RecipientBalance: {
+            /** @constant */
+            object: "recipient_balance";
+            recipient: string;
+            balances: {
+                currency: string;
+                /** @description Released to it while its payouts were not enabled */
+                pending: number;
+                /** @description Payable to it */
+                available: number;
+                /** @description On its way to its bank */
+                in_transit: number;
+                /** @description Paid to its bank */
+                paid_out: number;
+            }[];
+        };
+        RecipientList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Recipient"][];
+            has_more: boolean;
+        };
+        RecipientUpdatedEvent: {
+            /** @constant */
+            event: "recipient.updated";
+            recipient_id: string;
+            /** @description When the recipient changed, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The recipient's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The recipient as it was right after this change */
+            data: components["schemas"]["Recipient"];
+        };
+        RecipientVerificationRequest: {
+            /**
+             * @description The outcome the platform (or its verification vendor) reports
+             * @enum {string}
+             */
+            status: "unverified" | "pending" | "verified" | "rejected";
+            /** @description What is still due; omitted lists are empty. payouts_enabled needs status verified and past_due empty */
+            requirements?: {
+                currently_due?: string[];
+                past_due?: string[];
+                pending_verification?: string[];
+                errors?: {
+                    requirement: string;
+                    reason: string;
+                }[];
+            };
+            /** @description Why payouts are disabled, in the platform’s words */
+            disabled_reason?: string | null;
         };
         RecoverRequest: {
             /**
@@ -1677,6 +1931,16 @@ export interface components {
             /** @description Ed25519 over the UTF-8 bytes of {"root_hash":…,"timestamp":…,"tree_size":…} (standard base64) */
             signature: string;
         };
+        UpdateRecipientRequest: {
+            /** Format: email */
+            email?: string;
+            /** @description The recipient's name, as the platform knows it */
+            name?: string | null;
+            /** @description Up to 20 string values */
+            metadata?: {
+                [key: string]: string;
+            };
+        };
         UpdateWebhookRequest: {
             /** @description true turns a disabled configuration on again; false turns it off */
             active: boolean;
@@ -1684,7 +1948,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -1710,7 +1974,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -1742,7 +2006,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
             active: boolean;
             secret: string;
         };
@@ -2335,7 +2599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description open_payment_limit_reached: the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description open_payment_limit_reached: the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting); or recipient_not_payable: the recipient a payment (or milestone) names may not be paid: its verification is `rejected` (`details.field` names the field, `details.recipient` the recipient); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6394,7 +6658,10 @@ export interface operations {
     };
     getBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description ISO 8601: the balances as they stood at that instant (from the entries); default now, as kept */
+                as_of?: string;
+            };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
                 "X-Service-Mode"?: "test" | "live";
@@ -6549,6 +6816,7 @@ export interface operations {
                      *           "object": "ledger_entry",
                      *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *           "milestone_id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "recipient_id": null,
                      *           "version": 2,
                      *           "type": "deposit",
                      *           "currency": "USD",
@@ -6557,10 +6825,12 @@ export interface operations {
                      *           "postings": [
                      *             {
                      *               "account": "payer_deposits",
+                     *               "address": "payer_deposits",
                      *               "amount": -125.5
                      *             },
                      *             {
                      *               "account": "custody",
+                     *               "address": "escrow:pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *               "amount": 125.5
                      *             }
                      *           ]
@@ -6694,7 +6964,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -6721,6 +6991,7 @@ export interface operations {
                      *           "object": "ledger_entry",
                      *           "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *           "milestone_id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "recipient_id": null,
                      *           "version": 2,
                      *           "type": "deposit",
                      *           "currency": "USD",
@@ -6729,10 +7000,12 @@ export interface operations {
                      *           "postings": [
                      *             {
                      *               "account": "payer_deposits",
+                     *               "address": "payer_deposits",
                      *               "amount": -125.5
                      *             },
                      *             {
                      *               "account": "custody",
+                     *               "address": "escrow:pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
                      *               "amount": 125.5
                      *             }
                      *           ]
@@ -10145,6 +10418,1341 @@ export interface operations {
             };
         };
     };
+    getRecipients: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description A recipient id: the page after it (older items) */
+                starting_after?: string;
+                /** @description A recipient id: the page before it (newer items) */
+                ending_before?: string;
+                /** @description Only items created at or after this ISO 8601 time */
+                created_gte?: string;
+                /** @description Only items created at or before this ISO 8601 time */
+                created_lte?: string;
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipients */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *           "object": "recipient",
+                     *           "email": "seller@example.com",
+                     *           "name": "Vintage Cameras Ltd",
+                     *           "country": "FR",
+                     *           "type": "company",
+                     *           "metadata": {
+                     *             "seller_id": "42"
+                     *           },
+                     *           "livemode": false,
+                     *           "verification": {
+                     *             "status": "verified",
+                     *             "requirements": {
+                     *               "currently_due": [],
+                     *               "past_due": [],
+                     *               "pending_verification": [],
+                     *               "errors": []
+                     *             },
+                     *             "disabled_reason": null
+                     *           },
+                     *           "payouts_enabled": true,
+                     *           "created_at": "2026-11-23T09:00:00.000Z",
+                     *           "updated_at": "2026-11-23T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecipientList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postRecipients: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "seller@example.com",
+                 *       "country": "FR",
+                 *       "type": "company",
+                 *       "name": "Vintage Cameras Ltd",
+                 *       "metadata": {
+                 *         "seller_id": "42"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRecipientRequest"];
+            };
+        };
+        responses: {
+            /** @description The recipient, verification status unverified */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "object": "recipient",
+                     *       "email": "seller@example.com",
+                     *       "name": "Vintage Cameras Ltd",
+                     *       "country": "FR",
+                     *       "type": "company",
+                     *       "metadata": {
+                     *         "seller_id": "42"
+                     *       },
+                     *       "livemode": false,
+                     *       "verification": {
+                     *         "status": "verified",
+                     *         "requirements": {
+                     *           "currently_due": [],
+                     *           "past_due": [],
+                     *           "pending_verification": [],
+                     *           "errors": []
+                     *         },
+                     *         "disabled_reason": null
+                     *       },
+                     *       "payouts_enabled": true,
+                     *       "created_at": "2026-11-23T09:00:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRecipientsId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipient */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "object": "recipient",
+                     *       "email": "seller@example.com",
+                     *       "name": "Vintage Cameras Ltd",
+                     *       "country": "FR",
+                     *       "type": "company",
+                     *       "metadata": {
+                     *         "seller_id": "42"
+                     *       },
+                     *       "livemode": false,
+                     *       "verification": {
+                     *         "status": "verified",
+                     *         "requirements": {
+                     *           "currently_due": [],
+                     *           "past_due": [],
+                     *           "pending_verification": [],
+                     *           "errors": []
+                     *         },
+                     *         "disabled_reason": null
+                     *       },
+                     *       "payouts_enabled": true,
+                     *       "created_at": "2026-11-23T09:00:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    patchRecipientsId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Vintage Cameras SAS"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateRecipientRequest"];
+            };
+        };
+        responses: {
+            /** @description The recipient */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "object": "recipient",
+                     *       "email": "seller@example.com",
+                     *       "name": "Vintage Cameras Ltd",
+                     *       "country": "FR",
+                     *       "type": "company",
+                     *       "metadata": {
+                     *         "seller_id": "42"
+                     *       },
+                     *       "livemode": false,
+                     *       "verification": {
+                     *         "status": "verified",
+                     *         "requirements": {
+                     *           "currently_due": [],
+                     *           "past_due": [],
+                     *           "pending_verification": [],
+                     *           "errors": []
+                     *         },
+                     *         "disabled_reason": null
+                     *       },
+                     *       "payouts_enabled": true,
+                     *       "created_at": "2026-11-23T09:00:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postRecipientsIdVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "verified"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecipientVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description The recipient */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "object": "recipient",
+                     *       "email": "seller@example.com",
+                     *       "name": "Vintage Cameras Ltd",
+                     *       "country": "FR",
+                     *       "type": "company",
+                     *       "metadata": {
+                     *         "seller_id": "42"
+                     *       },
+                     *       "livemode": false,
+                     *       "verification": {
+                     *         "status": "verified",
+                     *         "requirements": {
+                     *           "currently_due": [],
+                     *           "past_due": [],
+                     *           "pending_verification": [],
+                     *           "errors": []
+                     *         },
+                     *         "disabled_reason": null
+                     *       },
+                     *       "payouts_enabled": true,
+                     *       "created_at": "2026-11-23T09:00:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postRecipientsIdRedact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipient, erased */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "object": "recipient",
+                     *       "email": "seller@example.com",
+                     *       "name": "Vintage Cameras Ltd",
+                     *       "country": "FR",
+                     *       "type": "company",
+                     *       "metadata": {
+                     *         "seller_id": "42"
+                     *       },
+                     *       "livemode": false,
+                     *       "verification": {
+                     *         "status": "verified",
+                     *         "requirements": {
+                     *           "currently_due": [],
+                     *           "past_due": [],
+                     *           "pending_verification": [],
+                     *           "errors": []
+                     *         },
+                     *         "disabled_reason": null
+                     *       },
+                     *       "payouts_enabled": true,
+                     *       "created_at": "2026-11-23T09:00:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description recipient_in_use: the recipient cannot be erased yet: money is still pending, available or in transit for it, or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance` or `open_payment`); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRecipientsIdBalance: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601: the balances as they stood at that instant (from the entries); default now, as kept */
+                as_of?: string;
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The recipient id (rcp_…), as POST /api/v1/recipients or GET /api/v1/recipients answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its balances */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "recipient_balance",
+                     *       "recipient": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *       "balances": [
+                     *         {
+                     *           "currency": "USD",
+                     *           "pending": 0,
+                     *           "available": 119.23,
+                     *           "in_transit": 0,
+                     *           "paid_out": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecipientBalance"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     webhookPaymentCreatedEvent: {
         parameters: {
             query?: never;
@@ -11104,6 +12712,68 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRecipientUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "recipient.updated",
+                 *       "recipient_id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                 *       "timestamp": "2026-11-23T09:30:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                 *         "object": "recipient",
+                 *         "email": "seller@example.com",
+                 *         "name": "Vintage Cameras Ltd",
+                 *         "country": "FR",
+                 *         "type": "company",
+                 *         "metadata": {
+                 *           "seller_id": "42"
+                 *         },
+                 *         "livemode": false,
+                 *         "verification": {
+                 *           "status": "verified",
+                 *           "requirements": {
+                 *             "currently_due": [],
+                 *             "past_due": [],
+                 *             "pending_verification": [],
+                 *             "errors": []
+                 *           },
+                 *           "disabled_reason": null
+                 *         },
+                 *         "payouts_enabled": true,
+                 *         "created_at": "2026-11-23T09:00:00.000Z",
+                 *         "updated_at": "2026-11-23T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecipientUpdatedEvent"];
             };
         };
         responses: {

@@ -2,7 +2,7 @@
 import { scopeOf } from '../../domain/tenancy';
 import type { LedgerService } from '../../services/ledger';
 import { Routes } from '../registry';
-import { Balance, LedgerEntryList, ListLedgerEntriesQuery, PaymentLedger, pageRequestOf } from '../schemas';
+import { AsOfQuery, Balance, LedgerEntryList, ListLedgerEntriesQuery, PaymentLedger, pageRequestOf } from '../schemas';
 import { listPage, wholeList } from '../lists';
 
 export function ledgerRoutes(ledger: LedgerService) {
@@ -17,11 +17,12 @@ export function ledgerRoutes(ledger: LedgerService) {
       tag,
       summary: 'Balances per currency of the caller’s mode',
       description:
-        'deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); kept beside the ledger entries in the same transaction.',
+        'deposited = held + released + refunded, where released is gross of fees (the sum of payments’ amount_released) and released = released_net + fees (docs/money.md); released_net counts every release’s net, to recipient_payable or to a recipient. Kept beside the ledger entries in the same transaction; with as_of, summed from the entries up to that instant.',
+      query: AsOfQuery,
       responses: { 200: { description: 'The balances', schema: Balance } },
     },
-    async (ctx) => {
-      ctx.body = await ledger.balance(scopeOf(ctx.state.principal!));
+    async (ctx, { query }) => {
+      ctx.body = await ledger.balance(scopeOf(ctx.state.principal!), query.as_of ? new Date(query.as_of) : undefined);
     },
   );
 

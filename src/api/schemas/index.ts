@@ -10,3 +10,4 @@ export * from './ledger';
 export * from './account';
 export * from './webhooks';
 export * from './audit';
+export * from './recipients';

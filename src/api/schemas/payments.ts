@@ -10,6 +10,9 @@ import type { NewPayment } from '../../services/paymentCreation';
 import { component } from '../components';
 import * as S from '../samples';
 import { email, listOf, listQuery, reason, text, wholeListOf } from './common';
+import { idPattern } from '../parse';
+
+const recipientId = z.string().regex(idPattern('rcp'), 'must be a recipient id (rcp_…)');
 
 const autoReleaseAfterSeconds = z
   .number()
@@ -29,6 +32,11 @@ const MilestoneFields = z
       .number({ message: 'amount must be a number in major units, e.g. 10.50' })
       .describe("Its part of the payment's amount, in major units; the milestones' amounts sum to the amount"),
     recipient_email: email.optional().describe("Who it is released to (default: the payment's recipient_email)"),
+    recipient: recipientId
+      .optional()
+      .describe(
+        "A recipient (rcp_…) of the same account and mode, instead of recipient_email: its e-mail is the milestone's (default: the payment's)",
+      ),
     auto_release_after_seconds: autoReleaseAfterSeconds
       .optional()
       .describe("Release this long after its approval (default: the payment's)"),
@@ -50,7 +58,12 @@ export const CreatePaymentFields = z
       .optional()
       .describe("The platform's commission in major units, 0 to amount (default 0); taken pro rata from what the recipient receives"),
     payer_email: email,
-    recipient_email: email,
+    recipient_email: email.optional().describe('Who it is released to; required unless recipient is given'),
+    recipient: recipientId
+      .optional()
+      .describe(
+        "A recipient (rcp_…) of the same account and mode, instead of recipient_email: its e-mail becomes the payment's recipient_email",
+      ),
     description: text(1000).nullable().optional(),
     metadata: z
       .record(text(40).min(1), text(500))
@@ -158,7 +171,10 @@ export function createPaymentRequest(maxAmount: number) {
         }
         if (Array.isArray(raw.milestones)) {
           const seen = new Map<unknown, number>();
-          (raw.milestones as ({ reference?: unknown; recipient_email?: unknown } | null)[]).forEach((m, i) => {
+          (raw.milestones as ({ reference?: unknown; recipient_email?: unknown; recipient?: unknown } | null)[]).forEach((m, i) => {
+            if (m?.recipient !== undefined && m.recipient_email !== undefined) {
+              issue(`milestones.${i}.recipient`, 'name recipient or recipient_email, not both');
+            }
             if (m?.reference !== undefined && seen.has(m.reference)) {
               issue(
                 `milestones.${i}.reference`,
@@ -170,10 +186,16 @@ export function createPaymentRequest(maxAmount: number) {
             }
           });
         }
+        if (raw.recipient !== undefined && raw.recipient_email !== undefined) {
+          issue('recipient', 'name recipient or recipient_email, not both');
+        } else if (raw.recipient === undefined && raw.recipient_email === undefined) {
+          issue('recipient_email', 'is required (or name a recipient)');
+        }
         if (
+          typeof raw.recipient_email === 'string' &&
           !failed.has('payer_email') &&
           !failed.has('recipient_email') &&
-          String(raw.payer_email).toLowerCase() === String(raw.recipient_email).toLowerCase()
+          String(raw.payer_email).toLowerCase() === raw.recipient_email.toLowerCase()
         ) {
           issue('recipient_email', 'recipient_email must differ from payer_email');
         }
@@ -194,7 +216,7 @@ export function createPaymentRequest(maxAmount: number) {
         platformFeeMinor: body.platform_fee === undefined ? 0n : minor(body.platform_fee, 'platform_fee'),
         currency,
         payerEmail: body.payer_email,
-        recipientEmail: body.recipient_email,
+        ...(body.recipient === undefined ? { recipientEmail: body.recipient_email! } : { recipient: body.recipient }),
         description: body.description,
         metadata: body.metadata,
         depositDeadlineSeconds: body.deposit_deadline_seconds,
@@ -206,6 +228,7 @@ export function createPaymentRequest(maxAmount: number) {
                 description: m.description,
                 amountMinor: minor(m.amount),
                 recipientEmail: m.recipient_email,
+                recipient: m.recipient,
                 autoReleaseAfterSeconds: m.auto_release_after_seconds,
               })),
             }

@@ -1,6 +1,8 @@
 /** The webhook routes' schemas (src/api/routes/webhooks.ts) and every delivery's body. */
 import { z } from 'zod';
 import { PAYMENT_EVENTS, type PaymentEvent } from '../../domain/paymentTypes';
+import { WEBHOOK_EVENTS } from '../../domain/webhookEvents';
+import { RecipientViewSchema } from '../../views/recipientView';
 import { MilestoneViewSchema, SamplePaymentViewSchema } from '../../views/paymentView';
 import { DELIVERY_STATUSES, DeliveryAttemptViewSchema, DeliveryStatusSchema, DeliveryViewSchema } from '../../views/deliveryView';
 import { WebhookListItemViewSchema, WebhookSecretViewSchema, WebhookViewSchema } from '../../views/webhookView';
@@ -15,11 +17,11 @@ export const ConfigureWebhookRequest = component(
     .object({
       url: z.string().min(1).max(2048),
       events: z
-        .array(z.enum(PAYMENT_EVENTS, { message: `must be one of ${PAYMENT_EVENTS.join(', ')}` }))
+        .array(z.enum(WEBHOOK_EVENTS, { message: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }))
         .min(1, 'events must not be empty')
         .refine((e) => new Set(e).size === e.length, 'events must not repeat a name')
         .optional()
-        .describe('Default: every event type'),
+        .describe("Default: every payment event (a recipient's events are sent only to configurations that name them)"),
     })
     .strict(),
   { url: S.webhook.url, events: S.webhook.events },
@@ -138,3 +140,16 @@ export const webhookSchemaName = (event: string) =>
 export const WEBHOOK_ENVELOPES = Object.fromEntries(
   PAYMENT_EVENTS.map((e) => [e, component(webhookSchemaName(e), envelope(e), S.webhookExample(e))]),
 ) as Record<PaymentEvent, ReturnType<typeof envelope>>;
+
+/** `recipient.updated`'s body (docs/webhooks.md): the recipient in `data`, its version in `sequence`. */
+export const RecipientUpdatedEvent = component(
+  'RecipientUpdatedEvent',
+  z.object({
+    event: z.literal('recipient.updated'),
+    recipient_id: z.string(),
+    timestamp: z.string().describe('When the recipient changed, ISO 8601 UTC'),
+    sequence: z.number().int().describe("The recipient's version: ignore an event whose sequence is lower than one you applied"),
+    data: RecipientViewSchema.describe('The recipient as it was right after this change'),
+  }),
+  S.recipientUpdated,
+);
