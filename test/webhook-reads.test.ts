@@ -62,8 +62,8 @@ describe('reading a configuration and its deliveries', () => {
   });
 });
 
-describe('recover', () => {
-  it('leaves a delivery still being retried to its running series; a resend of it is refused naming that series', async () => {
+describe('recover and retry now', () => {
+  it('recover leaves a delivery still being retried to its series; a resend runs its next attempt now, numbered after the last', async () => {
     const receiver = await startDownReceiver();
     try {
       const { key, hook } = await accountWithWebhook(stack, receiver.url);
@@ -74,7 +74,7 @@ describe('recover', () => {
         const d = (await stack.http.get(log, { key })).body.data[0];
         return d?.attempts.length === 1 ? d : undefined;
       });
-      // Failed once, next retry an hour away: its series is still running.
+      // Failed once, next retry an hour away: its series waits between attempts.
       expect(pending.status).toBe('pending');
       expect(Date.parse(pending.next_attempt_at) - Date.now()).toBeGreaterThan(30 * 60_000);
 
@@ -82,10 +82,45 @@ describe('recover', () => {
       const recovered = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
       expect(recovered.status).toBe(202);
       expect(recovered.body).toEqual({ success: true, delivery_ids: [], queued: 0, has_more: false });
+
       const resend = await stack.http.post(`${log}/${pending.id}/resend`, { key });
+      expect(resend.status).toBe(202);
+      expect(resend.body).toEqual({ success: true, delivery_id: pending.id, attempt: 2 });
+      const done = await eventually(async () => {
+        const d = (await stack.http.get(`${log}/${pending.id}`, { key })).body;
+        return d.status === 'succeeded' ? d : undefined;
+      });
+      // The same series (one workflow run), the same webhook-id, attempt 2 in the log.
+      expect(done.attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code])).toEqual([
+        [1, 503],
+        [2, 200],
+      ]);
+      expect(receiver.received.filter((r) => r.headers['webhook-id'] === pending.id)).toHaveLength(2);
+      const runs = [];
+      for await (const w of stack.client.workflow.list({ query: `WorkflowId = "${pending.id}"` })) runs.push(w);
+      expect(runs).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('while an attempt is in flight a resend is 409 delivery_in_progress naming the series', async () => {
+    const receiver = await startReceiver(() => 'hang');
+    try {
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
+      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      await eventually(async () => (receiver.received.length === 1 ? true : undefined));
+      const log = `/api/v1/webhooks/${hook.id}/deliveries`;
+      const [delivery] = await eventually(async () => {
+        const data = (await stack.http.get(log, { key })).body.data;
+        return data.length === 1 ? data : undefined;
+      });
+      const resend = await stack.http.post(`${log}/${delivery.id}/resend`, { key });
       expect(resend.status).toBe(409);
-      expect(resend.body.error).toMatchObject({ code: 'delivery_in_progress', details: { delivery_id: pending.id, series: 'original' } });
-      expect(receiver.received.filter((r) => r.headers['webhook-id'] === pending.id)).toHaveLength(1);
+      expect(resend.body.error).toMatchObject({ code: 'delivery_in_progress', details: { delivery_id: delivery.id, series: 'original' } });
+      // Refused, and nothing more sent: the attempt in flight is the only one.
+      expect(receiver.received).toHaveLength(1);
+      receiver.release();
     } finally {
       await receiver.close();
     }

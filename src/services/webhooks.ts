@@ -3,7 +3,8 @@
  * outside a payment's run (`payment.test`, resend, recover). The only code besides the payments
  * use cases that starts workflows; routes parse, call one of these and respond.
  */
-import { type Client, WorkflowIdConflictPolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, WorkflowIdConflictPolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { type Config, stackPorts, webhookSecretKey } from '../config';
@@ -42,7 +43,7 @@ import {
 } from '../db/webhookDeliveries';
 import { type DeliveryRetry, deliveryRetry, nextAttemptAt, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl } from '../webhookRules/urlPolicy';
-import { webhookDeliveryWorkflow } from '../workflows';
+import { retryNowUpdate, webhookDeliveryWorkflow } from '../workflows';
 import { withAccountLock } from '../db/accounts';
 import { TEMPORAL_CALL_TIMEOUT_MS, withinDeadline } from './deadline';
 import { DeliveryInProgress, InvalidInput, NotFound, QuotaExceeded, pageOrRefuse } from './errors';
@@ -70,6 +71,15 @@ const ORPHANED_CLAIM_MS = 2 * TEMPORAL_CALL_TIMEOUT_MS;
 
 /** A resend's series is named for the log; its workflow id is the delivery's, as every series'. */
 const RESEND_PREFIX = 'resend_';
+
+/** How many of a recover's series start at once. */
+const RECOVER_START_CONCURRENCY = 16;
+
+/** A pending activity not running; with a next attempt time, in the retry policy's backoff. */
+const PENDING_ACTIVITY_SCHEDULED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED;
+
+/** A resend's outcome: a new series whose first attempt has this number, or the series already running. */
+type Resent = { attempt: number } | { running: string };
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   const secretKey = () => webhookSecretKey(config);
@@ -127,14 +137,14 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
    * that at most one series runs per delivery, and given back if its workflow does not start.
    * Answers the running series' name instead when there is one.
    */
-  async function resend(scope: Scope, webhook: WebhookConfiguration, deliveryId: string, base: number): Promise<string | null> {
+  async function resend(scope: Scope, webhook: WebhookConfiguration, deliveryId: string, base: number): Promise<Resent> {
     const series = `${RESEND_PREFIX}${deliveryId}_${ulid()}`;
     let claim = await claimSeries(db, deliveryId, series);
     if ('running' in claim) {
       const stale = await staleSeries(deliveryId, claim.running, claim.claimedAt);
-      if (!stale) return claim.running;
+      if (!stale) return { running: claim.running };
       claim = await claimSeries(db, deliveryId, series, stale);
-      if ('running' in claim) return claim.running;
+      if ('running' in claim) return { running: claim.running };
     }
     try {
       await startSeries(scope, deliveryId, series, `resend of ${deliveryId} to ${webhook.id}`, false, base);
@@ -143,7 +153,31 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       await releaseSeries(db, deliveryId, series, claim.previous);
       throw err;
     }
-    return null;
+    return { attempt: base + 1 };
+  }
+
+  /**
+   * Retry now (docs/webhooks.md, "Retry now"): a running series waiting between attempts (its
+   * activity in the retry policy's backoff, or waiting for a turn at a full endpoint) runs its next
+   * attempt at once, numbered after the `logged` ones. Null while an attempt is in flight or about
+   * to be, or for a run that cannot be woken (series started before retry-now existed answer the
+   * update as unknown).
+   */
+  async function retryNow(deliveryId: string, running: string, logged: number): Promise<number | null> {
+    const handle = temporal.workflow.getHandle(deliveryId);
+    try {
+      const { status, memo, raw } = await withinDeadline(temporal, () => handle.describe());
+      if (status.name !== 'RUNNING' || (memo?.series ?? ORIGINAL_SERIES) !== running) return null;
+      const attempt = raw.pendingActivities?.find((a) => a.activityType?.name === 'deliverWebhook');
+      const backoff = attempt !== undefined && attempt.state === PENDING_ACTIVITY_SCHEDULED && !!attempt.nextAttemptScheduleTime;
+      // An attempt running or queued to run is in flight; with none, the series may wait for its endpoint (it judges).
+      if (attempt && !backoff) return null;
+      const woken = await withinDeadline(temporal, () => handle.executeUpdate(retryNowUpdate, { args: [{ logged, backoff }] }));
+      return woken.attempt;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError) return null;
+      throw err;
+    }
   }
 
   return {
@@ -200,12 +234,16 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       return deliveryId;
     },
 
-    async resend(scope: Scope, id: string, deliveryId: string): Promise<void> {
+    /** A new series, or the running one's next attempt now; the number of the attempt that runs. */
+    async resend(scope: Scope, id: string, deliveryId: string): Promise<number> {
       const row = await load(scope, id);
       const delivery = await findDelivery(db, row.id, deliveryId);
       if (!delivery) throw new NotFound('delivery');
-      const running = await resend(scope, row, deliveryId, delivery.attempts);
-      if (running) throw new DeliveryInProgress(deliveryId, running);
+      const resent = await resend(scope, row, deliveryId, delivery.attempts);
+      if ('attempt' in resent) return resent.attempt;
+      const woken = await retryNow(deliveryId, resent.running, delivery.attempts);
+      if (woken === null) throw new DeliveryInProgress(deliveryId, resent.running);
+      return woken;
     },
 
     /**
@@ -218,7 +256,13 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       const max = config.RECOVER_MAX_DELIVERIES;
       const found = await failedDeliveriesSince(db, row.id, since, max + 1);
       const ids: string[] = [];
-      for (const d of found.slice(0, max)) if (!(await resend(scope, row, d.id, d.attempts))) ids.push(d.id);
+      // Started RECOVER_START_CONCURRENCY at a time: a thousand starts one after another would take the request's time.
+      const batch = found.slice(0, max);
+      for (let i = 0; i < batch.length; i += RECOVER_START_CONCURRENCY) {
+        const part = batch.slice(i, i + RECOVER_START_CONCURRENCY);
+        const resent = await Promise.all(part.map((d) => resend(scope, row, d.id, d.attempts)));
+        part.forEach((d, j) => 'attempt' in resent[j] && ids.push(d.id));
+      }
       return { ids, hasMore: found.length > max };
     },
 

@@ -585,8 +585,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resend a delivery: a new series of attempts, the same webhook-id
-         * @description One series at a time: while one runs (its first, or an earlier resend), a resend is refused with 409 naming it.
+         * Resend a delivery now: the waiting series’ next attempt, or a new series; the same webhook-id
+         * @description While the delivery’s series waits between attempts, its next attempt runs now, numbered after the last. While an attempt is in flight, 409 naming the series. After a series has ended, a new series of attempts.
          */
         post: operations["postWebhooksIdDeliveriesDelivery_idResend"];
         delete?: never;
@@ -1929,6 +1929,13 @@ export interface components {
             queued: number;
             /** @description More failed deliveries remain since that time: call again */
             has_more: boolean;
+        };
+        WebhookResent: {
+            /** @constant */
+            success: true;
+            delivery_id: string;
+            /** @description The number of the attempt that runs now, in the delivery log and the Temporal UI */
+            attempt: number;
         };
         WebhookTestSent: {
             /** @constant */
@@ -8299,7 +8306,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Resend started */
+            /** @description The attempt started */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8310,10 +8317,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "delivery_id": "dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K"
+                     *       "delivery_id": "dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K",
+                     *       "attempt": 3
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookTestSent"];
+                    "application/json": components["schemas"]["WebhookResent"];
                 };
             };
             /** @description invalid_request: the request is malformed; `details` names every bad field */

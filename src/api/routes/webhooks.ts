@@ -18,6 +18,7 @@ import {
   WebhookList,
   WebhookListItem,
   WebhookRecovered,
+  WebhookResent,
   WebhookTestSent,
   pageRequestOf,
 } from '../schemas';
@@ -131,15 +132,16 @@ export function webhookRoutes(webhooks: WebhooksService) {
       method: 'post',
       path: '/webhooks/:id/deliveries/:delivery_id/resend',
       tag,
-      summary: 'Resend a delivery: a new series of attempts, the same webhook-id',
-      description: 'One series at a time: while one runs (its first, or an earlier resend), a resend is refused with 409 naming it.',
-      responses: { 202: { description: 'Resend started', schema: WebhookTestSent } },
+      summary: 'Resend a delivery now: the waiting series’ next attempt, or a new series; the same webhook-id',
+      description:
+        'While the delivery’s series waits between attempts, its next attempt runs now, numbered after the last. While an attempt is in flight, 409 naming the series. After a series has ended, a new series of attempts.',
+      responses: { 202: { description: 'The attempt started', schema: WebhookResent } },
       errors: ['not_found', 'delivery_in_progress'],
     },
     async (ctx) => {
-      await webhooks.resend(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
+      const attempt = await webhooks.resend(scope(ctx.state), ctx.params.id, ctx.params.delivery_id);
       ctx.status = 202;
-      ctx.body = { success: true, delivery_id: ctx.params.delivery_id };
+      ctx.body = { success: true, delivery_id: ctx.params.delivery_id, attempt };
     },
   );
 

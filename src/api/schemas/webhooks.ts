@@ -93,6 +93,16 @@ export const WebhookTestSent = component('WebhookTestSent', z.object({ success: 
   delivery_id: S.delivery.id,
 });
 
+export const WebhookResent = component(
+  'WebhookResent',
+  z.object({
+    success: z.literal(true),
+    delivery_id: z.string(),
+    attempt: z.number().int().min(1).describe('The number of the attempt that runs now, in the delivery log and the Temporal UI'),
+  }),
+  { success: true, delivery_id: S.delivery.id, attempt: 3 },
+);
+
 export const WebhookRecovered = component(
   'WebhookRecovered',
   z.object({
