@@ -89,25 +89,25 @@ describe('the worked example of docs/money.md: 100.00 USD, fee 5.00, partial ref
         'deposit',
         2,
         [
-          { account: 'payer_deposits', amount: -100 },
-          { account: 'custody', amount: 100 },
+          { account: 'payer_deposits', address: 'payer_deposits', amount: -100 },
+          { account: 'custody', address: `escrow:${id}`, amount: 100 },
         ],
       ],
       [
         'refund',
         3,
         [
-          { account: 'custody', amount: -20 },
-          { account: 'payer_refunds', amount: 20 },
+          { account: 'custody', address: `escrow:${id}`, amount: -20 },
+          { account: 'payer_refunds', address: 'payer_refunds', amount: 20 },
         ],
       ],
       [
         'release',
         5,
         [
-          { account: 'custody', amount: -80 },
-          { account: 'recipient_payable', amount: 76 },
-          { account: 'platform_fees', amount: 4 },
+          { account: 'custody', address: `escrow:${id}`, amount: -80 },
+          { account: 'recipient_payable', address: 'recipient_payable', amount: 76 },
+          { account: 'platform_fees', address: 'platform_fees', amount: 4 },
         ],
       ],
     ]);
@@ -307,8 +307,8 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
           created_at: new Date(),
         });
         await trx('ledger_postings').insert([
-          { entry_id: 'le_unbalanced0000000000000000', ledger_account: 'custody', amount_minor: -100 },
-          { entry_id: 'le_unbalanced0000000000000000', ledger_account: 'payer_refunds', amount_minor: 99 },
+          { entry_id: 'le_unbalanced0000000000000000', ledger_account: 'custody', address: `escrow:${id}`, amount_minor: -100 },
+          { entry_id: 'le_unbalanced0000000000000000', ledger_account: 'payer_refunds', address: 'payer_refunds', amount_minor: 99 },
         ]);
       }),
     ).rejects.toThrow(/does not balance/);
@@ -453,10 +453,11 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     await tamperPosting(entry.id, 4100);
     try {
       const result = await check();
-      expect(result.violations).toBe(3);
-      expect(result.report[0]).toBe('ledger verification failed: 3 breaches');
-      expect(result.report.filter((line) => line.includes(id))).toHaveLength(2);
-      expect(await gauge()).toBe('3');
+      // The two kept balances (the account's, the payment's custody account) and the payment's amounts.
+      expect(result.violations).toBe(4);
+      expect(result.report[0]).toBe('ledger verification failed: 4 breaches');
+      expect(result.report.filter((line) => line.includes(id))).toHaveLength(3);
+      expect(await gauge()).toBe('4');
     } finally {
       await tamperPosting(entry.id, 4200);
     }

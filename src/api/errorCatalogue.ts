@@ -13,6 +13,7 @@ import {
   NotFound,
   QuotaExceeded,
   RateLimited,
+  RecipientInUse,
   RecipientNotPayable,
   Unauthenticated,
   isUnavailable,
@@ -158,6 +159,20 @@ export const ERRORS = {
     from: {
       matches: is(RecipientNotPayable),
       details: (err: RecipientNotPayable) => ({ field: err.field, recipient: err.recipientId, status: err.status }),
+    },
+  },
+  recipient_in_use: {
+    status: 409,
+    description:
+      'the recipient cannot be erased yet: money is still pending, available or in transit for it, or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance` or `open_payment`)',
+    example: {
+      message:
+        'recipient rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M still has money pending, available or in transit; it can be erased once none is left',
+      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', reason: 'balance' },
+    },
+    from: {
+      matches: is(RecipientInUse),
+      details: (err: RecipientInUse) => ({ recipient: err.recipientId, reason: err.reason }),
     },
   },
   test_send_limit_reached: {

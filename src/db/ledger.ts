@@ -97,7 +97,13 @@ export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEn
 
 /** One breach of a ledger invariant, as `ledger:verify` reports it. */
 export interface LedgerViolation {
-  check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'milestone_amounts' | 'workflow_state';
+  check:
+    | 'entry_balanced'
+    | 'balance_equals_postings'
+    | 'account_balance_equals_postings'
+    | 'payment_amounts'
+    | 'milestone_amounts'
+    | 'workflow_state';
   paymentId?: string;
   entryId?: string;
   message: string;
@@ -161,7 +167,30 @@ export async function findLedgerViolations(
       message: `balance ${String(r.ledger_account)} of account ${String(r.account_id)} (${r.livemode ? 'live' : 'test'}, ${String(r.currency)}) is ${String(r.balance_minor ?? 0)}; its postings sum to ${String(r.total ?? 0)}`,
     });
   }
+  // A cross-check of what PostgreSQL keeps at write: every payment's and recipient's account balance
+  // (kept ≥ 0 by a trigger) equals the sum of its postings.
+  const addressDrift = await db.raw<{ rows: Record<string, string | null>[] }>(
+    `with sums as (
+       select p.address, e.currency, e.exponent, e.account_id, sum(p.amount_minor) as total
+       from ledger_postings p join ledger_entries e on e.id = p.entry_id
+       where (p.address like 'escrow:%' or p.address like 'recipient:%') ${accountId ? 'and e.account_id = ?' : ''}
+       group by p.address, e.currency, e.exponent, e.account_id),
+     kept as (select * from ledger_account_balances ${accountId ? 'where account_id = ?' : ''})
+     select address, currency, k.balance_minor, s.total
+     from kept k full outer join sums s using (address, currency, exponent, account_id)
+     where coalesce(k.balance_minor, 0) <> coalesce(s.total, 0)`,
+    [...args, ...args],
+  );
+  for (const r of addressDrift.rows) {
+    violations.push({
+      check: 'account_balance_equals_postings',
+      ...(r.address?.startsWith('escrow:') ? { paymentId: r.address.slice('escrow:'.length) } : {}),
+      message: `account ${String(r.address)} (${String(r.currency)}) keeps ${String(r.balance_minor ?? 0)}; its postings sum to ${String(r.total ?? 0)}`,
+    });
+  }
   const sum = (accounts: string) => `coalesce(sum(case when p.ledger_account in (${accounts}) then p.amount_minor else 0 end), 0)`;
+  // What a release credited: recipient_payable, or a recipient's pending or available, and the fee.
+  const released = `'recipient_payable', 'recipient_pending', 'recipient_available', 'platform_fees'`;
   // The payments checked, and only their postings summed.
   const pageWhere = [accountId ? 'account_id = ?' : 'true', page?.after ? 'id > ?' : 'true'].join(' and ');
   const pageArgs = [...args, ...(page?.after ? [page.after] : [])];
@@ -170,7 +199,7 @@ export async function findLedgerViolations(
   const rows = await db.raw<{ rows: (Record<string, string | number> & { milestones: MilestoneRow[] })[] }>(
     `with ${checked}, per as (
        select e.payment_id, -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody,
-              ${sum(`'payer_refunds'`)} as l_refunded, ${sum(`'recipient_payable', 'platform_fees'`)} as l_released,
+              ${sum(`'payer_refunds'`)} as l_refunded, ${sum(released)} as l_released,
               ${sum(`'platform_fees'`)} as l_fees
        from ledger_postings p join ledger_entries e on e.id = p.entry_id ${ofChecked} group by e.payment_id)
      select py.id, py.status, py.version, py.amount_minor, py.platform_fee_minor, py.held_minor, py.released_minor,
@@ -202,7 +231,7 @@ export async function findLedgerViolations(
   const milestoneSums = await db.raw<{ rows: Record<string, string>[] }>(
     `with ${checked} select e.payment_id, coalesce(e.milestone_id, 'ms_' || substr(e.payment_id, 5)) as milestone_id,
             -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody, ${sum(`'payer_refunds'`)} as l_refunded,
-            ${sum(`'recipient_payable', 'platform_fees'`)} as l_released, ${sum(`'platform_fees'`)} as l_fees
+            ${sum(released)} as l_released, ${sum(`'platform_fees'`)} as l_fees
      from ledger_postings p join ledger_entries e on e.id = p.entry_id ${ofChecked} group by 1, 2`,
     pageArgs,
   );

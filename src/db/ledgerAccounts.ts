@@ -156,5 +156,5 @@ export async function balancesAsOf(db: Knex, scope: Scope, asOf: Date) {
      ORDER BY e.currency, e.exponent, p.ledger_account`,
     [scope.accountId, scope.livemode, asOf],
   );
-  return rows.map((r) => ({ ...r, exponent: Number(r.exponent), balance_minor: BigInt(r.balance_minor) }));
+  return rows.map((r) => ({ ...r, balance_minor: BigInt(r.balance_minor) }));
 }

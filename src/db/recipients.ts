@@ -6,7 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { canonicalJson } from '../domain/canonicalJson';
-import { type RecipientState, type Requirements, type Verification, payoutsEnabled } from '../domain/recipients';
+import { type RecipientState, type Requirements, type Verification, payoutsEnabled, redactedRecipient } from '../domain/recipients';
+import { REDACTED } from '../domain/personal';
+import { RECIPIENT_BALANCES, recipientAddress } from '../domain/ledger';
 import { TERMINAL_STATUSES } from '../domain/paymentTypes';
 import type { Scope } from '../domain/tenancy';
 import { recipientEnvelope } from '../views/recipientView';
@@ -28,6 +30,7 @@ interface RecipientRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  redacted_at?: Date | null;
 }
 
 function fromRow(r: RecipientRow): RecipientState {
@@ -171,5 +174,81 @@ export async function openPaymentNames(db: Knex | Knex.Transaction, scope: Scope
     .whereNotIn('status', TERMINAL_STATUSES)
     .andWhere((q) => q.where('recipient_id', recipientId).orWhereRaw('milestones @> ?::jsonb', [JSON.stringify([{ recipientId }])]))
     .first('id');
+  return row !== undefined;
+}
+
+/** A JSON text holding the recipient (at its top or under `data`) with it erased; other texts unchanged. */
+function redactedJson(text: string, erased: RecipientState): string {
+  const value = JSON.parse(text) as Record<string, unknown> | null;
+  const erase = (v: Record<string, unknown>) => ({ ...v, email: erased.email, name: erased.name, metadata: erased.metadata });
+  if (value?.object === 'recipient' && value.id === erased.id) return JSON.stringify(erase(value));
+  const data = value?.data as Record<string, unknown> | undefined;
+  if (data?.object === 'recipient' && data.id === erased.id) return JSON.stringify({ ...value, data: erase(data) });
+  return text;
+}
+
+/**
+ * Erase a recipient's personal data everywhere the service keeps it (docs/operations.md), in one
+ * transaction under its row's lock: the row, its events' delivery bodies and receivers' answers,
+ * stored idempotent answers. `refuse` runs first, under the lock, and may throw. Idempotent.
+ */
+export async function redactRecipient(
+  db: Knex,
+  scope: Scope,
+  id: string,
+  refuse: (tx: Knex.Transaction) => Promise<void>,
+): Promise<RecipientState | undefined> {
+  return db.transaction(async (tx) => {
+    const row = (await scoped(tx, scope).andWhere({ id }).forUpdate().first()) as RecipientRow | undefined;
+    if (!row) return undefined;
+    await refuse(tx);
+    const erased = redactedRecipient(fromRow(row), REDACTED);
+    await tx('recipients')
+      .where({ id })
+      .update({
+        email: erased.email,
+        name: erased.name,
+        metadata: JSON.stringify(erased.metadata),
+        redacted_at: row.redacted_at ?? new Date(),
+      });
+    const deliveries = await tx<{ id: string; body: string; recipient_id: string }>('webhook_deliveries')
+      .where('recipient_id', id)
+      .select('id', 'body');
+    for (const d of deliveries)
+      await tx('webhook_deliveries')
+        .where('id', d.id)
+        .update({ body: redactedJson(d.body, erased) });
+    // A receiver's answer may echo what it was sent.
+    await tx('webhook_delivery_attempts')
+      .whereIn(
+        'delivery_id',
+        deliveries.map((d) => d.id),
+      )
+      .whereNotNull('response_excerpt')
+      .update({ response_excerpt: REDACTED });
+    const answers = await tx<{ key: string; response_body: string; account_id: string; livemode: boolean }>('idempotency_keys')
+      .where('account_id', scope.accountId)
+      .andWhere('livemode', scope.livemode)
+      .andWhere('response_body', 'like', `%${JSON.stringify(id)}%`)
+      .select('key', 'response_body');
+    for (const a of answers) {
+      const body = redactedJson(a.response_body, erased);
+      if (body !== a.response_body) {
+        await tx('idempotency_keys')
+          .where({ account_id: scope.accountId, livemode: scope.livemode, key: a.key })
+          .update({ response_body: body });
+      }
+    }
+    return erased;
+  });
+}
+
+/** Whether anything is still the recipient's to be paid: pending, available or in transit, in any currency. */
+export async function holdsMoney(db: Knex | Knex.Transaction, recipientId: string): Promise<boolean> {
+  const open = RECIPIENT_BALANCES.filter((b) => b !== 'paid_out').map((b) => recipientAddress(recipientId, b));
+  const row = await db<{ address: string; balance_minor: string }>('ledger_account_balances')
+    .whereIn('address', open)
+    .andWhere('balance_minor', '>', 0)
+    .first('address');
   return row !== undefined;
 }

@@ -63,3 +63,14 @@ const ALPHA2 = new Set(Object.keys(getAlpha2Codes()));
 export function isCountry(code: string): boolean {
   return ALPHA2.has(code);
 }
+
+/** The recipient with its personal data erased (docs/operations.md): id, country, type and verification stay. */
+export function redactedRecipient(r: RecipientState, redacted: string): RecipientState {
+  return {
+    ...r,
+    email: redacted,
+    name: r.name === null ? null : redacted,
+    // Keys can be personal too: none is kept.
+    metadata: Object.keys(r.metadata).length > 0 ? { redacted } : {},
+  };
+}

@@ -86,6 +86,20 @@ export class RecipientNotPayable extends DomainError {
   }
 }
 
+/** A recipient that may not be erased yet: money is still its (pending, available, in transit) or an open payment names it. */
+export class RecipientInUse extends DomainError {
+  constructor(
+    readonly recipientId: string,
+    readonly reason: 'balance' | 'open_payment',
+  ) {
+    super(
+      reason === 'balance'
+        ? `recipient ${recipientId} still has money pending, available or in transit; it can be erased once none is left`
+        : `an open payment names recipient ${recipientId}; it can be erased once every such payment is released, cancelled or refunded`,
+    );
+  }
+}
+
 /** No credential, or one that is wrong, revoked or expired. */
 export class Unauthenticated extends DomainError {}
 

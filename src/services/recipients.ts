@@ -15,6 +15,9 @@ import {
   type RecipientFilter,
   changeRecipient,
   findRecipient,
+  holdsMoney,
+  openPaymentNames,
+  redactRecipient,
   insertRecipient,
   listRecipients,
   unattemptedDeliveries,
@@ -24,7 +27,7 @@ import { recipientBalanceView } from '../views/recipientView';
 import { deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
 import { withinDeadline } from './deadline';
-import { NotFound, pageOrRefuse } from './errors';
+import { NotFound, RecipientInUse, pageOrRefuse } from './errors';
 import type { Call } from './paymentRun';
 
 export interface NewRecipient {
@@ -127,6 +130,19 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
     async balance(scope: Scope, id: string, asOf?: Date) {
       await load(scope, id);
       return recipientBalanceView(id, await recipientBalances(db, id, asOf));
+    },
+
+    /**
+     * Erase its e-mail, name and metadata everywhere (docs/operations.md), once nothing is pending,
+     * available or in transit for it and no open payment names it (else 409); id, country and amounts stay.
+     */
+    async redact(scope: Scope, id: string): Promise<RecipientState> {
+      const r = await redactRecipient(db, scope, id, async (tx) => {
+        if (await holdsMoney(tx, id)) throw new RecipientInUse(id, 'balance');
+        if (await openPaymentNames(tx, scope, id)) throw new RecipientInUse(id, 'open_payment');
+      });
+      if (!r) throw new NotFound('recipient');
+      return r;
     },
 
     /** The platform's report of the verification (the service examines no documents). */

@@ -101,6 +101,25 @@ export function recipientRoutes(recipients: RecipientsService) {
 
   routes.add(
     {
+      method: 'post',
+      path: '/recipients/:id/redact',
+      tag,
+      summary: "Erase a recipient's personal data",
+      description:
+        'Once nothing is pending, available or in transit for it and no payment not yet released, cancelled or refunded names it ' +
+        '(otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them ' +
+        '(the recipient, its events’ delivery bodies, stored idempotent answers). Its id, country, verification and amounts stay; ' +
+        'payments that named it keep their own recipient_email until they are redacted themselves. Idempotent.',
+      responses: { 200: { description: 'The recipient, erased', schema: Recipient } },
+      errors: ['recipient_in_use'],
+    },
+    async (ctx) => {
+      ctx.body = recipientView(await recipients.redact(scopeOf(ctx.state.principal!), ctx.params.id));
+    },
+  );
+
+  routes.add(
+    {
       method: 'get',
       path: '/recipients/:id/balance',
       tag,
