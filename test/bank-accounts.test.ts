@@ -108,3 +108,33 @@ describe('bank accounts', () => {
     );
   });
 });
+
+describe('bank accounts of a redacted recipient', () => {
+  it('are erased with it: deleted, number, holder, last4 and fingerprint gone, stored answers too', async () => {
+    const rcp = await newRecipient(account.test_api_key);
+    const body = { account_holder_name: 'Erin Unique-Holder', country: 'NL', currency: 'EUR', iban: 'NL28ABNA0417160002' };
+    const headers = { 'Idempotency-Key': `ba-${rcp}` };
+    const created = await stack.http.post(`/api/v1/recipients/${rcp}/bank_accounts`, { key: account.test_api_key, body, headers });
+    expect(created.status).toBe(201);
+    const redacted = await stack.http.post(`/api/v1/recipients/${rcp}/redact`, { key: account.test_api_key });
+    expect(redacted.status).toBe(200);
+    expect((await list(account.test_api_key, rcp)).data).toEqual([]);
+    const row = await stack.db('bank_accounts').where({ id: created.body.id }).first();
+    expect(row).toMatchObject({ number_sealed: null, account_holder_name: '[redacted]', last4: '[redacted]', fingerprint: '[redacted]' });
+    expect(row.deleted_at).not.toBeNull();
+    const replay = await stack.http.post(`/api/v1/recipients/${rcp}/bank_accounts`, { key: account.test_api_key, body, headers });
+    expect(replay.body).toMatchObject({
+      id: created.body.id,
+      account_holder_name: '[redacted]',
+      last4: '[redacted]',
+      fingerprint: '[redacted]',
+    });
+    for (const table of ['bank_accounts', 'idempotency_keys']) {
+      const { rows } = await stack.db.raw(
+        `select count(*)::int as n from ${table} t where t::text like '%Unique-Holder%' or t::text like ?`,
+        [`%${created.body.fingerprint}%`],
+      );
+      expect(rows[0].n, table).toBe(0);
+    }
+  });
+});

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { type BankAccountStatus, defaultBankAccount } from '../domain/bankAccounts';
+import { REDACTED } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
 
 export interface BankAccountRow {
@@ -86,4 +87,36 @@ export async function deleteBankAccount(db: Knex, scope: Scope, recipientId: str
     await settleDefault(tx, scope, recipientId, row.currency);
     return true;
   });
+}
+
+/**
+ * Erase a redacted recipient's bank details inside `tx` (its row locked by the redaction): every
+ * account deleted, its number, holder's name, last4 and fingerprint erased; stored idempotent
+ * answers that showed one erased the same. Idempotent.
+ */
+export async function eraseBankAccounts(tx: Knex.Transaction, scope: Scope, recipientId: string): Promise<void> {
+  const erased = { account_holder_name: REDACTED, last4: REDACTED, fingerprint: REDACTED };
+  const rows = await tx<BankAccountRow>('bank_accounts')
+    .where({ account_id: scope.accountId, livemode: scope.livemode, recipient_id: recipientId })
+    .update({
+      ...erased,
+      number_sealed: null,
+      status: 'disabled',
+      default_for_currency: false,
+      deleted_at: tx.raw('coalesce(deleted_at, now())'),
+    })
+    .returning('id');
+  if (rows.length === 0) return;
+  const answers = await tx<{ key: string; response_body: string; account_id: string; livemode: boolean }>('idempotency_keys')
+    .where('account_id', scope.accountId)
+    .andWhere('livemode', scope.livemode)
+    .andWhere('response_body', 'like', `%${JSON.stringify(recipientId)}%`)
+    .select('key', 'response_body');
+  for (const a of answers) {
+    const value = JSON.parse(a.response_body) as Record<string, unknown> | null;
+    if (value?.object !== 'bank_account' || value.recipient !== recipientId) continue;
+    await tx('idempotency_keys')
+      .where({ account_id: scope.accountId, livemode: scope.livemode, key: a.key })
+      .update({ response_body: JSON.stringify({ ...value, ...erased }) });
+  }
 }
