@@ -5,9 +5,10 @@
  * timer: each per-action update, each milestone update (a staged payment), the `transition` signal,
  * test-clock moves (`advanceClock`), the auto-release timer, the deposit deadline, the money of
  * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
- * payment.disputed delivery's) and a receiver that fails every attempt (deliveries run in series of
- * their own, so a payment's history holds none of their attempts; older sets recorded the inline
- * first attempt and the hand-over). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
+ * payment.disputed delivery's) and a receiver that fails every attempt (each delivery's series runs
+ * in the payment's history on the webhooks task queue, and one still failing when the payment ends
+ * is handed over to a workflow of its own; the `road` set started a workflow per delivery, the
+ * `base` set made the first attempt inline). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
  * named, only theirs (to add one to a set without recording the others again).
  */
 import { execFileSync } from 'node:child_process';

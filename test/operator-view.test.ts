@@ -1,7 +1,7 @@
 /**
  * What an operator sees in Temporal (docs/operations.md): a finished payment's run closes even
- * while a receiver is failing (each delivery is a workflow of its own, named by its id, numbering
- * its attempts as the log does), one update per action, summaries naming the step and the
+ * while a receiver is failing (a delivery still retrying goes on in a workflow of its own, named by
+ * its id, numbering its attempts as the log does), one update per action, summaries naming the step and the
  * receiver, `NextDeadline`, and the payments list the UI links lead to, without the checks' runs.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -52,7 +52,7 @@ describe('a finished payment closes', () => {
       const pending = (await stack.db('webhook_deliveries').where({ payment_id: id })) as { id: string; status: string }[];
       expect(pending.length).toBe(4);
       expect(pending.filter((d) => d.status === 'succeeded')).toEqual([]);
-      // Each delivery is a workflow of its own, named by the delivery's id, on the webhooks task queue.
+      // Each delivery still retrying goes on in a workflow of its own, named by the delivery's id, on the webhooks task queue.
       for (const d of pending) {
         const run = await stack.client.workflow.getHandle(d.id).describe();
         expect([run.status.name, run.taskQueue]).toEqual(['RUNNING', `${stack.taskQueue}-webhooks`]);
@@ -130,21 +130,32 @@ describe("the history reads as the payment's story", () => {
         .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)
         .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
       expect(updates).toEqual(['deposit', 'dispute', 'resolve']);
-      const summaries = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map(summaryOf);
+      const summaries = events
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition')
+        .map(summaryOf);
       expect(summaries).toEqual([
         'publish create → pending_deposit (v1)',
         'publish deposit → in_custody (v2) — deposit: 125.50 held',
         'publish dispute → disputed (v3)',
         'publish resolve → refunded (v4) — refund: 125.50 refunded',
       ]);
-      // The delivery's own workflow, named for the UI by its event and configuration (its URL may carry a token).
-      const series = stack.client.workflow.getHandle(delivered.id);
-      expect(await (await series.describe()).staticSummary()).toBe(`deliver payment.deposited → ${hook.body.webhook.id}`);
+      // The delivery, an activity of the payment's run named by the delivery's id, on the webhooks task
+      // queue, its summary naming its event and configuration (its URL may carry a token).
+      const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityId === delivered.id);
+      expect(
+        scheduled.map((e) => [
+          e.activityTaskScheduledEventAttributes?.activityType?.name,
+          e.activityTaskScheduledEventAttributes?.taskQueue?.name,
+        ]),
+      ).toEqual([['deliverWebhook', `${stack.taskQueue}-webhooks`]]);
+      expect(summaryOf(scheduled[0])).toBe(`deliver payment.deposited → ${hook.body.webhook.id} · delivery log attempts 1–20`);
       // One activity under the retry policy; the attempt that delivered is the log's attempt 2 and the UI's.
-      const seriesEvents = (await series.fetchHistory()).events ?? [];
-      const scheduled = seriesEvents.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-      expect(scheduled).toEqual(['deliverWebhook']);
-      const started = seriesEvents.flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
+      const started = events.flatMap((e) =>
+        e.activityTaskStartedEventAttributes &&
+        e.activityTaskStartedEventAttributes.scheduledEventId?.toString() === scheduled[0].eventId?.toString()
+          ? [e.activityTaskStartedEventAttributes.attempt]
+          : [],
+      );
       expect(started).toEqual([2]);
       const attempts = await stack.db('webhook_delivery_attempts').where({ delivery_id: delivered.id }).orderBy('attempt');
       expect(attempts.map((a: { attempt: number; status_code: number }) => [a.attempt, a.status_code])).toEqual([
@@ -156,7 +167,7 @@ describe("the history reads as the payment's story", () => {
     }
   });
 
-  it('a transition is one activity in the payment’s history: no receiver is called there', async () => {
+  it('a transition’s publication calls no receiver: each delivery is an activity of its own on the webhooks task queue', async () => {
     const receiver = await startReceiver();
     try {
       const own = await stack.newAccount();
@@ -175,8 +186,11 @@ describe("the history reads as the payment's story", () => {
       const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
       const activities = events
         .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
-      expect(activities).toEqual(['publishTransition', 'publishTransition', 'publishTransition', 'publishTransition']);
+        .map((e) => [e.activityTaskScheduledEventAttributes?.activityType?.name, e.activityTaskScheduledEventAttributes?.taskQueue?.name]);
+      const queues = { publishTransition: stack.taskQueue, deliverWebhook: `${stack.taskQueue}-webhooks` };
+      expect(activities.filter(([name]) => name === 'publishTransition')).toHaveLength(4);
+      expect(activities.filter(([name]) => name === 'deliverWebhook')).toHaveLength(4);
+      for (const [name, queue] of activities) expect(queue).toBe(queues[name as keyof typeof queues]);
       const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id }).orderBy('created_at')) as {
         event: string;
         status: string;

@@ -28,6 +28,14 @@ describe('workflow determinism', () => {
       'base-handover.json',
       'base-signal-auto-release.json',
       'base-staged-milestones.json',
+      'inrun-approve-release.json',
+      'inrun-clock-auto-release.json',
+      'inrun-deposit-deadline.json',
+      'inrun-dispute-refund.json',
+      'inrun-failing-receiver.json',
+      'inrun-fee-refund-split.json',
+      'inrun-signal-auto-release.json',
+      'inrun-staged-milestones.json',
       'road-approve-release.json',
       'road-clock-auto-release.json',
       'road-deposit-deadline.json',
@@ -40,7 +48,7 @@ describe('workflow determinism', () => {
   });
 
   it('has a staged payment’s history with every milestone update and a test clock’s auto-release', () => {
-    for (const set of ['base', 'road']) {
+    for (const set of ['base', 'road', 'inrun']) {
       const updates = (historyOf(`${set}-staged-milestones.json`).events ?? []).flatMap((e) => {
         const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
         return name ? [name] : [];
@@ -81,24 +89,37 @@ describe('workflow determinism', () => {
     ).rejects.toBeInstanceOf(DeterminismViolationError);
   }, 60_000);
 
-  it('records the one-road patch in a new payment’s history, and in no history recorded before it', () => {
+  it('records the one-road and in-run patches in a new payment’s history, and neither in a history recorded before it', () => {
     for (const file of files) {
       const markers = (historyOf(file).events ?? []).flatMap((e) => {
         const m = e.markerRecordedEventAttributes;
         const data = m?.details?.['patch-data']?.payloads?.[0]?.data;
         return m ? [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : m.markerName] : [];
       });
-      expect(markers, file).toEqual(file.startsWith('road-') ? ['one-road'] : []);
+      const expected = file.startsWith('inrun-') ? ['one-road', 'deliveries-in-run'] : file.startsWith('road-') ? ['one-road'] : [];
+      expect(markers, file).toEqual(expected);
     }
   });
 
-  it('has no delivery attempt in a payment’s history since the one road', () => {
+  it('had no delivery attempt in a payment’s history between the one road and the in-run series', () => {
     for (const file of files.filter((f) => f.startsWith('road-'))) {
       const activities = (historyOf(file).events ?? []).flatMap((e) => {
         const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
         return name ? [name] : [];
       });
       expect(new Set(activities), file).toEqual(new Set(['publishTransition']));
+    }
+  });
+
+  it('has each delivery’s attempts on the webhooks task queue since the in-run series, and a failing one handed over', () => {
+    for (const file of files.filter((f) => f.startsWith('inrun-'))) {
+      const events = historyOf(file).events ?? [];
+      const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes ?? []);
+      const queueOf = (name: string) => new Set(scheduled.filter((a) => a.activityType?.name === name).map((a) => a.taskQueue?.name));
+      const [payments] = [...queueOf('publishTransition')];
+      expect([...queueOf('deliverWebhook')], file).toEqual([`${payments}-webhooks`]);
+      const handedOver = events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+      if (file === 'inrun-failing-receiver.json') expect(handedOver.length, file).toBeGreaterThan(0);
     }
   });
 });

@@ -71,11 +71,17 @@ async function temporalClient(address: string, namespace: string): Promise<Clien
   return new Client({ connection: await Connection.connect({ address }), namespace });
 }
 
-export async function startTarget(kind: StackKind, databaseUrl: string, log: (msg: string) => void): Promise<ServiceTarget> {
-  return kind === 'dev' ? startDev(databaseUrl, log) : startCluster(databaseUrl, log);
+/** `settings`: more of the service's settings, for the dev stack (scripts/bench-neighbours.ts). */
+export async function startTarget(
+  kind: StackKind,
+  databaseUrl: string,
+  log: (msg: string) => void,
+  settings: Record<string, string> = {},
+): Promise<ServiceTarget> {
+  return kind === 'dev' ? startDev(databaseUrl, log, settings) : startCluster(databaseUrl, log);
 }
 
-async function startDev(databaseUrl: string, log: (msg: string) => void): Promise<ServiceTarget> {
+async function startDev(databaseUrl: string, log: (msg: string) => void, settings: Record<string, string>): Promise<ServiceTarget> {
   const db = createDb(databaseUrl);
   try {
     await migrate(db);
@@ -88,7 +94,14 @@ async function startDev(databaseUrl: string, log: (msg: string) => void): Promis
     for (const s of stops.reverse()) await s().catch(() => undefined);
   };
   try {
-    const common = { ...APP_SETTINGS, ...secrets(), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: server.address, HOST: '127.0.0.1' };
+    const common = {
+      ...APP_SETTINGS,
+      ...settings,
+      ...secrets(),
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: server.address,
+      HOST: '127.0.0.1',
+    };
     const workerMetrics = await freePort();
     log('starting the worker (bundles the workflows)');
     const worker = await startChild(

@@ -48,6 +48,8 @@ export interface SeriesInput {
   base?: number;
   /** The same transition's later deliveries to the same configuration, started once this first attempt ended. */
   then?: ChainedDelivery[];
+  /** Handed over by a finished payment's run: the series goes on after the attempts the log holds. */
+  resumed?: true;
 }
 
 /** A delivery activity's start-to-close time-out beyond its HTTP time-out (src/workflows/deliverySeries.ts). */

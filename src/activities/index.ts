@@ -10,7 +10,8 @@ import type { PublicationDeps } from './publication';
 
 export type { DeliveryOutcome, EndpointBusy, SeriesInput } from './delivery';
 export { DELIVERY_ACTIVITY_MARGIN_MS } from './delivery';
-export type { DeliveryPlan, DeliveryTarget, PublicationInput } from './publication';
+export type { DeliveryPlan, DeliveryTarget, PublicationInput, SeriesPlan } from './publication';
+export type { ChainedDelivery } from './seriesStart';
 export { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 
 type ActivityDeps = PublicationDeps;

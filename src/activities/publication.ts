@@ -1,7 +1,7 @@
 /**
  * A transition's publication (docs/architecture.md, "How a transition flows"): the read model,
- * ledger, trail and the deliveries it owes in one statement, then a series started for each
- * delivery on the webhooks task queue. No receiver is called here.
+ * ledger, trail and the deliveries it owes in one statement; the payment's run then runs each
+ * delivery's series on the webhooks task queue. No receiver is called here.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
@@ -16,7 +16,8 @@ import { isDataRefusal } from '../db/errors';
 import { disableBacklogged } from '../db/webhookConfigurations';
 import { projectAndPlan } from '../db/projection';
 import { paymentTransitions, projectionFailures } from '../lib/metrics';
-import { chainsOf, startFirstSeries } from './seriesStart';
+import { type ChainedDelivery, chainsOf, startFirstSeries } from './seriesStart';
+import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import type { AttemptDeps } from './webhookAttempt';
 
 /** One delivery a transition owes, with its configuration's id; never its URL, which may carry a token. */
@@ -32,12 +33,22 @@ export interface DeliveryTarget {
  */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
+  inRun?: SeriesPlan;
 }
 
 export interface PublicationInput {
   payment: PaymentState;
   entry: HistoryEntry;
   requestId?: string;
+  /** The payment's run runs the series itself (patch `deliveries-in-run`): start none, answer how. */
+  inRun?: true;
+}
+
+/** How a payment's run runs its deliveries' series: each configuration's chain, on the webhooks task queue, under the retry policy. */
+export interface SeriesPlan {
+  chains: ChainedDelivery[];
+  taskQueue: string;
+  retry: DeliveryRetry;
 }
 
 /** What a publication needs beyond an attempt's dependencies: a client to start the series. */
@@ -54,7 +65,7 @@ export function publicationActivities(deps: PublicationDeps) {
      * retryable) with the deliveries it owes, then each delivery's series started: the read model
      * never waits for a receiver.
      */
-    async publishTransition({ payment: carried, entry, requestId }: PublicationInput): Promise<DeliveryPlan> {
+    async publishTransition({ payment: carried, entry, requestId, inRun }: PublicationInput): Promise<DeliveryPlan> {
       // The workflow carries ids and amounts; the personal data the API kept is read here.
       const payment = withPersonal(carried, await findPersonal(db, carried.id));
       const envelopes = transitionEnvelopes(payment, entry);
@@ -82,8 +93,12 @@ export function publicationActivities(deps: PublicationDeps) {
       // Only a finished payment can be erased. An erasure that committed while this publication held
       // the personal data it had read: erase what it wrote; each series sends the stored body.
       if (isTerminal(payment.status) && (await wasRedacted(db, payment.id))) await eraseMessages(db, payment.id);
+      const deliveries = planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id }));
+      // Not yet attempted: a retried publication finds its deliveries' series already running, or ended.
+      const chains = chainsOf(planned.filter((d) => d.delivery.attempts === 0 && d.delivery.status === 'pending'));
+      if (inRun) return { deliveries, inRun: { chains, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
       await Promise.all(chainsOf(planned).map((chain) => startFirstSeries(temporal, config, payment, chain)));
-      return { deliveries: planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id })) };
+      return { deliveries };
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */

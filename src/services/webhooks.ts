@@ -43,7 +43,7 @@ import {
 } from '../db/webhookDeliveries';
 import { type DeliveryRetry, deliveryRetry, nextAttemptAt, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl } from '../webhookRules/urlPolicy';
-import { retryNowUpdate, webhookDeliveryWorkflow } from '../workflows';
+import { retryDeliveryUpdate, retryNowUpdate, webhookDeliveryWorkflow } from '../workflows';
 import { withAccountLock } from '../db/accounts';
 import { TEMPORAL_CALL_TIMEOUT_MS, withinDeadline } from './deadline';
 import { DeliveryInProgress, InvalidInput, NotFound, QuotaExceeded, pageOrRefuse } from './errors';
@@ -115,17 +115,41 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   }
 
   /**
-   * Whether a claimed series may be replaced: no workflow runs for the delivery, and it is not a
-   * resend claimed so recently that its start may still be under way. Null while it may still run.
+   * The run a delivery's series is part of: the workflow named by the delivery (a resend's, a test's,
+   * or a first series started before the series moved into the payment's run), else the payment's
+   * run, which runs its deliveries' first series itself (docs/webhooks.md, "One road").
    */
-  async function staleSeries(deliveryId: string, running: string, claimedAt: Date): Promise<StaleSeries | null> {
+  async function seriesRun(deliveryId: string, running: string) {
+    const own = temporal.workflow.getHandle(deliveryId);
     try {
-      const { status, memo } = await withinDeadline(temporal, () => temporal.workflow.getHandle(deliveryId).describe());
-      if (status.name === 'RUNNING') return null;
-      // This series' own run has ended.
-      if (memo?.series === running) return { series: running };
+      const described = await withinDeadline(temporal, () => own.describe());
+      return { own: true, handle: own, described };
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    if (running !== ORIGINAL_SERIES) return null;
+    const row = await db('webhook_deliveries').where({ id: deliveryId }).first<{ payment_id: string | null } | undefined>('payment_id');
+    if (!row?.payment_id) return null;
+    const payment = temporal.workflow.getHandle(row.payment_id);
+    try {
+      const described = await withinDeadline(temporal, () => payment.describe());
+      return { own: false, handle: payment, described };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Whether a claimed series may be replaced: no run holds it, and it is not a resend claimed so
+   * recently that its start may still be under way. Null while it may still run.
+   */
+  async function staleSeries(deliveryId: string, running: string, claimedAt: Date): Promise<StaleSeries | null> {
+    const run = await seriesRun(deliveryId, running);
+    if (run) {
+      if (run.described.status.name === 'RUNNING') return null;
+      // This series' own run has ended.
+      if (!run.own || run.described.memo?.series === running) return { series: running };
     }
     if (!running.startsWith(RESEND_PREFIX)) return { series: running };
     const claimedBefore = new Date(Date.now() - ORPHANED_CLAIM_MS);
@@ -164,18 +188,25 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
    * update as unknown).
    */
   async function retryNow(deliveryId: string, running: string, logged: number): Promise<number | null> {
-    const handle = temporal.workflow.getHandle(deliveryId);
     try {
-      const { status, memo, raw } = await withinDeadline(temporal, () => handle.describe());
-      if (status.name !== 'RUNNING' || (memo?.series ?? ORIGINAL_SERIES) !== running) return null;
-      const attempt = raw.pendingActivities?.find((a) => a.activityType?.name === 'deliverWebhook');
+      const run = await seriesRun(deliveryId, running);
+      if (!run || run.described.status.name !== 'RUNNING') return null;
+      if (run.own && (run.described.memo?.series ?? ORIGINAL_SERIES) !== running) return null;
+      // In a payment's run, the series' activities are named by the delivery (src/workflows/deliverySeries.ts).
+      const attempt = run.described.raw.pendingActivities?.find((a) =>
+        run.own ? a.activityType?.name === 'deliverWebhook' : a.activityId === deliveryId || a.activityId?.startsWith(`${deliveryId}.`),
+      );
       const backoff = attempt !== undefined && attempt.state === PENDING_ACTIVITY_SCHEDULED && !!attempt.nextAttemptScheduleTime;
-      // An attempt running or queued to run is in flight; with none, the series may wait for its endpoint (it judges).
+      // An attempt running or queued to run is in flight; with none, the series may wait on a timer (it judges).
       if (attempt && !backoff) return null;
-      const woken = await withinDeadline(temporal, () => handle.executeUpdate(retryNowUpdate, { args: [{ logged, backoff }] }));
+      const woken = await withinDeadline(temporal, () =>
+        run.own
+          ? run.handle.executeUpdate(retryNowUpdate, { args: [{ logged, backoff }] })
+          : run.handle.executeUpdate(retryDeliveryUpdate, { args: [{ deliveryId, logged, backoff }] }),
+      );
       return woken.attempt;
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError) return null;
+      if (err instanceof WorkflowUpdateFailedError) return null;
       throw err;
     }
   }

@@ -57,7 +57,12 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: queue }),
     ...workflows,
-    activities: { deliverWebhook: activities.deliverWebhook.bind(activities), endSeries: activities.endSeries.bind(activities) },
+    // A series' activities: its attempts, its end, and where a handed-over series resumes.
+    activities: {
+      deliverWebhook: activities.deliverWebhook.bind(activities),
+      endSeries: activities.endSeries.bind(activities),
+      deliveryProgress: activities.deliveryProgress.bind(activities),
+    },
     shutdownGraceTime: '10 seconds',
   });
   const both = [payments, webhooks];

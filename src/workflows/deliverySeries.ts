@@ -16,13 +16,13 @@ import {
   setHandler,
   sleep,
 } from '@temporalio/workflow';
-import { RetryState } from '@temporalio/common';
+import { type Priority, RetryState } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../activities';
 import { continuedRetry } from '../webhookRules/retryPolicy';
 import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED } from '../domain/failures';
 
 /** As src/activities/delivery.ts's DELIVERY_ACTIVITY_MARGIN_MS: the lease an attempt holds is as long as its activity may run. */
-const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
+export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
 /** Waits for a turn at a full endpoint: from 1 s, doubling, at most 30 s (durable timers, no worker slot held). */
 const BUSY_WAIT_MS = { initial: 1_000, max: 30_000 };
@@ -65,6 +65,21 @@ export interface RetryNow {
 }
 
 /**
+ * Where a series' activities run when the series runs inside a payment's run (docs/webhooks.md, "One
+ * road"): on the webhooks task queue, with the tenant's fairness key and priority, each activity
+ * named by its delivery (`<delivery id>`, then `<delivery id>.<n>` after a wake) so that the API
+ * finds it. A series that is a workflow of its own gets these from its workflow's start options.
+ */
+export interface SeriesPlacement {
+  taskQueue: string;
+  priority: Priority;
+  /** The first attempt alone, then the rest of the series: a chain's next delivery waits for it. */
+  firstAlone?: boolean;
+  /** For the Temporal UI: the event and the configuration's id (never its URL, which may carry a token). */
+  label: string;
+}
+
+/**
  * A delivery's series, the one road of every attempt (first, retry, resend, recover, test): one
  * activity under Temporal's retry policy (docs/webhooks.md, "Retries": initial 1 min, coefficient
  * 5, max interval 2 h, 5 attempts), so the attempt the Temporal UI shows is the log's.
@@ -72,23 +87,38 @@ export interface RetryNow {
 export class DeliverySeries {
   private retry: DeliveryRetry;
   private base: number;
-  /** Where the series waits: its attempt (in flight or between retries) or a turn at a full endpoint. */
-  private waiting: { scope: CancellationScope; on: 'attempt' | 'endpoint' } | undefined;
+  /** Where the series waits: its attempt (in flight or between retries) or a durable timer. */
+  private waiting: { scope: CancellationScope; on: 'attempt' | 'timer' } | undefined;
   /** The log's attempt count a retry-now found, once it has woken the series. */
   private woken: number | undefined;
+  /** Activities scheduled so far (their ids in a payment's run). */
+  private scheduled = 0;
+  /** The payment's run has finished and hands the series over to a workflow of its own. */
+  private handingOver = false;
+  private firstEnded: () => void = () => undefined;
+  /** Resolves once the series' first attempt has ended (or the series has). */
+  readonly firstAttempt: Promise<void>;
 
-  constructor(private readonly input: SeriesInput) {
+  constructor(
+    private readonly input: SeriesInput,
+    private readonly placement?: SeriesPlacement,
+  ) {
     this.retry = input.retry;
     this.base = input.base ?? 0;
+    this.firstAttempt = new Promise((resolve) => (this.firstEnded = resolve));
+  }
+
+  get deliveryId(): string {
+    return this.input.deliveryId;
   }
 
   /**
    * Refuses to wake a series that is not waiting: an attempt the caller saw in backoff must still
-   * be this series' attempt, and without one the series must be waiting for a turn at its endpoint
-   * (not starting or ending).
+   * be this series' attempt, and without one the series must be waiting on a durable timer (a turn
+   * at its endpoint, or the interval after a first attempt made alone), not starting or ending.
    */
   validateRetryNow({ backoff }: RetryNow): void {
-    const on = backoff ? 'attempt' : 'endpoint';
+    const on = backoff ? 'attempt' : 'timer';
     if (this.waiting?.on !== on) throw new Error(`the series is not waiting for its next attempt (${this.waiting?.on ?? 'not waiting'})`);
   }
 
@@ -102,43 +132,94 @@ export class DeliverySeries {
     return { attempt: this.woken + 1 };
   }
 
-  async run(): Promise<DeliveryOutcome> {
+  /**
+   * Stops the series for a workflow of its own to go on with it (src/workflows/webhookDelivery.ts):
+   * an attempt in flight ends first; the series then answers `handed-over`, or how it ended.
+   */
+  handOver(): void {
+    this.handingOver = true;
+    this.waiting?.scope.cancel();
+  }
+
+  /** Read through a method: a hand-over arrives while the series awaits, which narrowing cannot see. */
+  private handedOver(): boolean {
+    return this.handingOver;
+  }
+
+  async run(): Promise<DeliveryOutcome | 'handed-over'> {
+    try {
+      return await this.attempts();
+    } finally {
+      this.firstEnded();
+    }
+  }
+
+  private async attempts(): Promise<DeliveryOutcome | 'handed-over'> {
     for (let waits = 0; ; waits++) {
+      if (this.handedOver()) return 'handed-over';
+      // A chain's head makes its first attempt alone; the rest of its series follows as a series does.
+      const alone = this.placement?.firstAlone === true && this.scheduled === 0;
+      const retry = alone ? { ...this.retry, maximumAttempts: 1 } : this.retry;
       const { deliverWebhook } = proxyActivities<Activities>({
-        ...deliveryActivityOptions(this.retry),
+        ...deliveryActivityOptions(retry),
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         // After a retry-now or a wait for the endpoint, the activity's own count starts again at 1:
         // its summary names the delivery log's numbers (docs/webhooks.md, "Retry now").
-        summary: attemptsSummary(this.base, this.retry.maximumAttempts),
+        summary: [this.placement?.label, attemptsSummary(this.base, retry.maximumAttempts)].filter(Boolean).join(' · '),
+        ...(this.placement && {
+          taskQueue: this.placement.taskQueue,
+          priority: this.placement.priority,
+          activityId: this.scheduled === 0 ? this.input.deliveryId : `${this.input.deliveryId}.${this.scheduled}`,
+        }),
       });
+      this.scheduled++;
       let result;
       try {
-        result = await this.cancellable('attempt', () => deliverWebhook({ ...this.input, retry: this.retry, base: this.base }));
+        result = await this.cancellable('attempt', () => deliverWebhook({ ...this.input, retry, base: this.base }));
       } catch (err) {
+        if (this.handedOver() && wokenOut(err)) return 'handed-over';
         if (this.woken !== undefined && wokenOut(err)) {
           if (!this.continueAfter(this.woken - this.base)) return 'skipped';
           waits = -1;
           continue;
         }
-        await gaveUp(this.input.deliveryId, this.input.series, err);
-        throw ApplicationFailure.nonRetryable(
-          `delivery ${this.input.deliveryId} failed after its retries`,
-          WEBHOOK_DELIVERY_EXHAUSTED,
-          String(err),
-        );
+        if (alone && retriesLeft(err)) {
+          this.firstEnded();
+          const rest = continuedRetry(this.retry, 1);
+          if (!rest) return await this.giveUp(err);
+          await this.cancellable('timer', () => sleep(rest.waitMs)).catch((e: unknown) => {
+            if (!isCancellation(e)) throw e;
+          });
+          this.retry = rest.retry;
+          this.base += 1;
+          this.woken = undefined;
+          continue;
+        }
+        return await this.giveUp(err);
+      } finally {
+        if (alone) this.firstEnded();
       }
       if (typeof result === 'string') return result;
       // The endpoint was full at the series' attempt `result.busy`: nothing sent. After a wait (or
       // a retry-now), the same attempt and those left, numbered on in the log.
       if (!this.continueAfter(result.busy - 1)) return 'skipped';
       try {
-        await this.cancellable('endpoint', () => sleep(Math.min(BUSY_WAIT_MS.initial * 2 ** waits, BUSY_WAIT_MS.max)));
+        await this.cancellable('timer', () => sleep(Math.min(BUSY_WAIT_MS.initial * 2 ** waits, BUSY_WAIT_MS.max)));
       } catch (err) {
         if (!isCancellation(err)) throw err;
         this.woken = undefined;
         waits = -1;
       }
     }
+  }
+
+  private async giveUp(err: unknown): Promise<never> {
+    await gaveUp(this.input.deliveryId, this.input.series, err);
+    throw ApplicationFailure.nonRetryable(
+      `delivery ${this.input.deliveryId} failed after its retries`,
+      WEBHOOK_DELIVERY_EXHAUSTED,
+      String(err),
+    );
   }
 
   /** The rest of the series after `made` more attempts: false when none is left. */
@@ -151,7 +232,7 @@ export class DeliverySeries {
     return true;
   }
 
-  private async cancellable<T>(on: 'attempt' | 'endpoint', fn: () => Promise<T>): Promise<T> {
+  private async cancellable<T>(on: 'attempt' | 'timer', fn: () => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
     this.waiting = { scope, on };
     try {
@@ -162,13 +243,17 @@ export class DeliverySeries {
   }
 }
 
+/** A first attempt made alone that failed as the retry policy would retry it (not a final failure). */
+function retriesLeft(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED;
+}
+
 /** The delivery log's numbers of an activity's attempts, for the Temporal UI. */
 export function attemptsSummary(base: number, attempts: number): string {
   const first = base + 1;
   const last = base + attempts;
-  return first === last
-    ? `delivery log attempt ${first}`
-    : `delivery log attempts ${first}–${last} (the activity's attempt n is ${base > 0 ? `${base} + n` : 'n'})`;
+  const range = first === last ? `delivery log attempt ${first}` : `delivery log attempts ${first}–${last}`;
+  return base > 0 ? `${range} (the activity's attempt n is ${base} + n)` : range;
 }
 
 /** An attempt given up for a retry-now: cancelled between attempts, or failing in flight as the cancellation reached it. */
@@ -177,7 +262,42 @@ function wokenOut(err: unknown): boolean {
 }
 
 export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<DeliveryOutcome> {
-  const series = new DeliverySeries(input);
-  setHandler(retryNowUpdate, (req) => series.retryNow(req), { validator: (req) => series.validateRetryNow(req) });
-  return series.run();
+  // A resumed series begins its attempts after reading where the delivery stands.
+  const begun: { series?: DeliverySeries } = {};
+  setHandler(retryNowUpdate, (req) => (begun.series ?? notWaiting()).retryNow(req), {
+    validator: (req) => (begun.series ?? notWaiting()).validateRetryNow(req),
+  });
+  const from = input.resumed ? await resumedSeries(input) : input;
+  if (!from) return 'skipped';
+  begun.series = new DeliverySeries(from);
+  const outcome = await begun.series.run();
+  // Only a payment's run hands a series over.
+  return outcome === 'handed-over' ? 'skipped' : outcome;
+}
+
+function notWaiting(): never {
+  throw new Error('the series has not begun its attempts');
+}
+
+const { deliveryProgress } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumInterval: '10 seconds' },
+});
+
+/**
+ * A series a payment's run handed over: what is left of it after the attempts the log holds, once
+ * the retry policy's wait after the last has passed. None when the delivery has ended meanwhile.
+ */
+async function resumedSeries(input: SeriesInput): Promise<SeriesInput | undefined> {
+  const progress = await deliveryProgress(input.deliveryId);
+  if (!progress || progress.status !== 'pending' || progress.series !== input.series) return undefined;
+  const base = input.base ?? 0;
+  const rest = continuedRetry(input.retry, Math.max(0, progress.attempts - base));
+  if (!rest) {
+    await endSeries({ deliveryId: input.deliveryId, series: input.series });
+    return undefined;
+  }
+  const sinceLast = progress.lastAttemptAt === null ? 0 : Date.now() - progress.lastAttemptAt;
+  if (rest.waitMs > sinceLast) await sleep(rest.waitMs - sinceLast);
+  return { deliveryId: input.deliveryId, series: input.series, retry: rest.retry, base: Math.max(base, progress.attempts) };
 }

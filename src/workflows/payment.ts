@@ -109,7 +109,7 @@ class Payment {
 
   constructor(private readonly input: PaymentWorkflowInput) {
     this.state = input.payment;
-    this.publications = new Publications(input.payment.id);
+    this.publications = new Publications(input.payment.id, { accountId: input.payment.accountId, livemode: input.payment.livemode });
     this.history = input.resumed ? [...input.resumed.history] : [creationEntry(this.state, input.actor)];
     setCurrentDetails(details(this.state, this.history.at(-1)));
   }
