@@ -2,8 +2,9 @@
  * The payout rules, as data (docs/payouts.md): a payout's statuses and transitions, the ledger
  * movement each one makes between a recipient's balances, its failure codes and how a bank's ISO
  * 20022 reason code maps to one, and the simulated bank of test mode. Integer minor units as
- * bigint. Pure: no I/O, no clocks, no imports, safe inside the Temporal workflow sandbox.
+ * bigint. Pure: no I/O, no clocks, safe inside the Temporal workflow sandbox.
  */
+import type { RecipientBalance } from './ledger';
 
 export const PAYOUT_STATUSES = ['pending', 'in_transit', 'paid', 'failed', 'canceled', 'returned'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
@@ -25,9 +26,6 @@ export const PAYOUT_INITIAL_STATUS: PayoutStatus = 'pending';
 export const PAYOUT_ACTIONS = ['send', 'pay', 'fail', 'cancel', 'return'] as const;
 export type PayoutAction = (typeof PAYOUT_ACTIONS)[number];
 
-/** A recipient's balances per currency, which payouts move money between. */
-export const RECIPIENT_BALANCES = ['pending', 'available', 'in_transit', 'paid_out'] as const;
-export type RecipientBalance = (typeof RECIPIENT_BALANCES)[number];
 
 /** One ledger movement of a payout's whole amount from one of the recipient's balances to another. */
 export interface PayoutMovement {

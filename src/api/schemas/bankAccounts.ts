@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { checkBankAccountNumber } from '../../domain/bankAccounts';
 import { currencyRefusal, isCurrency } from '../../domain/money';
 import { BankAccountViewSchema } from '../../views/bankAccountView';
-import { component } from '../components';
-import { text } from './common';
+import { component, exampleOf } from '../components';
+import { text, wholeListOf } from './common';
 
 const upper = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
 
@@ -49,4 +49,10 @@ export const BankAccount = component('BankAccount', BankAccountViewSchema, {
   fingerprint: 'Xq3vT0aZ9bN1cK2m',
   status: 'new',
   default_for_currency: true,
+});
+
+export const BankAccountList = component('BankAccountList', wholeListOf(BankAccount), {
+  object: 'list',
+  data: [exampleOf(BankAccount)],
+  has_more: false,
 });
