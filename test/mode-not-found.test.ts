@@ -39,7 +39,16 @@ async function objectsOf(stack: Stack, acct: TestAccount, livemode: boolean): Pr
     return (list.body.data as { id: string }[]).at(0)?.id;
   });
   const keys = await stack.http.get('/api/v1/api-keys', { key });
+  const recipient = await stack.http.post('/api/v1/recipients', { key, body: { email: 'seller@example.com', country: 'DE' } });
+  expect(recipient.status).toBe(201);
+  const bankAccount = await stack.http.post(`/api/v1/recipients/${recipient.body.id}/bank_accounts`, {
+    key,
+    body: { account_holder_name: 'Jane Doe', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
+  });
+  expect(bankAccount.status).toBe(201);
   return {
+    rcp: recipient.body.id,
+    ba: bankAccount.body.id,
     pay: payment.body.id,
     ms: payment.body.milestones[0].id,
     wh: webhook.id,
