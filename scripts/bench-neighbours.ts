@@ -93,11 +93,12 @@ async function main() {
     const noisy = new JsonClient(api, { 'x-api-key': noisyKey });
     const quiet = new JsonClient(api, { 'x-api-key': quietKey });
     const none = new Recorder();
-    for (let i = 0; i < endpoints; i++) await noisy.call(none, 'webhook', 'POST', '/api/v1/webhooks', { url: slow.url });
+    for (let i = 0; i < endpoints; i++) await noisy.call(none, 'webhook', 'POST', '/api/v1/webhooks/configure', { url: slow.url });
     await quietReceiver.start();
-    quietReceiver.secret = (
-      await quiet.call<{ secret: string }>(none, 'webhook', 'POST', '/api/v1/webhooks', { url: quietReceiver.url })
-    ).secret;
+    const configured = await quiet.call<{ webhook: { secret: string } }>(none, 'webhook', 'POST', '/api/v1/webhooks/configure', {
+      url: quietReceiver.url,
+    });
+    quietReceiver.secret = configured.webhook.secret;
 
     const payment = { amount: 10, currency: 'USD', payer_email: 'payer@example.com', recipient_email: 'seller@example.com' };
 

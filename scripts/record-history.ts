@@ -30,6 +30,8 @@ const SCENARIOS = [
   'clock-auto-release',
   'staged-milestones',
   'failing-receiver',
+  'dispute-agreement',
+  'dispute-default',
 ] as const;
 
 async function main() {
@@ -125,6 +127,38 @@ async function main() {
       failing.add(failingReceiver.id);
       await call(`/payments/${failingReceiver.id}/cancel`, { reason: 'order withdrawn' });
 
+      // Disputes as a process (patch `disputes`): evidence, offers (one superseded, one declined) and
+      // an agreement; and on a staged payment a withdrawal, then a payer's dispute decided by default
+      // when a test clock passes its respond_by, while another milestone is released.
+      const agreed = await call('/payments', { ...base, amount: 80, platform_fee: 4 });
+      await call(`/payments/${agreed.id}/deposit`);
+      await call(`/payments/${agreed.id}/dispute`, { opened_by: 'payer', reason: 'arrived broken' });
+      await call(`/payments/${agreed.id}/dispute/evidence`, { party: 'payer', text: 'photo of the damage' });
+      await call(`/payments/${agreed.id}/dispute/evidence`, { party: 'recipient', text: 'packed with care' });
+      await call(`/payments/${agreed.id}/dispute/offers`, { proposed_by: 'recipient', refund_amount: 10 });
+      const offered = await call(`/payments/${agreed.id}/dispute/offers`, { proposed_by: 'recipient', refund_amount: 20, note: 'half' });
+      const counter = await call(`/payments/${agreed.id}/dispute/offers`, { proposed_by: 'payer', refund_amount: 60 });
+      const offerIds = (counter.dispute.offers as { id: string }[]).map((o) => o.id);
+      await call(`/payments/${agreed.id}/dispute/offers/${offerIds[2]}/decline`, { party: 'recipient' });
+      await call(`/payments/${agreed.id}/dispute/offers/${(offered.dispute.offers as { id: string }[])[1].id}/accept`, { party: 'payer' });
+
+      const defaulted = await call('/payments', {
+        ...base,
+        amount: 50,
+        milestones: [
+          { reference: 'first', amount: 30 },
+          { reference: 'second', amount: 20 },
+        ],
+      });
+      const [first, second] = (defaulted.milestones as { id: string }[]).map((m) => `/payments/${defaulted.id}/milestones/${m.id}`);
+      await call(`/payments/${defaulted.id}/deposit`);
+      await call(`${first}/dispute`, { opened_by: 'recipient' });
+      await call(`${first}/dispute/withdraw`, { party: 'recipient' });
+      await call(`${first}/dispute`, { opened_by: 'payer', respond_within_seconds: 3600 });
+      await call(`${second}/approve`);
+      await call(`${second}/release`);
+      await call(`/test_helpers/payments/${defaulted.id}/advance`, { seconds: 3600 });
+
       const scenarios: Record<(typeof SCENARIOS)[number], string> = {
         'approve-release': released.id,
         'dispute-refund': disputed.id,
@@ -134,6 +168,8 @@ async function main() {
         'clock-auto-release': clocked.id,
         'staged-milestones': staged.id,
         'failing-receiver': failingReceiver.id,
+        'dispute-agreement': agreed.id,
+        'dispute-default': defaulted.id,
       };
       const cli = (await findTemporalCli())!;
       for (const [name, id] of Object.entries(scenarios)) {

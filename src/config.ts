@@ -171,6 +171,12 @@ const schema = z.object({
   MAX_TEST_SENDS_PER_WEBHOOK_HOUR: z.coerce.number().int().positive().default(60),
   /** A configuration with more deliveries not yet ended is disabled (`disabled_reason: "backlog"`). */
   MAX_PENDING_DELIVERIES_PER_WEBHOOK: z.coerce.number().int().positive().default(10_000),
+  /** How long a dispute's respondent has to answer before it is decided for the party that opened it (docs/concepts.md, "Disputes"). */
+  DISPUTE_RESPONSE_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24 * 3600),
   PAYMENT_MAX_AMOUNT: z.coerce.number().int().positive().default(1_000_000_000),
   WEBHOOK_RETRY_INITIAL_INTERVAL: duration('1 min'),
   WEBHOOK_RETRY_BACKOFF: z.coerce.number().min(1).default(5),

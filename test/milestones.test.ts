@@ -169,6 +169,7 @@ describe('the worked example of docs/money.md: 1000.00 USD, fee 29.99, design 20
           [
             ['payment.milestone_disputed', 8, 'launch'],
             ['payment.disputed', 8],
+            ['payment.dispute_updated', 8],
           ],
         ],
         [
@@ -190,6 +191,7 @@ describe('the worked example of docs/money.md: 1000.00 USD, fee 29.99, design 20
             ['payment.partially_refunded', 9],
             ['payment.milestone_released', 9, 'launch'],
             ['payment.released', 9],
+            ['payment.dispute_updated', 9],
           ],
         ],
       ];

@@ -114,7 +114,11 @@ describe('npm run repair', () => {
     const done = await act(id, 'resolve', { resolution: 'split', refund_amount: 30 });
     expect(done.status).toBe('released');
     const history = ['payment.created', 'payment.deposited', 'payment.disputed', 'payment.released'];
-    await expectNothingDoubled(id, history, [], [...history, 'payment.partially_refunded']);
+    // Opening and resolving the dispute each also told payment.dispute_updated (docs/concepts.md, "Disputes").
+    const delivered = [...history, 'payment.partially_refunded', 'payment.dispute_updated', 'payment.dispute_updated'];
+    await expectNothingDoubled(id, history, [], delivered);
+    // The repaired run carried the dispute's record on from the read model.
+    expect(done.dispute).toMatchObject({ status: 'resolved', resolution: { decided_by: 'platform', refund_amount: 30 } });
     const [row] = await stack.db('payments').where({ id });
     expect([String(row.held_minor), String(row.refunded_minor)]).toEqual(['0', '3000']);
   });

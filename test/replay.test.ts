@@ -28,6 +28,8 @@ describe('workflow determinism', () => {
       'base-handover.json',
       'base-signal-auto-release.json',
       'base-staged-milestones.json',
+      'disputes-dispute-agreement.json',
+      'disputes-dispute-default.json',
       'inrun-approve-release.json',
       'inrun-clock-auto-release.json',
       'inrun-deposit-deadline.json',
@@ -96,9 +98,39 @@ describe('workflow determinism', () => {
         const data = m?.details?.['patch-data']?.payloads?.[0]?.data;
         return m ? [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : m.markerName] : [];
       });
-      const expected = file.startsWith('inrun-') ? ['one-road', 'deliveries-in-run'] : file.startsWith('road-') ? ['one-road'] : [];
+      // The disputes patch is recorded where a dispute opens, and only there: a payment never disputed has no marker.
+      const expected = file.startsWith('disputes-')
+        ? ['one-road', 'deliveries-in-run', 'disputes']
+        : file.startsWith('inrun-')
+          ? ['one-road', 'deliveries-in-run']
+          : file.startsWith('road-')
+            ? ['one-road']
+            : [];
       expect(markers, file).toEqual(expected);
     }
+  });
+
+  it('has a dispute’s history with evidence, offers, a decline and an agreement, and one with two respondents’ deadlines', () => {
+    const events = historyOf('disputes-dispute-agreement.json').events ?? [];
+    const updates = events.flatMap((e) => {
+      const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+      return name ? [name] : [];
+    });
+    expect(updates).toEqual([
+      'deposit',
+      'dispute',
+      'dispute_evidence',
+      'dispute_evidence',
+      'dispute_offer',
+      'dispute_offer',
+      'dispute_offer',
+      'dispute_decline',
+      'dispute_accept',
+    ]);
+    const timers = (historyOf('disputes-dispute-default.json').events ?? []).flatMap((e) =>
+      e.timerStartedEventAttributes ? [Buffer.from(e.userMetadata?.summary?.data ?? new Uint8Array()).toString('utf8')] : [],
+    );
+    expect(timers.filter((t) => t.includes('dispute respond_by dp_'))).toHaveLength(2);
   });
 
   it('had no delivery attempt in a payment’s history between the one road and the in-run series', () => {

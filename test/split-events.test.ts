@@ -59,22 +59,29 @@ describe('resolve with a split', () => {
       expect(refunds.received.map((r) => r.raw.toString('utf8'))).toEqual([both.received[0].raw.toString('utf8')]);
       expect(releases.received.map((r) => r.raw.toString('utf8'))).toEqual([both.received[1].raw.toString('utf8')]);
 
-      // The Events API lists both, newest first: the release, then the refunded part.
+      // The Events API lists both, newest first: the release, then the refunded part (each step of the
+      // dispute ends with its payment.dispute_updated, docs/concepts.md "Disputes").
       const events = (await stack.http.get(`/api/v1/events?payment_id=${id}`, { key })).body.data;
       expect(events.map((e: any) => [e.type, e.sequence])).toEqual([
+        ['payment.dispute_updated', 4],
         ['payment.released', 4],
         ['payment.partially_refunded', 4],
+        ['payment.dispute_updated', 3],
         ['payment.disputed', 3],
         ['payment.deposited', 2],
         ['payment.created', 1],
       ]);
-      expect(events[1].data).toEqual(refundedPart.data);
-      expect(new Set(events.map((e: any) => e.id)).size).toBe(5);
+      expect(events[2].data).toEqual(refundedPart.data);
+      expect(new Set(events.map((e: any) => e.id)).size).toBe(7);
       // Paging one at a time walks the same order.
       const first = (await stack.http.get(`/api/v1/events?payment_id=${id}&limit=1`, { key })).body.data;
       const second = (await stack.http.get(`/api/v1/events?payment_id=${id}&limit=1&starting_after=${first[0].id}`, { key })).body.data;
       const back = (await stack.http.get(`/api/v1/events?payment_id=${id}&limit=1&ending_before=${second[0].id}`, { key })).body.data;
-      expect([first[0].type, second[0].type, back[0].type]).toEqual(['payment.released', 'payment.partially_refunded', 'payment.released']);
+      expect([first[0].type, second[0].type, back[0].type]).toEqual([
+        'payment.dispute_updated',
+        'payment.released',
+        'payment.dispute_updated',
+      ]);
 
       // Each configuration's delivery log shows what it was sent, succeeded.
       for (const [hook, names] of [

@@ -10,6 +10,7 @@ import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
 import { isTerminal } from '../domain/payment';
 import { withPersonal } from '../domain/personal';
 import { eraseMessages, findPersonal, wasRedacted } from '../db/personal';
+import { withDisputeTexts } from '../db/disputeTexts';
 import { reasonHashKey } from '../config';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
 import { isDataRefusal } from '../db/errors';
@@ -67,7 +68,7 @@ export function publicationActivities(deps: PublicationDeps) {
      */
     async publishTransition({ payment: carried, entry, requestId, inRun }: PublicationInput): Promise<DeliveryPlan> {
       // The workflow carries ids and amounts; the personal data the API kept is read here.
-      const payment = withPersonal(carried, await findPersonal(db, carried.id));
+      const payment = await withDisputeTexts(db, withPersonal(carried, await findPersonal(db, carried.id)));
       const envelopes = transitionEnvelopes(payment, entry);
       let planned;
       try {

@@ -36,8 +36,10 @@ export const payment = {
       amount_refunded: 0,
       fee_collected: 0,
       release_at: null,
+      dispute: null,
     },
   ],
+  dispute: null,
 } as const;
 export const inCustody = {
   ...payment,

@@ -1,7 +1,7 @@
 /** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
 import type { HistoryEntry, MilestoneState, PaymentState, PaymentStatus } from '../domain/paymentTypes';
-import { type MilestonePersonal, personalOf, withPersonal } from '../domain/personal';
+import { type MilestonePersonal, personalOf, withPersonal, withoutTexts } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
@@ -30,6 +30,7 @@ const FIELDS = {
   feeCollectedMinor: true,
   milestones: true,
   staged: true,
+  disputes: true,
   recipientId: true,
 } satisfies Record<keyof PaymentState, true>;
 const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
@@ -47,7 +48,9 @@ type PaymentRow = {
       ? PaymentState[K] | null
       : K extends 'milestones'
         ? MilestoneRow[]
-        : Exclude<PaymentState[K], undefined>;
+        : K extends 'disputes'
+          ? PaymentState[K] | null
+          : Exclude<PaymentState[K], undefined>;
 } & { milestone_personal: MilestonePersonal[] | null };
 
 /** A milestone in the row's `milestones`: what the workflow holds; its personal fields are `milestone_personal`'s. */
@@ -64,6 +67,7 @@ export const PAYMENT_PROJECTED_COLUMNS = [
   'released_minor',
   'refunded_minor',
   'fee_collected_minor',
+  'disputes',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 /** The row as bound values: JSON columns as text; a milestone's personal fields apart from the rest (docs/architecture.md, "Personal data"). */
@@ -75,6 +79,8 @@ export function toRow(s: PaymentState): Record<string, unknown> {
   row.metadata = JSON.stringify(s.metadata);
   row.recipient_id = s.recipientId ?? null;
   row.milestones = JSON.stringify(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
+  // A dispute's texts are kept apart, under their keyed hashes (src/db/disputeTexts.ts).
+  row.disputes = s.disputes ? JSON.stringify(s.disputes.map(withoutTexts)) : null;
   const personal = personalOf(s).milestones;
   row.milestone_personal = personal ? JSON.stringify(personal) : null;
   return row;
@@ -89,6 +95,7 @@ function fromRow(r: PaymentRow): PaymentState {
     state[field] = isDateField(field) ? (value as Date).toISOString() : field.endsWith('Minor') ? String(value) : value;
   }
   state.metadata ??= {};
+  if (state.disputes === null) delete state.disputes;
   const payment = state as unknown as PaymentState;
   return withPersonal(
     { ...payment, milestones: r.milestones.map((m) => ({ ...m, reference: null, description: null, recipientEmail: '' })) },

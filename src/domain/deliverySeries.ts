@@ -26,7 +26,8 @@ export function fairnessKey(scope: Scope): string {
   return `${scope.accountId}:${scope.livemode ? 'live' : 'test'}`;
 }
 
-export function deliveryPriority(scope: Scope): Priority {
+/** A tenant's work — its payments' runs and its deliveries — as Temporal dispatches it: fairness by account and mode, live before test. */
+export function tenantPriority(scope: Scope): Priority {
   return { priorityKey: scope.livemode ? LIVE_PRIORITY : TEST_PRIORITY, fairnessKey: fairnessKey(scope) };
 }
 
@@ -41,7 +42,7 @@ export function seriesStartOptions(deliveryId: string, scope: Scope, taskQueue: 
     taskQueue,
     workflowIdReusePolicy: first ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     workflowIdConflictPolicy: first ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
-    priority: deliveryPriority(scope),
+    priority: tenantPriority(scope),
     // Kept out of the operators' payments list (docs/operations.md).
     typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
     // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").

@@ -10,6 +10,10 @@ export const INVALID_TRANSITION = 'InvalidTransition';
 export const INVALID_AMOUNT = 'InvalidAmount';
 /** A milestone action naming a milestone the payment does not have. */
 export const UNKNOWN_MILESTONE = 'UnknownMilestone';
+/** A dispute's action out of turn; `details[0]` is the dispute's status, `details[1]` its id. */
+export const DISPUTE_OUT_OF_TURN = 'DisputeOutOfTurn';
+/** An offer the dispute does not have. */
+export const UNKNOWN_OFFER = 'UnknownOffer';
 /** A dispute resolved without a resolution; `details[0]` is the current status. */
 export const RESOLUTION_REQUIRED = 'ResolutionRequired';
 /** A test clock moved on a live payment. */

@@ -72,22 +72,34 @@ export interface StepEvent {
  * The events one step emits, in delivery order (docs/webhooks.md): `payment.partially_refunded`
  * when money went back to the payer without the payment becoming refunded (it shows the payment
  * before what the step released), then each milestone event (payments created with milestones
- * only), then the spec's event for the status the payment took.
+ * only), then the spec's event for the status the payment took; a step of a dispute ends with
+ * `payment.dispute_updated`, and a withdrawal, which only returns the money to where it was, emits
+ * that alone.
  */
 export function stepEvents(
-  step: { from: PaymentStatus; to: PaymentStatus; refunded: bigint; changes: readonly MilestoneChange[] },
+  step: {
+    from: PaymentStatus;
+    to: PaymentStatus;
+    refunded: bigint;
+    changes: readonly MilestoneChange[];
+    action?: HistoryEntry['action'];
+    disputeId?: string;
+  },
   staged: boolean,
 ): StepEvent[] {
   const events: StepEvent[] = [];
-  if (step.refunded > 0n && step.to !== 'refunded') events.push({ event: 'payment.partially_refunded' });
-  if (staged) {
-    for (const c of step.changes) {
-      const event = c.from !== c.to ? MILESTONE_EVENTS[c.to] : undefined;
-      if (event) events.push({ event, milestoneId: c.id });
+  if (step.action !== 'dispute_withdraw') {
+    if (step.refunded > 0n && step.to !== 'refunded') events.push({ event: 'payment.partially_refunded' });
+    if (staged) {
+      for (const c of step.changes) {
+        const event = c.from !== c.to ? MILESTONE_EVENTS[c.to] : undefined;
+        if (event) events.push({ event, milestoneId: c.id });
+      }
     }
+    const status = step.from !== step.to ? STATUS_EVENTS[step.to] : undefined;
+    if (status && (status.from === undefined || status.from === step.from)) events.push({ event: status.event });
   }
-  const status = step.from !== step.to ? STATUS_EVENTS[step.to] : undefined;
-  if (status && (status.from === undefined || status.from === step.from)) events.push({ event: status.event });
+  if (step.disputeId !== undefined) events.push({ event: 'payment.dispute_updated' });
   return events;
 }
 

@@ -71,6 +71,28 @@ export const TRANSITIONS: readonly Transition[] = [
   { action: 'resolve', resolution: 'split', from: ['disputed'], to: 'released', event: 'payment.released', money: 'split' },
   { action: 'deadline', from: ['pending_deposit'], to: 'cancelled', event: 'payment.cancelled', money: 'none' },
   { action: 'auto_release', from: ['pending_release'], to: 'released', event: 'payment.released', money: 'release_rest' },
+  // A dispute's endings other than the platform's `resolve` (docs/concepts.md, "Disputes"): an accepted
+  // offer (as a resolve would: everything released, refunded, or split), the respondent's lapsed
+  // deadline (for the party that opened it), and a withdrawal back to the status before the dispute.
+  { action: 'dispute_accept', resolution: 'release', from: ['disputed'], to: 'released', event: 'payment.released', money: 'release_rest' },
+  { action: 'dispute_accept', resolution: 'refund', from: ['disputed'], to: 'refunded', event: 'payment.refunded', money: 'refund_rest' },
+  { action: 'dispute_accept', resolution: 'split', from: ['disputed'], to: 'released', event: 'payment.released', money: 'split' },
+  {
+    action: 'dispute_default',
+    resolution: 'release',
+    from: ['disputed'],
+    to: 'released',
+    event: 'payment.released',
+    money: 'release_rest',
+  },
+  { action: 'dispute_default', resolution: 'refund', from: ['disputed'], to: 'refunded', event: 'payment.refunded', money: 'refund_rest' },
+  ...(['in_custody', 'pending_release'] as const).map((to): Transition => ({
+    action: 'dispute_withdraw',
+    from: ['disputed'],
+    to,
+    event: 'payment.dispute_updated',
+    money: 'none',
+  })),
 ];
 
 export const CREATED_EVENT: PaymentEvent = 'payment.created';

@@ -10,7 +10,8 @@ import { dueTimer } from './paymentTimers';
 import { movementRecord } from './movementRecord';
 import { amountsOf, moneyOf, withAmounts } from './paymentMoney';
 import { type StepEvent, holdsMoney, paymentStatusOf, stepEvents, sumOfMilestones } from './milestones';
-import { SPLIT_RULES, checkTransition, nextActions, refusalMessage } from './payment';
+import { SPLIT_RULES, TRANSITIONS, checkTransition, nextActions, refusalMessage } from './payment';
+import { closeDisputes } from './disputeRules';
 import {
   type ClientAction,
   type HistoryEntry,
@@ -20,6 +21,7 @@ import {
   type PaymentStatus,
   type Resolution,
   type TransitionAction,
+  type DisputeState,
   CLIENT_ACTIONS,
   MILESTONE_ACTIONS,
 } from './paymentTypes';
@@ -30,6 +32,8 @@ export interface TransitionRequestRule {
   resolution?: Resolution;
   amountMinor?: bigint;
   milestoneId?: string;
+  /** A dispute's withdrawal: the status each milestone returns to. */
+  restore?: Readonly<Record<string, PaymentStatus>>;
 }
 
 /**
@@ -45,6 +49,9 @@ export interface PlannedStep {
   milestones: MilestoneState[];
   changes: MilestoneChange[];
   events: StepEvent[];
+  /** The payment's disputes after the step, when it opened, changed or ended one (./disputes.ts). */
+  disputes?: DisputeState[];
+  disputeId?: string;
 }
 
 type Refusal =
@@ -100,7 +107,12 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
   ): Refusal => ({ ok: false, reason, status, message, allowed });
   const due = client ? dueTimer(state, now, req.milestoneId) : undefined;
   if (due) {
-    const why = due === 'deadline' ? 'its deposit deadline has passed' : 'its auto-release is due';
+    const why =
+      due === 'deadline'
+        ? 'its deposit deadline has passed'
+        : due === 'dispute_default'
+          ? "its dispute's respond_by has passed"
+          : 'its auto-release is due';
     return refused(`${refusalMessage(req.action, status, of)}: ${why}`);
   }
   const check = checkTransition(status, req.action, req.resolution, partial);
@@ -135,17 +147,18 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
       );
     }
   }
-  return planSteps(state, req, able, now, partial);
+  // The platform's resolve (or refund) of a disputed milestone ends its dispute (./disputes.ts).
+  return closeDisputes(state, planSteps(state, req, able, now, partial), 'platform', now);
 }
 
 /** The step's effect on each target milestone in turn (the fee rule reads the running total released), then on the payment. */
-function planSteps(
+export function planSteps(
   state: PaymentState,
   req: TransitionRequestRule,
   targets: MilestoneState[],
   now: number,
   partial: boolean,
-): TransitionPlan {
+): { ok: true } & PlannedStep {
   const { amount, platformFee } = moneyOf(state);
   let released = amountsOf(state).released;
   const total: Movement = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
@@ -154,7 +167,9 @@ function planSteps(
     if (!targets.includes(m)) return m;
     const check = checkTransition(m.status, req.action, req.resolution, partial);
     if (!check.ok) return m;
-    const { transition } = check;
+    // A withdrawal returns each milestone to its status before the dispute.
+    const back = req.restore?.[m.id];
+    const transition = (back && TRANSITIONS.find((t) => t.action === req.action && t.to === back)) || check.transition;
     const moved = move(transition.money, { amount: BigInt(m.amountMinor), platformFee: 0n }, amountsOf(m), req.amountMinor);
     if (!moved.ok) throw new Error(`${m.id}: ${moved.message}`);
     // The payment's fee stays pro rata to everything released (docs/money.md); this release collects the difference.
@@ -180,7 +195,7 @@ function planSteps(
     return withAmounts({ ...m, status: transition.to, releaseAt }, { ...moved.after, feeCollected: before.feeCollected + fee });
   });
   const to = paymentStatusOf(milestones);
-  const events = stepEvents({ from: state.status, to, refunded: total.refunded, changes }, state.staged);
+  const events = stepEvents({ from: state.status, to, refunded: total.refunded, changes, action: req.action }, state.staged);
   return {
     ok: true,
     action: req.action,
@@ -201,7 +216,14 @@ export function applyTransition(
   meta: { actor: string; reason: string | null; at: string },
 ): { state: PaymentState; entry: HistoryEntry } {
   const next: PaymentState = withAmounts(
-    { ...state, status: step.to, milestones: step.milestones, updatedAt: meta.at, version: state.version + 1 },
+    {
+      ...state,
+      status: step.to,
+      milestones: step.milestones,
+      updatedAt: meta.at,
+      version: state.version + 1,
+      ...(step.disputes ? { disputes: step.disputes } : {}),
+    },
     step.after,
   );
   const entry: HistoryEntry = {
@@ -209,13 +231,16 @@ export function applyTransition(
     action: step.action,
     from: state.status,
     to: step.to,
-    event: step.events.at(-1)!.event,
+    // The step's own event: its money's or status's, as before disputes were a process; a step that
+    // only changed a dispute has payment.dispute_updated alone.
+    event: (step.events.findLast((e) => e.event !== 'payment.dispute_updated') ?? step.events.at(-1)!).event,
     actor: meta.actor,
     reason: meta.reason,
     at: meta.at,
     ...(isEmptyMovement(step.movement) ? {} : { movement: movementRecord(step.movement) }),
     ...(step.milestoneId === undefined ? {} : { milestoneId: step.milestoneId }),
     ...(step.changes.length > 0 ? { changes: step.changes } : {}),
+    ...(step.disputeId === undefined ? {} : { disputeId: step.disputeId }),
   };
   return { state: next, entry };
 }

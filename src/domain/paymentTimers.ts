@@ -5,11 +5,16 @@
 import { INVALID_ARGUMENT, LIVE_PAYMENT } from './failures';
 import type { PaymentState, TimerAction } from './paymentTypes';
 
-/** A durable timer a payment waits on: the transition it makes, when it is due (ms), and for an auto-release its milestone. */
-interface PendingTimer {
+/**
+ * A durable timer a payment waits on: the transition it makes, when it is due (ms), for an
+ * auto-release its milestone, and for a respondent's deadline its dispute (and the milestone whose
+ * route opened it).
+ */
+export interface PendingTimer {
   action: TimerAction;
   dueAt: number;
   milestoneId?: string;
+  disputeId?: string;
 }
 
 /**
@@ -18,9 +23,20 @@ interface PendingTimer {
  */
 export function pendingTimers(state: PaymentState): PendingTimer[] {
   if (state.status === 'pending_deposit') return [{ action: 'deadline', dueAt: Date.parse(state.depositDeadline) }];
-  return state.milestones
+  const timers: PendingTimer[] = state.milestones
     .filter((m) => m.status === 'pending_release' && m.releaseAt !== null)
     .map((m) => ({ action: 'auto_release' as const, dueAt: Date.parse(m.releaseAt!), milestoneId: m.id }));
+  // Each dispute still awaiting its respondent (docs/concepts.md, "Disputes"); a platform's has no deadline.
+  for (const d of state.disputes ?? []) {
+    if (d.status !== 'awaiting_response' || d.respondBy === null) continue;
+    timers.push({
+      action: 'dispute_default',
+      dueAt: Date.parse(d.respondBy),
+      disputeId: d.id,
+      ...(d.milestoneId === null ? {} : { milestoneId: d.milestoneId }),
+    });
+  }
+  return timers;
 }
 
 /** The earliest pending timer (the first milestone's on a tie): the next to fire, and `NextDeadline`. */
@@ -48,12 +64,14 @@ export function timerDelayMs(timer: PendingTimer, now: number): number {
 export const TIMER_REASONS: Readonly<Record<TimerAction, string>> = {
   deadline: 'deposit deadline passed',
   auto_release: 'auto-release delay elapsed',
+  dispute_default: 'respondent did not respond by respond_by',
 };
 
 /** The timer's name in the Temporal UI (metadata, not a command). */
 export const TIMER_SUMMARIES: Readonly<Record<TimerAction, string>> = {
   deadline: 'deposit deadline',
   auto_release: 'auto-release',
+  dispute_default: 'dispute respond_by',
 };
 
 /** Why a test clock may not move a payment's time, if it may not: test mode only, whole seconds from 1 up. */

@@ -31,6 +31,7 @@ export const PAYMENT_EVENTS = [
   'payment.milestone_approved',
   'payment.milestone_released',
   'payment.milestone_disputed',
+  'payment.dispute_updated',
   'payment.test',
 ] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
@@ -38,9 +39,16 @@ export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 /** Actions a client may request over the API (create is the workflow start, not a transition). */
 export const CLIENT_ACTIONS = ['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve'] as const;
 export type ClientAction = (typeof CLIENT_ACTIONS)[number];
-/** Actions the workflow takes by itself, on its durable timers. */
-export type TimerAction = 'deadline' | 'auto_release';
-export type TransitionAction = ClientAction | TimerAction;
+/** Actions the workflow takes by itself, on its durable timers (`dispute_default`: a respondent's deadline lapsed). */
+export type TimerAction = 'deadline' | 'auto_release' | 'dispute_default';
+
+/**
+ * A dispute's own actions (docs/concepts.md, "Disputes"), each a Workflow Update of the same name,
+ * of the payment's latest dispute or of one milestone's.
+ */
+export const DISPUTE_ACTIONS = ['dispute_evidence', 'dispute_offer', 'dispute_accept', 'dispute_decline', 'dispute_withdraw'] as const;
+export type DisputeAction = (typeof DISPUTE_ACTIONS)[number];
+export type TransitionAction = ClientAction | TimerAction | DisputeAction;
 
 /** Actions a client may request of one milestone (docs/concepts.md, "Deals paid in stages"). */
 export const MILESTONE_ACTIONS = ['approve', 'release', 'refund', 'dispute', 'resolve'] as const satisfies readonly ClientAction[];
@@ -65,6 +73,8 @@ export interface HistoryEntry {
   milestoneId?: string;
   /** What the step did to each milestone it moved: the ledger entries' source (one per milestone that moved money). */
   changes?: MilestoneChange[];
+  /** The dispute this step opened, changed or ended: its events end with `payment.dispute_updated`. */
+  disputeId?: string;
 }
 
 /** The payment as the workflow holds it: money in integer minor units. */
@@ -99,8 +109,77 @@ export interface PaymentState {
   milestones: MilestoneState[];
   /** Created with milestones: its steps also emit the milestone events (docs/webhooks.md). */
   staged: boolean;
+  /** Every dispute opened, oldest first (absent until the first): see ./disputes.ts. */
+  disputes?: DisputeState[];
   /** The recipient (`rcp_…`) it was created for, if it named one: an id, never personal data. */
   recipientId?: string | null;
+}
+
+export const DISPUTE_PARTIES = ['payer', 'recipient', 'platform'] as const;
+export type DisputeParty = (typeof DISPUTE_PARTIES)[number];
+/** The parties to a deal: they give evidence and make, accept or decline offers. */
+export const DEAL_PARTIES = ['payer', 'recipient'] as const;
+export type DealParty = (typeof DEAL_PARTIES)[number];
+export const DISPUTE_STATUSES = ['awaiting_response', 'under_review', 'resolved', 'withdrawn'] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+export const OFFER_STATUSES = ['proposed', 'accepted', 'declined', 'superseded'] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+export const DECIDERS = ['agreement', 'platform', 'default', 'withdrawal'] as const;
+export type DecidedBy = (typeof DECIDERS)[number];
+
+/**
+ * A dispute as the workflow holds it: ids, amounts and keyed hashes. Its free text (reason,
+ * evidence, offers' notes) is kept by the service under those hashes, never in Temporal; `text`
+ * and `note` are filled from there outside the workflow (src/db/disputeTexts.ts).
+ */
+export interface DisputeState {
+  id: string;
+  /** The milestone whose route opened it; null for the payment's own `dispute`. */
+  milestoneId: string | null;
+  /** The milestones it covers, each with its status before the dispute (where a withdrawal returns it). */
+  covers: { id: string; from: PaymentStatus }[];
+  status: DisputeStatus;
+  openedBy: DisputeParty;
+  respondent: DealParty | null;
+  /** The opening's reason: a keyed hash. */
+  reason: string | null;
+  /** The reason's text, outside Temporal only. */
+  reasonText?: string | null;
+  amountMinor: string;
+  respondBy: string | null;
+  evidence: EvidenceState[];
+  offers: OfferState[];
+  resolution: DisputeResolution | null;
+  openedAt: string;
+}
+
+export interface EvidenceState {
+  id: string;
+  party: DealParty;
+  /** Keyed hash of the text. */
+  hash: string;
+  submittedAt: string;
+  /** The text, outside Temporal only. */
+  text?: string;
+}
+
+export interface OfferState {
+  id: string;
+  proposedBy: DealParty;
+  refundMinor: string;
+  /** Keyed hash of the note, if any. */
+  noteHash: string | null;
+  status: OfferStatus;
+  createdAt: string;
+  /** The note, outside Temporal only. */
+  note?: string | null;
+}
+
+export interface DisputeResolution {
+  refundMinor: string;
+  releaseMinor: string;
+  decidedBy: DecidedBy;
+  at: string;
 }
 
 /** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's. */

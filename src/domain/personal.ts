@@ -4,7 +4,7 @@
  * only, no I/O); not imported by workflows.
  */
 import { createHmac } from 'node:crypto';
-import type { MilestoneState, PaymentState } from './paymentTypes';
+import type { DisputeState, MilestoneState, PaymentState } from './paymentTypes';
 import { REASON_HASH_PREFIX, isReasonHash } from './reasonHash';
 
 export { isReasonHash };
@@ -102,13 +102,32 @@ export function redactView<T extends Record<string, unknown>>(view: T): T {
     description: erased.description,
     metadata: erased.metadata,
     ...(milestones ? { milestones: milestones.map(redactMilestoneView) } : {}),
+    ...(view.dispute ? { dispute: redactDisputeView(view.dispute as Record<string, unknown>) } : {}),
+  };
+}
+
+/** A dispute view with its texts (reason, evidence, offers' notes) erased. */
+function redactDisputeView(d: Record<string, unknown>): Record<string, unknown> {
+  const erase = (text: unknown) => (text === null || text === undefined ? text : REDACTED);
+  const items = (key: string) => (d[key] as Record<string, unknown>[] | undefined) ?? [];
+  return {
+    ...d,
+    reason: erase(d.reason),
+    evidence: items('evidence').map((e) => ({ ...e, text: REDACTED })),
+    offers: items('offers').map((o) => ({ ...o, note: erase(o.note) })),
   };
 }
 
 /** A milestone view (in a payment view, or a milestone event's `milestone`) with its personal fields erased. */
 export function redactMilestoneView<T extends Record<string, unknown>>(m: T): T {
   const erase = (text: unknown) => (text === null || text === undefined ? text : REDACTED);
-  return { ...m, reference: erase(m.reference), description: erase(m.description), recipient_email: REDACTED };
+  return {
+    ...m,
+    reference: erase(m.reference),
+    description: erase(m.description),
+    recipient_email: REDACTED,
+    ...(m.dispute ? { dispute: redactDisputeView(m.dispute as Record<string, unknown>) } : {}),
+  };
 }
 
 /** `hmac:` and the hex HMAC-SHA256 of a transition's reason under the service's reason key. */
@@ -119,3 +138,35 @@ export function reasonHash(key: Buffer, reason: string): string {
 /** What a trail leaf holds for a reason: its keyed hash, never the text. */
 export const leafReason = (key: Buffer, reason: string | null): string | null =>
   reason === null ? null : isReasonHash(reason) ? reason : reasonHash(key, reason);
+
+/** A dispute as Temporal and the read model's row hold it: its texts only as their keyed hashes. */
+export function withoutTexts(d: DisputeState): DisputeState {
+  const { reasonText: _r, ...kept } = d;
+  return {
+    ...kept,
+    evidence: d.evidence.map(({ text: _t, ...e }) => e),
+    offers: d.offers.map(({ note: _n, ...o }) => o),
+  };
+}
+
+/** Every keyed hash a payment's disputes hold: the texts to look up. */
+export function disputeHashes(disputes: readonly DisputeState[] | undefined): string[] {
+  const hashes = new Set<string>();
+  for (const d of disputes ?? []) {
+    if (d.reason) hashes.add(d.reason);
+    for (const e of d.evidence) hashes.add(e.hash);
+    for (const o of d.offers) if (o.noteHash) hashes.add(o.noteHash);
+  }
+  return [...hashes];
+}
+
+/** The disputes with their texts, from the texts kept under their hashes (a hash not found shows as erased). */
+export function withTexts(disputes: DisputeState[], texts: ReadonlyMap<string, string>): DisputeState[] {
+  const text = (hash: string) => texts.get(hash) ?? REDACTED;
+  return disputes.map((d) => ({
+    ...d,
+    reasonText: d.reason === null ? null : text(d.reason),
+    evidence: d.evidence.map((e) => ({ ...e, text: text(e.hash) })),
+    offers: d.offers.map((o) => ({ ...o, note: o.noteHash === null ? null : text(o.noteHash) })),
+  }));
+}

@@ -10,13 +10,19 @@ export function stateMachineMermaid(): string {
     const label =
       t.action === 'resolve'
         ? `resolve (${t.resolution})`
-        : t.action === 'deadline'
-          ? 'deposit deadline (timer)'
-          : t.action === 'auto_release'
-            ? 'auto-release (timer)'
-            : t.partial
-              ? `${t.action} (part of what is held)`
-              : t.action;
+        : t.action === 'dispute_accept'
+          ? `offer accepted (${t.resolution})`
+          : t.action === 'dispute_default'
+            ? `respond_by passed (timer, ${t.resolution})`
+            : t.action === 'dispute_withdraw'
+              ? 'dispute withdrawn (back where it was)'
+              : t.action === 'deadline'
+                ? 'deposit deadline (timer)'
+                : t.action === 'auto_release'
+                  ? 'auto-release (timer)'
+                  : t.partial
+                    ? `${t.action} (part of what is held)`
+                    : t.action;
     for (const from of t.from) lines.push(`  ${from} --> ${t.to}: ${label}`);
   }
   for (const s of TERMINAL_STATUSES) lines.push(`  ${s} --> [*]`);

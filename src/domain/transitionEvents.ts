@@ -27,7 +27,10 @@ interface EmittedEvent {
 function eventsOf(state: PaymentState, entry: HistoryEntry) {
   if (!entry.from) return [{ event: entry.event }];
   const refunded = entry.movement ? movementOf(entry.movement).refunded : 0n;
-  const events = stepEvents({ from: entry.from, to: entry.to, refunded, changes: entry.changes ?? [] }, state.staged);
+  const events = stepEvents(
+    { from: entry.from, to: entry.to, refunded, changes: entry.changes ?? [], action: entry.action, disputeId: entry.disputeId },
+    state.staged,
+  );
   return events.length > 0 ? events : [{ event: entry.event }];
 }
 

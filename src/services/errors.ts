@@ -41,6 +41,18 @@ export class InvalidTransition extends DomainError {
   }
 }
 
+/** A party's dispute action out of turn: the dispute's status (or the party) does not allow it. */
+export class DisputeOutOfTurn extends DomainError {
+  constructor(
+    readonly disputeStatus: string,
+    readonly disputeId: string,
+    message: string,
+    readonly milestoneId?: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface FieldProblem {
   field: string;
   message: string;

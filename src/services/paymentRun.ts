@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
+import { tenantPriority } from '../domain/deliverySeries';
 import { type Config, reasonHashKey } from '../config';
 import { toMajor } from '../domain/money';
 import type { HistoryEntry, PaymentState } from '../domain/paymentTypes';
@@ -54,6 +55,10 @@ export function paymentRunOptions(config: Config, payment: PaymentState, nextDea
     // Tasks take milliseconds: a worker that died mid-task hands the payment on within seconds, and
     // a burst on a busy machine still fits (every timeout is work done twice).
     workflowTaskTimeout: '5 seconds' as const,
+    // The tenant's fairness key and priority on the run's tasks and the activities it schedules (its
+    // publications and deliveries): one account's load is dispatched in turn with the others'
+    // (docs/webhooks.md, "No tenant slows another").
+    priority: tenantPriority(payment),
     typedSearchAttributes: [
       { key: RecordKindKey, value: 'payment' satisfies RecordKind },
       { key: PaymentStatusKey, value: payment.status },

@@ -6,10 +6,14 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { reasonHashKey } from '../config';
-import { INVALID_AMOUNT, INVALID_TRANSITION, UNKNOWN_MILESTONE } from '../domain/failures';
+import { ulid } from 'ulid';
+import { DISPUTE_OUT_OF_TURN, INVALID_AMOUNT, INVALID_TRANSITION, UNKNOWN_MILESTONE, UNKNOWN_OFFER } from '../domain/failures';
+import { type DisputeRefusal, planDispute } from '../domain/disputes';
 import { toMinor } from '../domain/money';
 import {
   type ClientAction,
+  type DisputeAction,
+  type DisputeParty,
   type HistoryEntry,
   type MilestoneAction,
   type PaymentState,
@@ -21,8 +25,17 @@ import { reasonHash, withPersonal } from '../domain/personal';
 import { type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments } from '../db/payments';
 import { findRedaction, saveReason } from '../db/personal';
-import { type ActionRequest, type TransitionOutcome, actionUpdate, advanceClockUpdate, milestoneUpdate } from '../workflows';
-import { InvalidInput, InvalidTransition, NotFound, isClosedRun, pageOrRefuse } from './errors';
+import { withDisputeTexts } from '../db/disputeTexts';
+import {
+  type ActionRequest,
+  type DisputeMessage,
+  type TransitionOutcome,
+  actionUpdate,
+  advanceClockUpdate,
+  disputeUpdate,
+  milestoneUpdate,
+} from '../workflows';
+import { DisputeOutOfTurn, InvalidInput, InvalidTransition, NotFound, isClosedRun, pageOrRefuse } from './errors';
 import { paymentCreation } from './paymentCreation';
 import { type Call, type PaymentsDeps, paymentRun } from './paymentRun';
 
@@ -42,6 +55,37 @@ export interface TransitionCommand {
   reason?: string | null;
   /** A partial refund's amount or a split's refund_amount, in major units as the client sent it. */
   amount?: { field: 'amount' | 'refund_amount'; value: number };
+  /** A `dispute`'s opener and the respondent's time (default DISPUTE_RESPONSE_SECONDS). */
+  dispute?: { openedBy: DisputeParty; respondWithinSeconds?: number };
+}
+
+/** A party's dispute action (docs/concepts.md, "Disputes"), of the payment's latest dispute or a milestone's. */
+export interface DisputeCommand {
+  action: DisputeAction;
+  milestoneId?: string;
+  party: DisputeParty;
+  /** Evidence's text, or an offer's note: kept here, never sent to Temporal. */
+  text?: string | null;
+  /** An offer's refund_amount, in major units as the client sent it. */
+  refundAmount?: number;
+  /** The offer accepted or declined. */
+  offerId?: string;
+}
+
+/** A dispute's refusal as the use cases' error: the same words whether the workflow or the read model refused. */
+function disputeError(plan: DisputeRefusal, milestoneId?: string): Error {
+  switch (plan.reason) {
+    case 'dispute_out_of_turn':
+      return new DisputeOutOfTurn(plan.disputeStatus, plan.disputeId, plan.message, milestoneId);
+    case 'invalid_transition':
+      return new InvalidTransition(plan.status, plan.message, { allowed: plan.allowed, milestoneId });
+    case 'invalid_amount':
+      return new InvalidInput([{ field: plan.field, message: plan.message }]);
+    case 'unknown_milestone':
+      return new NotFound('milestone');
+    case 'unknown_offer':
+      return new NotFound('offer', plan.message);
+  }
 }
 
 /** A client's amount in the payment's own minor units, or a 400 naming the field. */
@@ -66,11 +110,12 @@ export function paymentsService(deps: PaymentsDeps) {
   return {
     ...paymentCreation(deps),
 
-    /** From the read model: it holds only states the workflows made durable, no replay needed. */
-    get: (scope: Scope, id: string) => load(scope, id),
+    /** From the read model: it holds only states the workflows made durable, no replay needed; a dispute's texts from where they are kept. */
+    get: async (scope: Scope, id: string) => withDisputeTexts(db, await load(scope, id)),
 
     async list(scope: Scope, filter: ListFilter) {
-      return pageOrRefuse(await listPayments(db, scope, filter), 'not a payment of this account and mode');
+      const page = pageOrRefuse(await listPayments(db, scope, filter), 'not a payment of this account and mode');
+      return { ...page, data: await Promise.all(page.data.map((p) => withDisputeTexts(db, p))) };
     },
 
     /** Its transitions, then its erasure if it was erased: who asked, when; it moves no status and no money. */
@@ -107,6 +152,15 @@ export function paymentsService(deps: PaymentsDeps) {
           reason,
           actor: call.principal.actor,
           requestId: call.requestId,
+          ...(action === 'dispute'
+            ? {
+                dispute: {
+                  id: `dp_${call.resourceId ?? ulid()}`,
+                  openedBy: command.dispute?.openedBy ?? 'platform',
+                  respondWithinSeconds: command.dispute?.respondWithinSeconds ?? config.DISPUTE_RESPONSE_SECONDS,
+                },
+              }
+            : {}),
         };
         // Temporal answers a retry of an update that was applied (its answer lost) with its first result.
         outcome = await within(call, () =>
@@ -136,12 +190,81 @@ export function paymentsService(deps: PaymentsDeps) {
           call.retry && call.resourceId
             ? await within(call, () => handle.getUpdateHandle<TransitionOutcome>(call.resourceId!).result()).catch(() => undefined)
             : undefined;
-        if (first) return withPersonal(first.payment, current);
+        if (first) return withDisputeTexts(db, withPersonal(first.payment, current));
         const latest = await findPayment(db, scopeOf(call.principal), current.id);
         const now = milestoneId === undefined ? latest?.status : latest?.milestones.find((m) => m.id === milestoneId)?.status;
         throw refusal(now ?? status, undefined, latest && nextActions(latest, milestoneId));
       }
-      const payment = withPersonal(outcome.payment, current);
+      const payment = await withDisputeTexts(db, withPersonal(outcome.payment, current));
+      await showDurable(call, payment, outcome.entry);
+      return payment;
+    },
+
+    /**
+     * A party's dispute action, as its Workflow Update. Evidence's text and an offer's note are kept
+     * here under their keyed hash first; the workflow carries the hash (docs/architecture.md).
+     */
+    async disputeAction(call: Call, id: string, command: DisputeCommand): Promise<PaymentState> {
+      const current = await load(scopeOf(call.principal), id);
+      const { action, milestoneId } = command;
+      if (milestoneId !== undefined && !current.milestones.some((m) => m.id === milestoneId)) throw new NotFound('milestone');
+      const request: DisputeMessage = {
+        ...(milestoneId === undefined ? {} : { milestoneId }),
+        party: command.party,
+        actor: call.principal.actor,
+        requestId: call.requestId,
+      };
+      if (action === 'dispute_evidence' || action === 'dispute_offer') {
+        request.itemId = `${action === 'dispute_evidence' ? 'ev' : 'of'}_${call.resourceId ?? ulid()}`;
+        request.hash = command.text ? reasonHash(reasonHashKey(config), command.text) : null;
+      }
+      if (action === 'dispute_offer') {
+        const parsed = toMinor(command.refundAmount!, current.currency, {
+          field: 'refund_amount',
+          allowZero: true,
+          exponent: current.amountExponent,
+        });
+        if (!parsed.ok) throw new InvalidInput([{ field: 'refund_amount', message: parsed.message }]);
+        request.refundMinor = parsed.minor.toString();
+      }
+      if (action === 'dispute_accept' || action === 'dispute_decline') request.itemId = command.offerId;
+      // A finished payment's run has closed: its read model answers for it, with the workflow's own rules.
+      if (isTerminal(current.status) && !call.retry) {
+        const refused = planDispute(current, { ...request, action, refundMinor: undefined }, Date.now());
+        throw refused.ok
+          ? new InvalidTransition(current.status, refusalMessage(action, current.status))
+          : disputeError(refused, milestoneId);
+      }
+      if (request.hash) await saveReason(db, current.id, request.hash, command.text!);
+      const handle = temporal.workflow.getHandle(current.id);
+      let outcome: TransitionOutcome;
+      try {
+        outcome = await within(call, () => handle.executeUpdate(disputeUpdate(action), { args: [request], updateId: call.resourceId }));
+      } catch (err) {
+        const cause = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+        if (cause?.type === DISPUTE_OUT_OF_TURN) {
+          const [status, disputeId] = (cause.details ?? []) as [string, string];
+          throw new DisputeOutOfTurn(status, disputeId, cause.message, milestoneId);
+        }
+        if (cause?.type === INVALID_TRANSITION) {
+          const [refusedFrom, allowed] = (cause.details ?? []) as [PaymentStatus, ClientAction[]?];
+          throw new InvalidTransition(refusedFrom, cause.message, { allowed, milestoneId });
+        }
+        if (cause?.type === INVALID_AMOUNT) throw new InvalidInput([{ field: 'refund_amount', message: cause.message }]);
+        if (cause?.type === UNKNOWN_OFFER) throw new NotFound('offer', cause.message);
+        if (cause?.type === UNKNOWN_MILESTONE) throw new NotFound('milestone');
+        if (!isClosedRun(err)) throw err;
+        const first =
+          call.retry && call.resourceId
+            ? await within(call, () => handle.getUpdateHandle<TransitionOutcome>(call.resourceId!).result()).catch(() => undefined)
+            : undefined;
+        if (first) return withDisputeTexts(db, withPersonal(first.payment, current));
+        // The run closed meanwhile (the dispute ended another way): the read model's dispute answers.
+        const latest = (await findPayment(db, scopeOf(call.principal), current.id)) ?? current;
+        const refused = planDispute(latest, { ...request, action, refundMinor: undefined }, Date.now());
+        throw refused.ok ? new InvalidTransition(latest.status, refusalMessage(action, latest.status)) : disputeError(refused, milestoneId);
+      }
+      const payment = await withDisputeTexts(db, withPersonal(outcome.payment, current));
       await showDurable(call, payment, outcome.entry);
       return payment;
     },
@@ -154,8 +277,9 @@ export function paymentsService(deps: PaymentsDeps) {
       const { payment, entry } = await within(call, () =>
         temporal.workflow.getHandle(current.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
       );
-      await showDurable(call, withPersonal(payment, current), entry);
-      return withPersonal(payment, current);
+      const shown = await withDisputeTexts(db, withPersonal(payment, current));
+      await showDurable(call, shown, entry);
+      return shown;
     },
   };
 }

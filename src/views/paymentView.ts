@@ -1,8 +1,88 @@
 /** The payment as the API and webhooks show it, and its sample for `payment.test`. */
 import { z } from 'zod';
 import { toMajor } from '../domain/money';
-import { type MilestoneState, PAYMENT_STATUSES, type PaymentState } from '../domain/paymentTypes';
+import {
+  DEAL_PARTIES,
+  DECIDERS,
+  DISPUTE_PARTIES,
+  DISPUTE_STATUSES,
+  type DisputeState,
+  type MilestoneState,
+  OFFER_STATUSES,
+  PAYMENT_STATUSES,
+  type PaymentState,
+} from '../domain/paymentTypes';
 import { amountsOf, moneyOf } from '../domain/paymentMoney';
+import { latestDispute } from '../domain/disputeRules';
+import { REDACTED } from '../domain/personal';
+
+/** A dispute as the API and webhooks show it (docs/concepts.md, "Disputes"). */
+export const DisputeViewSchema = z
+  .object({
+    id: z.string().describe('dp_ + 26 characters'),
+    status: z.enum(DISPUTE_STATUSES),
+    opened_by: z.enum(DISPUTE_PARTIES),
+    respondent: z.enum(DEAL_PARTIES).nullable().describe('The other party; null when the platform opened it'),
+    reason: z.string().nullable(),
+    amount: z.number().describe('Everything the payment (or milestone) held when it was opened, in major units'),
+    respond_by: z
+      .string()
+      .nullable()
+      .describe("When the respondent's silence decides it for the party that opened it; null when the platform opened it"),
+    evidence: z.array(z.object({ id: z.string(), party: z.enum(DEAL_PARTIES), text: z.string(), submitted_at: z.string() })),
+    offers: z.array(
+      z.object({
+        id: z.string(),
+        proposed_by: z.enum(DEAL_PARTIES),
+        refund_amount: z.number().describe('To the payer, in major units'),
+        release_amount: z.number().describe('The rest of the disputed amount, to the recipient'),
+        note: z.string().nullable(),
+        status: z.enum(OFFER_STATUSES),
+        created_at: z.string(),
+      }),
+    ),
+    resolution: z
+      .object({
+        refund_amount: z.number(),
+        release_amount: z.number(),
+        decided_by: z.enum(DECIDERS),
+        at: z.string(),
+      })
+      .nullable(),
+  })
+  .nullable()
+  .describe('Its latest dispute, also once it has ended; null if it was never disputed');
+export type DisputeView = z.infer<typeof DisputeViewSchema>;
+
+export function disputeView(s: Pick<PaymentState, 'currency' | 'amountExponent'>, d: DisputeState | undefined): DisputeView {
+  if (!d) return null;
+  const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
+  return {
+    id: d.id,
+    status: d.status,
+    opened_by: d.openedBy,
+    respondent: d.respondent,
+    reason: d.reason === null ? null : (d.reasonText ?? REDACTED),
+    amount: major(d.amountMinor),
+    respond_by: d.respondBy,
+    evidence: d.evidence.map((e) => ({ id: e.id, party: e.party, text: e.text ?? REDACTED, submitted_at: e.submittedAt })),
+    offers: d.offers.map((o) => ({
+      id: o.id,
+      proposed_by: o.proposedBy,
+      refund_amount: major(o.refundMinor),
+      release_amount: major(BigInt(d.amountMinor) - BigInt(o.refundMinor)),
+      note: o.noteHash === null ? null : (o.note ?? REDACTED),
+      status: o.status,
+      created_at: o.createdAt,
+    })),
+    resolution: d.resolution && {
+      refund_amount: major(d.resolution.refundMinor),
+      release_amount: major(d.resolution.releaseMinor),
+      decided_by: d.resolution.decidedBy,
+      at: d.resolution.at,
+    },
+  };
+}
 
 /** One milestone as the API and webhooks show it (docs/concepts.md, "Deals paid in stages"). */
 export const MilestoneViewSchema = z.object({
@@ -18,10 +98,11 @@ export const MilestoneViewSchema = z.object({
   amount_refunded: z.number(),
   fee_collected: z.number().describe("The part of the payment's fee its releases collected"),
   release_at: z.string().nullable().describe('When its auto-release fires (pending_release with an auto-release only), else null'),
+  dispute: DisputeViewSchema,
 });
 export type MilestoneView = z.infer<typeof MilestoneViewSchema>;
 
-export function milestoneView(s: Pick<PaymentState, 'currency' | 'amountExponent'>, m: MilestoneState): MilestoneView {
+export function milestoneView(s: Pick<PaymentState, 'currency' | 'amountExponent' | 'disputes'>, m: MilestoneState): MilestoneView {
   const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
   const a = amountsOf(m);
   return {
@@ -37,6 +118,7 @@ export function milestoneView(s: Pick<PaymentState, 'currency' | 'amountExponent
     amount_refunded: major(a.refunded),
     fee_collected: major(a.feeCollected),
     release_at: m.releaseAt,
+    dispute: disputeView(s, latestDispute(s, m.id)),
   };
 }
 
@@ -67,6 +149,7 @@ export const PaymentViewSchema = z.object({
   milestones: z
     .array(MilestoneViewSchema)
     .describe('The parts the amount is released in, in the order given; one of the whole amount unless created with milestones'),
+  dispute: DisputeViewSchema,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -95,6 +178,7 @@ export function paymentView(s: PaymentState): PaymentView {
     deposit_deadline: s.depositDeadline,
     auto_release_after_seconds: s.autoReleaseAfterSeconds,
     milestones: s.milestones.map((m) => milestoneView(s, m)),
+    dispute: disputeView(s, latestDispute(s)),
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };
@@ -137,8 +221,10 @@ export function samplePayment(livemode: boolean, now: string): SamplePaymentView
         amount_refunded: 0,
         fee_collected: 0,
         release_at: null,
+        dispute: null,
       },
     ],
+    dispute: null,
     created_at: now,
     updated_at: now,
   });

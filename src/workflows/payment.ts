@@ -11,14 +11,19 @@ import {
   defineSignal,
   defineUpdate,
   log,
+  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
   CLIENT_ACTIONS,
   type ClientAction,
+  DISPUTE_ACTIONS,
+  type DisputeAction,
+  type DisputeParty,
   type HistoryEntry,
   MILESTONE_ACTIONS,
   type MilestoneAction,
@@ -38,7 +43,16 @@ import {
   timerDelayMs,
 } from '../domain/paymentTimers';
 import { type PlannedStep, planTransition } from '../domain/paymentPlan';
-import { INVALID_AMOUNT, INVALID_ARGUMENT, INVALID_TRANSITION, RESOLUTION_REQUIRED, UNKNOWN_MILESTONE } from '../domain/failures';
+import {
+  DISPUTE_OUT_OF_TURN,
+  INVALID_AMOUNT,
+  INVALID_ARGUMENT,
+  INVALID_TRANSITION,
+  RESOLUTION_REQUIRED,
+  UNKNOWN_MILESTONE,
+  UNKNOWN_OFFER,
+} from '../domain/failures';
+import { type DisputeRefusal, openDispute, planDispute, planDisputeDefault } from '../domain/disputes';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { isReasonHash } from '../domain/reasonHash';
@@ -69,6 +83,29 @@ interface TransitionMessage {
   reason?: string | null;
   actor: string;
   requestId?: string;
+  /** A `dispute`: who opens it and how long the respondent has; its id is the API's (docs/concepts.md, "Disputes"). */
+  dispute?: { id: string; openedBy: DisputeParty; respondWithinSeconds: number };
+}
+
+/**
+ * The patch that made a dispute a process: a dispute opened with it has a record and, opened by a
+ * party, the respondent's durable timer; one recorded before it stays a status (docs/architecture.md).
+ */
+export const DISPUTES_PATCH = 'disputes';
+
+/** A party's dispute action (`dispute_evidence`, …), as its update carries it: texts only as keyed hashes. */
+export interface DisputeMessage {
+  /** The milestone whose dispute it is; none for the payment's latest. */
+  milestoneId?: string;
+  party: DisputeParty;
+  /** The new evidence's or offer's id, or the offer answered. */
+  itemId?: string;
+  /** Evidence: its text's keyed hash; an offer: its note's, or null. */
+  hash?: string | null;
+  /** An offer's refund_amount, minor units as decimal text. */
+  refundMinor?: string;
+  actor: string;
+  requestId?: string;
 }
 
 /** What a transition update answers: the payment and the history entry the transition wrote. */
@@ -90,6 +127,8 @@ export const actionUpdate = (action: ClientAction) => defineUpdate<TransitionOut
 export const milestoneUpdate = (action: MilestoneAction) =>
   defineUpdate<TransitionOutcome, [ActionRequest & { milestoneId: string }]>(`milestone_${action}`);
 /** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
+/** A dispute's own actions, one update each (docs/concepts.md, "Disputes"). */
+export const disputeUpdate = (action: DisputeAction) => defineUpdate<TransitionOutcome, [DisputeMessage]>(action);
 export const transitionSignal = defineSignal<[TransitionMessage]>('transition');
 /**
  * Test clocks (test mode only): move this payment's clock forward, so that its deposit deadline or
@@ -134,6 +173,24 @@ class Payment {
       nonRetryable: true,
       details: [plan.status, plan.allowed],
     });
+  }
+
+  /** The plan of a party's dispute action, or a failure naming the dispute's status (or the payment's, or the field). */
+  disputeStepFor(action: DisputeAction, req: DisputeMessage): PlannedStep {
+    const plan = planDispute(
+      this.state,
+      { ...req, action, refundMinor: req.refundMinor === undefined ? undefined : BigInt(req.refundMinor) },
+      this.now(),
+    );
+    if (plan.ok) return plan;
+    throw disputeFailure(plan);
+  }
+
+  /** A party's dispute action: state first, side effects after. Its text's hash is the entry's reason, so the trail holds only that. */
+  disputeStep(req: DisputeMessage, plan: PlannedStep): TransitionOutcome {
+    const outcome = this.apply(plan, req.actor, req.hash ?? null, req.requestId);
+    this.publications.publish({ ...outcome, requestId: req.requestId });
+    return outcome;
   }
 
   /** The payment's time: the workflow's clock, moved forward by any test clock. */
@@ -184,6 +241,15 @@ class Payment {
 
   /** A client's transition (update or signal): state first, side effects after, never awaited. */
   transition(req: TransitionMessage, plan: PlannedStep): TransitionOutcome {
+    // Only a dispute opened after the patch has a record: one replayed from before stays a status.
+    if (req.action === 'dispute' && patched(DISPUTES_PATCH)) {
+      const opening = req.dispute ?? {
+        id: `dp_${uuid4().replaceAll('-', '').slice(0, 26).toUpperCase()}`,
+        openedBy: 'platform',
+        respondWithinSeconds: 0,
+      };
+      plan = openDispute(this.state, plan, { ...opening, reason: req.reason ?? null }, this.now());
+    }
     const outcome = this.apply(plan, req.actor, req.reason ?? null, req.requestId);
     this.publications.publish({ ...outcome, requestId: req.requestId });
     return outcome;
@@ -193,10 +259,13 @@ class Payment {
    * A timer's transition; re-checked, since a message may have moved the payment meanwhile. An
    * auto-release is its milestone's; the history names the milestone on a payment with milestones.
    */
-  fire(timer: { action: TimerAction; milestoneId?: string }): TransitionOutcome | undefined {
+  fire(timer: { action: TimerAction; milestoneId?: string; disputeId?: string }): TransitionOutcome | undefined {
     const milestoneId = this.state.staged ? timer.milestoneId : undefined;
-    const plan = planTransition(this.state, { action: timer.action, milestoneId }, this.now(), false);
-    if (!plan.ok) return undefined;
+    const plan =
+      timer.action === 'dispute_default'
+        ? planDisputeDefault(this.state, timer.disputeId!, this.now())
+        : planTransition(this.state, { action: timer.action, milestoneId }, this.now(), false);
+    if (!plan?.ok) return undefined;
     const outcome = this.apply(plan, 'system', TIMER_REASONS[timer.action]);
     this.publications.publish(outcome);
     return outcome;
@@ -227,9 +296,14 @@ class Payment {
     let offset = this.clockOffsetMs;
     while (!isTerminal(this.state.status)) {
       const wanted = pendingTimers(this.state).map((t) => ({
-        key: `${t.milestoneId ?? ''}@${t.dueAt}`,
+        key: `${t.disputeId ?? t.milestoneId ?? ''}@${t.dueAt}`,
         delayMs: timerDelayMs(t, this.now()),
-        summary: this.state.staged && t.milestoneId ? `${TIMER_SUMMARIES[t.action]} ${t.milestoneId}` : TIMER_SUMMARIES[t.action],
+        // Named in the Temporal UI: a respondent's deadline by its dispute.
+        summary: t.disputeId
+          ? `${TIMER_SUMMARIES[t.action]} ${t.disputeId}`
+          : this.state.staged && t.milestoneId
+            ? `${TIMER_SUMMARIES[t.action]} ${t.milestoneId}`
+            : TIMER_SUMMARIES[t.action],
       }));
       timers.sync(wanted, offset !== this.clockOffsetMs);
       offset = this.clockOffsetMs;
@@ -244,6 +318,32 @@ class Payment {
     await this.publications.finish();
     log.info('payment reached a terminal status', { status: this.state.status, workflowId: workflowInfo().workflowId });
     return this.state;
+  }
+}
+
+/** A dispute's refusal as the failure the API maps: out of turn (naming the dispute's status), or as a transition's. */
+function disputeFailure(plan: DisputeRefusal): ApplicationFailure {
+  switch (plan.reason) {
+    case 'dispute_out_of_turn':
+      return ApplicationFailure.create({
+        message: plan.message,
+        type: DISPUTE_OUT_OF_TURN,
+        nonRetryable: true,
+        details: [plan.disputeStatus, plan.disputeId],
+      });
+    case 'invalid_transition':
+      return ApplicationFailure.create({
+        message: plan.message,
+        type: INVALID_TRANSITION,
+        nonRetryable: true,
+        details: [plan.status, plan.allowed],
+      });
+    case 'invalid_amount':
+      return ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
+    case 'unknown_milestone':
+      return ApplicationFailure.nonRetryable(plan.message, UNKNOWN_MILESTONE);
+    case 'unknown_offer':
+      return ApplicationFailure.nonRetryable(plan.message, UNKNOWN_OFFER);
   }
 }
 
@@ -277,6 +377,13 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
           throw ApplicationFailure.nonRetryable(`milestone_${action} names its milestone: milestoneId is required`, INVALID_ARGUMENT);
         }
         payment.transitionFor({ ...req, action });
+      },
+    });
+  }
+  for (const action of DISPUTE_ACTIONS) {
+    setHandler(disputeUpdate(action), (req) => payment.disputeStep(req, payment.disputeStepFor(action, req)), {
+      validator: (req) => {
+        payment.disputeStepFor(action, req);
       },
     });
   }

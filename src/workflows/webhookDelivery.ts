@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, ChainedDelivery, PublicationInput, SeriesPlan } from '../activities';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
-import { deliveryPriority, seriesStartOptions } from '../domain/deliverySeries';
+import { tenantPriority, seriesStartOptions } from '../domain/deliverySeries';
 import { PROJECTION_REFUSED } from '../domain/failures';
 import { stepSummary } from '../domain/paymentSummary';
 import type { Scope } from '../domain/tenancy';
@@ -127,7 +127,7 @@ export class Publications {
       const label = `deliver ${d.event} → ${d.webhookId}`;
       const series = new DeliverySeries(
         { deliveryId, series: ORIGINAL_SERIES, retry: plan.retry, base: 0 },
-        { taskQueue: plan.taskQueue, priority: deliveryPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, label },
+        { taskQueue: plan.taskQueue, priority: tenantPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, label },
       );
       this.series.set(deliveryId, series);
       runs.push(this.follow(series, plan, label));

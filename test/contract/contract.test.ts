@@ -207,11 +207,12 @@ describe('every operation through Prism’s validating proxy', () => {
     expect(staged.status).toBe(201);
     const [ma, mb, mc] = (staged.body.milestones as { id: string }[]).map((m) => m.id);
     await transition('deposit', staged.body.id);
-    const onMilestone = async (action: string, ms: string, body?: unknown) =>
-      send(`post /api/v1/payments/{id}/milestones/{ms}/${action}`, `/api/v1/payments/${staged.body.id}/milestones/${ms}/${action}`, {
+    const onMilestoneOf = async (paymentId: string, action: string, ms: string, body?: unknown) =>
+      send(`post /api/v1/payments/{id}/milestones/{ms}/${action}`, `/api/v1/payments/${paymentId}/milestones/${ms}/${action}`, {
         key,
         body,
       });
+    const onMilestone = async (action: string, ms: string, body?: unknown) => onMilestoneOf(staged.body.id as string, action, ms, body);
     expect((await onMilestone('approve', ma)).status).toBe(200);
     expect((await onMilestone('approve', 'ms_NOPE')).status).toBe(404);
     expect((await onMilestone('release', ma)).status).toBe(200);
@@ -222,6 +223,57 @@ describe('every operation through Prism’s validating proxy', () => {
     expect((await onMilestone('dispute', mc)).status).toBe(409);
     expect((await onMilestone('resolve', mc, { resolution: 'sideways' })).status).toBe(400);
     expect((await onMilestone('resolve', mc, { resolution: 'release' })).status).toBe(200);
+    // Disputes as a process (docs/concepts.md, "Disputes"): each action of the payment's dispute and of a milestone's.
+    const disputeOf = async (paymentId: string, path: string, body: unknown, ms?: string) => {
+      const base = ms ? '/api/v1/payments/{id}/milestones/{ms}/dispute' : '/api/v1/payments/{id}/dispute';
+      const real = `/api/v1/payments/${paymentId}${ms ? `/milestones/${ms}` : ''}/dispute`;
+      const template = path.replace(/\/offers\/[^/]+\//, '/offers/{offer}/');
+      return send(`post ${base}${template}`, `${real}${path}`, { key, body });
+    };
+    const twoParts = await send(create, '/api/v1/payments', {
+      key,
+      body: validPayment({ amount: 90, milestones: [{ amount: 50 }, { amount: 40 }] }),
+    });
+    const [d1, d2] = (twoParts.body.milestones as { id: string }[]).map((m) => m.id);
+    await transition('deposit', twoParts.body.id);
+    const onePart = (await send(create, '/api/v1/payments', { key, body: validPayment({ amount: 90 }) })).body.id as string;
+    await transition('deposit', onePart);
+    for (const [paymentId, ms, other] of [
+      [onePart, undefined, undefined],
+      [twoParts.body.id as string, d1, d2],
+    ] as const) {
+      const opened = ms
+        ? await onMilestoneOf(paymentId, 'dispute', ms, { opened_by: 'payer' })
+        : await transition('dispute', paymentId, { opened_by: 'payer' });
+      expect(opened.status).toBe(200);
+      expect((await disputeOf(paymentId, '/evidence', { party: 'recipient', text: 'delivered' }, ms)).status).toBe(200);
+      expect((await disputeOf(paymentId, '/evidence', { party: 'judge', text: 'x' }, ms)).status).toBe(400);
+      const fromRecipient = await disputeOf(paymentId, '/offers', { proposed_by: 'recipient', refund_amount: 10, note: 'ten back' }, ms);
+      expect(fromRecipient.status).toBe(200);
+      expect((await disputeOf(paymentId, '/offers', { proposed_by: 'recipient', refund_amount: 'ten' }, ms)).status).toBe(400);
+      const fromPayer = await disputeOf(paymentId, '/offers', { proposed_by: 'payer', refund_amount: 40 }, ms);
+      const shown = (b: { dispute: unknown; milestones: { dispute: unknown }[] }) =>
+        (ms ? b.milestones[0].dispute : b.dispute) as {
+          offers: { id: string }[];
+        };
+      const [recipientOffer, payerOffer] = shown(fromPayer.body).offers.map((o) => o.id);
+      expect((await disputeOf(paymentId, `/offers/${payerOffer}/decline`, { party: 'recipient' }, ms)).status).toBe(200);
+      expect((await disputeOf(paymentId, `/offers/${payerOffer}/decline`, { party: 'recipient' }, ms)).status).toBe(409);
+      expect((await disputeOf(paymentId, `/offers/${recipientOffer}/accept`, { party: 'recipient' }, ms)).status).toBe(409);
+      expect((await disputeOf(paymentId, '/offers/of_NOPE/accept', { party: 'payer' }, ms)).status).toBe(404);
+      expect((await disputeOf(paymentId, `/offers/${recipientOffer}/accept`, { party: 'payer' }, ms)).status).toBe(200);
+      // A withdrawal, of a second dispute (of the other milestone, or a new payment's).
+      const again = other ?? ((await send(create, '/api/v1/payments', { key, body: validPayment({ amount: 90 }) })).body.id as string);
+      const target = other ? paymentId : again;
+      if (!other) await transition('deposit', target);
+      const reopened = other
+        ? await onMilestoneOf(target, 'dispute', other, { opened_by: 'recipient' })
+        : await transition('dispute', target, { opened_by: 'recipient' });
+      expect(reopened.status).toBe(200);
+      expect((await disputeOf(target, '/withdraw', { party: 'payer' }, other)).status).toBe(409);
+      expect((await disputeOf(target, '/withdraw', { party: 'recipient' }, other)).status).toBe(200);
+    }
+
     // Erasure: finished payments only; the history then ends with the redaction (an entry without an event).
     const redact = 'post /api/v1/payments/{id}/redact';
     expect((await send(redact, `/api/v1/payments/${p6}/redact`, { key })).status).toBe(200);

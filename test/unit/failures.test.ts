@@ -12,6 +12,8 @@ describe('names that histories and rows hold', () => {
       INVALID_TRANSITION: 'InvalidTransition',
       INVALID_AMOUNT: 'InvalidAmount',
       UNKNOWN_MILESTONE: 'UnknownMilestone',
+      DISPUTE_OUT_OF_TURN: 'DisputeOutOfTurn',
+      UNKNOWN_OFFER: 'UnknownOffer',
       RESOLUTION_REQUIRED: 'ResolutionRequired',
       LIVE_PAYMENT: 'LivePayment',
       INVALID_ARGUMENT: 'InvalidArgument',

@@ -97,6 +97,13 @@ describe('the partial-refund and split rows', () => {
         'resolve:split=split',
         'deadline=none',
         'auto_release=release_rest',
+        'dispute_accept:release=release_rest',
+        'dispute_accept:refund=refund_rest',
+        'dispute_accept:split=split',
+        'dispute_default:release=release_rest',
+        'dispute_default:refund=refund_rest',
+        'dispute_withdraw=none',
+        'dispute_withdraw=none',
       ],
     );
   });

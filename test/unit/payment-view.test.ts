@@ -37,8 +37,10 @@ const VIEW = {
       amount_refunded: 0,
       fee_collected: 0,
       release_at: null,
+      dispute: null,
     },
   ],
+  dispute: null,
   created_at: '2026-11-23T12:00:00.000Z',
   updated_at: '2026-11-23T12:00:00.000Z',
 };

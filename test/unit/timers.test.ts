@@ -91,8 +91,12 @@ describe('timerDelayMs', () => {
 
 describe('a timer transition names itself', () => {
   it('in the history entry and in the Temporal UI', () => {
-    expect(TIMER_REASONS).toEqual({ deadline: 'deposit deadline passed', auto_release: 'auto-release delay elapsed' });
-    expect(TIMER_SUMMARIES).toEqual({ deadline: 'deposit deadline', auto_release: 'auto-release' });
+    expect(TIMER_REASONS).toEqual({
+      deadline: 'deposit deadline passed',
+      auto_release: 'auto-release delay elapsed',
+      dispute_default: 'respondent did not respond by respond_by',
+    });
+    expect(TIMER_SUMMARIES).toEqual({ deadline: 'deposit deadline', auto_release: 'auto-release', dispute_default: 'dispute respond_by' });
   });
 });
 

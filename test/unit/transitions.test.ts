@@ -58,6 +58,20 @@ const TABLE: Transition[] = [
   { action: 'resolve', resolution: 'split', from: ['disputed'], to: 'released', event: 'payment.released', money: 'split' },
   { action: 'deadline', from: ['pending_deposit'], to: 'cancelled', event: 'payment.cancelled', money: 'none' },
   { action: 'auto_release', from: ['pending_release'], to: 'released', event: 'payment.released', money: 'release_rest' },
+  { action: 'dispute_accept', resolution: 'release', from: ['disputed'], to: 'released', event: 'payment.released', money: 'release_rest' },
+  { action: 'dispute_accept', resolution: 'refund', from: ['disputed'], to: 'refunded', event: 'payment.refunded', money: 'refund_rest' },
+  { action: 'dispute_accept', resolution: 'split', from: ['disputed'], to: 'released', event: 'payment.released', money: 'split' },
+  {
+    action: 'dispute_default',
+    resolution: 'release',
+    from: ['disputed'],
+    to: 'released',
+    event: 'payment.released',
+    money: 'release_rest',
+  },
+  { action: 'dispute_default', resolution: 'refund', from: ['disputed'], to: 'refunded', event: 'payment.refunded', money: 'refund_rest' },
+  { action: 'dispute_withdraw', from: ['disputed'], to: 'in_custody', event: 'payment.dispute_updated', money: 'none' },
+  { action: 'dispute_withdraw', from: ['disputed'], to: 'pending_release', event: 'payment.dispute_updated', money: 'none' },
 ];
 
 describe('the lists the API, the OpenAPI document and the webhooks read', () => {
@@ -75,6 +89,7 @@ describe('the lists the API, the OpenAPI document and the webhooks read', () => 
       'payment.milestone_approved',
       'payment.milestone_released',
       'payment.milestone_disputed',
+      'payment.dispute_updated',
       'payment.test',
     ]);
     expect(CLIENT_ACTIONS).toEqual(['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve']);
@@ -123,9 +138,9 @@ describe('checkTransition: every action from every status', () => {
     }
   });
 
-  it('allows exactly the pairs of the table: 17 of 84', () => {
-    expect(cases).toHaveLength(12 * 7);
-    expect(cases.filter((c) => c.row)).toHaveLength(17);
+  it('allows exactly the pairs of the table: 23 of 126', () => {
+    expect(cases).toHaveLength(18 * 7);
+    expect(cases.filter((c) => c.row)).toHaveLength(23);
   });
 
   it('refuses resolve without a resolution from any status, before looking at the status', () => {

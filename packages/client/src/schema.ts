@@ -371,6 +371,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payments/{id}/dispute/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add evidence to the payment's dispute
+         * @description The payer's or the recipient's; at most 20 items. The respondent's first evidence moves the dispute from awaiting_response to under_review (its respond_by no longer decides it). The text is personal data: kept by the service only, erased by redact.
+         */
+        post: operations["postPaymentsIdDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/dispute/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer a settlement of the payment's dispute
+         * @description refund_amount to the payer (0 ≤ refund_amount ≤ the disputed amount), the rest released; a newer offer of the same party supersedes its older one. Accepted by the other party, it settles as a split does, fees pro rata.
+         */
+        post: operations["postPaymentsIdDisputeOffers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/dispute/offers/{offer}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an offer in the payment's dispute
+         * @description By the party the offer was made to: the dispute is resolved by agreement, the money moved as the offer says.
+         */
+        post: operations["postPaymentsIdDisputeOffersOfferAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/dispute/offers/{offer}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an offer in the payment's dispute
+         * @description By the party the offer was made to: the offer is declined, the dispute goes on.
+         */
+        post: operations["postPaymentsIdDisputeOffersOfferDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/dispute/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw the payment's dispute
+         * @description By the party that opened it: the money returns to the status it had before the dispute.
+         */
+        post: operations["postPaymentsIdDisputeWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/dispute/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add evidence to the milestone's dispute
+         * @description The payer's or the recipient's; at most 20 items. The respondent's first evidence moves the dispute from awaiting_response to under_review (its respond_by no longer decides it). The text is personal data: kept by the service only, erased by redact.
+         */
+        post: operations["postPaymentsIdMilestonesMsDisputeEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/dispute/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer a settlement of the milestone's dispute
+         * @description refund_amount to the payer (0 ≤ refund_amount ≤ the disputed amount), the rest released; a newer offer of the same party supersedes its older one. Accepted by the other party, it settles as a split does, fees pro rata.
+         */
+        post: operations["postPaymentsIdMilestonesMsDisputeOffers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/dispute/offers/{offer}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an offer in the milestone's dispute
+         * @description By the party the offer was made to: the dispute is resolved by agreement, the money moved as the offer says.
+         */
+        post: operations["postPaymentsIdMilestonesMsDisputeOffersOfferAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/dispute/offers/{offer}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an offer in the milestone's dispute
+         * @description By the party the offer was made to: the offer is declined, the dispute goes on.
+         */
+        post: operations["postPaymentsIdMilestonesMsDisputeOffersOfferDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/milestones/{ms}/dispute/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw the milestone's dispute
+         * @description By the party that opened it: the money returns to the status it had before the dispute.
+         */
+        post: operations["postPaymentsIdMilestonesMsDisputeWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments/{id}/redact": {
         parameters: {
             query?: never;
@@ -382,7 +582,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a finished payment's personal data
-         * @description Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, recipient_email, description, metadata, each milestone's reference, description and recipient_email, and every reason a client gave with "[redacted]" everywhere the service keeps them (payment, history, events, webhook deliveries, stored idempotent answers); Temporal holds none of them. Amounts, ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.
+         * @description Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, recipient_email, description, metadata, each milestone's reference, description and recipient_email, its disputes' evidence and offers' notes, and every reason a client gave with "[redacted]" everywhere the service keeps them (payment, history, events, webhook deliveries, stored idempotent answers); Temporal holds none of them. Amounts, ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.
          */
         post: operations["postPaymentsIdRedact"];
         delete?: never;
@@ -1149,6 +1349,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.dispute_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.dispute_updated
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentDisputeUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.test": {
         parameters: {
             query?: never;
@@ -1283,7 +1503,7 @@ export interface components {
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: every payment event (a recipient's events are sent only to configurations that name them) */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
         };
         ConsistencyProof: {
             from: number;
@@ -1393,13 +1613,43 @@ export interface components {
         };
         /** @enum {string} */
         DeliveryStatus: "pending" | "succeeded" | "failed" | "skipped";
+        DisputeEvidenceRequest: {
+            /** @enum {string} */
+            party: "payer" | "recipient";
+            /** @description Personal data: kept by the service only, erased by redact */
+            text: string;
+        };
+        DisputeOfferRequest: {
+            /** @enum {string} */
+            proposed_by: "payer" | "recipient";
+            /** @description To the payer, 0 ≤ refund_amount ≤ the disputed amount, in major units; the rest is released */
+            refund_amount: number;
+            /** @description Personal data: kept by the service only, erased by redact */
+            note?: string | null;
+        };
+        DisputePartyRequest: {
+            /** @enum {string} */
+            party: "payer" | "recipient" | "platform";
+        };
+        DisputeRequest: {
+            /** @description Why; recorded in the payment history */
+            reason?: string | null;
+            /**
+             * @description Who opens it; the other party responds (none when the platform opens it)
+             * @default platform
+             * @enum {string}
+             */
+            opened_by: "payer" | "recipient" | "platform";
+            /** @description How long the respondent has before the dispute is decided for the party that opened it (default DISPUTE_RESPONSE_SECONDS) */
+            respond_within_seconds?: number;
+        };
         ErrorResponse: {
             error: {
                 /**
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -1417,7 +1667,7 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test";
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test";
             payment_id: string;
             /** @description The payment's version: order a payment's events by it */
             sequence: number;
@@ -1446,6 +1696,49 @@ export interface components {
                 fee_collected: number;
                 /** @description When its auto-release fires (pending_release with an auto-release only), else null */
                 release_at: string | null;
+                /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                dispute: {
+                    /** @description dp_ + 26 characters */
+                    id: string;
+                    /** @enum {string} */
+                    status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                    /** @enum {string} */
+                    opened_by: "payer" | "recipient" | "platform";
+                    /** @description The other party; null when the platform opened it */
+                    respondent: ("payer" | "recipient") | null;
+                    reason: string | null;
+                    /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                    amount: number;
+                    /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                    respond_by: string | null;
+                    evidence: {
+                        id: string;
+                        /** @enum {string} */
+                        party: "payer" | "recipient";
+                        text: string;
+                        submitted_at: string;
+                    }[];
+                    offers: {
+                        id: string;
+                        /** @enum {string} */
+                        proposed_by: "payer" | "recipient";
+                        /** @description To the payer, in major units */
+                        refund_amount: number;
+                        /** @description The rest of the disputed amount, to the recipient */
+                        release_amount: number;
+                        note: string | null;
+                        /** @enum {string} */
+                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        created_at: string;
+                    }[];
+                    resolution: {
+                        refund_amount: number;
+                        release_amount: number;
+                        /** @enum {string} */
+                        decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                        at: string;
+                    } | null;
+                } | null;
             };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
@@ -1557,7 +1850,93 @@ export interface components {
                 fee_collected: number;
                 /** @description When its auto-release fires (pending_release with an auto-release only), else null */
                 release_at: string | null;
+                /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                dispute: {
+                    /** @description dp_ + 26 characters */
+                    id: string;
+                    /** @enum {string} */
+                    status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                    /** @enum {string} */
+                    opened_by: "payer" | "recipient" | "platform";
+                    /** @description The other party; null when the platform opened it */
+                    respondent: ("payer" | "recipient") | null;
+                    reason: string | null;
+                    /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                    amount: number;
+                    /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                    respond_by: string | null;
+                    evidence: {
+                        id: string;
+                        /** @enum {string} */
+                        party: "payer" | "recipient";
+                        text: string;
+                        submitted_at: string;
+                    }[];
+                    offers: {
+                        id: string;
+                        /** @enum {string} */
+                        proposed_by: "payer" | "recipient";
+                        /** @description To the payer, in major units */
+                        refund_amount: number;
+                        /** @description The rest of the disputed amount, to the recipient */
+                        release_amount: number;
+                        note: string | null;
+                        /** @enum {string} */
+                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        created_at: string;
+                    }[];
+                    resolution: {
+                        refund_amount: number;
+                        release_amount: number;
+                        /** @enum {string} */
+                        decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                        at: string;
+                    } | null;
+                } | null;
             }[];
+            /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+            dispute: {
+                /** @description dp_ + 26 characters */
+                id: string;
+                /** @enum {string} */
+                status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                /** @enum {string} */
+                opened_by: "payer" | "recipient" | "platform";
+                /** @description The other party; null when the platform opened it */
+                respondent: ("payer" | "recipient") | null;
+                reason: string | null;
+                /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                amount: number;
+                /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                respond_by: string | null;
+                evidence: {
+                    id: string;
+                    /** @enum {string} */
+                    party: "payer" | "recipient";
+                    text: string;
+                    submitted_at: string;
+                }[];
+                offers: {
+                    id: string;
+                    /** @enum {string} */
+                    proposed_by: "payer" | "recipient";
+                    /** @description To the payer, in major units */
+                    refund_amount: number;
+                    /** @description The rest of the disputed amount, to the recipient */
+                    release_amount: number;
+                    note: string | null;
+                    /** @enum {string} */
+                    status: "proposed" | "accepted" | "declined" | "superseded";
+                    created_at: string;
+                }[];
+                resolution: {
+                    refund_amount: number;
+                    release_amount: number;
+                    /** @enum {string} */
+                    decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                    at: string;
+                } | null;
+            } | null;
             created_at: string;
             updated_at: string;
         };
@@ -1616,6 +1995,17 @@ export interface components {
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
+        PaymentDisputeUpdatedEvent: {
+            /** @constant */
+            event: "payment.dispute_updated";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
+        };
         PaymentHistory: {
             /** @constant */
             object: "list";
@@ -1632,7 +2022,7 @@ export interface components {
             /** @enum {string} */
             to: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             /** @description null for a redaction, which emits no event */
-            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test") | null;
+            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test") | null;
             actor: string;
             /** @description Why, as the client said it; "[redacted]" once the payment was redacted */
             reason: string | null;
@@ -1685,6 +2075,49 @@ export interface components {
                 fee_collected: number;
                 /** @description When its auto-release fires (pending_release with an auto-release only), else null */
                 release_at: string | null;
+                /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                dispute: {
+                    /** @description dp_ + 26 characters */
+                    id: string;
+                    /** @enum {string} */
+                    status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                    /** @enum {string} */
+                    opened_by: "payer" | "recipient" | "platform";
+                    /** @description The other party; null when the platform opened it */
+                    respondent: ("payer" | "recipient") | null;
+                    reason: string | null;
+                    /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                    amount: number;
+                    /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                    respond_by: string | null;
+                    evidence: {
+                        id: string;
+                        /** @enum {string} */
+                        party: "payer" | "recipient";
+                        text: string;
+                        submitted_at: string;
+                    }[];
+                    offers: {
+                        id: string;
+                        /** @enum {string} */
+                        proposed_by: "payer" | "recipient";
+                        /** @description To the payer, in major units */
+                        refund_amount: number;
+                        /** @description The rest of the disputed amount, to the recipient */
+                        release_amount: number;
+                        note: string | null;
+                        /** @enum {string} */
+                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        created_at: string;
+                    }[];
+                    resolution: {
+                        refund_amount: number;
+                        release_amount: number;
+                        /** @enum {string} */
+                        decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                        at: string;
+                    } | null;
+                } | null;
             };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
@@ -1721,6 +2154,49 @@ export interface components {
                 fee_collected: number;
                 /** @description When its auto-release fires (pending_release with an auto-release only), else null */
                 release_at: string | null;
+                /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                dispute: {
+                    /** @description dp_ + 26 characters */
+                    id: string;
+                    /** @enum {string} */
+                    status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                    /** @enum {string} */
+                    opened_by: "payer" | "recipient" | "platform";
+                    /** @description The other party; null when the platform opened it */
+                    respondent: ("payer" | "recipient") | null;
+                    reason: string | null;
+                    /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                    amount: number;
+                    /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                    respond_by: string | null;
+                    evidence: {
+                        id: string;
+                        /** @enum {string} */
+                        party: "payer" | "recipient";
+                        text: string;
+                        submitted_at: string;
+                    }[];
+                    offers: {
+                        id: string;
+                        /** @enum {string} */
+                        proposed_by: "payer" | "recipient";
+                        /** @description To the payer, in major units */
+                        refund_amount: number;
+                        /** @description The rest of the disputed amount, to the recipient */
+                        release_amount: number;
+                        note: string | null;
+                        /** @enum {string} */
+                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        created_at: string;
+                    }[];
+                    resolution: {
+                        refund_amount: number;
+                        release_amount: number;
+                        /** @enum {string} */
+                        decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                        at: string;
+                    } | null;
+                } | null;
             };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
@@ -1757,6 +2233,49 @@ export interface components {
                 fee_collected: number;
                 /** @description When its auto-release fires (pending_release with an auto-release only), else null */
                 release_at: string | null;
+                /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                dispute: {
+                    /** @description dp_ + 26 characters */
+                    id: string;
+                    /** @enum {string} */
+                    status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                    /** @enum {string} */
+                    opened_by: "payer" | "recipient" | "platform";
+                    /** @description The other party; null when the platform opened it */
+                    respondent: ("payer" | "recipient") | null;
+                    reason: string | null;
+                    /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                    amount: number;
+                    /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                    respond_by: string | null;
+                    evidence: {
+                        id: string;
+                        /** @enum {string} */
+                        party: "payer" | "recipient";
+                        text: string;
+                        submitted_at: string;
+                    }[];
+                    offers: {
+                        id: string;
+                        /** @enum {string} */
+                        proposed_by: "payer" | "recipient";
+                        /** @description To the payer, in major units */
+                        refund_amount: number;
+                        /** @description The rest of the disputed amount, to the recipient */
+                        release_amount: number;
+                        note: string | null;
+                        /** @enum {string} */
+                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        created_at: string;
+                    }[];
+                    resolution: {
+                        refund_amount: number;
+                        release_amount: number;
+                        /** @enum {string} */
+                        decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                        at: string;
+                    } | null;
+                } | null;
             };
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
@@ -1868,7 +2387,93 @@ export interface components {
                     fee_collected: number;
                     /** @description When its auto-release fires (pending_release with an auto-release only), else null */
                     release_at: string | null;
+                    /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                    dispute: {
+                        /** @description dp_ + 26 characters */
+                        id: string;
+                        /** @enum {string} */
+                        status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                        /** @enum {string} */
+                        opened_by: "payer" | "recipient" | "platform";
+                        /** @description The other party; null when the platform opened it */
+                        respondent: ("payer" | "recipient") | null;
+                        reason: string | null;
+                        /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                        amount: number;
+                        /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                        respond_by: string | null;
+                        evidence: {
+                            id: string;
+                            /** @enum {string} */
+                            party: "payer" | "recipient";
+                            text: string;
+                            submitted_at: string;
+                        }[];
+                        offers: {
+                            id: string;
+                            /** @enum {string} */
+                            proposed_by: "payer" | "recipient";
+                            /** @description To the payer, in major units */
+                            refund_amount: number;
+                            /** @description The rest of the disputed amount, to the recipient */
+                            release_amount: number;
+                            note: string | null;
+                            /** @enum {string} */
+                            status: "proposed" | "accepted" | "declined" | "superseded";
+                            created_at: string;
+                        }[];
+                        resolution: {
+                            refund_amount: number;
+                            release_amount: number;
+                            /** @enum {string} */
+                            decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                            at: string;
+                        } | null;
+                    } | null;
                 }[];
+                /** @description Its latest dispute, also once it has ended; null if it was never disputed */
+                dispute: {
+                    /** @description dp_ + 26 characters */
+                    id: string;
+                    /** @enum {string} */
+                    status: "awaiting_response" | "under_review" | "resolved" | "withdrawn";
+                    /** @enum {string} */
+                    opened_by: "payer" | "recipient" | "platform";
+                    /** @description The other party; null when the platform opened it */
+                    respondent: ("payer" | "recipient") | null;
+                    reason: string | null;
+                    /** @description Everything the payment (or milestone) held when it was opened, in major units */
+                    amount: number;
+                    /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
+                    respond_by: string | null;
+                    evidence: {
+                        id: string;
+                        /** @enum {string} */
+                        party: "payer" | "recipient";
+                        text: string;
+                        submitted_at: string;
+                    }[];
+                    offers: {
+                        id: string;
+                        /** @enum {string} */
+                        proposed_by: "payer" | "recipient";
+                        /** @description To the payer, in major units */
+                        refund_amount: number;
+                        /** @description The rest of the disputed amount, to the recipient */
+                        release_amount: number;
+                        note: string | null;
+                        /** @enum {string} */
+                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        created_at: string;
+                    }[];
+                    resolution: {
+                        refund_amount: number;
+                        release_amount: number;
+                        /** @enum {string} */
+                        decided_by: "agreement" | "platform" | "default" | "withdrawal";
+                        at: string;
+                    } | null;
+                } | null;
                 created_at: string;
                 updated_at: string;
             };
@@ -2032,7 +2637,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -2058,7 +2663,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -2090,7 +2695,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test" | "recipient.updated")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
             active: boolean;
             secret: string;
         };
@@ -2455,9 +3060,11 @@ export interface operations {
                      *               "amount_released": 0,
                      *               "amount_refunded": 0,
                      *               "fee_collected": 0,
-                     *               "release_at": null
+                     *               "release_at": null,
+                     *               "dispute": null
                      *             }
-                     *           ]
+                     *           ],
+                     *           "dispute": null
                      *         }
                      *       ],
                      *       "has_more": false
@@ -2628,9 +3235,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -2835,9 +3444,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3340,9 +3951,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3579,9 +4192,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -3818,9 +4433,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -4057,9 +4674,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -4297,9 +4916,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -4486,10 +5107,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Buyer confirmed delivery"
+                 *       "reason": "Item never arrived",
+                 *       "opened_by": "payer",
+                 *       "respond_within_seconds": 604800
                  *     }
                  */
-                "application/json": components["schemas"]["TransitionRequest"];
+                "application/json": components["schemas"]["DisputeRequest"];
             };
         };
         responses: {
@@ -4536,9 +5159,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -4776,9 +5401,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -5017,9 +5644,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -5258,9 +5887,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -5500,9 +6131,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -5691,10 +6324,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Buyer confirmed delivery"
+                 *       "reason": "Item never arrived",
+                 *       "opened_by": "payer",
+                 *       "respond_within_seconds": 604800
                  *     }
                  */
-                "application/json": components["schemas"]["TransitionRequest"];
+                "application/json": components["schemas"]["DisputeRequest"];
             };
         };
         responses: {
@@ -5741,9 +6376,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -5983,9 +6620,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -6153,6 +6792,2440 @@ export interface operations {
             };
         };
     };
+    postPaymentsIdDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "recipient",
+                 *       "text": "Tracking shows the parcel delivered on 24 November"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeEvidenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdDisputeOffers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "proposed_by": "recipient",
+                 *       "refund_amount": 20,
+                 *       "note": "Half the shipping back"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeOfferRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdDisputeOffersOfferAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The offer id (of_…), as the dispute's offers show it */
+                offer: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "payer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputePartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdDisputeOffersOfferDecline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The offer id (of_…), as the dispute's offers show it */
+                offer: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "payer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputePartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdDisputeWithdraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "payer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputePartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsDisputeEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "recipient",
+                 *       "text": "Tracking shows the parcel delivered on 24 November"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeEvidenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsDisputeOffers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "proposed_by": "recipient",
+                 *       "refund_amount": 20,
+                 *       "note": "Half the shipping back"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeOfferRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsDisputeOffersOfferAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+                /** @description The offer id (of_…), as the dispute's offers show it */
+                offer: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "payer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputePartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsDisputeOffersOfferDecline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+                /** @description The offer id (of_…), as the dispute's offers show it */
+                offer: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "payer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputePartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPaymentsIdMilestonesMsDisputeWithdraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payment id (pay_…), as POST /api/v1/payments or GET /api/v1/payments answered it */
+                id: string;
+                /** @description The milestone id (ms_…), as the payment's milestones show it */
+                ms: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "party": "payer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputePartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated payment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "object": "payment",
+                     *       "amount": 125.5,
+                     *       "currency": "USD",
+                     *       "status": "in_custody",
+                     *       "payer_email": "payer@example.com",
+                     *       "recipient_email": "seller@example.com",
+                     *       "description": "Order 1001: vintage camera",
+                     *       "metadata": {
+                     *         "order_id": "1001"
+                     *       },
+                     *       "livemode": false,
+                     *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                     *       "auto_release_after_seconds": 259200,
+                     *       "created_at": "2026-11-23T10:00:00.000Z",
+                     *       "updated_at": "2026-11-23T10:05:00.000Z",
+                     *       "platform_fee": 6.27,
+                     *       "amount_held": 125.5,
+                     *       "amount_released": 0,
+                     *       "amount_refunded": 0,
+                     *       "fee_collected": 0,
+                     *       "milestones": [
+                     *         {
+                     *           "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "reference": null,
+                     *           "description": null,
+                     *           "amount": 125.5,
+                     *           "recipient_email": "seller@example.com",
+                     *           "status": "in_custody",
+                     *           "amount_held": 125.5,
+                     *           "amount_released": 0,
+                     *           "amount_refunded": 0,
+                     *           "fee_collected": 0,
+                     *           "release_at": null,
+                     *           "dispute": null
+                     *         }
+                     *       ],
+                     *       "dispute": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     postPaymentsIdRedact: {
         parameters: {
             query?: never;
@@ -6213,9 +9286,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -6399,7 +9474,7 @@ export interface operations {
                 /** @description Only this payment's events */
                 payment_id?: string;
                 /** @description Only events of this type, e.g. payment.released */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.test";
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -6462,9 +9537,11 @@ export interface operations {
                      *                 "amount_released": 0,
                      *                 "amount_refunded": 0,
                      *                 "fee_collected": 0,
-                     *                 "release_at": null
+                     *                 "release_at": null,
+                     *                 "dispute": null
                      *               }
-                     *             ]
+                     *             ],
+                     *             "dispute": null
                      *           }
                      *         }
                      *       ],
@@ -6625,9 +9702,11 @@ export interface operations {
                      *             "amount_released": 0,
                      *             "amount_refunded": 0,
                      *             "fee_collected": 0,
-                     *             "release_at": null
+                     *             "release_at": null,
+                     *             "dispute": null
                      *           }
-                     *         ]
+                     *         ],
+                     *         "dispute": null
                      *       }
                      *     }
                      */
@@ -9757,9 +12836,11 @@ export interface operations {
                      *           "amount_released": 0,
                      *           "amount_refunded": 0,
                      *           "fee_collected": 0,
-                     *           "release_at": null
+                     *           "release_at": null,
+                     *           "dispute": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "dispute": null
                      *     }
                      */
                     "application/json": components["schemas"]["Payment"];
@@ -12439,9 +15520,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12514,9 +15597,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12589,9 +15674,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12664,9 +15751,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12739,9 +15828,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12814,9 +15905,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12889,9 +15982,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -12964,9 +16059,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -13016,7 +16113,8 @@ export interface operations {
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
                  *         "fee_collected": 0,
-                 *         "release_at": null
+                 *         "release_at": null,
+                 *         "dispute": null
                  *       },
                  *       "data": {
                  *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
@@ -13052,7 +16150,8 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           },
                  *           {
                  *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B",
@@ -13065,9 +16164,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -13117,7 +16218,8 @@ export interface operations {
                  *         "amount_released": 25.5,
                  *         "amount_refunded": 0,
                  *         "fee_collected": 1.27,
-                 *         "release_at": null
+                 *         "release_at": null,
+                 *         "dispute": null
                  *       },
                  *       "data": {
                  *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
@@ -13153,7 +16255,8 @@ export interface operations {
                  *             "amount_released": 25.5,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 1.27,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           },
                  *           {
                  *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B",
@@ -13166,9 +16269,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
@@ -13218,7 +16323,8 @@ export interface operations {
                  *         "amount_released": 0,
                  *         "amount_refunded": 0,
                  *         "fee_collected": 0,
-                 *         "release_at": null
+                 *         "release_at": null,
+                 *         "dispute": null
                  *       },
                  *       "data": {
                  *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
@@ -13254,7 +16360,8 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           },
                  *           {
                  *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E3B",
@@ -13267,13 +16374,92 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentMilestoneDisputedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentDisputeUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.dispute_updated",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null,
+                 *             "dispute": null
+                 *           }
+                 *         ],
+                 *         "dispute": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentDisputeUpdatedEvent"];
             };
         };
         responses: {
@@ -13342,9 +16528,11 @@ export interface operations {
                  *             "amount_released": 0,
                  *             "amount_refunded": 0,
                  *             "fee_collected": 0,
-                 *             "release_at": null
+                 *             "release_at": null,
+                 *             "dispute": null
                  *           }
-                 *         ]
+                 *         ],
+                 *         "dispute": null
                  *       }
                  *     }
                  */

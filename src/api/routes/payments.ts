@@ -9,6 +9,10 @@ import type { RedactionService } from '../../services/redaction';
 import { callOf } from '../context';
 import { Routes } from '../registry';
 import {
+  DisputeEvidenceRequest,
+  DisputeOfferRequest,
+  DisputePartyRequest,
+  DisputeRequest,
   createPaymentRequest,
   ListPaymentsQuery,
   Payment,
@@ -21,10 +25,10 @@ import {
 } from '../schemas';
 import { listPage, wholeList } from '../lists';
 
-const TRANSITION_BODIES = { refund: RefundRequest, resolve: ResolveRequest } as const;
+const TRANSITION_BODIES = { refund: RefundRequest, resolve: ResolveRequest, dispute: DisputeRequest } as const;
 const transitionBody = (action: ClientAction) =>
-  action === 'refund' || action === 'resolve' ? TRANSITION_BODIES[action] : TransitionRequest;
-type TransitionBody = z.output<typeof RefundRequest | typeof ResolveRequest | typeof TransitionRequest>;
+  action === 'refund' || action === 'resolve' || action === 'dispute' ? TRANSITION_BODIES[action] : TransitionRequest;
+type TransitionBody = z.output<typeof RefundRequest | typeof ResolveRequest | typeof DisputeRequest | typeof TransitionRequest>;
 
 /** A transition's parsed body as the use case takes it: refund may name an amount, resolve a resolution (and a split's refund_amount). */
 function transitionCommand(action: ClientAction, body: TransitionBody): TransitionCommand {
@@ -40,6 +44,10 @@ function transitionCommand(action: ClientAction, body: TransitionBody): Transiti
       resolution,
       amount: refund_amount === undefined ? undefined : { field: 'refund_amount', value: refund_amount },
     };
+  }
+  if (action === 'dispute') {
+    const { reason, opened_by, respond_within_seconds } = body as z.output<typeof DisputeRequest>;
+    return { action, reason, dispute: { openedBy: opened_by, respondWithinSeconds: respond_within_seconds } };
   }
   return { action, reason: body.reason };
 }
@@ -164,6 +172,97 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
     );
   }
 
+  // A dispute's own actions (docs/concepts.md, "Disputes"), of the payment's latest dispute and of a milestone's.
+  routes.param('offer', 'offer', "The offer id (of_…), as the dispute's offers show it");
+  for (const [base, of] of [
+    ['/payments/:id', 'the payment'],
+    ['/payments/:id/milestones/:ms', 'the milestone'],
+  ] as const) {
+    const milestoneOf = (params: Record<string, string>) => (base.includes(':ms') ? { milestoneId: params.ms } : {});
+    const common = { method: 'post' as const, tag, errors: ['invalid_transition', 'dispute_out_of_turn'] as const };
+    const answer = { 200: { description: 'The updated payment', schema: Payment } };
+    routes.add(
+      {
+        ...common,
+        path: `${base}/dispute/evidence`,
+        summary: `Add evidence to ${of}'s dispute`,
+        description:
+          "The payer's or the recipient's; at most 20 items. The respondent's first evidence moves the dispute from awaiting_response to " +
+          'under_review (its respond_by no longer decides it). The text is personal data: kept by the service only, erased by redact.',
+        body: DisputeEvidenceRequest,
+        responses: answer,
+        errors: [...common.errors],
+      },
+      async (ctx, { body }) => {
+        const command = { action: 'dispute_evidence', party: body.party, text: body.text, ...milestoneOf(ctx.params) } as const;
+        ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
+      },
+    );
+    routes.add(
+      {
+        ...common,
+        path: `${base}/dispute/offers`,
+        summary: `Offer a settlement of ${of}'s dispute`,
+        description:
+          'refund_amount to the payer (0 ≤ refund_amount ≤ the disputed amount), the rest released; a newer offer of the same party ' +
+          'supersedes its older one. Accepted by the other party, it settles as a split does, fees pro rata.',
+        body: DisputeOfferRequest,
+        responses: answer,
+        errors: [...common.errors],
+      },
+      async (ctx, { body }) => {
+        const command = {
+          action: 'dispute_offer',
+          party: body.proposed_by,
+          refundAmount: body.refund_amount,
+          text: body.note ?? null,
+          ...milestoneOf(ctx.params),
+        } as const;
+        ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
+      },
+    );
+    for (const answerAction of ['accept', 'decline'] as const) {
+      routes.add(
+        {
+          ...common,
+          path: `${base}/dispute/offers/:offer/${answerAction}`,
+          summary: `${answerAction === 'accept' ? 'Accept' : 'Decline'} an offer in ${of}'s dispute`,
+          description:
+            answerAction === 'accept'
+              ? 'By the party the offer was made to: the dispute is resolved by agreement, the money moved as the offer says.'
+              : 'By the party the offer was made to: the offer is declined, the dispute goes on.',
+          body: DisputePartyRequest,
+          responses: answer,
+          errors: [...common.errors],
+        },
+        async (ctx, { body }) => {
+          const command = {
+            action: `dispute_${answerAction}`,
+            party: body.party,
+            offerId: ctx.params.offer,
+            ...milestoneOf(ctx.params),
+          } as const;
+          ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
+        },
+      );
+    }
+    routes.add(
+      {
+        ...common,
+        path: `${base}/dispute/withdraw`,
+        summary: `Withdraw ${of}'s dispute`,
+        description: 'By the party that opened it: the money returns to the status it had before the dispute.',
+        body: DisputePartyRequest,
+        responses: answer,
+        errors: [...common.errors],
+      },
+      async (ctx, { body }) => {
+        const command = { action: 'dispute_withdraw', party: body.party, ...milestoneOf(ctx.params) } as const;
+        ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
+      },
+    );
+  }
+
   routes.add(
     {
       method: 'post',
@@ -172,7 +271,7 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
       summary: "Erase a finished payment's personal data",
       description:
         'Released, cancelled or refunded payments only; any other status: 409 invalid_transition. Replaces payer_email, ' +
-        "recipient_email, description, metadata, each milestone's reference, description and recipient_email, and every reason " +
+        "recipient_email, description, metadata, each milestone's reference, description and recipient_email, its disputes' evidence and offers' notes, and every reason " +
         'a client gave with "[redacted]" everywhere the service keeps them (payment, history, events, webhook deliveries, ' +
         'stored idempotent answers); Temporal holds none of them. Amounts, ' +
         'ledger, custody trail and proofs are unchanged. Idempotent; recorded in the history as action "redact" with its actor.',

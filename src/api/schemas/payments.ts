@@ -1,6 +1,7 @@
 /** The payment routes' schemas (src/api/routes/payments.ts, testHelpers.ts). */
 import { z } from 'zod';
-import { PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS } from '../../domain/paymentTypes';
+import { DEAL_PARTIES, DISPUTE_PARTIES, PAYMENT_EVENTS, PAYMENT_STATUSES, RESOLUTIONS } from '../../domain/paymentTypes';
+import { MAX_EVIDENCE_CHARS, MAX_OFFER_NOTE_CHARS } from '../../domain/disputeRules';
 import { SPLIT_RULES } from '../../domain/payment';
 import { MAX_MILESTONES, MAX_REFERENCE_LENGTH } from '../../domain/milestones';
 import { PaymentViewSchema } from '../../views/paymentView';
@@ -273,6 +274,62 @@ export const ResolveRequest = component(
       }
     }),
   { resolution: 'refund', reason: 'Item never arrived' },
+);
+
+export const DisputeRequest = component(
+  'DisputeRequest',
+  z
+    .object({
+      reason,
+      opened_by: z
+        .enum(DISPUTE_PARTIES, { message: 'opened_by must be "payer", "recipient" or "platform"' })
+        .default('platform')
+        .describe('Who opens it; the other party responds (none when the platform opens it)'),
+      respond_within_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(366 * 24 * 3600)
+        .optional()
+        .describe(
+          'How long the respondent has before the dispute is decided for the party that opened it (default DISPUTE_RESPONSE_SECONDS)',
+        ),
+    })
+    .strict(),
+  { reason: 'Item never arrived', opened_by: 'payer', respond_within_seconds: 604800 },
+);
+
+const dealParty = (field: string) => z.enum(DEAL_PARTIES, { message: `${field} must be "payer" or "recipient"` });
+
+export const DisputeEvidenceRequest = component(
+  'DisputeEvidenceRequest',
+  z
+    .object({
+      party: dealParty('party'),
+      text: text(MAX_EVIDENCE_CHARS).min(1).describe('Personal data: kept by the service only, erased by redact'),
+    })
+    .strict(),
+  { party: 'recipient', text: 'Tracking shows the parcel delivered on 24 November' },
+);
+
+export const DisputeOfferRequest = component(
+  'DisputeOfferRequest',
+  z
+    .object({
+      proposed_by: dealParty('proposed_by'),
+      refund_amount: z
+        .number({ message: 'refund_amount must be a number in major units, e.g. 20.00' })
+        .describe('To the payer, 0 ≤ refund_amount ≤ the disputed amount, in major units; the rest is released'),
+      note: text(MAX_OFFER_NOTE_CHARS).nullable().optional().describe('Personal data: kept by the service only, erased by redact'),
+    })
+    .strict(),
+  { proposed_by: 'recipient', refund_amount: 20, note: 'Half the shipping back' },
+);
+
+export const DisputePartyRequest = component(
+  'DisputePartyRequest',
+  z.object({ party: z.enum(DISPUTE_PARTIES, { message: 'party must be "payer", "recipient" or "platform"' }) }).strict(),
+  { party: 'payer' },
 );
 
 export const AdvanceClockRequest = component(
