@@ -46,7 +46,17 @@ async function objectsOf(stack: Stack, acct: TestAccount, livemode: boolean): Pr
     body: { account_holder_name: 'Jane Doe', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
   });
   expect(bankAccount.status).toBe(201);
+  // An offer lives in a dispute, which needs a deposited payment of its own.
+  const disputed = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
+  expect((await stack.http.post(`/api/v1/payments/${disputed}/deposit`, { key, body: {} })).status).toBe(200);
+  expect((await stack.http.post(`/api/v1/payments/${disputed}/dispute`, { key, body: { opened_by: 'payer' } })).status).toBe(200);
+  const offered = await stack.http.post(`/api/v1/payments/${disputed}/dispute/offers`, {
+    key,
+    body: { proposed_by: 'recipient', refund_amount: 10 },
+  });
+  expect(offered.status).toBe(200);
   return {
+    of: offered.body.dispute.offers[0].id,
     rcp: recipient.body.id,
     ba: bankAccount.body.id,
     pay: payment.body.id,
