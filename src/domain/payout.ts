@@ -26,7 +26,6 @@ export const PAYOUT_INITIAL_STATUS: PayoutStatus = 'pending';
 export const PAYOUT_ACTIONS = ['send', 'pay', 'fail', 'cancel', 'return'] as const;
 export type PayoutAction = (typeof PAYOUT_ACTIONS)[number];
 
-
 /** One ledger movement of a payout's whole amount from one of the recipient's balances to another. */
 export interface PayoutMovement {
   from: RecipientBalance;
