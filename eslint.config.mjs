@@ -25,7 +25,7 @@ function importDirections() {
     rule(['src/activities/**'], room('api', 'services', 'worker', 'workflows', ...entry)),
     rule(
       ['src/workflows/**'],
-      room('api', 'services', 'worker', 'db', 'lib', 'config', ...entry),
+      room('api', 'services', 'worker', 'db', 'lib', 'config', 'bankFiles', ...entry),
       // Of src/webhookRules, only the retry schedule (pure functions) may be imported into workflow code.
       {
         regex: '^(\\.\\./)+webhookRules/(?!retryPolicy$)',
@@ -34,6 +34,12 @@ function importDirections() {
       ...packages('@temporalio/client', 'knex', 'pg'),
     ),
     rule(['src/db/**'], room('api', 'services', 'worker', 'workflows', 'activities', ...entry)),
+    // The bank's file formats (ISO 20022 XML) read the pure rules and nothing with I/O.
+    rule(
+      ['src/bankFiles/**'],
+      room('api', 'services', 'worker', 'workflows', 'activities', 'db', ...entry),
+      ...packages('@temporalio/client', '@temporalio/worker', 'knex', 'pg', 'node:fs', 'node:http'),
+    ),
     rule(['src/webhookRules/**', 'src/lib/**'], room('api', 'services', 'worker', 'workflows', 'activities', 'db', 'domain', ...entry)),
     // The pure rules import nothing of ours outside src/domain, and no I/O.
     rule(

@@ -39,7 +39,26 @@ async function objectsOf(stack: Stack, acct: TestAccount, livemode: boolean): Pr
     return (list.body.data as { id: string }[]).at(0)?.id;
   });
   const keys = await stack.http.get('/api/v1/api-keys', { key });
+  const recipient = await stack.http.post('/api/v1/recipients', { key, body: { email: 'seller@example.com', country: 'DE' } });
+  expect(recipient.status).toBe(201);
+  const bankAccount = await stack.http.post(`/api/v1/recipients/${recipient.body.id}/bank_accounts`, {
+    key,
+    body: { account_holder_name: 'Jane Doe', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
+  });
+  expect(bankAccount.status).toBe(201);
+  // An offer lives in a dispute, which needs a deposited payment of its own.
+  const disputed = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body.id as string;
+  expect((await stack.http.post(`/api/v1/payments/${disputed}/deposit`, { key, body: {} })).status).toBe(200);
+  expect((await stack.http.post(`/api/v1/payments/${disputed}/dispute`, { key, body: { opened_by: 'payer' } })).status).toBe(200);
+  const offered = await stack.http.post(`/api/v1/payments/${disputed}/dispute/offers`, {
+    key,
+    body: { proposed_by: 'recipient', refund_amount: 10 },
+  });
+  expect(offered.status).toBe(200);
   return {
+    of: offered.body.dispute.offers[0].id,
+    rcp: recipient.body.id,
+    ba: bankAccount.body.id,
     pay: payment.body.id,
     ms: payment.body.milestones[0].id,
     wh: webhook.id,

@@ -16,6 +16,7 @@ import { eventRoutes } from './routes/events';
 import { ledgerRoutes } from './routes/ledger';
 import { openRoutes } from './routes/open';
 import { paymentRoutes } from './routes/payments';
+import { bankAccountRoutes } from './routes/bankAccounts';
 import { recipientRoutes } from './routes/recipients';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -87,5 +88,6 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     testHelperRoutes(services.payments),
     auditRoutes(services.audit),
     recipientRoutes(services.recipients),
+    bankAccountRoutes(services.bankAccounts),
   ];
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { eraseBankAccounts } from './bankAccounts';
 import { canonicalJson } from '../domain/canonicalJson';
 import { type RecipientState, type Requirements, type Verification, payoutsEnabled, redactedRecipient } from '../domain/recipients';
 import { REDACTED } from '../domain/personal';
@@ -189,8 +190,8 @@ function redactedJson(text: string, erased: RecipientState): string {
 
 /**
  * Erase a recipient's personal data everywhere the service keeps it (docs/operations.md), in one
- * transaction under its row's lock: the row, its events' delivery bodies and receivers' answers,
- * stored idempotent answers. `refuse` runs first, under the lock, and may throw. Idempotent.
+ * transaction under its row's lock: the row, its bank accounts (src/db/bankAccounts.ts), its events'
+ * delivery bodies and receivers' answers, stored idempotent answers. `refuse` runs first, under the lock, and may throw. Idempotent.
  */
 export async function redactRecipient(
   db: Knex,
@@ -203,6 +204,7 @@ export async function redactRecipient(
     if (!row) return undefined;
     await refuse(tx);
     const erased = redactedRecipient(fromRow(row), REDACTED);
+    await eraseBankAccounts(tx, scope, id);
     await tx('recipients')
       .where({ id })
       .update({

@@ -5,6 +5,7 @@ import { type Config, jwtSecret } from '../config';
 import type { Logger } from '../lib/logger';
 import { accountsService } from './accounts';
 import { auditService } from './audit';
+import { bankAccountsService } from './bankAccounts';
 import { eventsService } from './events';
 import { healthService } from './health';
 import { idempotencyService } from './idempotency';
@@ -28,6 +29,7 @@ export function createServices(deps: ServiceDeps) {
     payments: paymentsService(deps),
     redaction: redactionService(deps),
     recipients: recipientsService(deps),
+    bankAccounts: bankAccountsService(deps),
     events: eventsService(deps),
     ledger: ledgerService(deps),
     webhooks: webhooksService(deps),

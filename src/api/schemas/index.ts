@@ -11,3 +11,4 @@ export * from './account';
 export * from './webhooks';
 export * from './audit';
 export * from './recipients';
+export * from './bankAccounts';

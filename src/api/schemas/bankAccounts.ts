@@ -1,0 +1,58 @@
+/** The bank account routes' schemas (docs/payouts.md, "Bank accounts"): the create body, checked whole, and the answer. */
+import { z } from 'zod';
+import { checkBankAccountNumber } from '../../domain/bankAccounts';
+import { currencyRefusal, isCurrency } from '../../domain/money';
+import { BankAccountViewSchema } from '../../views/bankAccountView';
+import { component, exampleOf } from '../components';
+import { text, wholeListOf } from './common';
+
+const upper = (value: unknown) => (typeof value === 'string' ? value.toUpperCase() : value);
+
+/**
+ * `{account_holder_name, country, currency, iban}`, or for a US account `{…, routing_number,
+ * account_number}`: the number checked by the maintained libraries (src/domain/bankAccounts.ts),
+ * each refusal naming its field.
+ */
+export const CreateBankAccountRequest = component(
+  'CreateBankAccountRequest',
+  z
+    .object({
+      account_holder_name: text(140)
+        .min(1, 'account_holder_name must not be empty')
+        .describe('As the bank knows it; at most 140 characters'),
+      country: z.preprocess(upper, z.string().regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. DE')),
+      currency: z.preprocess(upper, z.string().regex(/^[A-Z]{3}$/, 'currency must be a three-letter ISO 4217 code')),
+      iban: z.string().max(64).optional().describe('Any account outside the US; spaces allowed'),
+      routing_number: z.string().max(9).optional().describe('US accounts: the 9-digit ABA routing number'),
+      account_number: z.string().max(17).optional().describe('US accounts: 4 to 17 digits'),
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      if (!isCurrency(body.currency)) {
+        ctx.addIssue({ code: 'custom', path: ['currency'], message: currencyRefusal(body.currency) });
+        return;
+      }
+      const check = checkBankAccountNumber(body);
+      if (!check.ok) ctx.addIssue({ code: 'custom', path: [check.problem.field], message: check.problem.message });
+    }),
+  { account_holder_name: 'Jane Doe', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
+);
+
+export const BankAccount = component('BankAccount', BankAccountViewSchema, {
+  id: 'ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7',
+  object: 'bank_account',
+  recipient: 'rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8',
+  account_holder_name: 'Jane Doe',
+  country: 'DE',
+  currency: 'EUR',
+  last4: '0000',
+  fingerprint: 'Xq3vT0aZ9bN1cK2m',
+  status: 'new',
+  default_for_currency: true,
+});
+
+export const BankAccountList = component('BankAccountList', wholeListOf(BankAccount), {
+  object: 'list',
+  data: [exampleOf(BankAccount)],
+  has_more: false,
+});
