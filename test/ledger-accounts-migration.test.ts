@@ -11,6 +11,7 @@ import { createAccount } from '../src/db/accounts';
 import { MIGRATIONS_DIR, createDb } from '../src/db/knex';
 import { findBalances, findLedgerViolations, paymentLedger } from '../src/db/ledger';
 import { balanceView } from '../src/views/ledgerView';
+import { type LegacyStep, legacyPayment } from './helpers/legacyPayments';
 
 const FIRST_GENERATION = '20261123000000_ledger.js';
 const SECOND_GENERATION = '20261127150000_ledger_accounts.js';
@@ -41,40 +42,7 @@ afterAll(async () => {
   await admin?.destroy();
 });
 
-/** A payment and its history as the read model held them then. */
-async function payment(accountId: string, amountMinor: number, steps: [string, string | null, string][]) {
-  const id = `pay_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`;
-  const at = new Date('2026-11-01T10:00:00Z');
-  await db('payments').insert({
-    id,
-    account_id: accountId,
-    livemode: false,
-    amount_minor: amountMinor,
-    amount_exponent: 2,
-    currency: 'USD',
-    status: steps.at(-1)![2],
-    payer_email: 'payer@example.com',
-    recipient_email: 'recipient@example.com',
-    metadata: '{}',
-    deposit_deadline: at,
-    created_at: at,
-    updated_at: at,
-    version: steps.length,
-  });
-  await db('payment_events').insert(
-    steps.map(([action, from, to], i) => ({
-      payment_id: id,
-      seq: i + 1,
-      action,
-      from_status: from,
-      to_status: to,
-      event: `payment.${action}`,
-      actor: 'key_legacy',
-      at: new Date(at.getTime() + i * 1000),
-    })),
-  );
-  return id;
-}
+const payment = (accountId: string, amountMinor: number, steps: LegacyStep[]) => legacyPayment(db, accountId, amountMinor, steps);
 
 it('answers GET /balance with the same numbers before and after, each payment’s custody now an account of its own', async () => {
   const { account_id } = await createAccount(db, `accounts-${name}@example.com`, 'legacy-password');

@@ -10,6 +10,7 @@ import { createAccount } from '../src/db/accounts';
 import { MIGRATIONS_DIR, createDb } from '../src/db/knex';
 import { findBalances, findLedgerViolations, paymentLedger } from '../src/db/ledger';
 import { balanceView } from '../src/views/ledgerView';
+import { type LegacyStep, legacyPayment } from './helpers/legacyPayments';
 
 const LEDGER_MIGRATION = '20261123000000_ledger.js';
 const migrations = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
@@ -35,59 +36,25 @@ afterAll(async () => {
   await admin?.destroy();
 });
 
-/** A payment as the read model held it before the ledger, with its history. */
-async function legacyPayment(accountId: string, amountMinor: number, steps: [string, string | null, string][]) {
-  const id = `pay_${randomBytes(13).toString('hex').toUpperCase().slice(0, 26)}`;
-  const at = new Date('2026-11-01T10:00:00Z');
-  const [, , status] = steps.at(-1)!;
-  await db('payments').insert({
-    id,
-    account_id: accountId,
-    livemode: false,
-    amount_minor: amountMinor,
-    amount_exponent: 2,
-    currency: 'USD',
-    status,
-    payer_email: 'payer@example.com',
-    recipient_email: 'recipient@example.com',
-    metadata: '{}',
-    deposit_deadline: at,
-    created_at: at,
-    updated_at: at,
-    version: steps.length,
-  });
-  await db('payment_events').insert(
-    steps.map(([action, from, to], i) => ({
-      payment_id: id,
-      seq: i + 1,
-      action,
-      from_status: from,
-      to_status: to,
-      event: `payment.${action}`,
-      actor: 'key_legacy',
-      at: new Date(at.getTime() + i * 1000),
-    })),
-  );
-  return id;
-}
+const paymentBefore = (accountId: string, amountMinor: number, steps: LegacyStep[]) => legacyPayment(db, accountId, amountMinor, steps);
 
 it('writes the entries, amounts and balances of payments made before it, and every invariant holds', async () => {
   const { account_id } = await createAccount(db, `legacy-${name}@example.com`, 'legacy-password');
   const created: [string, null, string] = ['create', null, 'pending_deposit'];
-  const held = await legacyPayment(account_id, 1000, [created, ['deposit', 'pending_deposit', 'in_custody']]);
-  const released = await legacyPayment(account_id, 2500, [
+  const held = await paymentBefore(account_id, 1000, [created, ['deposit', 'pending_deposit', 'in_custody']]);
+  const released = await paymentBefore(account_id, 2500, [
     created,
     ['deposit', 'pending_deposit', 'in_custody'],
     ['approve', 'in_custody', 'pending_release'],
     ['release', 'pending_release', 'released'],
   ]);
-  const refunded = await legacyPayment(account_id, 700, [
+  const refunded = await paymentBefore(account_id, 700, [
     created,
     ['deposit', 'pending_deposit', 'in_custody'],
     ['dispute', 'in_custody', 'disputed'],
     ['resolve', 'disputed', 'refunded'],
   ]);
-  const cancelled = await legacyPayment(account_id, 300, [created, ['cancel', 'pending_deposit', 'cancelled']]);
+  const cancelled = await paymentBefore(account_id, 300, [created, ['cancel', 'pending_deposit', 'cancelled']]);
 
   await db.migrate.latest(migrations);
 
