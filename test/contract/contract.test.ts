@@ -338,6 +338,45 @@ describe('every operation through Prism’s validating proxy', () => {
     expect((await send('delete /api/v1/webhooks/{id}', `/api/v1/webhooks/${wh}`, { key })).status).toBe(404);
     expect((await send('get /api/v1/webhooks/{id}/deliveries', deliveries, { key })).status).toBe(200);
 
+    // Recipients and their bank accounts (docs/concepts.md, "Recipients"; docs/payouts.md).
+    const recipients = 'post /api/v1/recipients';
+    const rcp = await send(recipients, '/api/v1/recipients', { key, body: { email: 'seller@example.com', country: 'DE' } });
+    expect(rcp.status).toBe(201);
+    const rid = rcp.body.id as string;
+    expect((await send(recipients, '/api/v1/recipients', { key, body: { email: 'seller@example.com', country: 'XX' } })).status).toBe(400);
+    expect((await send('get /api/v1/recipients', '/api/v1/recipients', { key })).status).toBe(200);
+    expect((await send('get /api/v1/recipients', '/api/v1/recipients', {})).status).toBe(401);
+    expect((await send('get /api/v1/recipients/{id}', `/api/v1/recipients/${rid}`, { key })).status).toBe(200);
+    expect((await send('get /api/v1/recipients/{id}', '/api/v1/recipients/rcp_NOPE', { key })).status).toBe(404);
+    expect((await send('patch /api/v1/recipients/{id}', `/api/v1/recipients/${rid}`, { key, body: { name: 'Seller' } })).status).toBe(200);
+    expect((await send('patch /api/v1/recipients/{id}', '/api/v1/recipients/rcp_NOPE', { key, body: { name: 'Seller' } })).status).toBe(
+      404,
+    );
+    const verify = 'post /api/v1/recipients/{id}/verification';
+    expect((await send(verify, `/api/v1/recipients/${rid}/verification`, { key, body: { status: 'verified' } })).status).toBe(200);
+    expect((await send(verify, `/api/v1/recipients/${rid}/verification`, { key, body: { status: 'maybe' } })).status).toBe(400);
+    const rbalance = 'get /api/v1/recipients/{id}/balance';
+    expect((await send(rbalance, `/api/v1/recipients/${rid}/balance`, { key })).status).toBe(200);
+    expect((await send(rbalance, '/api/v1/recipients/rcp_NOPE/balance', { key })).status).toBe(404);
+    const accounts = `/api/v1/recipients/${rid}/bank_accounts`;
+    const ba = await send('post /api/v1/recipients/{id}/bank_accounts', accounts, {
+      key,
+      body: { account_holder_name: 'Seller', country: 'DE', currency: 'EUR', iban: 'DE89370400440532013000' },
+    });
+    expect(ba.status).toBe(201);
+    const badIban = { account_holder_name: 'Seller', country: 'DE', currency: 'EUR', iban: 'DE00370400440532013000' };
+    expect((await send('post /api/v1/recipients/{id}/bank_accounts', accounts, { key, body: badIban })).status).toBe(400);
+    expect((await send('get /api/v1/recipients/{id}/bank_accounts', accounts, { key })).status).toBe(200);
+    expect((await send('get /api/v1/recipients/{id}/bank_accounts', '/api/v1/recipients/rcp_NOPE/bank_accounts', { key })).status).toBe(
+      404,
+    );
+    const dropBa = 'delete /api/v1/recipients/{id}/bank_accounts/{ba}';
+    expect((await send(dropBa, `${accounts}/${ba.body.id}`, { key })).status).toBe(200);
+    expect((await send(dropBa, `${accounts}/ba_NOPE`, { key })).status).toBe(404);
+    const redactRecipient = 'post /api/v1/recipients/{id}/redact';
+    expect((await send(redactRecipient, `/api/v1/recipients/${rid}/redact`, { key })).status).toBe(200);
+    expect((await send(redactRecipient, '/api/v1/recipients/rcp_NOPE/redact', { key })).status).toBe(404);
+
     // API keys.
     const made = await send('post /api/v1/api-keys', '/api/v1/api-keys', { key, body: { mode: 'test' } });
     expect(made.status).toBe(201);
