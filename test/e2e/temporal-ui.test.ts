@@ -207,8 +207,8 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
   });
 
   it("a split payment's page shows Completed, its per-action updates, the money each activity moved and its current details, no e-mail", async () => {
-    // Each delivery is a workflow of its own (id = delivery id); failing the release's first attempt
-    // once leaves the payment's history as it is: publications only.
+    // Each delivery's series runs in the payment's run; failing the release's first attempt once
+    // shows its retry there, under the delivery's own summary.
     let releaseFailed = false;
     const receiver = await startReceiver((_n, req) => {
       if (req.body?.event !== 'payment.released' || releaseFailed) return 200;
@@ -245,11 +245,12 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
         () => main.innerText(),
         (t) => t.includes('publish resolve → released (v4)'),
       );
-      // Activities named by step, status, version and the money moved; no delivery (each runs in its own workflow).
+      // Activities named by step, status, version and the money moved; each delivery's attempts as an
+      // activity of the payment's run, named by its event and configuration, never the receiver's URL.
       expect(history).toContain('publish deposit → in_custody (v2) — deposit: 199.99 held');
       expect(history).toContain('publish dispute → disputed (v3)');
       expect(history).toContain('publish resolve → released (v4) — split: 88.88 refunded, 111.11 released, fee 3.08');
-      expect(history).not.toContain(`deliver payment.released → ${hook.body.webhook.id}`);
+      expect(history).toContain(`deliver payment.released → ${hook.body.webhook.id}`);
       // Never the receiver's URL (it may carry a token), a party, the description or a reason.
       for (const personal of [receiver.url, 'carol@example.com', 'dave@example.com', 'E2E order 43', 'E2E clock', 'E2E half back'])
         expect(history).not.toContain(personal);
