@@ -3,7 +3,14 @@
  * outside a payment's run (`payment.test`, resend, recover). The only code besides the payments
  * use cases that starts workflows; routes parse, call one of these and respond.
  */
-import { type Client, WorkflowIdConflictPolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  WorkflowIdConflictPolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
@@ -79,7 +86,10 @@ const RECOVER_START_CONCURRENCY = 16;
 const PENDING_ACTIVITY_SCHEDULED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED;
 
 /** A resend's outcome: a new series whose first attempt has this number, or the series already running. */
-type Resent = { attempt: number } | { running: string };
+type Resent = { attempt: number } | { running: string; run?: SeriesRun };
+
+/** The run a delivery's series is part of, as Temporal described it (`seriesRun`). */
+type SeriesRun = { own: boolean; handle: WorkflowHandle; described: WorkflowExecutionDescription } | null;
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   const secretKey = () => webhookSecretKey(config);
@@ -144,8 +154,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
    * Whether a claimed series may be replaced: no run holds it, and it is not a resend claimed so
    * recently that its start may still be under way. Null while it may still run.
    */
-  async function staleSeries(deliveryId: string, running: string, claimedAt: Date): Promise<StaleSeries | null> {
-    const run = await seriesRun(deliveryId, running);
+  function staleSeries(run: SeriesRun, running: string, claimedAt: Date): StaleSeries | null {
     if (run) {
       if (run.described.status.name === 'RUNNING') return null;
       // This series' own run has ended.
@@ -165,8 +174,10 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     const series = `${RESEND_PREFIX}${deliveryId}_${ulid()}`;
     let claim = await claimSeries(db, deliveryId, series);
     if ('running' in claim) {
-      const stale = await staleSeries(deliveryId, claim.running, claim.claimedAt);
-      if (!stale) return { running: claim.running };
+      // Described once: a retry-now of the running series reads the same description.
+      const run = await seriesRun(deliveryId, claim.running);
+      const stale = staleSeries(run, claim.running, claim.claimedAt);
+      if (!stale) return { running: claim.running, run };
       claim = await claimSeries(db, deliveryId, series, stale);
       if ('running' in claim) return { running: claim.running };
     }
@@ -187,9 +198,9 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
    * to be, or for a run that cannot be woken (series started before retry-now existed answer the
    * update as unknown).
    */
-  async function retryNow(deliveryId: string, running: string, logged: number): Promise<number | null> {
+  async function retryNow(deliveryId: string, running: string, logged: number, described?: SeriesRun): Promise<number | null> {
     try {
-      const run = await seriesRun(deliveryId, running);
+      const run = described === undefined ? await seriesRun(deliveryId, running) : described;
       if (!run || run.described.status.name !== 'RUNNING') return null;
       if (run.own && (run.described.memo?.series ?? ORIGINAL_SERIES) !== running) return null;
       // In a payment's run, the series' activities are named by the delivery (src/workflows/deliverySeries.ts).
@@ -272,7 +283,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       if (!delivery) throw new NotFound('delivery');
       const resent = await resend(scope, row, deliveryId, delivery.attempts);
       if ('attempt' in resent) return resent.attempt;
-      const woken = await retryNow(deliveryId, resent.running, delivery.attempts);
+      const woken = await retryNow(deliveryId, resent.running, delivery.attempts, resent.run);
       if (woken === null) throw new DeliveryInProgress(deliveryId, resent.running);
       return woken;
     },
