@@ -1,7 +1,8 @@
 /**
  * An endpoint has at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight (docs/webhooks.md,
- * "No tenant slows another"): the others wait in their workflows, send nothing meanwhile, and are
- * then delivered by the same attempt, numbered as if they had never waited.
+ * "No tenant slows another"): the others wait a moment in their attempt, then in their workflows,
+ * send nothing meanwhile, and are then delivered by the same attempt, numbered as if they had never
+ * waited.
  */
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +56,42 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
       expect(receiver.seen.received).toBe(6);
       // A wait for a turn is no attempt: each delivery's log holds one.
       expect(rows.map((d) => d.attempts)).toEqual(Array(6).fill(1));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a burst of twice the limit waits inside its attempts: one activity per delivery, none back to its payment's run", async () => {
+    const receiver = await slowReceiver(400);
+    try {
+      const acct = await stack.newAccount();
+      const key = acct.test_api_key;
+      const hook = await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url, events: ['payment.created'] } });
+      expect(hook.status).toBe(201);
+      const created = await Promise.all(
+        Array.from({ length: 2 * LIMIT }, () => stack.http.post('/api/v1/payments', { key, body: validPayment() })),
+      );
+      expect(created.map((c) => c.status)).toEqual(Array(2 * LIMIT).fill(201));
+      await eventually(
+        async () => {
+          const found = (await stack
+            .db('webhook_deliveries')
+            .where({ webhook_id: hook.body.webhook.id, status: 'succeeded' })) as unknown[];
+          return found.length === 2 * LIMIT || undefined;
+        },
+        60_000,
+        'every delivery to succeed',
+      );
+      expect(receiver.seen.most).toBeLessThanOrEqual(LIMIT);
+      expect(receiver.seen.received).toBe(2 * LIMIT);
+      // A delivery sent back to its run by a full endpoint would show a second deliverWebhook activity there.
+      const scheduled = await Promise.all(
+        created.map(async (c) => {
+          const { events } = await stack.client.workflow.getHandle(c.body.id as string).fetchHistory();
+          return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook').length;
+        }),
+      );
+      expect(scheduled).toEqual(Array(2 * LIMIT).fill(1));
     } finally {
       await receiver.close();
     }

@@ -9,6 +9,7 @@ import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
 import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
 import { releaseLease, takeLease } from '../db/endpointLeases';
 import { ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
+import { EndpointTurns, HANDED_LEASE_MS } from './endpointTurns';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
 import { type ChainedDelivery, startFirstSeries } from './seriesStart';
@@ -59,15 +60,42 @@ export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 export function deliveryActivities(deps: PublicationDeps) {
   const { db, config, temporal, logger } = deps;
 
-  /** The endpoint's next delivery in line gets its turn now rather than at its fallback timer. */
-  async function wakeNext(next: { deliveryId: string; run: string } | undefined): Promise<void> {
+  const turns = new EndpointTurns();
+
+  /**
+   * The endpoint's next delivery in the durable line, handed the freed lease, gets its turn now
+   * rather than at its fallback timer; a waiter no signal reaches gives the lease on.
+   */
+  async function wakeNext(webhookId: string, next: { deliveryId: string; run: string } | undefined): Promise<void> {
     if (!next) return;
     try {
       await temporal.workflow.getHandle(next.run).signal(ENDPOINT_TURN_SIGNAL, { deliveryId: next.deliveryId });
     } catch (err) {
       // Its run has ended, or Temporal is out of reach: the waiter's own timer wakes it.
       logger.warn({ delivery_id: next.deliveryId, error: String(err) }, 'could not wake a delivery waiting for its endpoint');
+      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, HANDED_LEASE_MS));
     }
+  }
+
+  /**
+   * A lease on the endpoint for as long as the activity may run: at once, else after a moment's
+   * wait in the attempt, else the delivery joins the endpoint's durable line and false is returned.
+   */
+  async function lease(deliveryId: string, webhookId: string, leaseMs: number, run: string): Promise<boolean> {
+    const request = { deliveryId, webhookId, limit: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, leaseMs };
+    return (
+      (await takeLease(db, request)) ||
+      (config.WEBHOOK_ENDPOINT_WAIT > 0 &&
+        (await turns.wait(webhookId, request.limit, () => takeLease(db, request), config.WEBHOOK_ENDPOINT_WAIT))) ||
+      (await takeLease(db, { ...request, run }))
+    );
+  }
+
+  /** The attempt ended: its lease goes to the durable line's first, else to whoever takes it next. */
+  async function giveBack(deliveryId: string, webhookId: string): Promise<void> {
+    const next = await releaseLease(db, deliveryId, webhookId, HANDED_LEASE_MS);
+    turns.ended(webhookId);
+    await wakeNext(webhookId, next);
   }
 
   return {
@@ -80,16 +108,14 @@ export function deliveryActivities(deps: PublicationDeps) {
       const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, DELIVERY_NOT_FOUND);
       const seriesAttempt = Context.current().info.attempt;
-      // A lease on the endpoint for as long as the activity may run; a full endpoint sends nothing
-      // and the series' workflow waits on a durable timer, holding no slot. Series of runs recorded
-      // before the one road (no `base`) cannot wait so, and take none.
+      // An endpoint that stays full sends nothing: the series' workflow waits for its turn on a
+      // durable timer, holding no slot. Series of runs recorded before the one road (no `base`)
+      // cannot wait so, and take no lease.
       const leased = base !== undefined;
       if (leased) {
         const leaseMs = retry.timeoutMs + DELIVERY_ACTIVITY_MARGIN_MS;
         const run = Context.current().info.workflowExecution?.workflowId ?? deliveryId;
-        if (!(await takeLease(db, deliveryId, found.webhook.id, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, leaseMs, run))) {
-          return { busy: seriesAttempt };
-        }
+        if (!(await lease(deliveryId, found.webhook.id, leaseMs, run))) return { busy: seriesAttempt };
       }
       let result;
       try {
@@ -102,7 +128,7 @@ export function deliveryActivities(deps: PublicationDeps) {
           timeoutMs: retry.timeoutMs,
         });
       } finally {
-        if (leased) await wakeNext(await releaseLease(db, deliveryId, found.webhook.id));
+        if (leased) await giveBack(deliveryId, found.webhook.id);
       }
       // The next delivery of the chain once this one's attempt has ended (again on a retry: started once).
       if (then?.length) {

@@ -30,11 +30,6 @@ export interface LegacyPlan {
 
 const DEFAULT_HANDOFF_AFTER_MS = 30_000;
 
-const { deliveryProgress, endSeries } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumInterval: '10 seconds' },
-});
-
 /** The series a pre-patch run keeps in its own history, and their hand-over. */
 export class LegacySeries {
   private readonly running = new Map<string, CancellationScope>();
@@ -99,7 +94,10 @@ export class LegacySeries {
   }
 }
 
-/** The rest of a handed-over delivery's original series, at the intervals and attempts it had left. */
+/**
+ * The rest of a handed-over delivery's original series, at the intervals and attempts it had left:
+ * a resumed series (./deliverySeries.ts), numbered after the attempts the log holds.
+ */
 export async function continuedDeliveryWorkflow({
   deliveryId,
   retry,
@@ -107,14 +105,5 @@ export async function continuedDeliveryWorkflow({
   deliveryId: string;
   retry: DeliveryRetry;
 }): Promise<DeliveryOutcome> {
-  const progress = await deliveryProgress(deliveryId);
-  if (!progress || progress.status !== 'pending' || progress.series !== ORIGINAL_SERIES) return 'skipped';
-  const rest = continuedRetry(retry, progress.attempts);
-  if (!rest) {
-    await endSeries({ deliveryId, series: ORIGINAL_SERIES });
-    return 'skipped';
-  }
-  const sinceLast = progress.lastAttemptAt === null ? 0 : Date.now() - progress.lastAttemptAt;
-  if (rest.waitMs > sinceLast) await sleep(rest.waitMs - sinceLast);
-  return webhookDeliveryWorkflow({ deliveryId, series: ORIGINAL_SERIES, retry: rest.retry });
+  return webhookDeliveryWorkflow({ deliveryId, series: ORIGINAL_SERIES, retry, resumed: true });
 }
