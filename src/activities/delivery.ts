@@ -62,6 +62,13 @@ export function deliveryActivities(deps: PublicationDeps) {
 
   const turns = new EndpointTurns();
 
+  /** How a freed lease is given (src/db/endpointLeases.ts): to a waiter of this worker unless the line's first has waited longer than such a waiter may. */
+  const release = (webhookId: string) => ({
+    localWaiting: turns.waiting(webhookId) > 0,
+    lineFirstAfterMs: config.WEBHOOK_ENDPOINT_WAIT,
+    handMs: HANDED_LEASE_MS,
+  });
+
   /**
    * The endpoint's next delivery in the durable line, handed the freed lease, gets its turn now
    * rather than at its fallback timer; a waiter no signal reaches gives the lease on.
@@ -73,7 +80,7 @@ export function deliveryActivities(deps: PublicationDeps) {
     } catch (err) {
       // Its run has ended, or Temporal is out of reach: the waiter's own timer wakes it.
       logger.warn({ delivery_id: next.deliveryId, error: String(err) }, 'could not wake a delivery waiting for its endpoint');
-      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, HANDED_LEASE_MS));
+      await giveBack(next.deliveryId, webhookId);
     }
   }
 
@@ -91,10 +98,10 @@ export function deliveryActivities(deps: PublicationDeps) {
     );
   }
 
-  /** The attempt ended: its lease goes to the durable line's first, else to whoever takes it next. */
+  /** The attempt's exchange with the receiver ended: its lease goes to whoever is next (see `release`). */
   async function giveBack(deliveryId: string, webhookId: string): Promise<void> {
-    const next = await releaseLease(db, deliveryId, webhookId, HANDED_LEASE_MS);
-    turns.ended(webhookId);
+    const next = await releaseLease(db, deliveryId, webhookId, release(webhookId));
+    if (!next) turns.ended(webhookId);
     await wakeNext(webhookId, next);
   }
 
@@ -117,9 +124,20 @@ export function deliveryActivities(deps: PublicationDeps) {
         const run = Context.current().info.workflowExecution?.workflowId ?? deliveryId;
         if (!(await lease(deliveryId, found.webhook.id, leaseMs, run))) return { busy: seriesAttempt };
       }
+      // The lease goes back as soon as the receiver has answered (before the attempt is recorded), or when the attempt ends.
+      let held = leased;
+      const answered = async () => {
+        if (!held) return;
+        held = false;
+        // A lease that cannot be given back expires with the activity's time: the attempt itself stands.
+        await giveBack(deliveryId, found.webhook.id).catch((err: unknown) =>
+          logger.warn({ delivery_id: deliveryId, error: String(err) }, 'could not give back an endpoint lease'),
+        );
+      };
       let result;
       try {
         result = await attemptDelivery(deps, found, {
+          answered,
           series,
           seriesAttempt,
           // The log numbers this attempt as the Temporal UI does, after the attempts before the series.
@@ -128,7 +146,7 @@ export function deliveryActivities(deps: PublicationDeps) {
           timeoutMs: retry.timeoutMs,
         });
       } finally {
-        if (leased) await giveBack(deliveryId, found.webhook.id);
+        await answered();
       }
       // The next delivery of the chain once this one's attempt has ended (again on a retry: started once).
       if (then?.length) {

@@ -32,6 +32,8 @@ interface AttemptRequest {
   logAttempt: number;
   /** The HTTP call's time-out. */
   timeoutMs: number;
+  /** Called once the exchange with the receiver has ended, before the attempt is recorded (the endpoint's lease goes back). */
+  answered?: () => Promise<void>;
 }
 
 export interface AttemptDeps {
@@ -111,6 +113,7 @@ export async function attemptDelivery(
     error = e.name === 'TimeoutError' ? timeoutError(req.timeoutMs) : (e.cause?.code ?? e.cause?.message ?? e.message);
   }
   const durationMs = Date.now() - started;
+  await req.answered?.();
   if (blockedAtConnect) return refuse(blockedAtConnect, durationMs);
   const outcome = error ? 'failed' : 'succeeded';
   webhookDeliveries.inc({ outcome });
