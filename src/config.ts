@@ -188,11 +188,12 @@ const schema = z.object({
   /** Attempts in flight to one configuration at most; the others wait in their workflow, holding no worker slot (docs/webhooks.md). */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().positive().max(1000).default(4),
   /**
-   * How long an attempt that finds its endpoint full waits inside itself for a turn before its
-   * delivery joins the durable line; 0 sends it to the line at once (docs/webhooks.md). At most 5 s:
-   * the wait comes out of the activity's 10 s margin beyond WEBHOOK_TIMEOUT.
+   * How long an attempt that finds its endpoint full may wait inside itself (holding its worker
+   * slot) for a turn before its delivery joins the durable line; 0, the default, sends it to the
+   * line at once (docs/webhooks.md). At most 5 s: the wait comes out of the activity's 10 s margin
+   * beyond WEBHOOK_TIMEOUT.
    */
-  WEBHOOK_ENDPOINT_WAIT: duration('2s').refine((v) => v <= 5000, 'WEBHOOK_ENDPOINT_WAIT must be at most 5s'),
+  WEBHOOK_ENDPOINT_WAIT: duration('0s').refine((v) => v <= 5000, 'WEBHOOK_ENDPOINT_WAIT must be at most 5s'),
   /** The most deliveries one `POST /webhooks/:id/recover` queues; the answer says whether more remain (docs/webhooks.md). */
   RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */

@@ -62,13 +62,6 @@ export function deliveryActivities(deps: PublicationDeps) {
 
   const turns = new EndpointTurns();
 
-  /** How a freed lease is given (src/db/endpointLeases.ts): to a waiter of this worker unless the line's first has waited longer than such a waiter may. */
-  const release = (webhookId: string) => ({
-    localWaiting: turns.waiting(webhookId) > 0,
-    lineFirstAfterMs: config.WEBHOOK_ENDPOINT_WAIT,
-    handMs: HANDED_LEASE_MS,
-  });
-
   /**
    * The endpoint's next delivery in the durable line, handed the freed lease, gets its turn now
    * rather than at its fallback timer; a waiter no signal reaches gives the lease on.
@@ -80,7 +73,7 @@ export function deliveryActivities(deps: PublicationDeps) {
     } catch (err) {
       // Its run has ended, or Temporal is out of reach: the waiter's own timer wakes it.
       logger.warn({ delivery_id: next.deliveryId, error: String(err) }, 'could not wake a delivery waiting for its endpoint');
-      await giveBack(next.deliveryId, webhookId);
+      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, HANDED_LEASE_MS));
     }
   }
 
@@ -98,10 +91,10 @@ export function deliveryActivities(deps: PublicationDeps) {
     );
   }
 
-  /** The attempt's exchange with the receiver ended: its lease goes to whoever is next (see `release`). */
+  /** The attempt's exchange with the receiver ended: its lease goes to the durable line's first, else to whoever takes it next. */
   async function giveBack(deliveryId: string, webhookId: string): Promise<void> {
-    const next = await releaseLease(db, deliveryId, webhookId, release(webhookId));
-    if (!next) turns.ended(webhookId);
+    const next = await releaseLease(db, deliveryId, webhookId, HANDED_LEASE_MS);
+    turns.ended(webhookId);
     await wakeNext(webhookId, next);
   }
 
