@@ -1,5 +1,6 @@
 /** The workflows, as the worker's bundle and the clients import them. */
 export * from './payment';
+export * from './paymentMessages';
 export * from './webhookDelivery';
 export * from './deliverySeries';
 export * from './legacyDelivery';
