@@ -3,6 +3,7 @@ export * from './payment';
 export * from './paymentMessages';
 export * from './webhookDelivery';
 export * from './deliverySeries';
+export * from './webhookDeliveryWorkflow';
 export * from './legacyDelivery';
 export * from './audit';
 export * from './ledgerVerify';
