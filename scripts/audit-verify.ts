@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, parseSecretKey } from '../src/config';
+import { loadConfig } from '../src/config';
+import { parseSecretKey } from '../src/lib/settingValues';
 import { checkLog } from '../src/domain/auditCheck';
 import { treeHeadMessage } from '../src/domain/canonicalJson';
 import { allHeads, sequencedLeaves } from '../src/db/audit';

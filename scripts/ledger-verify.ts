@@ -6,10 +6,9 @@
  * Prints a report; exit 0 when all hold, 1 on any breach, 2 on bad usage or when it could not run.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config';
+import { type Config, loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
-import { ledgerReport } from '../src/db/ledgerCheck';
-import { checkInWorker, ledgerService } from '../src/services/ledger';
+import { checkInWorker, checkText, ledgerService } from '../src/services/ledger';
 import { connectClient } from '../src/stack';
 
 const USAGE = 'usage: npm run ledger:verify [-- --account <account id> | --all] [--skip-workflows]';
@@ -24,26 +23,26 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  if (values['skip-workflows']) {
-    const db = createDb(config.DATABASE_URL, config.DATA_DIR, 'leave out --skip-workflows: its worker then runs the check');
-    try {
-      const violations = await ledgerService({ db }).verify(values.account, { workflows: false });
-      process.stdout.write(`${ledgerReport(violations)}\n`);
-      return violations.length ? 1 : 0;
-    } finally {
-      await db.destroy();
-    }
+  const result = values['skip-workflows'] ? await onDatabase(config, values.account) : await inWorker(config, values);
+  process.stdout.write(checkText(result, values.all));
+  return result.violations ? 1 : 0;
+}
+
+/** `--skip-workflows`: the database's own invariants, checked from here. */
+async function onDatabase(config: Config, accountId?: string) {
+  const db = createDb(config.DATABASE_URL, config.DATA_DIR, 'leave out --skip-workflows: its worker then runs the check');
+  try {
+    return await ledgerService({ db }).check(accountId, { workflows: false });
+  } finally {
+    await db.destroy();
   }
-  // Without TEMPORAL_ADDRESS, the dev server `npm start` runs.
+}
+
+/** The check run by a worker, as the schedule runs it; without TEMPORAL_ADDRESS, of the dev server `npm start` runs. */
+async function inWorker(config: Config, opts: { account?: string; all?: boolean }) {
   const client = await connectClient(config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_PORT}`, config.TEMPORAL_NAMESPACE);
   try {
-    const result = await checkInWorker(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, accountId: values.account, all: values.all });
-    process.stdout.write(`${result.report.join('\n')}\n`);
-    if (result.payments !== undefined)
-      process.stdout.write(
-        `(${result.payments} payment${result.payments === 1 ? '' : 's'} checked${values.all ? ', all of them' : result.wrapped ? '; the next run starts from the first' : '; the next run goes on from there'})\n`,
-      );
-    return result.violations ? 1 : 0;
+    return await checkInWorker(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, accountId: opts.account, all: opts.all });
   } finally {
     await client.connection.close();
   }

@@ -4,9 +4,9 @@ import { auditSigningKey } from '../config';
 import { AuditLogInconsistent, signTreeHead } from '../db/audit';
 import { AUDIT_LOG_INCONSISTENT } from '../domain/failures';
 import { signEd25519 } from '../lib/ed25519';
-import type { AttemptDeps } from './webhookAttempt';
+import type { ActivityResources } from './resources';
 
-export function auditHeadActivities({ db, config, logger }: AttemptDeps) {
+export function auditHeadActivities({ db, config, logger }: ActivityResources) {
   return {
     /**
      * Sequence the leaves waiting for a position and sign the new head, never one the stored tree

@@ -13,7 +13,7 @@ import { EndpointTurns, HANDED_LEASE_MS } from './endpointTurns';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
 import { type ChainedDelivery, startFirstSeries } from './seriesStart';
-import type { PublicationDeps } from './publication';
+import type { ActivityResourcesWithClient } from './resources';
 
 export type DeliveryOutcome = 'succeeded' | 'skipped';
 
@@ -57,7 +57,7 @@ export interface SeriesInput {
 /** A delivery activity's start-to-close time-out beyond its HTTP time-out (src/workflows/deliverySeries.ts). */
 export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
-export function deliveryActivities(deps: PublicationDeps) {
+export function deliveryActivities(deps: ActivityResourcesWithClient) {
   const { db, config, temporal, logger } = deps;
 
   const turns = new EndpointTurns();

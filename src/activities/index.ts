@@ -6,7 +6,7 @@ import { auditHeadActivities } from './auditHead';
 import { deliveryActivities } from './delivery';
 import { ledgerActivities } from './ledger';
 import { publicationActivities } from './publication';
-import type { PublicationDeps } from './publication';
+import type { ActivityResourcesWithClient } from './resources';
 
 export type { DeliveryOutcome, EndpointBusy, SeriesInput } from './delivery';
 export { DELIVERY_ACTIVITY_MARGIN_MS } from './delivery';
@@ -14,9 +14,7 @@ export type { DeliveryPlan, DeliveryTarget, PublicationInput, SeriesPlan } from 
 export type { ChainedDelivery } from './seriesStart';
 export { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 
-type ActivityDeps = PublicationDeps;
-
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityResourcesWithClient) {
   return {
     ...publicationActivities(deps),
     ...deliveryActivities(deps),

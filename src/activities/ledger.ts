@@ -4,12 +4,12 @@ import type { PaymentState } from '../domain/paymentTypes';
 import { ledgerReport, runLedgerCheck, verifyLedger } from '../db/ledgerCheck';
 import { ledgerInvariantViolations, ledgerVerifyLastFailure, ledgerVerifyLastSuccess } from '../lib/metrics';
 import { queryOrUndefined } from '../lib/workflowQuery';
-import type { AttemptDeps } from './webhookAttempt';
+import type { ActivityResources } from './resources';
 
 /** At most this many report lines travel back in the workflow's result. */
 const REPORT_LINES = 50;
 
-export function ledgerActivities({ db, config, logger }: AttemptDeps) {
+export function ledgerActivities({ db, config, logger }: ActivityResources) {
   const workflowState = (id: string) => queryOrUndefined<PaymentState>(Context.current().client, id, 'getPayment');
   /** A run that throws is a failed run: its time is the metric the staleness alert's twin watches. */
   const failing = async <T>(run: () => Promise<T>): Promise<T> => {

@@ -4,7 +4,6 @@
  * delivery's series on the webhooks task queue. No receiver is called here.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import { PROJECTION_REFUSED } from '../domain/failures';
 import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
 import { isTerminal } from '../domain/payment';
@@ -19,7 +18,7 @@ import { projectAndPlan } from '../db/projection';
 import { paymentTransitions, projectionFailures } from '../lib/metrics';
 import { type ChainedDelivery, chainsOf, startFirstSeries } from './seriesStart';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
-import type { AttemptDeps } from './webhookAttempt';
+import type { ActivityResourcesWithClient } from './resources';
 
 /** One delivery a transition owes, with its configuration's id; never its URL, which may carry a token. */
 export interface DeliveryTarget {
@@ -52,12 +51,7 @@ export interface SeriesPlan {
   retry: DeliveryRetry;
 }
 
-/** What a publication needs beyond an attempt's dependencies: a client to start the series. */
-export interface PublicationDeps extends AttemptDeps {
-  temporal: Client;
-}
-
-export function publicationActivities(deps: PublicationDeps) {
+export function publicationActivities(deps: ActivityResourcesWithClient) {
   const { db, config, logger, temporal } = deps;
 
   return {

@@ -2,17 +2,16 @@
  * One webhook delivery attempt (src/activities/delivery.ts). Never throws for the receiver's or
  * the URL's sake: the caller turns the result into a retry or not.
  */
-import type { Knex } from 'knex';
 import { fetch } from 'undici';
 import ms from 'ms';
-import { type Config, stackPorts } from '../config';
+import { stackPorts } from '../config';
 import { answerError, refusedError, statusAfterAttempt, timeoutError } from '../domain/deliveryAttempt';
 import { disableWebhook } from '../db/webhookConfigurations';
 import { type LoadedDelivery, failingSince, markSkipped, recordAttempt } from '../db/webhookDeliveries';
-import type { Logger } from '../lib/logger';
 import { webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhookRules/signature';
 import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhookRules/urlPolicy';
+import type { ActivityResources } from './resources';
 import { WEBHOOK_DELIVERY_FAILED, WEBHOOK_DISABLED, WEBHOOK_GONE, WEBHOOK_URL_REFUSED } from '../domain/failures';
 
 type AttemptResult =
@@ -36,15 +35,9 @@ interface AttemptRequest {
   answered?: () => Promise<void>;
 }
 
-export interface AttemptDeps {
-  db: Knex;
-  config: Config;
-  logger: Logger;
-}
-
 /** One attempt of `req.series` for the delivery as loaded (with its configuration's secrets). */
 export async function attemptDelivery(
-  { db, config, logger }: AttemptDeps,
+  { db, config, logger }: ActivityResources,
   found: LoadedDelivery,
   req: AttemptRequest,
 ): Promise<AttemptResult> {

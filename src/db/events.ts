@@ -1,4 +1,7 @@
-/** The event repository: the events of each history entry (written by src/db/projection.ts), for the Events API. */
+/**
+ * The event repository: the events of each history entry (written by src/db/projection.ts), for the
+ * Events API; how the API shows one is src/views/eventView.ts's.
+ */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { PaymentEvent } from '../domain/paymentTypes';
@@ -52,18 +55,4 @@ export async function listEvents(db: Knex, scope: Scope, filter: EventFilter) {
 
 export async function findEvent(db: Knex, scope: Scope, id: string): Promise<EventRecord | undefined> {
   return (await scoped(db, scope)().where({ id }).first()) as EventRecord | undefined;
-}
-
-export function eventView(e: EventRecord) {
-  return {
-    id: e.id,
-    object: 'event' as const,
-    type: e.type,
-    payment_id: e.payment_id,
-    sequence: e.sequence,
-    created_at: e.created_at.toISOString(),
-    // A milestone event's milestone, as its webhook envelope shows it.
-    ...(e.milestone_id ? { milestone: e.data.milestones.find((m) => m.id === e.milestone_id) } : {}),
-    data: e.data,
-  };
 }

@@ -17,6 +17,7 @@ import {
   latestDispute,
   withDisputes,
 } from './disputeRules';
+import { sumOfMilestones } from './milestones';
 import { nextActions, refusalMessage } from './payment';
 import { type PlannedStep, planSteps } from './paymentPlan';
 import { amountsOf } from './paymentMoney';
@@ -67,7 +68,7 @@ type DisputePlan = ({ ok: true } & PlannedStep) | DisputeRefusal;
  */
 export function openDispute(state: PaymentState, step: PlannedStep, opening: DisputeOpening, now: number): PlannedStep {
   const covers = step.changes.filter((c) => c.to === 'disputed' && c.from !== 'disputed').map((c) => ({ id: c.id, from: c.from }));
-  const held = state.milestones.filter((m) => covers.some((c) => c.id === m.id)).reduce((sum, m) => sum + BigInt(m.heldMinor), 0n);
+  const held = sumOfMilestones(state.milestones.filter((m) => covers.some((c) => c.id === m.id))).held;
   const respondent = RESPONDENT[opening.openedBy];
   const dispute: DisputeState = {
     id: opening.id,
@@ -131,7 +132,7 @@ function settle(
   milestoneId?: string,
 ): DisputePlan {
   const targets = disputedOf(state, d);
-  const held = targets.reduce((sum, m) => sum + BigInt(m.heldMinor), 0n);
+  const held = sumOfMilestones(targets).held;
   let resolution: Resolution | undefined;
   if (refund !== undefined) {
     if (refund > held) {
@@ -262,7 +263,7 @@ export function planDisputeDefault(state: PaymentState, disputeId: string, now: 
   const d = state.disputes?.find((x) => x.id === disputeId);
   const outcome = d && DEFAULT_OUTCOME[d.openedBy];
   if (!d || !outcome || d.status !== 'awaiting_response' || disputedOf(state, d).length === 0) return undefined;
-  const held = disputedOf(state, d).reduce((sum, m) => sum + BigInt(m.heldMinor), 0n);
+  const held = sumOfMilestones(disputedOf(state, d)).held;
   const plan = settle(state, d, 'dispute_default', outcome === 'refund' ? held : 0n, now, d.milestoneId ?? undefined);
   return plan.ok ? plan : undefined;
 }

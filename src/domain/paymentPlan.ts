@@ -96,7 +96,7 @@ export function planTransition(state: PaymentState, req: TransitionRequestRule, 
   }
   const of = milestone ? 'milestone' : 'payment';
   const status = milestone ? milestone.status : state.status;
-  const held = milestone ? BigInt(milestone.heldMinor) : amountsOf(state).held;
+  const held = amountsOf(milestone ?? state).held;
   const isSplit = req.action === 'resolve' && req.resolution === 'split';
   const field = isSplit ? 'refund_amount' : 'amount';
   const partial = req.action === 'refund' && req.amountMinor !== undefined && req.amountMinor < held;

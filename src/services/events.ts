@@ -1,7 +1,8 @@
 /** The Events API's use cases: every event a payment emitted, scoped by account and mode. */
 import type { Knex } from 'knex';
 import type { Scope } from '../domain/tenancy';
-import { type EventFilter, eventView, findEvent, listEvents } from '../db/events';
+import { type EventFilter, findEvent, listEvents } from '../db/events';
+import { eventView } from '../views/eventView';
 import { NotFound, pageOrRefuse } from './errors';
 
 export function eventsService({ db }: { db: Knex }) {

@@ -6,10 +6,10 @@ import { balanceView, ledgerEntryView } from '../views/ledgerView';
 import type { PaymentState } from '../domain/paymentTypes';
 import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger } from '../db/ledger';
-import { verifyLedger } from '../db/ledgerCheck';
+import { ledgerReport, verifyLedger } from '../db/ledgerCheck';
 import { balancesAsOf } from '../db/ledgerAccounts';
 import { findPayment } from '../db/payments';
-import { getPaymentQuery, ledgerVerifyWorkflow } from '../workflows';
+import { type LedgerCheckResult, getPaymentQuery, ledgerVerifyWorkflow } from '../workflows';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import { queryOrUndefined } from '../lib/workflowQuery';
 import { NotFound, pageOrRefuse } from './errors';
@@ -22,7 +22,10 @@ const CHECK_TIMEOUT = '30 minutes';
  * embedded one of `npm start`), as the schedule runs it; its result when it ends. Refused at once
  * when no worker polls the queue.
  */
-export async function checkInWorker(temporal: Client, opts: { taskQueue: string; accountId?: string; all?: boolean }) {
+export async function checkInWorker(
+  temporal: Client,
+  opts: { taskQueue: string; accountId?: string; all?: boolean },
+): Promise<LedgerCheckResult> {
   const { pollers } = await temporal.workflowService.describeTaskQueue({
     namespace: temporal.options.namespace,
     taskQueue: { name: opts.taskQueue },
@@ -38,6 +41,16 @@ export async function checkInWorker(temporal: Client, opts: { taskQueue: string;
   });
 }
 
+/** A check's result in words, as `npm run ledger:verify` prints it: its report, then which payments a periodic run covered. */
+export function checkText(result: LedgerCheckResult, all = false): string {
+  const lines = [...result.report];
+  if (result.payments !== undefined) {
+    const next = all ? ', all of them' : result.wrapped ? '; the next run starts from the first' : '; the next run goes on from there';
+    lines.push(`(${result.payments} payment${result.payments === 1 ? '' : 's'} checked${next})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** No worker polls the task queue the check was asked of. */
 export class NoWorker extends Error {
   constructor(readonly taskQueue: string) {
@@ -46,6 +59,17 @@ export class NoWorker extends Error {
 }
 
 export function ledgerService({ db, temporal }: { db: Knex; temporal?: Client }) {
+  /**
+   * Every invariant, open payments against their workflow's own state (or, with `workflows: false`,
+   * the database's own invariants only); `accountId` narrows it to one account.
+   */
+  async function verify(accountId?: string, opts: { workflows?: boolean } = {}) {
+    const state = (id: string) =>
+      temporal ? queryOrUndefined<PaymentState>(temporal, id, getPaymentQuery.name) : Promise.resolve(undefined);
+    const { violations } = await verifyLedger(db, opts.workflows === false ? () => Promise.resolve(undefined) : state, accountId);
+    return opts.workflows === false ? violations.filter((v) => v.check !== 'workflow_state') : violations;
+  }
+
   return {
     /** From the balances kept beside the entries: no scan of postings. */
     async balance(scope: Scope, asOf?: Date) {
@@ -62,15 +86,12 @@ export function ledgerService({ db, temporal }: { db: Knex; temporal?: Client })
       return { data: page.rows.map(ledgerEntryView), hasMore: page.hasMore };
     },
 
-    /**
-     * Every invariant, open payments against their workflow's own state (or, with `workflows: false`,
-     * the database's own invariants only); `accountId` narrows it to one account.
-     */
-    async verify(accountId?: string, opts: { workflows?: boolean } = {}) {
-      const state = (id: string) =>
-        temporal ? queryOrUndefined<PaymentState>(temporal, id, getPaymentQuery.name) : Promise.resolve(undefined);
-      const { violations } = await verifyLedger(db, opts.workflows === false ? () => Promise.resolve(undefined) : state, accountId);
-      return opts.workflows === false ? violations.filter((v) => v.check !== 'workflow_state') : violations;
+    verify,
+
+    /** The same check with its result as a worker's run words it (`checkInWorker`): `npm run ledger:verify --skip-workflows`. */
+    async check(accountId?: string, opts: { workflows?: boolean } = {}): Promise<LedgerCheckResult> {
+      const violations = await verify(accountId, opts);
+      return { violations: violations.length, report: ledgerReport(violations).split('\n') };
     },
   };
 }

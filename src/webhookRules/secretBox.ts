@@ -3,7 +3,7 @@
  * with the webhook id in the additional data (a ciphertext copied onto another row does not open).
  * The migration `20261122030700_webhook_secret_encryption.js` writes the same format.
  */
-import { parseSecretKey } from '../config';
+import { parseSecretKey } from '../lib/settingValues';
 import { openText, sealText } from '../lib/sealedBox';
 
 const context = (webhookId: string) => `webhook-secret:${webhookId}`;

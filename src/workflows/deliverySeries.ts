@@ -1,7 +1,7 @@
 /**
- * A delivery's series (docs/webhooks.md, "One road"): the one workflow every attempt runs in —
- * first, retry, resend, recover, test — started with the delivery's id on the webhooks task queue
- * (src/domain/deliverySeries.ts).
+ * A delivery's series (docs/webhooks.md, "One road"): the one road every attempt takes — first,
+ * retry, resend, recover, test — in a payment's run or in a workflow of its own started with the
+ * delivery's id on the webhooks task queue (./webhookDeliveryWorkflow.ts, src/domain/deliverySeries.ts).
  */
 import {
   ActivityCancellationType,
@@ -14,7 +14,6 @@ import {
   isCancellation,
   log,
   proxyActivities,
-  setHandler,
   sleep,
 } from '@temporalio/workflow';
 import { type Priority, RetryState } from '@temporalio/common';
@@ -279,46 +278,4 @@ export function attemptsSummary(base: number, attempts: number): string {
 /** An attempt given up for a retry-now: cancelled between attempts, or failing in flight as the cancellation reached it. */
 function wokenOut(err: unknown): boolean {
   return isCancellation(err) || (err instanceof ActivityFailure && err.retryState === RetryState.CANCEL_REQUESTED);
-}
-
-export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<DeliveryOutcome> {
-  // A resumed series begins its attempts after reading where the delivery stands.
-  const begun: { series?: DeliverySeries } = {};
-  setHandler(retryNowUpdate, (req) => (begun.series ?? notWaiting()).retryNow(req), {
-    validator: (req) => (begun.series ?? notWaiting()).validateRetryNow(req),
-  });
-  setHandler(endpointTurnSignal, () => begun.series?.turn());
-  const from = input.resumed ? await resumedSeries(input) : input;
-  if (!from) return 'skipped';
-  begun.series = new DeliverySeries(from);
-  const outcome = await begun.series.run();
-  // Only a payment's run hands a series over.
-  return outcome === 'handed-over' ? 'skipped' : outcome;
-}
-
-function notWaiting(): never {
-  throw new Error('the series has not begun its attempts');
-}
-
-const { deliveryProgress } = proxyActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { maximumInterval: '10 seconds' },
-});
-
-/**
- * A series a payment's run handed over: what is left of it after the attempts the log holds, once
- * the retry policy's wait after the last has passed. None when the delivery has ended meanwhile.
- */
-async function resumedSeries(input: SeriesInput): Promise<SeriesInput | undefined> {
-  const progress = await deliveryProgress(input.deliveryId);
-  if (!progress || progress.status !== 'pending' || progress.series !== input.series) return undefined;
-  const base = input.base ?? 0;
-  const rest = continuedRetry(input.retry, Math.max(0, progress.attempts - base));
-  if (!rest) {
-    await endSeries({ deliveryId: input.deliveryId, series: input.series });
-    return undefined;
-  }
-  const sinceLast = progress.lastAttemptAt === null ? 0 : Date.now() - progress.lastAttemptAt;
-  if (rest.waitMs > sinceLast) await sleep(rest.waitMs - sinceLast);
-  return { deliveryId: input.deliveryId, series: input.series, retry: rest.retry, base: Math.max(base, progress.attempts) };
 }

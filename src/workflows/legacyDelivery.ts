@@ -18,7 +18,8 @@ import {
 import type { Activities, DeliveryOutcome, DeliveryRetry } from '../activities';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { continuedRetry } from '../webhookRules/retryPolicy';
-import { deliveryActivityOptions, gaveUp, webhookDeliveryWorkflow } from './deliverySeries';
+import { deliveryActivityOptions, gaveUp } from './deliverySeries';
+import { webhookDeliveryWorkflow } from './webhookDeliveryWorkflow';
 
 /** A publication's answer as such a run recorded it; today's publication answers `deliveries` alone. */
 export interface LegacyPlan {

@@ -1,15 +1,13 @@
 /**
  * The payment workflow, one run per payment: the state machine's messages (per-action updates, and
- * the `transition` signal) and its timers. Its side effects (the publication of each transition,
- * webhook retries and hand-over) are ./webhookDelivery.ts's.
+ * the `transition` signal, defined in ./paymentMessages.ts) and its timers; a refusal's failure is
+ * ./paymentFailures.ts's. Its side effects (the publication of each transition, webhook retries and
+ * hand-over) are ./webhookDelivery.ts's.
  */
 import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   log,
   patched,
   setCurrentDetails,
@@ -23,12 +21,10 @@ import {
   type ClientAction,
   DISPUTE_ACTIONS,
   type DisputeAction,
-  type DisputeParty,
   type HistoryEntry,
   MILESTONE_ACTIONS,
   type MilestoneAction,
   type PaymentState,
-  type Resolution,
   type TimerAction,
 } from '../domain/paymentTypes';
 import { creationEntry, isTerminal } from '../domain/payment';
@@ -43,100 +39,33 @@ import {
   timerDelayMs,
 } from '../domain/paymentTimers';
 import { type PlannedStep, planTransition } from '../domain/paymentPlan';
-import {
-  DISPUTE_OUT_OF_TURN,
-  INVALID_AMOUNT,
-  INVALID_ARGUMENT,
-  INVALID_TRANSITION,
-  RESOLUTION_REQUIRED,
-  UNKNOWN_MILESTONE,
-  UNKNOWN_OFFER,
-} from '../domain/failures';
-import { type DisputeRefusal, openDispute, planDispute, planDisputeDefault } from '../domain/disputes';
+import { INVALID_ARGUMENT } from '../domain/failures';
+import { openDispute, planDispute, planDisputeDefault } from '../domain/disputes';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { isReasonHash } from '../domain/reasonHash';
 import { DurableTimers } from './durableTimers';
 import { Publications } from './webhookDelivery';
-
-export interface PaymentWorkflowInput {
-  payment: PaymentState;
-  /** API key id or user id that created the payment. */
-  actor: string;
-  requestId?: string;
-  /**
-   * A run started by `npm run repair` after an operator's terminate or reset: the payment as the
-   * read model and ledger hold it (its milestones' auto-release times included), and its history.
-   * Its creation is not published again (docs/operations.md).
-   */
-  resumed?: { history: HistoryEntry[] };
-}
-
-/** What the `transition` signal carries: the action and its arguments, who asks and the request. */
-interface TransitionMessage {
-  action: ClientAction;
-  resolution?: Resolution;
-  /** A partial refund's amount, or a split's refund_amount: minor units as decimal text. */
-  amountMinor?: string;
-  /** The milestone a milestone action is for. */
-  milestoneId?: string;
-  reason?: string | null;
-  actor: string;
-  requestId?: string;
-  /** A `dispute`: who opens it and how long the respondent has; its id is the API's (docs/concepts.md, "Disputes"). */
-  dispute?: { id: string; openedBy: DisputeParty; respondWithinSeconds: number };
-}
+import {
+  type DisputeMessage,
+  type PaymentWorkflowInput,
+  type TransitionMessage,
+  type TransitionOutcome,
+  actionUpdate,
+  advanceClockUpdate,
+  disputeUpdate,
+  getHistoryQuery,
+  getPaymentQuery,
+  milestoneUpdate,
+  transitionSignal,
+} from './paymentMessages';
+import { disputeFailure, transitionFailure } from './paymentFailures';
 
 /**
  * The patch that made a dispute a process: a dispute opened with it has a record and, opened by a
  * party, the respondent's durable timer; one recorded before it stays a status (docs/architecture.md).
  */
 export const DISPUTES_PATCH = 'disputes';
-
-/** A party's dispute action (`dispute_evidence`, …), as its update carries it: texts only as keyed hashes. */
-export interface DisputeMessage {
-  /** The milestone whose dispute it is; none for the payment's latest. */
-  milestoneId?: string;
-  party: DisputeParty;
-  /** The new evidence's or offer's id, or the offer answered. */
-  itemId?: string;
-  /** Evidence: its text's keyed hash; an offer: its note's, or null. */
-  hash?: string | null;
-  /** An offer's refund_amount, minor units as decimal text. */
-  refundMinor?: string;
-  actor: string;
-  requestId?: string;
-}
-
-/** What a transition update answers: the payment and the history entry the transition wrote. */
-export interface TransitionOutcome {
-  payment: PaymentState;
-  entry: HistoryEntry;
-}
-
-/** A client's request, as one of the per-action updates carries it (the action is the update's name). */
-export type ActionRequest = Omit<TransitionMessage, 'action'>;
-
-/**
- * The validated, synchronous way in, one Workflow Update per action (`deposit`, `refund`, …), so
- * that the history in the Temporal UI reads as the payment's story. The caller gets the new payment
- * or a refusal.
- */
-export const actionUpdate = (action: ClientAction) => defineUpdate<TransitionOutcome, [ActionRequest]>(action);
-/** One milestone's action (`milestone_approve`, …): the request names the milestone (docs/concepts.md). */
-export const milestoneUpdate = (action: MilestoneAction) =>
-  defineUpdate<TransitionOutcome, [ActionRequest & { milestoneId: string }]>(`milestone_${action}`);
-/** The same transitions, fire-and-forget (an illegal one is logged and ignored). */
-/** A dispute's own actions, one update each (docs/concepts.md, "Disputes"). */
-export const disputeUpdate = (action: DisputeAction) => defineUpdate<TransitionOutcome, [DisputeMessage]>(action);
-export const transitionSignal = defineSignal<[TransitionMessage]>('transition');
-/**
- * Test clocks (test mode only): move this payment's clock forward, so that its deposit deadline or
- * auto-release comes due now, with the normal history entry and webhook. Time elsewhere is untouched.
- */
-export const advanceClockUpdate = defineUpdate<{ payment: PaymentState; entry?: HistoryEntry }, [{ seconds: number }]>('advanceClock');
-export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
-export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');
 
 /** The payment's logic; the workflow function below only wires messages and timers to it. */
 class Payment {
@@ -162,17 +91,7 @@ class Payment {
       this.now(),
     );
     if (plan.ok) return plan;
-    if (plan.reason === 'invalid_amount') {
-      throw ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
-    }
-    if (plan.reason === 'unknown_milestone') throw ApplicationFailure.nonRetryable(plan.message, UNKNOWN_MILESTONE);
-    if (plan.reason === 'invalid_argument') throw ApplicationFailure.nonRetryable(plan.message, INVALID_ARGUMENT);
-    throw ApplicationFailure.create({
-      message: plan.message,
-      type: plan.reason === 'invalid_transition' ? INVALID_TRANSITION : RESOLUTION_REQUIRED,
-      nonRetryable: true,
-      details: [plan.status, plan.allowed],
-    });
+    throw transitionFailure(plan);
   }
 
   /** The plan of a party's dispute action, or a failure naming the dispute's status (or the payment's, or the field). */
@@ -318,32 +237,6 @@ class Payment {
     await this.publications.finish();
     log.info('payment reached a terminal status', { status: this.state.status, workflowId: workflowInfo().workflowId });
     return this.state;
-  }
-}
-
-/** A dispute's refusal as the failure the API maps: out of turn (naming the dispute's status), or as a transition's. */
-function disputeFailure(plan: DisputeRefusal): ApplicationFailure {
-  switch (plan.reason) {
-    case 'dispute_out_of_turn':
-      return ApplicationFailure.create({
-        message: plan.message,
-        type: DISPUTE_OUT_OF_TURN,
-        nonRetryable: true,
-        details: [plan.disputeStatus, plan.disputeId],
-      });
-    case 'invalid_transition':
-      return ApplicationFailure.create({
-        message: plan.message,
-        type: INVALID_TRANSITION,
-        nonRetryable: true,
-        details: [plan.status, plan.allowed],
-      });
-    case 'invalid_amount':
-      return ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
-    case 'unknown_milestone':
-      return ApplicationFailure.nonRetryable(plan.message, UNKNOWN_MILESTONE);
-    case 'unknown_offer':
-      return ApplicationFailure.nonRetryable(plan.message, UNKNOWN_OFFER);
   }
 }
 

@@ -22,7 +22,8 @@ import { tenantPriority, seriesStartOptions } from '../domain/deliverySeries';
 import { PROJECTION_REFUSED } from '../domain/failures';
 import { stepSummary } from '../domain/paymentSummary';
 import type { Scope } from '../domain/tenancy';
-import { DELIVERY_ACTIVITY_MARGIN_MS, DeliverySeries, type RetryNow, endpointTurnSignal, webhookDeliveryWorkflow } from './deliverySeries';
+import { DELIVERY_ACTIVITY_MARGIN_MS, DeliverySeries, type RetryNow, endpointTurnSignal } from './deliverySeries';
+import { webhookDeliveryWorkflow } from './webhookDeliveryWorkflow';
 import { LegacySeries, type LegacyPlan } from './legacyDelivery';
 
 /** The patch that took delivery off the payment's run (docs/architecture.md, "Shipping a workflow change safely"). */

@@ -5,6 +5,7 @@
  */
 export * from './common';
 export * from './payments';
+export * from './paymentCreation';
 export * from './events';
 export * from './ledger';
 export * from './account';
