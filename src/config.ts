@@ -9,6 +9,13 @@ import { privateKeyFromSeed } from './lib/ed25519';
 import { duration, flag, parseSecretKey, port, portList } from './lib/settingValues';
 import { ConfigError } from './lib/startup';
 
+/** A PostgreSQL role's name as the migrate step grants to it (unquoted SQL identifier rules), or unset. */
+const roleName = () =>
+  z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a PostgreSQL role name: lower-case letters, digits and _, at most 63')
+    .optional();
+
 const schema = z.object({
   /** Read for the libraries that look at it; it changes no security default of this service (docs/security.md). */
   NODE_ENV: z.string().default('development'),
@@ -16,6 +23,12 @@ const schema = z.object({
   /** Where the API and its /metrics listen: loopback unless told otherwise (containers set 0.0.0.0). */
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.url().optional(),
+  /**
+   * The compose topology's database roles (docs/security.md, "Database roles"): the migrate step grants
+   * the API's everything but writing the custody trail, the workers' every table. Unset: no grants.
+   */
+  DATABASE_API_ROLE: roleName(),
+  DATABASE_WORKER_ROLE: roleName(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),

@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../src/config';
 import { createAccount } from '../src/db/accounts';
 import { appendLeaf, sequence } from '../src/db/audit';
-import { createDb, migrate } from '../src/db/knex';
+import { createDb } from '../src/db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
 import { type ComposeService, composeEnvironment, interpolate } from '../tools/local-cluster/compose';
 
@@ -131,7 +131,8 @@ const REQUIRED = {
   POSTGRES_PASSWORD: 'a'.repeat(32),
   TEMPORAL_DB_PASSWORD: 'b'.repeat(32),
   PAYMENTS_DB_PASSWORD: 'c'.repeat(32),
-  PAYMENTS_APP_DB_PASSWORD: 'd'.repeat(32),
+  PAYMENTS_API_DB_PASSWORD: 'd'.repeat(32),
+  PAYMENTS_WORKER_DB_PASSWORD: 'e'.repeat(32),
 };
 
 describe('docker-compose.yml: services', () => {
@@ -270,10 +271,11 @@ describe('docker-compose.yml: configuration', () => {
       expect(new URL(config.DATABASE_URL!).hostname).toBe('postgresql');
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
     }
-    // The same configuration, but the tree-head signing key is the workers' alone.
-    const { AUDIT_SIGNING_KEY: signingKey, ...workerRest } = appEnv('worker');
+    // The same configuration, but the tree-head signing key is the workers' alone (and each its database role).
+    const { AUDIT_SIGNING_KEY: signingKey, DATABASE_URL: _w, ...workerRest } = appEnv('worker');
+    const { DATABASE_URL: _a, ...apiRest } = appEnv('api');
     expect(signingKey).toBe(REQUIRED.AUDIT_SIGNING_KEY);
-    expect(appEnv('api')).toEqual(workerRest);
+    expect(apiRest).toEqual(workerRest);
     expect(appEnv('api')).not.toHaveProperty('AUDIT_SIGNING_KEY');
     expect(appEnv('migrate')).not.toHaveProperty('AUDIT_SIGNING_KEY');
   });
@@ -286,6 +288,8 @@ describe('docker-compose.yml: configuration', () => {
         SERVICE_JWT_SECRET: 'x'.repeat(32),
         WEBHOOK_SECRET_KEY: `${'k'.repeat(43)}=`,
         AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
+        DATABASE_API_ROLE: 'api',
+        DATABASE_WORKER_ROLE: 'worker',
       }),
     );
     const defaults = loadConfig({}) as unknown as Record<string, unknown>;
@@ -362,24 +366,31 @@ describe('docker-compose.yml: database roles', () => {
   const envOf = (name: string) =>
     Object.fromEntries(Object.entries(environment(services[name])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
 
-  it('runs api and workers as payments_app and only migrate as the tables’ owner', () => {
-    expect(new URL(envOf('api').DATABASE_URL).username).toBe('payments_app');
-    expect(new URL(envOf('worker').DATABASE_URL).username).toBe('payments_app');
+  it('runs the api as payments_api, the workers as payments_worker, and only migrate as the tables’ owner, granting those two', () => {
+    expect(new URL(envOf('api').DATABASE_URL).username).toBe('payments_api');
+    expect(new URL(envOf('worker').DATABASE_URL).username).toBe('payments_worker');
     expect(new URL(envOf('migrate').DATABASE_URL).username).toBe('payments');
+    expect([envOf('migrate').DATABASE_API_ROLE, envOf('migrate').DATABASE_WORKER_ROLE]).toEqual(['payments_api', 'payments_worker']);
     const { DATABASE_URL: _a, ...api } = envOf('api');
     const { DATABASE_URL: _m, ...migrate } = envOf('migrate');
     expect(migrate).toEqual(api);
   });
 
-  it('the init script’s app role writes rows but can neither TRUNCATE nor switch off the custody trail’s triggers', async () => {
+  it('the init script’s roles and migrate’s grants: both write rows, neither can TRUNCATE nor switch off the trail’s triggers, and the api’s cannot write the trail', async () => {
     const s = randomBytes(4).toString('hex');
-    const names = { TEMPORAL_ROLE: `t_${s}`, PAYMENTS_ROLE: `o_${s}`, PAYMENTS_APP_ROLE: `a_${s}`, PAYMENTS_DB: `payments_${s}` };
+    const names = {
+      TEMPORAL_ROLE: `t_${s}`,
+      PAYMENTS_ROLE: `o_${s}`,
+      PAYMENTS_API_ROLE: `a_${s}`,
+      PAYMENTS_WORKER_ROLE: `w_${s}`,
+      PAYMENTS_DB: `payments_${s}`,
+    };
     const server = new URL(inject('databaseUrl'));
     const superuser = server.username || process.env.PGUSER || os.userInfo().username;
     const admin = createDb(inject('databaseUrl'));
     const urlAs = (role: string) => `postgres://${role}@${server.host}/${names.PAYMENTS_DB}`;
-    let owner: Knex | undefined;
-    let app: Knex | undefined;
+    let worker: Knex | undefined;
+    let api: Knex | undefined;
     try {
       await promisify(execFile)('sh', [path.join(ROOT, 'deploy/postgres/init/10-roles-and-databases.sh')], {
         env: {
@@ -390,34 +401,60 @@ describe('docker-compose.yml: database roles', () => {
           PGPORT: server.port || '5432',
           TEMPORAL_DB_PASSWORD: 't',
           PAYMENTS_DB_PASSWORD: 'o',
-          PAYMENTS_APP_DB_PASSWORD: 'a',
+          PAYMENTS_API_DB_PASSWORD: 'a',
+          PAYMENTS_WORKER_DB_PASSWORD: 'w',
         },
       });
-      owner = createDb(urlAs(names.PAYMENTS_ROLE));
-      await migrate(owner);
-      app = createDb(urlAs(names.PAYMENTS_APP_ROLE));
-      // Rows: an account, a leaf, the sequencer's numbering.
-      await createAccount(app, `roles-${s}@example.com`, 'a-long-enough-password');
-      await appendLeaf(app, {
+      // Compose's migrate command as compose runs it: as the owner, naming the roles to grant.
+      await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: urlAs(names.PAYMENTS_ROLE),
+          DATABASE_API_ROLE: names.PAYMENTS_API_ROLE,
+          DATABASE_WORKER_ROLE: names.PAYMENTS_WORKER_ROLE,
+        },
+      });
+      worker = createDb(urlAs(names.PAYMENTS_WORKER_ROLE));
+      api = createDb(urlAs(names.PAYMENTS_API_ROLE));
+      const leaf = {
         entryKey: `roles:${s}`,
         kind: 'payment.transition',
         paymentId: null,
         accountId: null,
         livemode: null,
         leaf: '{"kind":"payment.transition"}',
-      });
-      expect(await sequence(app)).toBe(1);
-      // Never: TRUNCATE, switching triggers off (owner only), or replica mode (superuser only).
-      await expect(app.raw('TRUNCATE audit_leaves')).rejects.toThrow(/permission denied/);
-      await expect(app.raw('TRUNCATE payments')).rejects.toThrow(/permission denied/);
-      await expect(app.raw('ALTER TABLE audit_leaves DISABLE TRIGGER USER')).rejects.toThrow(/must be owner/);
-      await expect(app.raw('SET session_replication_role = replica')).rejects.toThrow(/permission denied/);
-      await expect(app('audit_leaves').del()).rejects.toThrow(/append-only/);
+      } as const;
+      // The api: rows of the read model, but never a leaf, a node, a head or a key (PostgreSQL refuses them).
+      await createAccount(api, `roles-${s}@example.com`, 'a-long-enough-password');
+      await expect(appendLeaf(api, leaf)).rejects.toThrow(/permission denied for table audit_leaves/);
+      await expect(api('audit_signing_keys').insert({ public_key: Buffer.alloc(32, 1) })).rejects.toThrow(
+        /permission denied for table audit_signing_keys/,
+      );
+      await expect(api('audit_tree_heads').del()).rejects.toThrow(/permission denied for table audit_tree_heads/);
+      await expect(api.raw('INSERT INTO audit_nodes (level, index, hash) VALUES (0, 0, ?)', [Buffer.alloc(32)])).rejects.toThrow(
+        /permission denied for table audit_nodes/,
+      );
+      // It reads what it serves: proofs and the public key (the signing key is never in the database).
+      expect(await api('audit_signing_keys').select('public_key')).toEqual([]);
+      // The workers: the trail's only writers.
+      await appendLeaf(worker, leaf);
+      expect(await sequence(worker)).toBe(1);
+      await worker('audit_signing_keys').insert({ public_key: Buffer.alloc(32, 1) });
+      await expect(api('audit_leaves').where({ entry_key: leaf.entryKey }).update({ leaf_index: 7 })).rejects.toThrow(/permission denied/);
+      // Neither: TRUNCATE, switching triggers off (owner only), or replica mode (superuser only).
+      for (const role of [worker, api]) {
+        await expect(role.raw('TRUNCATE audit_leaves')).rejects.toThrow(/permission denied/);
+        await expect(role.raw('TRUNCATE payments')).rejects.toThrow(/permission denied/);
+        await expect(role.raw('ALTER TABLE audit_leaves DISABLE TRIGGER USER')).rejects.toThrow(/must be owner/);
+        await expect(role.raw('SET session_replication_role = replica')).rejects.toThrow(/permission denied/);
+      }
+      await expect(worker('audit_leaves').del()).rejects.toThrow(/append-only/);
     } finally {
-      await app?.destroy();
-      await owner?.destroy();
+      await api?.destroy();
+      await worker?.destroy();
       await admin.raw(`DROP DATABASE IF EXISTS "${names.PAYMENTS_DB}"`);
-      for (const role of [names.PAYMENTS_APP_ROLE, names.PAYMENTS_ROLE, names.TEMPORAL_ROLE])
+      for (const role of [names.PAYMENTS_API_ROLE, names.PAYMENTS_WORKER_ROLE, names.PAYMENTS_ROLE, names.TEMPORAL_ROLE])
         await admin.raw(`DROP ROLE IF EXISTS "${role}"`);
       await admin.destroy();
     }

@@ -1,20 +1,31 @@
 /** The custody trail's scheduled tree head (docs/audit.md). */
 import { ApplicationFailure } from '@temporalio/activity';
 import { auditSigningKey } from '../config';
-import { AuditLogInconsistent, signTreeHead } from '../db/audit';
+import { AuditLogInconsistent, latestHead, signTreeHead } from '../db/audit';
+import { appendStandaloneEntryLeaves } from '../db/ledgerAccounts';
 import { AUDIT_LOG_INCONSISTENT } from '../domain/failures';
 import { signEd25519 } from '../lib/ed25519';
 import type { ActivityResources } from './resources';
 
+/**
+ * How far before the previous head the leaves of the API's entries are looked for: an entry carries
+ * its request's time and commits within the request, so an hour covers every one the previous run
+ * could not see yet, and keeps each run to recent entries.
+ */
+const CATCH_UP_MARGIN_MS = 60 * 60 * 1000;
+
 export function auditHeadActivities({ db, config, logger }: ActivityResources) {
   return {
     /**
-     * Sequence the leaves waiting for a position and sign the new head, never one the stored tree
-     * cannot prove consistent with the previous head.
+     * Append the leaves of entries the API wrote (the workers are the trail's only writers), sequence
+     * the leaves waiting for a position and sign the new head, never one the stored tree cannot prove
+     * consistent with the previous head.
      */
     async signTreeHead(): Promise<{ treeSize: number; timestamp: string }> {
       const key = auditSigningKey(config);
       try {
+        const previous = await latestHead(db);
+        await appendStandaloneEntryLeaves(db, previous ? new Date(Date.parse(previous.timestamp) - CATCH_UP_MARGIN_MS) : null);
         const head = await signTreeHead(
           db,
           (message) => signEd25519(key, message),

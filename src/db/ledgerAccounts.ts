@@ -63,23 +63,8 @@ export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promi
     .ignore()
     .returning('id');
   if (inserted.length === 0) return false;
-  // Its custody-trail leaf, in the same transaction, as every entry's (docs/audit.md).
-  await appendLeaf(
-    tx,
-    ledgerEntryLeaf({
-      entryId: id,
-      paymentId: null,
-      accountId: e.accountId,
-      livemode: e.livemode,
-      version: e.version,
-      type: e.type,
-      currency: e.currency,
-      exponent: e.exponent,
-      at: e.at.toISOString(),
-      postings: e.postings.map(({ account, amount }) => ({ account, amount })),
-      recipientId: e.recipientId,
-    }),
-  );
+  // Its custody-trail leaf is the workers' to write (`appendStandaloneEntryLeaves`): this runs in the API,
+  // whose database role cannot write the trail (docs/audit.md).
   await tx('ledger_postings').insert(
     e.postings.map((p) => ({ entry_id: id, ledger_account: p.account, address: p.address, amount_minor: p.amount.toString() })),
   );
@@ -101,6 +86,66 @@ export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promi
     );
   }
   return true;
+}
+
+/**
+ * The custody trail's leaves of the standalone entries that have none yet, from the stored entries
+ * (docs/audit.md): `postEntry` runs in the API, whose database role cannot write the trail, so a
+ * worker appends them before it signs each tree head. Those written at or after `since` (all when
+ * null; the partial index ledger_entries_standalone), oldest first, a page at a time; idempotent by
+ * the leaf's key. Answers how many it appended.
+ */
+export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, page = 1000): Promise<number> {
+  let appended = 0;
+  for (;;) {
+    const unleafed = db('ledger_entries as e')
+      .whereNull('e.payment_id')
+      .whereNotExists(db('audit_leaves as l').select(db.raw('1')).where('l.entry_key', db.raw(`'ledger:' || e.id`)));
+    const entries: {
+      id: string;
+      recipient_id: string | null;
+      version: number;
+      account_id: string;
+      livemode: boolean;
+      currency: string;
+      exponent: number;
+      type: string;
+      created_at: Date;
+    }[] = await (since ? unleafed.where('e.created_at', '>=', since) : unleafed)
+      .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
+      .limit(page)
+      .select('e.id', 'e.recipient_id', 'e.version', 'e.account_id', 'e.livemode', 'e.currency', 'e.exponent', 'e.type', 'e.created_at');
+    if (entries.length === 0) return appended;
+    const postings: { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[] = await db('ledger_postings')
+      .whereIn(
+        'entry_id',
+        entries.map((e) => e.id),
+      )
+      .select('entry_id', 'ledger_account', 'amount_minor');
+    for (const e of entries) {
+      await appendLeaf(
+        db,
+        ledgerEntryLeaf({
+          entryId: e.id,
+          paymentId: null,
+          accountId: e.account_id,
+          livemode: e.livemode,
+          version: e.version,
+          type: e.type,
+          currency: e.currency,
+          exponent: e.exponent,
+          at: new Date(e.created_at).toISOString(),
+          postings: postings
+            .filter((p) => p.entry_id === e.id)
+            .sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.ledger_account) - LEDGER_ACCOUNTS.indexOf(b.ledger_account))
+            .map((p) => ({ account: p.ledger_account, amount: BigInt(p.amount_minor) })),
+          ...(e.recipient_id ? { recipientId: e.recipient_id } : {}),
+        }),
+      );
+    }
+    appended += entries.length;
+    if (entries.length < page) return appended;
+  }
 }
 
 /**

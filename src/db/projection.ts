@@ -1,9 +1,17 @@
 /**
  * A transition's projection as one SQL statement (data-modifying CTEs): the read model's row, the
- * history entry, its events, the ledger entry with its postings and balances, the custody trail's
- * leaves and, for the workflow's publication, the deliveries the events owe. One statement is one
+ * history entry, its events, the ledger entry with its postings and balances, and, for the workflow's
+ * publication, the custody trail's leaves and the deliveries the events owe. One statement is one
  * round trip and atomic on its own, where a statement per table would be about a dozen
  * (docs/benchmarks.md).
+ *
+ * Two writers, one trail writer: the API's write-through (`projectReadModel`, so that a read right
+ * after an answer shows it) writes everything but the trail; the workflow's (`projectAndPlan`, in the
+ * publication activity) writes the trail's leaves too, so that in the compose topology the API's database role
+ * needs no write on the trail (docs/security.md). A transition's leaf is the workflow's alone; a
+ * ledger entry's leaf is written with the entry when the worker writes the entry, or, when the API
+ * wrote it first, by the worker's statement when it sees the entry with the postings it computed,
+ * else right after from the stored postings (`appendStoredEntryLeaves`): once per entry either way.
  *
  * The rules are those of each repository (src/db/payments.ts, ledger.ts, events.ts, audit.ts),
  * kept here in SQL with the deliveries' own (one per subscribed, active configuration, its id
@@ -23,9 +31,9 @@
  */
 import type { Knex } from 'knex';
 import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
-import { LEAF_COLUMNS } from './audit';
+import { LEAF_COLUMNS, appendLeaf } from './audit';
 import { Bindings, leafValues } from './statement';
-import { LEDGER_ACCOUNTS, addressOf, entryTypeOf, postingsOf } from '../domain/ledger';
+import { LEDGER_ACCOUNTS, type LedgerAccount, addressOf, entryTypeOf, postingsOf } from '../domain/ledger';
 import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
 import { ledgerMovements } from '../domain/milestones';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
@@ -59,8 +67,28 @@ function creditedRecipient(state: PaymentState, milestoneId: string, released: b
   return state.milestones.find((m) => m.id === milestoneId)?.recipientId ?? undefined;
 }
 
-/** The CTEs that write the projection of one history entry. */
-function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, reasonKey: Buffer, payouts: PayoutsEnabled): string[] {
+/** Ledger postings as one comparable text: `account:amount`, by account in code-unit order (as `COLLATE "C"`). */
+function postingsSignature(postings: { account: string; amount: bigint }[]): string {
+  return postings
+    .map((p) => `${p.account}:${p.amount.toString()}`)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .join(',');
+}
+
+/**
+ * The CTEs that write the projection of one history entry; with `trail`, the custody trail's leaves
+ * too, and `missing_leaf`: the ledger entries of this transition whose leaf is neither written by
+ * this statement nor seen in its snapshot (another writer's entry committed during the statement, or
+ * with other postings), for the caller to append from what is stored.
+ */
+function projectionCtes(
+  b: Bindings,
+  state: PaymentState,
+  entry: HistoryEntry,
+  reasonKey: Buffer,
+  payouts: PayoutsEnabled,
+  trail: boolean,
+): string[] {
   // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
   // A function: bindings are added in the order the text reads (src/db/statement.ts).
   const reason = () =>
@@ -96,8 +124,8 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
       ON CONFLICT DO NOTHING RETURNING 1)`,
   ];
   // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
-  const leaves: { leaf: AuditLeaf; entryId: string | null }[] = [
-    { leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), entryId: null },
+  const leaves: { leaf: AuditLeaf; entryId: string | null; postings: string | null }[] = [
+    { leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), entryId: null, postings: null },
   ];
   const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
     const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
@@ -174,25 +202,44 @@ function projectionCtes(b: Bindings, state: PaymentState, entry: HistoryEntry, r
           ...(e.recipientId ? { recipientId: e.recipientId } : {}),
         }),
         entryId: e.id,
+        postings: postingsSignature(e.postings),
       });
     }
   }
-  const leafRows = leaves.map(({ leaf, entryId }, i) => `(${i}, ${leafValues(b, leaf)}, ${b.add(entryId, 'text')})`).join(', ');
+  if (!trail) return ctes;
+  const leafRows = leaves
+    .map(({ leaf, entryId, postings }, i) => `(${i}, ${leafValues(b, leaf)}, ${b.add(entryId, 'text')}, ${b.add(postings, 'text')})`)
+    .join(', ');
   const columns = LEAF_COLUMNS.map(([c]) => c).join(', ');
-  // The custody trail (docs/audit.md): the transition's leaf, and each ledger entry's when this statement wrote the entry.
+  ctes.push(`leaf_row AS (SELECT * FROM (VALUES ${leafRows}) AS l(ord, ${columns}, entry_id, postings))`);
+  // The custody trail (docs/audit.md): the transition's leaf, and each ledger entry's when this statement
+  // wrote the entry or sees it stored with the same postings (the API's write-through wrote it first).
+  const stored = `EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = l.entry_id AND l.postings = (
+      SELECT string_agg(p.ledger_account || ':' || p.amount_minor::text, ',' ORDER BY (p.ledger_account || ':' || p.amount_minor::text) COLLATE "C")
+      FROM ledger_postings p WHERE p.entry_id = l.entry_id))`;
   ctes.push(`leaves AS (
     INSERT INTO audit_leaves (${columns})
     SELECT ${LEAF_COLUMNS.map(([c]) => `l.${c}`).join(', ')}
-    FROM (VALUES ${leafRows}) AS l(ord, ${columns}, entry_id)
-    WHERE l.entry_id IS NULL${entries.length > 0 ? ' OR EXISTS (SELECT 1 FROM ledger_entry WHERE ledger_entry.id = l.entry_id)' : ''}
+    FROM leaf_row l
+    WHERE l.entry_id IS NULL${entries.length > 0 ? ` OR EXISTS (SELECT 1 FROM ledger_entry WHERE ledger_entry.id = l.entry_id) OR ${stored}` : ''}
     ORDER BY l.ord
-    ON CONFLICT DO NOTHING RETURNING 1)`);
+    ON CONFLICT DO NOTHING RETURNING entry_key)`);
+  ctes.push(`missing_leaf AS (
+    SELECT l.entry_id FROM leaf_row l
+    WHERE l.entry_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM leaves WHERE leaves.entry_key = l.entry_key)
+      AND NOT EXISTS (SELECT 1 FROM audit_leaves a WHERE a.entry_key = l.entry_key))`);
   return ctes;
 }
 
+/** The statement's answer when it has no deliveries to plan: the ledger entries whose leaf it left to the caller. */
+const MISSING_LEAVES = `SELECT array(SELECT entry_id FROM missing_leaf) AS missing_leaves`;
+const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
+
 /**
- * Project a payment and one history entry into the read model, history, events, ledger and trail.
- * Idempotent and monotonic (see above); inside the caller's transaction when it has one.
+ * Project a payment and one history entry into the read model, history, events, ledger and trail:
+ * the workflow's projection (`projectAndPlan`) without deliveries to plan. Idempotent and monotonic
+ * (see above); inside the caller's transaction when it has one.
  */
 export async function projectPayment(
   db: Knex | Knex.Transaction,
@@ -202,9 +249,79 @@ export async function projectPayment(
 ): Promise<void> {
   await withRecipients(db, payment, entry, async (q, payouts) => {
     const b = new Bindings();
-    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts);
+    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, true);
+    const { rows } = await q.raw<{ rows: { missing_leaves: string[] }[] }>(
+      `WITH ${ctes.join(',\n')}\n${ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES}`,
+      b.values as Knex.RawBinding[],
+    );
+    await appendStoredEntryLeaves(q, payment, entry, rows[0]?.missing_leaves ?? [], payouts);
+  });
+}
+
+/**
+ * The API's write-through: the same projection without the custody trail, whose only writers are the
+ * workers (docs/audit.md). Idempotent and monotonic; the workflow's projection follows.
+ */
+export async function projectReadModel(
+  db: Knex | Knex.Transaction,
+  payment: PaymentState,
+  entry: HistoryEntry,
+  reasonKey: Buffer,
+): Promise<void> {
+  await withRecipients(db, payment, entry, async (q, payouts) => {
+    const b = new Bindings();
+    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, false);
     await q.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
   });
+}
+
+/**
+ * The leaves of `entryIds` (this transition's ledger entries another writer committed) from their
+ * stored postings, which are the ones that moved the balances. Every other field of a ledger entry's
+ * leaf follows from the payment and the history entry, as each writer computed them alike.
+ */
+async function appendStoredEntryLeaves(
+  db: Knex | Knex.Transaction,
+  state: PaymentState,
+  entry: HistoryEntry,
+  entryIds: string[],
+  payouts: PayoutsEnabled,
+): Promise<void> {
+  if (entryIds.length === 0) return;
+  const rows: { entry_id: string; ledger_account: string; amount_minor: string }[] = await db('ledger_postings')
+    .whereIn('entry_id', entryIds)
+    .select('entry_id', 'ledger_account', 'amount_minor');
+  for (const { milestoneId, movement } of ledgerMovements(state, entry)) {
+    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
+    if (!entryIds.includes(id)) continue;
+    const recipientId = creditedRecipient(state, milestoneId, movement.released);
+    // In the order this writer would have posted them, so that equal postings make the same text.
+    const order = postingsOf(movement, recipientId ? { payoutsEnabled: payouts.get(recipientId) ?? false } : undefined).map(
+      (p) => p.account,
+    );
+    const rank = (a: LedgerAccount) => (order.includes(a) ? order.indexOf(a) : order.length + LEDGER_ACCOUNTS.indexOf(a));
+    const postings = rows
+      .filter((r) => r.entry_id === id)
+      .map((r) => ({ account: r.ledger_account as LedgerAccount, amount: BigInt(r.amount_minor) }))
+      .sort((a, b) => rank(a.account) - rank(b.account));
+    await appendLeaf(
+      db,
+      ledgerEntryLeaf({
+        entryId: id,
+        paymentId: state.id,
+        accountId: state.accountId,
+        livemode: state.livemode,
+        version: entry.seq,
+        type: entryTypeOf(movement),
+        currency: state.currency,
+        exponent: state.amountExponent,
+        at: entry.at,
+        postings,
+        ...(state.staged ? { milestoneId } : {}),
+        ...(recipientId ? { recipientId } : {}),
+      }),
+    );
+  }
 }
 
 /**
@@ -280,39 +397,59 @@ function deliveryCtes(b: Bindings, scope: Scope, envelopes: TransitionEnvelope[]
 
 /**
  * Run `ctes` (ending with `deliveryCtes`) and answer each planned delivery with its configuration's
- * row, in the envelopes' order, then the configurations'.
+ * row, in the envelopes' order, then the configurations'; and the ledger entries whose leaf the
+ * statement left to the caller (`missing_leaf`, when `ctes` write the trail).
  */
-async function planned(db: Knex | Knex.Transaction, b: Bindings, ctes: string[], parts: Part[]): Promise<PlannedDelivery[]> {
+async function planned(
+  db: Knex | Knex.Transaction,
+  b: Bindings,
+  ctes: string[],
+  parts: Part[],
+): Promise<{ deliveries: PlannedDelivery[]; missingLeaves: string[] }> {
   // The statement's snapshot predates its own inserts: a delivery found here was recorded by an earlier try.
-  type Row = StoredWebhook & {
-    part: number;
-    delivery_id: string;
+  type Row = Partial<StoredWebhook> & {
+    missing_leaves: string[];
+    part: number | null;
+    delivery_id: string | null;
     delivery_status: string | null;
     delivery_attempts: number | null;
     delivery_series: string | null | undefined;
   };
-  const owed = parts.map(({ hook }, i) => `SELECT ${i} AS part, ${hook}.* FROM ${hook}`).join(' UNION ALL ');
+  const owed =
+    parts.length > 0
+      ? parts.map(({ hook }, i) => `SELECT ${i} AS part, ${hook}.* FROM ${hook}`).join(' UNION ALL ')
+      : 'SELECT NULL::int AS part, NULL::text AS delivery_id, NULL::timestamptz AS created_at, NULL::text AS id WHERE false';
+  const missing = ctes.some((c) => c.startsWith('missing_leaf ')) ? 'array(SELECT entry_id FROM missing_leaf)' : 'ARRAY[]::text[]';
+  // One row even when nothing is owed: it carries the missing leaves.
   const { rows } = await db.raw<{ rows: Row[] }>(
     `WITH ${ctes.join(',\n')}
-    SELECT owed.*, d.status AS delivery_status, d.attempts AS delivery_attempts, d.series AS delivery_series
-    FROM (${owed}) AS owed LEFT JOIN webhook_deliveries d ON d.id = owed.delivery_id
+    SELECT m.missing_leaves, owed.*, d.status AS delivery_status, d.attempts AS delivery_attempts, d.series AS delivery_series
+    FROM (SELECT ${missing} AS missing_leaves) AS m
+    LEFT JOIN ((${owed}) AS owed LEFT JOIN webhook_deliveries d ON d.id = owed.delivery_id) ON true
     ORDER BY owed.part, owed.created_at, owed.id`,
     b.values as Knex.RawBinding[],
   );
-  return rows.map(({ part, delivery_id, delivery_status, delivery_attempts, delivery_series, ...webhook }) => ({
-    delivery: {
-      id: delivery_id,
-      webhook_id: webhook.id,
-      payment_id: parts[part].envelope.payment_id,
-      event: parts[part].envelope.event,
-      body: parts[part].body,
-      status: (delivery_status ?? 'pending') as LoadedDelivery['delivery']['status'],
-      attempts: delivery_attempts ?? 0,
-      // Recorded by this statement (no row in its snapshot): the series its event starts.
-      series: delivery_status === null ? ORIGINAL_SERIES : (delivery_series ?? null),
-    },
-    webhook,
-  }));
+  const deliveries = rows
+    .filter((r) => r.delivery_id !== null && r.part !== null)
+    .map(({ part, delivery_id, delivery_status, delivery_attempts, delivery_series, missing_leaves: _m, ...rest }) => {
+      const webhook = rest as StoredWebhook;
+      const i = part!;
+      return {
+        delivery: {
+          id: delivery_id!,
+          webhook_id: webhook.id,
+          payment_id: parts[i].envelope.payment_id,
+          event: parts[i].envelope.event,
+          body: parts[i].body,
+          status: (delivery_status ?? 'pending') as LoadedDelivery['delivery']['status'],
+          attempts: delivery_attempts ?? 0,
+          // Recorded by this statement (no row in its snapshot): the series its event starts.
+          series: delivery_status === null ? ORIGINAL_SERIES : (delivery_series ?? null),
+        },
+        webhook,
+      };
+    });
+  return { deliveries, missingLeaves: rows[0]?.missing_leaves ?? [] };
 }
 
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
@@ -323,11 +460,13 @@ export async function projectAndPlan(
   envelopes: TransitionEnvelope[],
   reasonKey: Buffer,
 ): Promise<PlannedDelivery[]> {
-  return withRecipients(db, payment, entry, (q, payouts) => {
+  return withRecipients(db, payment, entry, async (q, payouts) => {
     const b = new Bindings();
-    const projection = projectionCtes(b, payment, entry, reasonKey, payouts);
+    const projection = projectionCtes(b, payment, entry, reasonKey, payouts, true);
     const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
-    return planned(q, b, [...projection, ...ctes], parts);
+    const { deliveries, missingLeaves } = await planned(q, b, [...projection, ...ctes], parts);
+    await appendStoredEntryLeaves(q, payment, entry, missingLeaves, payouts);
+    return deliveries;
   });
 }
 
@@ -340,6 +479,6 @@ export async function planDeliveries(
 ): Promise<{ id: string; url: string; webhookId: string }[]> {
   const b = new Bindings();
   const { ctes, parts } = deliveryCtes(b, scope, envelopes, version);
-  const rows = await planned(db, b, ctes, parts);
+  const { deliveries: rows } = await planned(db, b, ctes, parts);
   return rows.map((p) => ({ id: p.delivery.id, url: p.webhook.url, webhookId: p.webhook.id }));
 }

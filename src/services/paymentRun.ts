@@ -21,7 +21,7 @@ import {
   RecordKindKey,
 } from '../domain/searchAttributes';
 import type { Principal } from '../domain/tenancy';
-import { projectPayment } from '../db/projection';
+import { projectReadModel } from '../db/projection';
 import type { Logger } from '../lib/logger';
 import { withinDeadline } from './deadline';
 
@@ -82,11 +82,12 @@ export function paymentRun({ db, temporal, config, logger }: PaymentsDeps) {
 
     /**
      * Temporal has made this state durable: write it now, so that a read or a list right after the
-     * answer shows it. The workflow's own projection follows; both are idempotent by version.
+     * answer shows it. The workflow's own projection follows; both are idempotent by version. The
+     * custody trail is the workflow's alone (docs/audit.md): the API's database role cannot write it.
      */
     showDurable: async (call: Call, payment: PaymentState, entry: HistoryEntry | undefined): Promise<void> => {
       if (!entry) return;
-      await projectPayment(db, payment, entry, reasonHashKey(config)).catch((err: unknown) =>
+      await projectReadModel(db, payment, entry, reasonHashKey(config)).catch((err: unknown) =>
         logger.warn({ request_id: call.requestId, payment_id: payment.id, err }, 'read model write failed; the workflow will project it'),
       );
     },

@@ -154,6 +154,51 @@ describe('npm run stack:cluster', () => {
     expect(Object.keys(state.processes).sort()).toEqual(['api-1', 'api-2', 'temporal', 'temporal-ui', 'worker-1', 'worker-2']);
   });
 
+  it('runs the APIs and the workers as database roles of their own: PostgreSQL refuses the API’s writes to the custody trail', async () => {
+    // As compose's payments_api and payments_worker (docs/security.md, "Database roles").
+    const { roles } = readState();
+    const password = (JSON.parse(fs.readFileSync(path.join(OUT, 'secrets.json'), 'utf8')) as { DATABASE_ROLE_PASSWORD: string })
+      .DATABASE_ROLE_PASSWORD;
+    const as = async (role: string) => {
+      const client = new pg.Client({ connectionString: Object.assign(new URL(appUrl), { username: role, password }).toString() });
+      await client.connect();
+      return client;
+    };
+    const pids = async (role: string) =>
+      (
+        await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where usename = $1 and datname = $2', [
+          role,
+          state.databases.app,
+        ])
+      ).rows[0].n;
+    const admin = new pg.Client({ connectionString: appUrl });
+    await admin.connect();
+    const api = await as(roles.api);
+    const worker = await as(roles.worker);
+    try {
+      // The running processes are connected as those roles (beyond the two connections made here).
+      expect(await pids(roles.api)).toBeGreaterThan(1);
+      expect(await pids(roles.worker)).toBeGreaterThan(1);
+      const forged = `INSERT INTO audit_leaves (entry_key, kind, leaf, leaf_hash) VALUES ('forged:${randomUUID()}', 'ledger.entry', '{"amount_minor":100000000}', '\\x00')`;
+      await expect(api.query(forged)).rejects.toThrow(/permission denied for table audit_leaves/);
+      await expect(api.query(`INSERT INTO audit_signing_keys (public_key) VALUES ('\\x01')`)).rejects.toThrow(
+        /permission denied for table audit_signing_keys/,
+      );
+      await expect(api.query('UPDATE audit_signing_keys SET published_at = now()')).rejects.toThrow(
+        /permission denied for table audit_signing_keys/,
+      );
+      await expect(api.query('DELETE FROM audit_tree_heads')).rejects.toThrow(/permission denied for table audit_tree_heads/);
+      // It reads the public key it serves, which a worker published: the signing key itself is in no table.
+      expect((await api.query('select count(*)::int as n from audit_signing_keys')).rows[0].n).toBeGreaterThan(0);
+      // The workers' role may append (rolled back here: nothing forged stays in the trail).
+      await worker.query('BEGIN');
+      await worker.query(forged);
+      await worker.query('ROLLBACK');
+    } finally {
+      await Promise.all([api.end(), worker.end(), admin.end()]);
+    }
+  });
+
   it('takes payments through both APIs to their final status, with every webhook delivered', async () => {
     const released = await create(api1, { amount: 10.5 });
     const refunded = await create(api2, { amount: 20, currency: 'EUR' });

@@ -19,6 +19,8 @@ export interface StackState {
   processes: Record<string, number>;
   restarts: Record<string, number>;
   databases: { app: string; temporal: string; visibility: string };
+  /** The database roles the APIs and the workers connect as (compose: payments_api, payments_worker). */
+  roles: { api: string; worker: string };
 }
 
 /** The test database's server, its user made explicit (node-postgres does not fall back to the login name). */

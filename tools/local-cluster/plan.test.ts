@@ -12,13 +12,14 @@ import { loadConfig, stackPorts } from '../../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
 import { binaryDirs } from './binaries';
 import { ROOT, argv, composeEnvironment, composeVersions, interpolate, mountedScript, readCompose } from './compose';
-import { LOCAL_DIFFERENCES, internalPortCount, planCluster, readSettings, type Plan, type Step } from './plan';
+import { LOCAL_DIFFERENCES, internalPortCount, planCluster, readSettings, stackRoles, type Plan, type Step } from './plan';
 
 const services = readCompose();
 const secrets = {
   SERVICE_JWT_SECRET: 'j'.repeat(48),
   WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
   AUDIT_SIGNING_KEY: Buffer.alloc(32, 9).toString('base64'),
+  DATABASE_ROLE_PASSWORD: 'ab12',
 };
 const ports = (() => {
   const list = Array.from({ length: internalPortCount(services) }, (_, i) => 41000 + i);
@@ -44,7 +45,8 @@ const REQUIRED = {
   POSTGRES_PASSWORD: 'p',
   TEMPORAL_DB_PASSWORD: 't',
   PAYMENTS_DB_PASSWORD: 'a',
-  PAYMENTS_APP_DB_PASSWORD: 'w',
+  PAYMENTS_API_DB_PASSWORD: 'w',
+  PAYMENTS_WORKER_DB_PASSWORD: 'v',
 };
 const composeValues = (service: string) =>
   Object.fromEntries(Object.entries(composeEnvironment(services[service])).map(([k, v]) => [k, interpolate(v, REQUIRED)]));
@@ -158,7 +160,10 @@ describe('stack:cluster and docker-compose.yml: environment', () => {
       expect(step.env.WEBHOOK_ALLOW_LOOPBACK).toBe('true');
       const config = loadConfig(step.env);
       expect(config.TEMPORAL_ADDRESS).toBe('127.0.0.1:7233');
-      expect(config.DATABASE_URL).toBe('postgres://127.0.0.1:5432/payments');
+      // As compose: migrate as the tables' owner (DATABASE_URL's role), granting the stack's two roles, which api and workers connect as.
+      const role = { migrate: '', api: 'payments_api:ab12@', worker: 'payments_worker:ab12@' }[step.service];
+      expect(config.DATABASE_URL, step.name).toBe(`postgres://${role}127.0.0.1:5432/payments`);
+      expect([config.DATABASE_API_ROLE, config.DATABASE_WORKER_ROLE]).toEqual(['payments_api', 'payments_worker']);
     }
     const running = [...steps(defaults, 'api'), ...steps(defaults, 'worker')];
     const metrics = running.flatMap((s) => [s.env.API_METRICS_PORT, s.env.WORKER_METRICS_PORT]);
@@ -208,9 +213,11 @@ describe('stack:cluster settings', () => {
       for (const step of steps(p, service)) expect(step.env.TEMPORAL_ADDRESS, step.name).toBe('127.0.0.1:17233');
     }
     expect(one(p, 'temporal-ui').env.TEMPORAL_UI_PORT).toBe('18080');
-    for (const service of ['migrate', 'api', 'worker'])
-      for (const step of steps(p, service)) expect(step.env.DATABASE_URL).toBe('postgres://u:pw@127.0.0.1:5433/shop');
+    expect(one(p, 'migrate').env.DATABASE_URL).toBe('postgres://u:pw@127.0.0.1:5433/shop');
+    for (const step of steps(p, 'api')) expect(step.env.DATABASE_URL).toBe('postgres://shop_api:ab12@127.0.0.1:5433/shop');
+    for (const step of steps(p, 'worker')) expect(step.env.DATABASE_URL).toBe('postgres://shop_worker:ab12@127.0.0.1:5433/shop');
     expect(p.databases).toEqual({ app: 'shop', temporal: 'shop_temporal', visibility: 'shop_temporal_visibility' });
+    expect(p.roles).toEqual({ api: 'shop_api', worker: 'shop_worker' });
     for (const service of ['temporal-schema', 'temporal']) {
       const env = one(p, service).env;
       expect([env.POSTGRES_SEEDS, env.DB_PORT, env.POSTGRES_USER, env.DBNAME, env.VISIBILITY_DBNAME]).toEqual([
@@ -223,6 +230,16 @@ describe('stack:cluster settings', () => {
     }
     expect(one(p, 'temporal-schema').env.SQL_PASSWORD).toBe('pw');
     expect(one(p, 'temporal').env.POSTGRES_PWD).toBe('pw');
+  });
+
+  it('names the stack’s two roles after its database, as role names the app accepts', () => {
+    expect(stackRoles('payments')).toEqual({ api: 'payments_api', worker: 'payments_worker' });
+    expect(stackRoles('Test-DB.1')).toEqual({ api: 'test_db_1_api', worker: 'test_db_1_worker' });
+    expect(stackRoles('9lives')).toEqual({ api: '_9lives_api', worker: '_9lives_worker' });
+    const long = stackRoles('x'.repeat(80));
+    expect([long.api.length, long.worker.length]).toEqual([54, 57]);
+    for (const role of [long.api, long.worker, stackRoles('9lives').api])
+      expect(loadConfig({ DATABASE_API_ROLE: role }).DATABASE_API_ROLE).toBe(role);
   });
 
   it('takes compose’s optional settings from the environment, as compose interpolates them', () => {

@@ -78,6 +78,21 @@ export interface Secrets {
   WEBHOOK_SECRET_KEY: string;
   /** Ed25519 seed (base64) signing the custody trail's tree heads. */
   AUDIT_SIGNING_KEY: string;
+  /** The password of the stack's API and worker database roles (compose: PAYMENTS_API_DB_PASSWORD, PAYMENTS_WORKER_DB_PASSWORD). */
+  DATABASE_ROLE_PASSWORD: string;
+}
+
+/**
+ * The stack's API and worker database roles: compose's payments_api and payments_worker, named after
+ * the stack's database here, since roles belong to the whole server and several stacks share one.
+ */
+export function stackRoles(appDb: string): { api: string; worker: string } {
+  const base = appDb
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .replace(/^(?=[0-9])/, '_')
+    .slice(0, 50);
+  return { api: `${base}_api`, worker: `${base}_worker` };
 }
 
 export interface Step {
@@ -124,7 +139,10 @@ export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {
   app: {
     API_METRICS_PORT: 'one free port per process: two APIs share this machine, where compose gives each container its own',
     DATABASE_URL:
-      'DATABASE_URL itself, not the compose postgresql service, for migrate, api and workers alike (compose: api and workers as role payments_app, migrate as the owner payments)',
+      'DATABASE_URL itself for migrate (the tables’ owner, as compose’s payments), and its server and database as the stack’s own roles for api and workers (stackRoles), not the compose postgresql service',
+    DATABASE_API_ROLE:
+      'the stack’s own role (stackRoles: <database>_api): roles belong to the whole server, which several stacks may share',
+    DATABASE_WORKER_ROLE: 'the stack’s own role (stackRoles: <database>_worker), as DATABASE_API_ROLE',
     TEMPORAL_ADDRESS: '127.0.0.1:TEMPORAL_PORT instead of the compose service name',
   },
 };
@@ -132,6 +150,8 @@ export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {
 export interface Plan {
   versions: Versions;
   databases: { app: string; temporal: string; visibility: string };
+  /** The database roles api and workers connect as (stack-cluster.ts creates them; migrate grants them). */
+  roles: { api: string; worker: string };
   apiUrls: string[];
   uiUrl: string;
   temporalAddress: string;
@@ -187,7 +207,16 @@ export function planCluster(opts: {
     POSTGRES_PASSWORD: '-',
     TEMPORAL_DB_PASSWORD: pg.password || '-',
     PAYMENTS_DB_PASSWORD: '-',
-    PAYMENTS_APP_DB_PASSWORD: '-',
+    PAYMENTS_API_DB_PASSWORD: '-',
+    PAYMENTS_WORKER_DB_PASSWORD: '-',
+  };
+  const roles = stackRoles(appDb);
+  // As compose: api and workers connect as their own roles, to the same server and database.
+  const roleUrl = (role: string) => {
+    const url = new URL(settings.DATABASE_URL);
+    url.username = role;
+    url.password = secrets.DATABASE_ROLE_PASSWORD;
+    return url.toString();
   };
   const base = { PATH: [bin.server, bin.cliDir, process.env.PATH ?? ''].join(path.delimiter), HOME: process.env.HOME ?? root };
   const shell = (service: string) => ({
@@ -308,6 +337,8 @@ export function planCluster(opts: {
     ...dockerfileEnv,
     ...composeValues(services.api, env, required),
     DATABASE_URL: settings.DATABASE_URL,
+    DATABASE_API_ROLE: roles.api,
+    DATABASE_WORKER_ROLE: roles.worker,
     TEMPORAL_ADDRESS: temporalAddress,
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
@@ -347,7 +378,7 @@ export function planCluster(opts: {
       service: 'api',
       name: `api-${i + 1}`,
       ...command('api'),
-      env: { ...appEnv, PORT: String(port), ...metricsEnv(i) },
+      env: { ...appEnv, DATABASE_URL: roleUrl(roles.api), PORT: String(port), ...metricsEnv(i) },
       cwd: root,
       kind: 'service',
       health: { http: `http://127.0.0.1:${port}/readyz` },
@@ -361,7 +392,7 @@ export function planCluster(opts: {
       name: `worker-${i + 1}`,
       ...command('worker'),
       // As compose: only workers hold the tree-head signing key.
-      env: { ...appEnv, ...metrics, AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY },
+      env: { ...appEnv, DATABASE_URL: roleUrl(roles.worker), ...metrics, AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY },
       cwd: root,
       kind: 'service',
       health: { http: `http://127.0.0.1:${metrics.WORKER_METRICS_PORT}/healthz` },
@@ -369,5 +400,5 @@ export function planCluster(opts: {
     });
   }
 
-  return { versions, databases, apiUrls, uiUrl: `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`, temporalAddress, steps };
+  return { versions, databases, roles, apiUrls, uiUrl: `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`, temporalAddress, steps };
 }

@@ -7,9 +7,10 @@
  *   temporal                    temporal-server start (go.temporal.io/server at compose's tag), TEMPORAL_PORT
  *   temporal-search-attributes  deploy/temporal/register-search-attributes.sh with compose's arguments
  *   temporal-ui                 ui-server (temporalio/ui's server at compose's tag), TEMPORAL_UI_PORT
- *   migrate                     npm run migrate;  then npm run build:workflows (the image's build step)
- *   api ×2                      node --import tsx src/bin/api.ts on PORT and PORT+1 (NODE_ENV=production)
- *   worker ×2                   node --import tsx src/bin/worker.ts (the production workflow bundle)
+ *   (roles)                     <db>_api and <db>_worker, created if missing (compose: payments_api, payments_worker)
+ *   migrate                     npm run migrate, granting the roles;  then npm run build:workflows (the image's build step)
+ *   api ×2                      node --import tsx src/bin/api.ts on PORT and PORT+1 (NODE_ENV=production), as <db>_api
+ *   worker ×2                   node --import tsx src/bin/worker.ts (the production workflow bundle), as <db>_worker
  *
  * Long-running processes are restarted when they die (compose's `restart: unless-stopped`), after
  * STACK_RESTART_DELAY_MS (default 1000). Ctrl-C (or SIGTERM) stops every process it started: APIs first,
@@ -63,18 +64,23 @@ function writeState(extra: Record<string, unknown> = {}) {
 
 function loadSecrets(dir: string): Secrets {
   const file = path.join(dir, 'secrets.json');
+  // Secrets a stack made before them lacks are added once: the signing key (the custody trail), the roles' password.
+  const later = () => ({
+    AUDIT_SIGNING_KEY: randomBytes(32).toString('base64'),
+    DATABASE_ROLE_PASSWORD: randomBytes(24).toString('hex'),
+  });
   if (fs.existsSync(file)) {
-    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Secrets> & Omit<Secrets, 'AUDIT_SIGNING_KEY'>;
-    if (stored.AUDIT_SIGNING_KEY) return stored as Secrets;
-    // A stack made before the custody trail: its signing key is added once.
-    const upgraded = { ...stored, AUDIT_SIGNING_KEY: randomBytes(32).toString('base64') };
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Secrets> &
+      Pick<Secrets, 'SERVICE_JWT_SECRET' | 'WEBHOOK_SECRET_KEY'>;
+    if (stored.AUDIT_SIGNING_KEY && stored.DATABASE_ROLE_PASSWORD) return stored as Secrets;
+    const upgraded: Secrets = { ...later(), ...stored };
     fs.writeFileSync(file, `${JSON.stringify(upgraded)}\n`, { mode: 0o600 });
     return upgraded;
   }
   const secrets: Secrets = {
     SERVICE_JWT_SECRET: randomBytes(48).toString('base64url'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-    AUDIT_SIGNING_KEY: randomBytes(32).toString('base64'),
+    ...later(),
   };
   fs.writeFileSync(file, `${JSON.stringify(secrets)}\n`, { mode: 0o600 });
   return secrets;
@@ -100,6 +106,35 @@ async function distinctFreePorts(n: number, avoid: number[], pick: () => Promise
     if (!avoid.includes(p)) ports.add(p);
   }
   return [...ports];
+}
+
+/**
+ * The api's and the workers' roles (compose: deploy/postgres/init creates payments_api and
+ * payments_worker), created when missing, their password set, allowed to connect to the database;
+ * their table privileges are migrate's to grant (src/db/roles.ts). DATABASE_URL's role must be allowed
+ * to create roles.
+ */
+async function ensureRoles(url: string, database: string, roles: { api: string; worker: string }, password: string): Promise<void> {
+  const admin = new URL(url);
+  if (!admin.username) admin.username = process.env.PGUSER || os.userInfo().username;
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  try {
+    for (const role of [roles.api, roles.worker]) {
+      const found = await client.query('select 1 from pg_roles where rolname = $1', [role]);
+      // A password is a literal in CREATE/ALTER ROLE (no parameters there): hex digits only, so nothing to escape.
+      if (!/^[0-9a-f]+$/.test(password)) throw new Error('DATABASE_ROLE_PASSWORD in secrets.json must be hex digits');
+      const verb = found.rowCount === 0 ? 'create' : 'alter';
+      await client.query(`${verb} role ${id(role)} login password '${password}'`).catch((err: Error) => {
+        throw new Error(`cannot ${verb} role ${role} as ${admin.username} (DATABASE_URL's role needs CREATEROLE): ${err.message}`);
+      });
+      if (verb === 'create') say(`created role ${role}`);
+      await client.query(`grant connect on database ${id(database)} to ${id(role)}`);
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /** The application database next to Temporal's, created if missing (compose: deploy/postgres/init). */
@@ -286,6 +321,7 @@ async function main() {
     uiUrl: plan.uiUrl,
     temporalAddress: plan.temporalAddress,
     databases: plan.databases,
+    roles: plan.roles,
     versions: plan.versions,
     logDir,
   });
@@ -294,6 +330,7 @@ async function main() {
     `Temporal ${versions.server}, UI ${versions.ui}; databases ${plan.databases.app}, ${plan.databases.temporal}, ${plan.databases.visibility}; logs in ${path.relative(process.cwd(), logDir) || '.'}`,
   );
   await ensureDatabase(settings.DATABASE_URL, plan.databases.app);
+  await ensureRoles(settings.DATABASE_URL, plan.databases.app, plan.roles, secrets.DATABASE_ROLE_PASSWORD);
   for (const step of plan.steps) {
     if (interrupted) return;
     if (step.kind === 'once') await runOnce(step);
