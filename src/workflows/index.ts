@@ -5,3 +5,4 @@ export * from './deliverySeries';
 export * from './legacyDelivery';
 export * from './audit';
 export * from './ledgerVerify';
+export * from './payout';
