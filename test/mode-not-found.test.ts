@@ -55,7 +55,35 @@ async function objectsOf(stack: Stack, acct: TestAccount, livemode: boolean): Pr
     body: { proposed_by: 'recipient', refund_amount: 10 },
   });
   expect(offered.status).toBe(200);
+  // A payout's row, written below the API: its mode is what the walk needs, not its money.
+  const payoutId = `po_${randomBytes(13).toString('hex').toUpperCase()}`;
+  await stack.db('payouts').insert({
+    id: payoutId,
+    account_id: acct.account_id,
+    livemode,
+    recipient_id: recipient.body.id,
+    bank_account_id: bankAccount.body.id,
+    amount: '1050',
+    currency: 'EUR',
+    amount_exponent: 2,
+    status: 'pending',
+    end_to_end_id: payoutId.replace('_', '-'),
+    created_at: new Date(),
+    updated_at: new Date(),
+  });
+  const bankFileId = `bf_${randomBytes(13).toString('hex').toUpperCase()}`;
+  await stack.db('bank_files').insert({
+    id: bankFileId,
+    account_id: acct.account_id,
+    livemode,
+    message_id: `NTF-${bankFileId}`,
+    message_type: 'camt.054.001.08',
+    answer: JSON.stringify({ id: bankFileId, object: 'bank_file' }),
+    created_at: new Date(),
+  });
   return {
+    po: payoutId,
+    bf: bankFileId,
     of: offered.body.dispute.offers[0].id,
     rcp: recipient.body.id,
     ba: bankAccount.body.id,

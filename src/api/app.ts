@@ -5,7 +5,7 @@ import { authenticate } from './auth';
 import type { AppDeps, AppState } from './context';
 import { ApiError, errorMiddleware } from './errors';
 import { idempotency } from './middleware/idempotency';
-import { jsonBody } from './middleware/jsonBody';
+import { rawBody } from './middleware/jsonBody';
 import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits';
 import { otherModeNotFound } from './middleware/otherMode';
 import { requestLog } from './middleware/requestLog';
@@ -17,6 +17,8 @@ import { ledgerRoutes } from './routes/ledger';
 import { openRoutes } from './routes/open';
 import { paymentRoutes } from './routes/payments';
 import { bankAccountRoutes } from './routes/bankAccounts';
+import { payoutRoutes } from './routes/payouts';
+import { bankFileRoutes } from './routes/bankFiles';
 import { recipientRoutes } from './routes/recipients';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -46,7 +48,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const api = new Router<AppState>({ prefix: '/api/v1', ...EXACT_PATHS });
   api.use(
-    jsonBody,
+    rawBody({ '/api/v1/bank_files': { maxBytes: config.BANK_FILE_MAX_BYTES, setting: 'BANK_FILE_MAX_BYTES' } }),
     authenticate(services.accounts, limit, authFailures),
     idempotency(services.idempotency),
     otherModeNotFound(services.modes),
@@ -89,5 +91,7 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     auditRoutes(services.audit),
     recipientRoutes(services.recipients),
     bankAccountRoutes(services.bankAccounts),
+    payoutRoutes(services.payouts),
+    bankFileRoutes(services.bankFiles),
   ];
 }

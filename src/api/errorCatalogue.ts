@@ -12,6 +12,7 @@ import {
   InvalidInput,
   InvalidTransition,
   NotFound,
+  PayoutRefused,
   QuotaExceeded,
   RateLimited,
   RecipientInUse,
@@ -58,7 +59,8 @@ export const ERRORS = {
   },
   forbidden: {
     status: 403,
-    description: 'a credential may only create keys of its own mode',
+    description:
+      'a credential may not do this: create keys of the other mode, or send bank files with a test key (they are about live payouts)',
     example: { message: 'a test-mode credential can only create test keys' },
     from: { matches: is(Forbidden) },
   },
@@ -191,6 +193,57 @@ export const ERRORS = {
     from: {
       matches: is(RecipientInUse),
       details: (err: RecipientInUse) => ({ recipient: err.recipientId, reason: err.reason }),
+    },
+  },
+  payouts_not_enabled: {
+    status: 409,
+    description:
+      "the recipient's payouts are not enabled: its verification is not `verified`, or requirements are past due (docs/payouts.md)",
+    example: {
+      message: "the recipient's payouts are not enabled",
+      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'payouts_not_enabled',
+      details: (err: PayoutRefused) => err.details,
+    },
+  },
+  no_payable_bank_account: {
+    status: 409,
+    description:
+      "the bank account named, or the recipient's default in the currency, cannot take the payout: there is none, it is `errored` or `disabled`, or it receives another currency",
+    example: {
+      message: 'no payable bank account: the recipient has no default bank account in EUR',
+      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', currency: 'EUR' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'no_payable_bank_account',
+      details: (err: PayoutRefused) => err.details,
+    },
+  },
+  insufficient_available_balance: {
+    status: 409,
+    description:
+      "the recipient's `available` balance in the currency does not cover the payout (`details.available`, major units): of two payouts racing for the same money, one is created",
+    example: {
+      message: "the recipient's available balance in EUR does not cover the payout",
+      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', currency: 'EUR', available: 4.5 },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'insufficient_available_balance',
+      details: (err: PayoutRefused) => err.details,
+    },
+  },
+  payout_not_pending: {
+    status: 409,
+    description: 'a payout is canceled only while `pending` (`details.status` names its status)',
+    example: {
+      message: 'cannot cancel a payout whose status is in_transit',
+      details: { status: 'in_transit' },
+    },
+    from: {
+      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'payout_not_pending',
+      details: (err: PayoutRefused) => err.details,
     },
   },
   test_send_limit_reached: {

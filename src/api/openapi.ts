@@ -5,10 +5,11 @@
  */
 import { z } from 'zod';
 import { PAYMENT_EVENTS } from '../domain/paymentTypes';
+import { PAYOUT_EVENTS } from '../domain/payout';
 import { ERRORS, type ErrorCode, errorExample } from './errorCatalogue';
 import { components, exampleOf } from './components';
 import type { Operation, ResponseSpec } from './registry';
-import { RecipientUpdatedEvent, WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
+import { PAYOUT_ENVELOPES, RecipientUpdatedEvent, WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
 
 type Json = Record<string, unknown>;
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -175,6 +176,15 @@ export function openApiDocument(operations: readonly Operation[]): object {
             },
           }
         : {}),
+      ...(op.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: op.rawBody.description,
+              content: { [op.rawBody.contentType]: { schema: { type: 'string' }, example: op.rawBody.example } },
+            },
+          }
+        : {}),
       responses: {
         ...Object.fromEntries(
           Object.entries(op.responses).map(([status, r]) => [
@@ -189,6 +199,7 @@ export function openApiDocument(operations: readonly Operation[]): object {
   const webhookSchemas: [string, string, unknown][] = [
     ...PAYMENT_EVENTS.map((event): [string, string, unknown] => [event, webhookSchemaName(event), exampleOf(WEBHOOK_ENVELOPES[event])]),
     ['recipient.updated', 'RecipientUpdatedEvent', exampleOf(RecipientUpdatedEvent)],
+    ...PAYOUT_EVENTS.map((event): [string, string, unknown] => [event, webhookSchemaName(event), exampleOf(PAYOUT_ENVELOPES[event])]),
   ];
   const webhooks = Object.fromEntries(
     webhookSchemas.map(([event, schemaName, example]) => [
@@ -262,7 +273,8 @@ const TAGS: Record<string, string> = {
   Audit: 'The custody trail: signed tree heads and proofs (docs/audit.md)',
   Webhooks: 'Webhook configurations and their delivery logs',
   Recipients: 'Who payments are released to: their verification and balances (docs/concepts.md)',
-  'Test helpers': 'Test-mode only: move a payment’s clock',
+  Payouts: 'Released money paid out to a recipient’s bank account (docs/payouts.md)',
+  'Test helpers': 'Test-mode only: move a payment’s or a payout’s clock',
   'API keys': 'Keys of the caller’s account and mode',
   Operations: 'Liveness and readiness probes',
 };

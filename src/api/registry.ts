@@ -35,6 +35,11 @@ interface RouteSpec<B = undefined, Q = undefined, R extends Responses = Response
   deprecated?: boolean;
   /** Validates the body and documents it: its output is what the handler gets. */
   body?: z.ZodType<B>;
+  /**
+   * A raw document instead of JSON (src/api/middleware/jsonBody.ts, `rawBody`): its media type and an
+   * example for the document; the handler reads `ctx.state.rawBody`.
+   */
+  rawBody?: { contentType: string; description: string; example: string };
   bodyExample?: unknown;
   query?: z.ZodType<Q>;
   /** The answers of a request that succeeds; the next two fields add its refusals. */
@@ -140,6 +145,8 @@ export class Routes {
 
 function readBody<B>(spec: RouteSpec<B, unknown>, raw: unknown): B {
   const body = spec.body;
+  // A raw document is the handler's to read (its bytes' hash stands in `raw`, for the Idempotency-Key).
+  if (spec.rawBody) return undefined as B;
   if (!body) {
     // A POST that takes no body refuses fields it would ignore; PATCH and DELETE bodies are not read.
     if (spec.method === 'post') parse(Nothing, raw);

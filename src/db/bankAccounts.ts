@@ -33,7 +33,7 @@ const live = (db: Knex | Knex.Transaction, scope: Scope, recipientId: string) =>
     .whereNull('deleted_at');
 
 /** Make the default of `currency` the one `defaultBankAccount` chooses, inside `tx` (the recipient's row locked). */
-async function settleDefault(tx: Knex.Transaction, scope: Scope, recipientId: string, currency: string): Promise<void> {
+export async function settleDefault(tx: Knex.Transaction, scope: Scope, recipientId: string, currency: string): Promise<void> {
   const rows = await live(tx, scope, recipientId).andWhere({ currency }).orderBy(['created_at', 'id']);
   const chosen = defaultBankAccount(
     rows.map((r) => ({ id: r.id, currency: r.currency, status: r.status, defaultForCurrency: r.default_for_currency })),

@@ -1,6 +1,6 @@
 /**
  * Which mode an object of an account is in, found by its id alone: the id's prefix names its table
- * (pay_, wh_, dlv_, evt_, key_, rcp_, ba_). A milestone is found through its payment, whose id its routes carry.
+ * (pay_, wh_, dlv_, evt_, key_, rcp_, ba_, po_, bf_). A milestone is found through its payment, whose id its routes carry.
  */
 import type { Knex } from 'knex';
 
@@ -18,6 +18,8 @@ const LOOKUPS: Record<string, Lookup> = {
   key: OWN_ROWS('api_keys'),
   rcp: OWN_ROWS('recipients'),
   ba: OWN_ROWS('bank_accounts'),
+  po: OWN_ROWS('payouts'),
+  bf: OWN_ROWS('bank_files'),
   dlv: (db, accountId, id) =>
     db('webhook_deliveries as d')
       .join('webhooks as w', 'w.id', 'd.webhook_id')

@@ -21,6 +21,14 @@ export const LIVE_PAYMENT = 'LivePayment';
 /** A message the workflow cannot take: a test clock's seconds not a positive integer, a milestone named by a payment's action or missing from a milestone's. */
 export const INVALID_ARGUMENT = 'InvalidArgument';
 
+/** A payout's action its status does not allow (a cancel once it left `pending`); `details[0]` is the payout's status. */
+export const INVALID_PAYOUT_TRANSITION = 'InvalidPayoutTransition';
+/** A payout step its row refuses: the workflow and the read model disagree, which no retry mends. */
+export const PAYOUT_STEP_REFUSED = 'PayoutStepRefused';
+
+/** CUSTODY_ACCOUNT_NAME, _IBAN or _BIC unset: no live payout file is written until an operator sets them. */
+export const CUSTODY_ACCOUNT_MISSING = 'CustodyAccountMissing';
+
 /** Data PostgreSQL refuses: the projection can never succeed. */
 export const PROJECTION_REFUSED = 'ProjectionRefused';
 /** The custody trail does not match its last signed head: no head is signed. */

@@ -44,7 +44,19 @@ export function addressOf(account: LedgerAccount, owner: { paymentId?: string; r
 /** Addresses whose balance PostgreSQL keeps per account and refuses below zero (a payment's custody, a recipient's). */
 export const isPartyAddress = (address: string) => address.startsWith('escrow:') || address.startsWith('recipient:');
 
-export const ENTRY_TYPES = ['deposit', 'refund', 'release', 'split', 'make_available'] as const;
+/** A payout's entries (docs/payouts.md) are its steps': `payout` (created), `payout_paid`, `payout_failed`, `payout_canceled`, `payout_returned`. */
+export const ENTRY_TYPES = [
+  'deposit',
+  'refund',
+  'release',
+  'split',
+  'make_available',
+  'payout',
+  'payout_paid',
+  'payout_failed',
+  'payout_canceled',
+  'payout_returned',
+] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
 /** What a transition does to the money (a column of the transition table). */

@@ -13,10 +13,10 @@ export const NextDeadlineKey = defineSearchAttributeKey('NextDeadline', SearchAt
 /**
  * What a workflow of this service is, set when it starts, so that the operators' list can hold
  * payments only (`RecordKind="payment"`, docs/operations.md): `payment`, `delivery` (test event,
- * resend, continued delivery) or `check` (the scheduled ledger check).
+ * resend, continued delivery), `check` (the scheduled ledger check), `payout`, or `batch` (a live payout file's writer).
  */
 export const RecordKindKey = defineSearchAttributeKey('RecordKind', SearchAttributeType.KEYWORD);
-export type RecordKind = 'payment' | 'delivery' | 'check';
+export type RecordKind = 'payment' | 'delivery' | 'check' | 'payout' | 'batch';
 
 /** The operators' list of payments (no deliveries, no checks' runs): the visibility query the UI links carry. */
 export const PAYMENTS_QUERY = 'RecordKind="payment"';

@@ -112,6 +112,20 @@ export class RecipientInUse extends DomainError {
   }
 }
 
+/**
+ * A payout the rules refuse (docs/payouts.md, "Creating a payout"): payouts not enabled, no payable
+ * bank account, not enough available (`available` in major units), or a cancel once it left `pending`.
+ */
+export class PayoutRefused extends DomainError {
+  constructor(
+    readonly code: 'payouts_not_enabled' | 'no_payable_bank_account' | 'insufficient_available_balance' | 'payout_not_pending',
+    message: string,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
 /** No credential, or one that is wrong, revoked or expired. */
 export class Unauthenticated extends DomainError {}
 

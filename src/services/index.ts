@@ -12,6 +12,8 @@ import { idempotencyService } from './idempotency';
 import { ledgerService } from './ledger';
 import { modesService } from './modes';
 import { paymentsService } from './payments';
+import { payoutsService } from './payouts';
+import { bankFilesService } from './bankFiles';
 import { recipientsService } from './recipients';
 import { redactionService } from './redaction';
 import { repairService } from './repair';
@@ -30,6 +32,8 @@ export function createServices(deps: ServiceDeps) {
     redaction: redactionService(deps),
     recipients: recipientsService(deps),
     bankAccounts: bankAccountsService(deps),
+    payouts: payoutsService(deps),
+    bankFiles: bankFilesService(deps),
     events: eventsService(deps),
     ledger: ledgerService(deps),
     webhooks: webhooksService(deps),

@@ -9,6 +9,7 @@ import {
   PAYOUT_FAILURE_CODES,
   PAYOUT_FAILURE_MESSAGES,
   PAYOUT_STATUSES,
+  type PayoutEvent,
   type PayoutFailureCode,
   type PayoutStatus,
 } from '../domain/payout';
@@ -60,4 +61,17 @@ export function payoutView(p: PayoutFields): PayoutView {
     created_at: p.created_at.toISOString(),
     livemode: p.livemode,
   };
+}
+
+/** A `payout.*` event's body (docs/webhooks.md): the payout in `data`, its version in `sequence`. */
+export interface PayoutEnvelope {
+  event: PayoutEvent;
+  payout_id: string;
+  timestamp: string;
+  sequence: number;
+  data: PayoutView;
+}
+
+export function payoutEnvelope(p: PayoutFields & { version: number; updated_at: Date }, event: PayoutEvent): PayoutEnvelope {
+  return { event, payout_id: p.id, timestamp: p.updated_at.toISOString(), sequence: p.version, data: payoutView(p) };
 }

@@ -7,3 +7,4 @@ export * from './webhookDeliveryWorkflow';
 export * from './legacyDelivery';
 export * from './audit';
 export * from './ledgerVerify';
+export * from './payout';

@@ -377,6 +377,45 @@ describe('every operation through Prism’s validating proxy', () => {
     expect((await send(redactRecipient, `/api/v1/recipients/${rid}/redact`, { key })).status).toBe(200);
     expect((await send(redactRecipient, '/api/v1/recipients/rcp_NOPE/redact', { key })).status).toBe(404);
 
+    // Payouts and bank files (docs/payouts.md), for a verified recipient with money available.
+    const payee = (await stack.http.post('/api/v1/recipients', { key, body: { email: 'payee@example.com', country: 'DE' } })).body
+      .id as string;
+    await stack.http.post(`/api/v1/recipients/${payee}/verification`, { key, body: { status: 'verified' } });
+    const payeeAccount = { account_holder_name: 'Payee', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' };
+    expect((await stack.http.post(`/api/v1/recipients/${payee}/bank_accounts`, { key, body: payeeAccount })).status).toBe(201);
+    const { recipient_email: _email, ...paid } = validPayment({ amount: 20, currency: 'EUR', recipient: payee });
+    const funding = (await stack.http.post('/api/v1/payments', { key, body: paid })).body.id as string;
+    for (const action of ['deposit', 'approve', 'release'])
+      expect((await stack.http.post(`/api/v1/payments/${funding}/${action}`, { key, body: {} })).status).toBe(200);
+    const payouts = 'post /api/v1/payouts';
+    const po = await send(payouts, '/api/v1/payouts', { key, body: { recipient: payee, currency: 'EUR', amount: 5 } });
+    expect(po.status).toBe(201);
+    expect((await send(payouts, '/api/v1/payouts', { key, body: { recipient: payee, currency: 'EUR', amount: 100 } })).status).toBe(409);
+    expect((await send(payouts, '/api/v1/payouts', { key, body: { recipient: payee, currency: 'EUR', amount: -1 } })).status).toBe(400);
+    expect((await send('get /api/v1/payouts', `/api/v1/payouts?recipient=${payee}`, { key })).status).toBe(200);
+    expect((await send('get /api/v1/payouts', '/api/v1/payouts?status=lost', { key })).status).toBe(400);
+    expect((await send('get /api/v1/payouts/{id}', `/api/v1/payouts/${po.body.id}`, { key })).status).toBe(200);
+    expect((await send('get /api/v1/payouts/{id}', '/api/v1/payouts/po_NOPE', { key })).status).toBe(404);
+    const cancelPayout = 'post /api/v1/payouts/{id}/cancel';
+    expect((await send(cancelPayout, `/api/v1/payouts/${po.body.id}/cancel`, { key })).status).toBe(200);
+    expect((await send(cancelPayout, `/api/v1/payouts/${po.body.id}/cancel`, { key })).status).toBe(409);
+    const payoutClock = 'post /api/v1/test_helpers/payouts/{id}/advance';
+    expect((await send(payoutClock, `/api/v1/test_helpers/payouts/${po.body.id}/advance`, { key, body: { seconds: 60 } })).status).toBe(
+      200,
+    );
+    expect((await send(payoutClock, `/api/v1/test_helpers/payouts/${po.body.id}/advance`, { key, body: { seconds: 0 } })).status).toBe(400);
+    const fixtures = path.join(__dirname, '..', 'fixtures', 'bank-files');
+    const camt = fs.readFileSync(path.join(fixtures, 'camt.054.001.08-debits-and-return.xml'), 'utf8');
+    const live = acct.live_api_key;
+    const bankFiles = 'post /api/v1/bank_files';
+    const taken = await send(bankFiles, '/api/v1/bank_files', { key: live, raw: camt, contentType: 'application/xml' });
+    expect(taken.status).toBe(201);
+    expect((await send(bankFiles, '/api/v1/bank_files', { key: live, raw: camt, contentType: 'application/xml' })).status).toBe(200);
+    const truncated = fs.readFileSync(path.join(fixtures, 'malformed-truncated.xml'), 'utf8');
+    expect((await send(bankFiles, '/api/v1/bank_files', { key: live, raw: truncated, contentType: 'application/xml' })).status).toBe(400);
+    expect((await send('get /api/v1/bank_files/{id}', `/api/v1/bank_files/${taken.body.id}`, { key: live })).status).toBe(200);
+    expect((await send('get /api/v1/bank_files/{id}', '/api/v1/bank_files/bf_NOPE', { key: live })).status).toBe(404);
+
     // API keys.
     const made = await send('post /api/v1/api-keys', '/api/v1/api-keys', { key, body: { mode: 'test' } });
     expect(made.status).toBe(201);

@@ -38,7 +38,18 @@ describe('the ledger’s names', () => {
       'recipient_in_transit',
       'recipient_paid_out',
     ]);
-    expect(ENTRY_TYPES).toEqual(['deposit', 'refund', 'release', 'split', 'make_available']);
+    expect(ENTRY_TYPES).toEqual([
+      'deposit',
+      'refund',
+      'release',
+      'split',
+      'make_available',
+      'payout',
+      'payout_paid',
+      'payout_failed',
+      'payout_canceled',
+      'payout_returned',
+    ]);
     expect(ZERO_AMOUNTS).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
   });
 });

@@ -1127,6 +1127,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payouts, newest first */
+        get: operations["getPayouts"];
+        put?: never;
+        /**
+         * Pay a recipient's available money out to its bank account
+         * @description Checked in this order: the recipient’s payouts are enabled, a payable bank account (the one named, else the recipient’s default in the currency), then its available balance (the amount defaults to all of it). The money moves from available to in_transit with the payout, in one ledger entry: of two payouts racing for the same money, exactly one is created. A test payout is paid by the simulated bank (docs/payouts.md); a live one goes out in the next pain.001 file.
+         */
+        post: operations["postPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a payout */
+        get: operations["getPayoutsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payouts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending payout
+         * @description Only while pending (before its file is written, or the simulated bank took it); its money moves back to available.
+         */
+        post: operations["postPayoutsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/payouts/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a test-mode payout's clock forward (test clock)
+         * @description The simulated bank takes the steps now due on the payout’s clock (docs/payouts.md, "Test mode"), each with its ledger entry and event. A live payout answers 404.
+         */
+        post: operations["postTest_helpersPayoutsIdAdvance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank_files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a file the bank returned: a pain.002 status report, or a camt.054 or camt.053 about the custody account
+         * @description The raw XML as the bank sent it, with a live key, up to BANK_FILE_MAX_BYTES. Its entries are matched to payouts by EndToEndId: a rejected transaction fails its payout (the ISO reason mapped to a failure_code), a booked debit pays it, a booked credit with return information returns it. What changed no payout is listed in unmatched, with why. A file is taken once, by its message id: sent again, it answers 200 with the same object and changes nothing.
+         */
+        post: operations["postBank_files"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank_files/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a bank file taken: what it did to which payout, and what it could not match */
+        get: operations["getBank_filesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.created": {
@@ -1409,6 +1524,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payout.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.created
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPayoutCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.paid
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPayoutPaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.failed
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPayoutFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.canceled
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPayoutCanceledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.returned
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPayoutReturnedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1500,10 +1715,41 @@ export interface components {
             /** @constant */
             has_more: false;
         };
+        BankFile: {
+            /** @description bf_… */
+            id: string;
+            /** @constant */
+            object: "bank_file";
+            /** @description The file's MsgId: a file is taken once by it */
+            message_id: string;
+            /** @enum {string} */
+            message_type: "pain.002.001.10" | "camt.054.001.08" | "camt.053.001.08";
+            entries: {
+                end_to_end_id: string;
+                /** @description Major units; null when the bank stated none for it */
+                amount: number | null;
+                currency: string | null;
+                /** @enum {string} */
+                outcome: "paid" | "failed" | "returned" | "no_change";
+                /** @description po_… */
+                payout: string;
+            }[];
+            unmatched: {
+                end_to_end_id: string | null;
+                /** @description Major units; null when the bank stated none for it */
+                amount: number | null;
+                currency: string | null;
+                /**
+                 * @description Why the entry changed no payout (docs/payouts.md, "Matching a file to payouts")
+                 * @enum {string}
+                 */
+                reason: "no_end_to_end_id" | "unknown_end_to_end_id" | "amount_mismatch" | "status_conflict";
+            }[];
+        };
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: every payment event (a recipient's events are sent only to configurations that name them) */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
         };
         ConsistencyProof: {
             from: number;
@@ -1569,6 +1815,14 @@ export interface components {
                 /** @description Release this long after its approval (default: the payment's) */
                 auto_release_after_seconds?: number;
             }[];
+        };
+        CreatePayoutRequest: {
+            recipient: string;
+            currency: string;
+            /** @description Major units; default: everything available in the recipient's balance in the currency */
+            amount?: number;
+            /** @description Default: the recipient's default bank account for the currency */
+            bank_account?: string;
         };
         CreateRecipientRequest: {
             /** Format: email */
@@ -1649,7 +1903,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -1767,7 +2021,7 @@ export interface components {
             /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split" | "make_available";
+            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned";
             currency: string;
             livemode: boolean;
             created_at: string;
@@ -2478,6 +2732,89 @@ export interface components {
                 updated_at: string;
             };
         };
+        Payout: {
+            /** @description po_… */
+            id: string;
+            /** @constant */
+            object: "payout";
+            /** @description rcp_… */
+            recipient: string;
+            /** @description ba_… */
+            bank_account: string;
+            /** @description Major units */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "in_transit" | "paid" | "failed" | "canceled" | "returned";
+            /** @description Why it failed or came back; null otherwise */
+            failure_code: ("account_closed" | "no_account" | "invalid_account_number" | "account_frozen" | "incorrect_account_holder_name" | "declined" | "could_not_process") | null;
+            failure_message: string | null;
+            /** @description The reference the bank carries in every file about it (ISO 20022 EndToEndId) */
+            end_to_end_id: string;
+            created_at: string;
+            livemode: boolean;
+        };
+        PayoutCanceledEvent: {
+            /** @constant */
+            event: "payout.canceled";
+            payout_id: string;
+            /** @description When the payout took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payout's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payout as it was right after this step */
+            data: components["schemas"]["Payout"];
+        };
+        PayoutCreatedEvent: {
+            /** @constant */
+            event: "payout.created";
+            payout_id: string;
+            /** @description When the payout took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payout's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payout as it was right after this step */
+            data: components["schemas"]["Payout"];
+        };
+        PayoutFailedEvent: {
+            /** @constant */
+            event: "payout.failed";
+            payout_id: string;
+            /** @description When the payout took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payout's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payout as it was right after this step */
+            data: components["schemas"]["Payout"];
+        };
+        PayoutList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Payout"][];
+            has_more: boolean;
+        };
+        PayoutPaidEvent: {
+            /** @constant */
+            event: "payout.paid";
+            payout_id: string;
+            /** @description When the payout took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payout's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payout as it was right after this step */
+            data: components["schemas"]["Payout"];
+        };
+        PayoutReturnedEvent: {
+            /** @constant */
+            event: "payout.returned";
+            payout_id: string;
+            /** @description When the payout took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payout's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payout as it was right after this step */
+            data: components["schemas"]["Payout"];
+        };
         Readiness: {
             /** @enum {string} */
             status: "ok" | "unavailable";
@@ -2637,7 +2974,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -2663,7 +3000,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -2695,7 +3032,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             secret: string;
         };
@@ -10127,7 +10464,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split" | "make_available";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -12477,7 +12814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description forbidden: a credential may only create keys of its own mode */
+            /** @description forbidden: a credential may not do this: create keys of the other mode, or send bank files with a test key (they are about live payouts) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15471,6 +15808,1357 @@ export interface operations {
             };
         };
     };
+    getPayouts: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description A payout id: the page after it (older items) */
+                starting_after?: string;
+                /** @description A payout id: the page before it (newer items) */
+                ending_before?: string;
+                /** @description Only items created at or after this ISO 8601 time */
+                created_gte?: string;
+                /** @description Only items created at or before this ISO 8601 time */
+                created_lte?: string;
+                /** @description Only this recipient's payouts */
+                recipient?: string;
+                /** @description Only payouts in this status */
+                status?: "pending" | "in_transit" | "paid" | "failed" | "canceled" | "returned";
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payouts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "object": "payout",
+                     *           "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                     *           "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                     *           "amount": 10.5,
+                     *           "currency": "EUR",
+                     *           "status": "pending",
+                     *           "failure_code": null,
+                     *           "failure_message": null,
+                     *           "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "created_at": "2026-11-27T09:30:00.000Z",
+                     *           "livemode": false
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PayoutList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPayouts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                 *       "currency": "EUR",
+                 *       "amount": 10.5
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePayoutRequest"];
+            };
+        };
+        responses: {
+            /** @description The payout, status pending */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "object": "payout",
+                     *       "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                     *       "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                     *       "amount": 10.5,
+                     *       "currency": "EUR",
+                     *       "status": "pending",
+                     *       "failure_code": null,
+                     *       "failure_message": null,
+                     *       "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "created_at": "2026-11-27T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payouts_not_enabled: the recipient's payouts are not enabled: its verification is not `verified`, or requirements are past due (docs/payouts.md); or no_payable_bank_account: the bank account named, or the recipient's default in the currency, cannot take the payout: there is none, it is `errored` or `disabled`, or it receives another currency; or insufficient_available_balance: the recipient's `available` balance in the currency does not cover the payout (`details.available`, major units): of two payouts racing for the same money, one is created; or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPayoutsId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payout id (po_…), as POST /api/v1/payouts or GET /api/v1/payouts answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "object": "payout",
+                     *       "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                     *       "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                     *       "amount": 10.5,
+                     *       "currency": "EUR",
+                     *       "status": "pending",
+                     *       "failure_code": null,
+                     *       "failure_message": null,
+                     *       "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "created_at": "2026-11-27T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postPayoutsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payout id (po_…), as POST /api/v1/payouts or GET /api/v1/payouts answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, status canceled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "object": "payout",
+                     *       "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                     *       "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                     *       "amount": 10.5,
+                     *       "currency": "EUR",
+                     *       "status": "pending",
+                     *       "failure_code": null,
+                     *       "failure_message": null,
+                     *       "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "created_at": "2026-11-27T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payout_not_pending: a payout is canceled only while `pending` (`details.status` names its status); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postTest_helpersPayoutsIdAdvance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The payout id (po_…), as POST /api/v1/payouts or GET /api/v1/payouts answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "seconds": 604800
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdvanceClockRequest"];
+            };
+        };
+        responses: {
+            /** @description The payout after the due steps */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "object": "payout",
+                     *       "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                     *       "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                     *       "amount": 10.5,
+                     *       "currency": "EUR",
+                     *       "status": "pending",
+                     *       "failure_code": null,
+                     *       "failure_message": null,
+                     *       "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "created_at": "2026-11-27T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postBank_files: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The ISO 20022 XML file, byte for byte */
+        requestBody: {
+            content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.08">
+                 *       <BkToCstmrDbtCdtNtfctn>
+                 *         <GrpHdr><MsgId>NTF-20261128-0093</MsgId><CreDtTm>2026-11-28T16:05:00+01:00</CreDtTm></GrpHdr>
+                 *         <Ntfctn>
+                 *           <Id>NTF-20261128-0093-1</Id>
+                 *           <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>
+                 *           <Ntry>
+                 *             <Amt Ccy="EUR">10.50</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BkTxCd/>
+                 *             <NtryDtls><TxDtls><Refs><EndToEndId>po-01JDZ6R0A1B2C3D4E5F6G7H8J9</EndToEndId></Refs></TxDtls></NtryDtls>
+                 *           </Ntry>
+                 *         </Ntfctn>
+                 *       </BkToCstmrDbtCdtNtfctn>
+                 *     </Document>
+                 */
+                "application/xml": string;
+            };
+        };
+        responses: {
+            /** @description The same file, taken before: its first answer, nothing changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bf_01JDZ7A0B1C2D3E4F5G6H7J8K9",
+                     *       "object": "bank_file",
+                     *       "message_id": "NTF-20261128-0093",
+                     *       "message_type": "camt.054.001.08",
+                     *       "entries": [
+                     *         {
+                     *           "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "amount": 10.5,
+                     *           "currency": "EUR",
+                     *           "outcome": "paid",
+                     *           "payout": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9"
+                     *         }
+                     *       ],
+                     *       "unmatched": [
+                     *         {
+                     *           "end_to_end_id": null,
+                     *           "amount": 2.5,
+                     *           "currency": "EUR",
+                     *           "reason": "no_end_to_end_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFile"];
+                };
+            };
+            /** @description The file, taken now */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bf_01JDZ7A0B1C2D3E4F5G6H7J8K9",
+                     *       "object": "bank_file",
+                     *       "message_id": "NTF-20261128-0093",
+                     *       "message_type": "camt.054.001.08",
+                     *       "entries": [
+                     *         {
+                     *           "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "amount": 10.5,
+                     *           "currency": "EUR",
+                     *           "outcome": "paid",
+                     *           "payout": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9"
+                     *         }
+                     *       ],
+                     *       "unmatched": [
+                     *         {
+                     *           "end_to_end_id": null,
+                     *           "amount": 2.5,
+                     *           "currency": "EUR",
+                     *           "reason": "no_end_to_end_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFile"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: a credential may not do this: create keys of the other mode, or send bank files with a test key (they are about live payouts) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "a test-mode credential can only create test keys"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBank_filesId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The bank file id (bf_…), as POST /api/v1/bank_files answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bank file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bf_01JDZ7A0B1C2D3E4F5G6H7J8K9",
+                     *       "object": "bank_file",
+                     *       "message_id": "NTF-20261128-0093",
+                     *       "message_type": "camt.054.001.08",
+                     *       "entries": [
+                     *         {
+                     *           "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "amount": 10.5,
+                     *           "currency": "EUR",
+                     *           "outcome": "paid",
+                     *           "payout": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9"
+                     *         }
+                     *       ],
+                     *       "unmatched": [
+                     *         {
+                     *           "end_to_end_id": null,
+                     *           "amount": 2.5,
+                     *           "currency": "EUR",
+                     *           "reason": "no_end_to_end_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankFile"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     webhookPaymentCreatedEvent: {
         parameters: {
             query?: never;
@@ -16599,6 +18287,261 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RecipientUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPayoutCreatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.created",
+                 *       "payout_id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-27T09:30:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "payout",
+                 *         "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                 *         "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                 *         "amount": 10.5,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "created_at": "2026-11-27T09:30:00.000Z",
+                 *         "livemode": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPayoutPaidEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.paid",
+                 *       "payout_id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-27T09:30:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "payout",
+                 *         "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                 *         "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                 *         "amount": 10.5,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "created_at": "2026-11-27T09:30:00.000Z",
+                 *         "livemode": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPayoutFailedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.failed",
+                 *       "payout_id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-27T09:30:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "payout",
+                 *         "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                 *         "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                 *         "amount": 10.5,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "created_at": "2026-11-27T09:30:00.000Z",
+                 *         "livemode": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPayoutCanceledEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.canceled",
+                 *       "payout_id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-27T09:30:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "payout",
+                 *         "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                 *         "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                 *         "amount": 10.5,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "created_at": "2026-11-27T09:30:00.000Z",
+                 *         "livemode": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutCanceledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPayoutReturnedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.returned",
+                 *       "payout_id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-27T09:30:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "payout",
+                 *         "recipient": "rcp_01JDZ6Q4W8M3T5V7X9Z1B3D5F8",
+                 *         "bank_account": "ba_01JDZ6Q4W8M3T5V7X9Z1B3D5F7",
+                 *         "amount": 10.5,
+                 *         "currency": "EUR",
+                 *         "status": "pending",
+                 *         "failure_code": null,
+                 *         "failure_message": null,
+                 *         "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "created_at": "2026-11-27T09:30:00.000Z",
+                 *         "livemode": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutReturnedEvent"];
             };
         };
         responses: {

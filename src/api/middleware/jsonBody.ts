@@ -1,4 +1,5 @@
 /** The JSON body middleware: reads and parses a request body within the size limit. */
+import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import type { AppState } from '../context';
@@ -20,6 +21,32 @@ function nestingDepth(value: unknown, limit = MAX_BODY_DEPTH): number {
     for (const child of Object.values(v)) stack.push([child, depth + 1]);
   }
   return deepest;
+}
+
+/**
+ * Routes that take a raw document instead of JSON (`POST /api/v1/bank_files`: a bank's XML file), by
+ * exact path, with their own size limit and the setting that sets it. The body is kept whole in
+ * `rawBody`; `body` is its SHA-256, so an Idempotency-Key binds the exact bytes. Its content type is
+ * the route's to check, after authentication: a request without credentials is a 401 whatever it sends.
+ */
+export function rawBody(paths: Record<string, { maxBytes: number; setting: string }>) {
+  return async (ctx: Context, next: Next) => {
+    const raw = ctx.method === 'POST' ? paths[ctx.path] : undefined;
+    if (!raw) return jsonBody(ctx, next);
+    const state = ctx.state as AppState;
+    try {
+      state.rawBody = await getRawBody(ctx.req, { limit: raw.maxBytes, length: ctx.get('Content-Length') || undefined });
+    } catch (err) {
+      if ((err as { type?: string }).type === 'entity.too.large') {
+        throw new ApiError(413, 'payload_too_large', `this route takes at most ${raw.maxBytes} bytes (${raw.setting})`, undefined, {
+          Connection: 'close',
+        });
+      }
+      throw new ApiError(400, 'invalid_request', 'the request body could not be read');
+    }
+    state.body = { sha256: createHash('sha256').update(state.rawBody).digest('hex') };
+    await next();
+  };
 }
 
 /** JSON bodies only, at most 100 KB; malformed JSON is a 400, never a 500. */

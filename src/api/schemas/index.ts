@@ -13,3 +13,4 @@ export * from './webhooks';
 export * from './audit';
 export * from './recipients';
 export * from './bankAccounts';
+export * from './payouts';

@@ -1,12 +1,13 @@
 /** The payout routes' schemas (docs/payouts.md): the create body, checked whole, and the payout and bank file answers. */
 import { z } from 'zod';
 import { currencyRefusal, isCurrency, toMinor } from '../../domain/money';
-import { PAYOUT_STATUSES } from '../../domain/payout';
+import { PAYOUT_EVENTS, PAYOUT_STATUSES, type PayoutEvent } from '../../domain/payout';
 import { BankFileViewSchema } from '../../views/bankFileView';
 import { PayoutViewSchema } from '../../views/payoutView';
-import { component } from '../components';
+import { component, exampleOf } from '../components';
 import { idPattern } from '../parse';
-import { listQuery } from './common';
+import { listOf, listQuery } from './common';
+import { webhookSchemaName } from './webhooks';
 
 /**
  * `{recipient, currency, amount?, bank_account?}`: the amount in major units with no more
@@ -81,3 +82,29 @@ export const BankFile = component('BankFile', BankFileViewSchema, {
   ],
   unmatched: [{ end_to_end_id: null, amount: 2.5, currency: 'EUR', reason: 'no_end_to_end_id' }],
 });
+
+export const PayoutList = component('PayoutList', listOf(Payout), { object: 'list', data: [exampleOf(Payout)], has_more: false });
+
+/** `payout.*`'s body (docs/webhooks.md): the payout in `data`, its version in `sequence`. */
+export const PAYOUT_ENVELOPES = Object.fromEntries(
+  PAYOUT_EVENTS.map((event) => [
+    event,
+    component(
+      webhookSchemaName(event),
+      z.object({
+        event: z.literal(event),
+        payout_id: z.string(),
+        timestamp: z.string().describe('When the payout took this step, ISO 8601 UTC'),
+        sequence: z.number().int().describe("The payout's version: ignore an event whose sequence is lower than one you applied"),
+        data: Payout.describe('The payout as it was right after this step'),
+      }),
+      {
+        event,
+        payout_id: 'po_01JDZ6R0A1B2C3D4E5F6G7H8J9',
+        timestamp: '2026-11-27T09:30:00.000Z',
+        sequence: 1,
+        data: exampleOf(Payout),
+      },
+    ),
+  ]),
+) as unknown as Record<PayoutEvent, z.ZodType>;

@@ -1,0 +1,83 @@
+/**
+ * Live payouts' credit transfer files (docs/payouts.md, "Live mode"): the pending live payouts sent
+ * (each workflow takes its `send` step first, so a cancel racing the batch either wins before the
+ * payout is in the file or is refused), then recorded under the batch's MsgId, then written as one
+ * pain.001.001.09 file into PAYOUT_OUTBOX_DIR. A retry with the same MsgId writes the same file
+ * (src/lib/outboxFile.ts): a worker killed between the entries and the file neither loses a payout
+ * nor puts it in two files.
+ */
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { custodyAccount, webhookSecretKey } from '../config';
+import { buildPain001 } from '../bankFiles/pain001';
+import { CUSTODY_ACCOUNT_MISSING } from '../domain/failures';
+import { deriveBankAccountKeys, parseCanonicalNumber } from '../domain/bankAccounts';
+import { assignBatch, batchPayouts, unbatchedLivePayouts } from '../db/payouts';
+import { openBankAccountNumber } from '../lib/sealedBox';
+import { writeOutboxFile } from '../lib/outboxFile';
+import type { ActivityResourcesWithClient } from './resources';
+
+/** The most payouts one file carries; the next batch takes the rest. */
+export const PAYOUTS_PER_FILE = 1000;
+
+export function payoutBatchActivities({ db, config, temporal, logger }: ActivityResourcesWithClient) {
+  /** A bank outcome for a payout's workflow; false when the workflow refuses it (a cancel came first) or its run is over. */
+  async function tell(payoutId: string, outcome: { action: 'send' | 'fail'; failureCode?: 'could_not_process' }): Promise<boolean> {
+    try {
+      await temporal.workflow.getHandle(payoutId).executeUpdate('bankOutcome', { args: [outcome] });
+      return true;
+    } catch (err) {
+      const closed = err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /already completed/i.test(err.message));
+      if (err instanceof WorkflowUpdateFailedError || closed) return false;
+      throw err;
+    }
+  }
+
+  /** The debtor of every file, checked before anything is sent: without it no payout leaves `pending`. */
+  function custodyAccountOrFail() {
+    try {
+      return custodyAccount(config);
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(err instanceof Error ? err.message : String(err), CUSTODY_ACCOUNT_MISSING);
+    }
+  }
+
+  return {
+    /** One batch under `messageId` (the batch workflow's, the same on every retry): its payouts sent, recorded and written. */
+    async writePayoutBatch(input: { messageId: string; createdAtMs: number }): Promise<{ payouts: number; written: boolean }> {
+      const debtor = custodyAccountOrFail();
+      const key = deriveBankAccountKeys(webhookSecretKey(config)).sealKey;
+      for (const p of await unbatchedLivePayouts(db, PAYOUTS_PER_FILE)) {
+        if (p.status !== 'pending') continue;
+        // An account deleted since the payout was created has no number left to pay to.
+        await tell(p.id, p.number_sealed === null ? { action: 'fail', failureCode: 'could_not_process' } : { action: 'send' });
+      }
+      await assignBatch(db, input.messageId, PAYOUTS_PER_FILE);
+      const payouts = (await batchPayouts(db, input.messageId)).filter((p) => p.number_sealed !== null);
+      if (payouts.length === 0) return { payouts: 0, written: false };
+      const createdAt = new Date(input.createdAtMs);
+      const file = buildPain001({
+        messageId: input.messageId,
+        createdAt,
+        executionDate: createdAt.toISOString().slice(0, 10),
+        debtor,
+        transfers: payouts.map((p) => ({
+          endToEndId: p.end_to_end_id,
+          amount: BigInt(p.amount),
+          currency: p.currency,
+          creditor: {
+            name: p.account_holder_name,
+            account: parseCanonicalNumber(openBankAccountNumber(p.number_sealed!, p.bank_account_id, key)),
+          },
+          remittance: p.id,
+        })),
+      });
+      const { written, path } = await writeOutboxFile(config.PAYOUT_OUTBOX_DIR, `${input.messageId}.xml`, file.xml);
+      logger.info(
+        { message_id: input.messageId, payouts: payouts.length, control_sum: file.controlSum, path, written },
+        'payout file written',
+      );
+      return { payouts: payouts.length, written };
+    },
+  };
+}

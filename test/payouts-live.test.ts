@@ -1,0 +1,248 @@
+/**
+ * Live payouts through the bank's own formats (docs/payouts.md, "Live mode"), with a real worker,
+ * Temporal and PostgreSQL: pending live payouts written as one pain.001.001.09 file into
+ * PAYOUT_OUTBOX_DIR (exact NbOfTxs and CtrlSum, one EndToEndId per payout, the custody account as
+ * debtor), a canceled one left out, a batch that fails between recording its payouts and writing
+ * its file writing it whole on its retry, a second batch writing nothing; then the bank's answers
+ * (test/fixtures/bank-files/live/) through POST /api/v1/bank_files: a rejection, a payment, a
+ * statement that pays one and returns another, each file taken once, an amount that disagrees and
+ * another account's EndToEndId listed unmatched with nothing changed, malformed files refused.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { payoutBatchWorkflow } from '../src/workflows';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
+
+const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-outbox-')), 'outbox');
+const stack = useStack({
+  env: {
+    CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
+    CUSTODY_ACCOUNT_IBAN: 'DE89 3704 0044 0532 0130 00',
+    CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
+    PAYOUT_OUTBOX_DIR: outbox,
+    // The test runs its batches itself: the schedule's would split them.
+    PAYOUT_BATCH_INTERVAL: '365 days',
+  },
+});
+const account = useAccount(stack);
+const other = useAccount(stack);
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'bank-files');
+
+async function ok(res: { status: number; body: unknown }, status = 200) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return res.body as any;
+}
+
+/** A verified recipient with one bank account and `amount` released to it, in live mode. */
+async function fundedLive(key: string, amount: number, currency: string, bankAccount: Record<string, string>) {
+  const recipient = await ok(
+    await stack.http.post('/api/v1/recipients', { key, body: { email: 'shop@example.com', country: bankAccount.country } }),
+    201,
+  );
+  await ok(await stack.http.post(`/api/v1/recipients/${recipient.id}/verification`, { key, body: { status: 'verified' } }));
+  const ba = await ok(
+    await stack.http.post(`/api/v1/recipients/${recipient.id}/bank_accounts`, {
+      key,
+      body: { account_holder_name: 'Shop Owner', currency, ...bankAccount },
+    }),
+    201,
+  );
+  const { recipient_email: _e, ...body } = validPayment({ amount, currency, recipient: recipient.id });
+  const payment = await ok(await stack.http.post('/api/v1/payments', { key, body }), 201);
+  for (const action of ['deposit', 'approve', 'release'])
+    await ok(await stack.http.post(`/api/v1/payments/${payment.id}/${action}`, { key, body: {} }));
+  return { recipient: recipient.id as string, bankAccount: ba.id as string };
+}
+
+const payout = async (key: string, recipient: string, currency: string, amount: number) =>
+  ok(await stack.http.post('/api/v1/payouts', { key, body: { recipient, currency, amount } }), 201);
+
+const status = async (key: string, id: string) => (await ok(await stack.http.get(`/api/v1/payouts/${id}`, { key }))).status as string;
+
+const runBatch = () =>
+  stack.client.workflow.execute(payoutBatchWorkflow, { taskQueue: stack.taskQueue, workflowId: `payout-batch-test-${Date.now()}` });
+
+const sendFile = (key: string, xml: string, contentType = 'application/xml') =>
+  stack.http.post('/api/v1/bank_files', { key, raw: xml, headers: { 'Content-Type': contentType } });
+
+describe('live payouts and the bank', () => {
+  it('writes one pain.001 file, then takes the bank’s answers once each, listing what it cannot match', async () => {
+    const key = account.live_api_key;
+    const eur = await fundedLive(key, 20, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
+    const usd = await fundedLive(key, 10, 'USD', { country: 'US', routing_number: '110000000', account_number: '000123456789' });
+    const a = await payout(key, eur.recipient, 'EUR', 12.34);
+    const b = await payout(key, eur.recipient, 'EUR', 5);
+    const c = await payout(key, usd.recipient, 'USD', 7.5);
+    const d = await payout(key, eur.recipient, 'EUR', 1);
+    expect((await ok(await stack.http.post(`/api/v1/payouts/${d.id}/cancel`, { key, body: {} }))).status).toBe('canceled');
+    const strangers = await fundedLive(other.live_api_key, 3, 'EUR', { country: 'DE', iban: 'DE94370400440532010000' });
+    const o = await payout(other.live_api_key, strangers.recipient, 'EUR', 1);
+
+    // The batch: every pending live payout sent and in one file; the canceled one in none. The outbox
+    // cannot be written at first (a file stands where its directory goes): the batch fails after
+    // sending and recording its payouts, and its retry writes the file under the same MsgId.
+    fs.writeFileSync(outbox, 'not a directory');
+    const run = await stack.client.workflow.start(payoutBatchWorkflow, {
+      taskQueue: stack.taskQueue,
+      workflowId: `payout-batch-test-1-${Date.now()}`,
+    });
+    const recorded = await eventually(async () => {
+      const row = (await stack.db('payouts').where({ id: a.id }).first()) as { message_id: string | null };
+      return row.message_id ?? undefined;
+    });
+    expect(await status(key, a.id)).toBe('in_transit');
+    // Its first attempt failed: the file is not there, the activity waits for its retry.
+    await eventually(async () => {
+      const pending = (await run.describe()).raw.pendingActivities ?? [];
+      return (pending[0]?.attempt ?? 0) >= 2 ? true : undefined;
+    });
+    fs.rmSync(outbox);
+    const batch = await run.result();
+    expect(batch.messageId).toBe(recorded);
+    expect(batch.written).toBe(true);
+    for (const p of [a, b, c]) expect(await status(key, p.id)).toBe('in_transit');
+    expect(await status(other.live_api_key, o.id)).toBe('in_transit');
+    expect(await status(key, d.id)).toBe('canceled');
+    const rows = (await stack.db('payouts').where({ message_id: batch.messageId })) as {
+      id: string;
+      amount: string;
+      amount_exponent: number;
+    }[];
+    expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining([a.id, b.id, c.id, o.id]));
+    expect(rows.map((r) => r.id)).not.toContain(d.id);
+    expect(batch.payouts).toBe(rows.length);
+
+    expect(fs.readdirSync(outbox)).toEqual([`${batch.messageId}.xml`]);
+    const xml = fs.readFileSync(path.join(outbox, `${batch.messageId}.xml`), 'utf8');
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      isArray: (name) => ['PmtInf', 'CdtTrfTxInf'].includes(name),
+      parseTagValue: false,
+    }).parse(xml);
+    const initiation = doc.Document.CstmrCdtTrfInitn;
+    expect(doc.Document['@_xmlns']).toBe('urn:iso:std:iso:20022:tech:xsd:pain.001.001.09');
+    expect(initiation.GrpHdr.MsgId).toBe(batch.messageId);
+    expect(initiation.GrpHdr.NbOfTxs).toBe(String(rows.length));
+    // CtrlSum: the exact sum of every transfer's amount, across currencies, as decimal text.
+    const cents = rows.reduce((sum, r) => sum + BigInt(r.amount) * 10n ** BigInt(2 - r.amount_exponent), 0n);
+    expect(initiation.GrpHdr.CtrlSum).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`);
+    const transfers = (initiation.PmtInf as any[]).flatMap((p) => p.CdtTrfTxInf.map((t: any) => ({ ...t, debtor: p })));
+    expect(transfers.map((t) => t.PmtId.EndToEndId).sort()).toEqual(rows.map((r) => r.id.replace('_', '-')).sort());
+    for (const t of transfers) {
+      expect([t.debtor.Dbtr.Nm, t.debtor.DbtrAcct.Id.IBAN, t.debtor.DbtrAgt.FinInstnId.BICFI]).toEqual([
+        'Custody Ltd',
+        'DE89370400440532013000',
+        'COBADEFFXXX',
+      ]);
+    }
+    const byE2e = (p: { end_to_end_id: string }) => transfers.find((t) => t.PmtId.EndToEndId === p.end_to_end_id);
+    expect(byE2e(a).Amt.InstdAmt).toEqual({ '#text': '12.34', '@_Ccy': 'EUR' });
+    expect(byE2e(a).CdtrAcct.Id.IBAN).toBe('DE89370400440532013000');
+    expect(byE2e(a).Cdtr.Nm).toBe('Shop Owner');
+    expect(byE2e(c).Amt.InstdAmt).toEqual({ '#text': '7.50', '@_Ccy': 'USD' });
+    expect(byE2e(c).CdtrAcct.Id.Othr.Id).toBe('000123456789');
+    expect(byE2e(c).CdtrAgt.FinInstnId.ClrSysMmbId.MmbId).toBe('110000000');
+
+    // A second batch finds nothing to send: no second file, no payout in two.
+    expect(await runBatch()).toMatchObject({ payouts: 0, written: false });
+    expect(fs.readdirSync(outbox)).toEqual([`${batch.messageId}.xml`]);
+
+    const fill = (file: string) =>
+      fs
+        .readFileSync(path.join(FIXTURES, 'live', file), 'utf8')
+        .replaceAll('__MSG__', batch.messageId)
+        .replaceAll('__A__', a.end_to_end_id)
+        .replaceAll('__B__', b.end_to_end_id)
+        .replaceAll('__C__', c.end_to_end_id)
+        .replaceAll('__OTHER__', o.end_to_end_id);
+
+    // pain.002: C rejected with AC04 → failed, account_closed; its account errored; A and B accepted, unchanged.
+    const report = await ok(await sendFile(key, fill('pain.002.001.10-rejects-c.xml')), 201);
+    expect(report).toMatchObject({
+      id: expect.stringMatching(/^bf_/),
+      object: 'bank_file',
+      message_id: 'LIVE-STS-0001',
+      message_type: 'pain.002.001.10',
+    });
+    expect(report.entries).toEqual([
+      { end_to_end_id: a.end_to_end_id, amount: null, currency: null, outcome: 'no_change', payout: a.id },
+      { end_to_end_id: b.end_to_end_id, amount: null, currency: null, outcome: 'no_change', payout: b.id },
+      { end_to_end_id: c.end_to_end_id, amount: 7.5, currency: 'USD', outcome: 'failed', payout: c.id },
+    ]);
+    expect(report.unmatched).toEqual([]);
+    expect(await ok(await stack.http.get(`/api/v1/payouts/${c.id}`, { key }))).toMatchObject({
+      status: 'failed',
+      failure_code: 'account_closed',
+    });
+    const usdAccounts = await ok(await stack.http.get(`/api/v1/recipients/${usd.recipient}/bank_accounts`, { key }));
+    expect(usdAccounts.data[0].status).toBe('errored');
+    // The same file again: its first answer, 200, nothing changed.
+    const again = await sendFile(key, fill('pain.002.001.10-rejects-c.xml'));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(report);
+    expect(await ok(await stack.http.get(`/api/v1/bank_files/${report.id}`, { key }))).toEqual(report);
+
+    // camt.054: A paid; B's amount disagrees and another account's payout is no payout here: listed, nothing changed.
+    const notification = await ok(await sendFile(key, fill('camt.054.001.08-pays-a.xml')), 201);
+    expect(notification.entries).toEqual([
+      { end_to_end_id: a.end_to_end_id, amount: 12.34, currency: 'EUR', outcome: 'paid', payout: a.id },
+    ]);
+    expect(notification.unmatched).toEqual([
+      { end_to_end_id: b.end_to_end_id, amount: 999.99, currency: 'EUR', reason: 'amount_mismatch' },
+      { end_to_end_id: o.end_to_end_id, amount: 1, currency: 'EUR', reason: 'unknown_end_to_end_id' },
+      { end_to_end_id: null, amount: 2.5, currency: 'EUR', reason: 'no_end_to_end_id' },
+    ]);
+    expect([await status(key, a.id), await status(key, b.id), await status(other.live_api_key, o.id)]).toEqual([
+      'paid',
+      'in_transit',
+      'in_transit',
+    ]);
+
+    // camt.053: A's debit again changes nothing, B is paid, A comes back (AC06 → account_frozen).
+    const statement = await ok(await sendFile(key, fill('camt.053.001.08-pays-b-returns-a.xml')), 201);
+    expect(statement.entries.map((e: any) => `${e.payout} ${e.outcome}`)).toEqual([`${a.id} paid`, `${b.id} paid`, `${a.id} returned`]);
+    expect(await ok(await stack.http.get(`/api/v1/payouts/${a.id}`, { key }))).toMatchObject({
+      status: 'returned',
+      failure_code: 'account_frozen',
+    });
+    expect(await status(key, b.id)).toBe('paid');
+    const balances = (await ok(await stack.http.get(`/api/v1/recipients/${eur.recipient}/balance`, { key }))).balances;
+    expect(balances).toEqual([{ currency: 'EUR', pending: 0, available: 15, in_transit: 0, paid_out: 5 }]);
+    const entries: { type: string }[] = await stack
+      .db('ledger_entries')
+      .where({ recipient_id: eur.recipient })
+      .andWhere('type', 'like', 'payout%')
+      .select('type');
+    expect(entries.map((e) => e.type).sort()).toEqual(
+      ['payout', 'payout', 'payout', 'payout_canceled', 'payout_paid', 'payout_paid', 'payout_returned'].sort(),
+    );
+    expect(await stack.services.ledger.verify(account.account_id, { workflows: false })).toEqual([]);
+  });
+
+  it('refuses what is no bank file of ours, naming why, and changes nothing', async () => {
+    const key = account.live_api_key;
+    const malformed = await sendFile(key, fs.readFileSync(path.join(FIXTURES, 'malformed-truncated.xml'), 'utf8'));
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.details).toEqual([{ field: 'body', message: expect.stringMatching(/^not_xml: /) }]);
+    const unsupported = await sendFile(key, fs.readFileSync(path.join(FIXTURES, 'camt.052.001.08-unsupported.xml'), 'utf8'));
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body.error.details[0].message).toMatch(/^unsupported_message: /);
+    const tooPrecise = await sendFile(key, fs.readFileSync(path.join(FIXTURES, 'camt.054.001.08-amount-too-precise.xml'), 'utf8'));
+    expect(tooPrecise.status).toBe(400);
+    expect(tooPrecise.body.error.details[0].message).toMatch(/^invalid_message: /);
+    const json = await sendFile(key, '{"hello": "bank"}', 'application/json');
+    expect(json.status).toBe(415);
+    const inTest = await sendFile(
+      account.test_api_key,
+      fs.readFileSync(path.join(FIXTURES, 'camt.054.001.08-debits-and-return.xml'), 'utf8'),
+    );
+    expect(inTest.status).toBe(403);
+    const strangers = await stack.http.get('/api/v1/bank_files/bf_01JNOSUCHFILE000000000000', { key: other.live_api_key });
+    expect(strangers.status).toBe(404);
+    expect(await stack.db('bank_files').where({ account_id: account.account_id, message_id: 'NTF-20261128-0095' })).toEqual([]);
+  });
+});

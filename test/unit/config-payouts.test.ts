@@ -1,0 +1,56 @@
+/**
+ * The payout settings of docs/settings.md (PAYOUT_OUTBOX_DIR, PAYOUT_BATCH_INTERVAL,
+ * BANK_FILE_MAX_BYTES, CUSTODY_ACCOUNT_*): parsed once at start-up, their defaults as documented,
+ * a bad value a ConfigError naming the setting.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, custodyAccount, loadConfig } from '../../src/config';
+
+describe('payout settings', () => {
+  it('default as documented', () => {
+    const config = loadConfig({});
+    expect(config.PAYOUT_OUTBOX_DIR).toBe(path.resolve(__dirname, '../../.data/payout-outbox'));
+    expect(config.PAYOUT_BATCH_INTERVAL).toBe(3_600_000);
+    expect(config.BANK_FILE_MAX_BYTES).toBe(10 * 1024 * 1024);
+    expect([config.CUSTODY_ACCOUNT_NAME, config.CUSTODY_ACCOUNT_IBAN, config.CUSTODY_ACCOUNT_BIC]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('read the custody account, its IBAN in electronic format and its BIC in capitals', () => {
+    const config = loadConfig({
+      PAYOUT_OUTBOX_DIR: '/srv/outbox',
+      PAYOUT_BATCH_INTERVAL: '15 min',
+      BANK_FILE_MAX_BYTES: '2048',
+      CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
+      CUSTODY_ACCOUNT_IBAN: 'de89 3704 0044 0532 0130 00',
+      CUSTODY_ACCOUNT_BIC: 'cobadeffxxx',
+    });
+    expect([config.PAYOUT_OUTBOX_DIR, config.PAYOUT_BATCH_INTERVAL, config.BANK_FILE_MAX_BYTES]).toEqual(['/srv/outbox', 900_000, 2048]);
+    expect(custodyAccount(config)).toEqual({ name: 'Custody Ltd', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' });
+  });
+
+  it.each([
+    ['PAYOUT_BATCH_INTERVAL', 'soon', 'PAYOUT_BATCH_INTERVAL: not a duration'],
+    ['PAYOUT_BATCH_INTERVAL', '500ms', 'PAYOUT_BATCH_INTERVAL: PAYOUT_BATCH_INTERVAL must be at least 1s'],
+    ['BANK_FILE_MAX_BYTES', '0', 'BANK_FILE_MAX_BYTES:'],
+    ['BANK_FILE_MAX_BYTES', 'ten', 'BANK_FILE_MAX_BYTES:'],
+    ['PAYOUT_OUTBOX_DIR', '', 'PAYOUT_OUTBOX_DIR:'],
+    ['CUSTODY_ACCOUNT_IBAN', 'DE89370400440532013001', 'CUSTODY_ACCOUNT_IBAN: not a valid IBAN'],
+    ['CUSTODY_ACCOUNT_BIC', 'COBA', 'CUSTODY_ACCOUNT_BIC: not a valid BIC'],
+    ['CUSTODY_ACCOUNT_NAME', 'x'.repeat(141), 'CUSTODY_ACCOUNT_NAME:'],
+  ])('refuse %s=%j with a message naming it', (name, value, message) => {
+    const load = () => loadConfig({ [name]: value });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(message);
+  });
+
+  it('name every custody setting a live payout file lacks', () => {
+    const config = loadConfig({ CUSTODY_ACCOUNT_NAME: 'Custody Ltd' });
+    expect(() => custodyAccount(config)).toThrow(ConfigError);
+    expect(() => custodyAccount(config)).toThrow(/CUSTODY_ACCOUNT_IBAN: required[\s\S]*CUSTODY_ACCOUNT_BIC: required/);
+  });
+});
