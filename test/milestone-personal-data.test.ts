@@ -3,29 +3,15 @@
  * "Personal data"): nothing Temporal prints of a payment with milestones holds them, and a
  * redaction erases them from the payment, its events and its deliveries.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
 import { paymentsOf } from './helpers/milestones';
 import { eventually, useAccount, useStack } from './helpers/stack';
 import { FAST_WEBHOOK_RETRIES, configureWebhook } from './helpers/webhooks';
+import { temporalCli } from './helpers/temporalCli';
 
-const ROOT = path.resolve(__dirname, '..');
 const stack = useStack({ env: FAST_WEBHOOK_RETRIES });
 const acct = useAccount(stack);
-
-/** The CLI's output, and every base64 text in it decoded (payloads, as the CLI gives them to anyone). */
-function cli(args: string[]): string {
-  const result = spawnSync('npm', ['run', '--silent', 'temporal', '--', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
-    encoding: 'utf8',
-  });
-  expect(result.status, result.stderr).toBe(0);
-  const decoded = [...result.stdout.matchAll(/"([A-Za-z0-9+/=_-]{8,})"/g)].map(([, b64]) => Buffer.from(b64, 'base64').toString('utf8'));
-  return [result.stdout, ...decoded].join('\n');
-}
 
 /** Distinctive values for each milestone's personal fields, none of which the service's own text could contain. */
 function personalValues() {
@@ -89,8 +75,8 @@ describe('personal data of milestones', () => {
       );
 
       const shown = [
-        cli(['workflow', 'show', '--workflow-id', p.id, '--output', 'json']),
-        cli(['workflow', 'describe', '--workflow-id', p.id, '--output', 'json']),
+        temporalCli(['workflow', 'show', '--workflow-id', p.id, '--output', 'json']),
+        temporalCli(['workflow', 'describe', '--workflow-id', p.id, '--output', 'json']),
       ].join('\n');
       expect(shown).toContain(p.id);
       // The milestones are there, by id and amount.

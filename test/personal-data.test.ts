@@ -4,7 +4,7 @@
  * holds any of them; and a redaction erases them from every table while the ledger, the custody
  * trail and the payment's proof still verify.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +16,7 @@ import { auditScheduleId } from '../src/services/audit';
 import { startReceiver } from './helpers/receiver';
 import { type Stack, eventually, startStack, useStack } from './helpers/stack';
 import { FAST_WEBHOOK_RETRIES, configureWebhook } from './helpers/webhooks';
+import { temporalCli } from './helpers/temporalCli';
 
 const ROOT = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -32,18 +33,6 @@ function personalValues() {
     reason: `Carol says the clock ${tag} arrived scratched`,
     token: `tok_${tag}_secret`,
   };
-}
-
-/** The CLI's output, and every base64 text in it decoded (payloads, as the CLI gives them to anyone). */
-function cli(args: string[]): string {
-  const result = spawnSync('npm', ['run', '--silent', 'temporal', '--', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
-    encoding: 'utf8',
-  });
-  expect(result.status, result.stderr).toBe(0);
-  const decoded = [...result.stdout.matchAll(/"([A-Za-z0-9+/=_-]{8,})"/g)].map(([, b64]) => Buffer.from(b64, 'base64').toString('utf8'));
-  return [result.stdout, ...decoded].join('\n');
 }
 
 /** A lifecycle through every kind of message: create, deposit, dispute, a split with a reason. */
@@ -102,15 +91,15 @@ describe('personal data and Temporal', () => {
     const { id, receiver } = await lifecycle(stack, v);
     try {
       const shown = [
-        cli(['workflow', 'show', '--workflow-id', id, '--output', 'json']),
-        cli(['workflow', 'describe', '--workflow-id', id, '--output', 'json']),
-        cli(['workflow', 'describe', '--workflow-id', id]),
-        cli(['workflow', 'list', '--query', `WorkflowId="${id}"`, '--output', 'json']),
+        temporalCli(['workflow', 'show', '--workflow-id', id, '--output', 'json']),
+        temporalCli(['workflow', 'describe', '--workflow-id', id, '--output', 'json']),
+        temporalCli(['workflow', 'describe', '--workflow-id', id]),
+        temporalCli(['workflow', 'list', '--query', `WorkflowId="${id}"`, '--output', 'json']),
         // Each delivery's series runs in the payment's history (shown above); one handed over when the
         // run closed goes on in a workflow of its own, named by the delivery's id.
         ...((await stack.db('webhook_deliveries').where({ payment_id: id }).pluck('id')) as string[]).flatMap((d) =>
-          cli(['workflow', 'list', '--query', `WorkflowId="${d}"`, '--output', 'json']).includes(d)
-            ? [cli(['workflow', 'show', '--workflow-id', d, '--output', 'json'])]
+          temporalCli(['workflow', 'list', '--query', `WorkflowId="${d}"`, '--output', 'json']).includes(d)
+            ? [temporalCli(['workflow', 'show', '--workflow-id', d, '--output', 'json'])]
             : [],
         ),
       ].join('\n');
@@ -161,7 +150,7 @@ describe('personal data and Temporal', () => {
       );
       expect(errors.join('\n')).toContain(host);
       // The delivery's series runs in its payment's run: its activity, named by the delivery's id, failed there.
-      const shown = cli(['workflow', 'show', '--workflow-id', id, '--output', 'json']);
+      const shown = temporalCli(['workflow', 'show', '--workflow-id', id, '--output', 'json']);
       expect(shown).toContain(deliveryId);
       expect(shown).toContain('WebhookUrlRefused');
       expect(shown.includes(host), `${host} readable through Temporal`).toBe(false);

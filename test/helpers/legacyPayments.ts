@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { MIGRATIONS_DIR, createDb } from '../../src/db/knex';
 
 /** A step of a payment written before a migration: action, from, to. */
 export type LegacyStep = [string, string | null, string];
@@ -41,4 +43,60 @@ export async function legacyPayment(db: Knex, accountId: string, amountMinor: nu
     })),
   );
   return id;
+}
+
+/** The steps every legacy payment of the migration tests begins with: created, then deposited. */
+export const CREATED: LegacyStep = ['create', null, 'pending_deposit'];
+export const DEPOSITED: LegacyStep = ['deposit', 'pending_deposit', 'in_custody'];
+/** A payment held, and one released through approval. */
+export const HELD_STEPS: LegacyStep[] = [CREATED, DEPOSITED];
+export const RELEASED_STEPS: LegacyStep[] = [
+  CREATED,
+  DEPOSITED,
+  ['approve', 'in_custody', 'pending_release'],
+  ['release', 'pending_release', 'released'],
+];
+
+const migrations = { directory: MIGRATIONS_DIR, loadExtensions: ['.js'] };
+
+/**
+ * A database of this test file's own (`<prefix>_<random>`), migrated up to just before `before`
+ * and dropped after the file: the state an older release left, for a migration test.
+ */
+export function useLegacyDatabase(prefix: string, before: string) {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  let admin: Knex | undefined;
+  let db: Knex | undefined;
+  const legacy = {
+    name,
+    get db(): Knex {
+      if (!db) throw new Error('the legacy database is made in beforeAll');
+      return db;
+    },
+    /** Every migration up to, not including, `file`. */
+    async migrateUpTo(file: string): Promise<void> {
+      for (;;) {
+        const [, pending] = (await legacy.db.migrate.list(migrations)) as [unknown, { file: string }[]];
+        if (pending[0]?.file === file) return;
+        await legacy.db.migrate.up(migrations);
+      }
+    },
+    migrateLatest: () => legacy.db.migrate.latest(migrations),
+    /** A payment as the older release wrote it (`legacyPayment`). */
+    payment: (accountId: string, amountMinor: number, steps: LegacyStep[]) => legacyPayment(legacy.db, accountId, amountMinor, steps),
+  };
+  beforeAll(async () => {
+    admin = createDb(inject('databaseUrl'));
+    await admin.raw(`create database ${name}`);
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${name}`;
+    db = createDb(url.toString());
+    await legacy.migrateUpTo(before);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await admin?.raw(`drop database if exists ${name}`);
+    await admin?.destroy();
+  });
+  return legacy;
 }
