@@ -54,6 +54,9 @@ describe('docs/quickstart.md', () => {
       expect(pay).toBeDefined();
       expect(stdout).toContain(`${pay} → in_custody\n${pay} → pending_release\n${pay} → released\n`);
       expect(stdout).toContain('invalid_transition: cannot refund a payment whose status is released');
+      // Step 9: a verified recipient paid out by the simulated bank, everything available taken.
+      expect(stdout).toMatch(/^rcp_\w+ payouts_enabled: true\nbank account …0000\n/m);
+      expect(stdout).toContain('payout 80 USD paid\nUSD: available 0, paid out 80\n');
       expect(stdout).toContain('logged in; 0 payment(s) on the first page\n');
       // The history: exactly its four transitions, oldest first, each by the key that made it.
       const history = stdout.split('\n').filter((l) => /^\d+\. \w+: /.test(l));
