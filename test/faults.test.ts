@@ -5,6 +5,8 @@
  * holding a payment (with milestone releases in flight, too). Every service here is real; the test owns the ones it breaks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
@@ -18,7 +20,7 @@ import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
 import { registry } from '../src/lib/metrics';
 import { auditScheduleId } from '../src/services/audit';
 import { freePort } from '../src/lib/net';
-import { getHistoryQuery, getPaymentQuery, paymentWorkflow, actionUpdate } from '../src/workflows';
+import { getHistoryQuery, getPaymentQuery, paymentWorkflow, actionUpdate, payoutBatchWorkflow } from '../src/workflows';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
 import { startReceiver } from './helpers/receiver';
 import { samplePaymentState } from './helpers/webhooks';
@@ -135,7 +137,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
   afterAll(() => workers.forEach((w) => w.exitCode === null && w.kill('SIGKILL')));
 
   /** A worker process of its own on the stack's task queue, started and polling. */
-  const spawnWorker = async (stack: Stack) => {
+  const spawnWorker = async (stack: Stack, extraEnv: Record<string, string> = {}) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/bin/worker.ts')], {
       env: {
         ...process.env,
@@ -147,6 +149,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
         WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
         AUDIT_SIGNING_KEY: inject('auditSigningKey'),
         LOG_LEVEL: 'info',
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -180,6 +183,87 @@ describe('a worker SIGKILLed while it holds the payment', () => {
       expect(approved.status).toBe(200);
       expect(approved.body.status).toBe('pending_release');
       await expectLedgerBalanced(stack, acct.account_id, { [p.body.id]: ['deposit'] });
+    } finally {
+      await stack.stop();
+    }
+  }, 240_000);
+
+  it('a worker SIGKILLed while a live payout is between its ledger entry and its file: the payout neither lost nor paid twice', async () => {
+    const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-fault-')), 'outbox');
+    const payoutEnv = {
+      CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
+      CUSTODY_ACCOUNT_IBAN: 'DE89370400440532013000',
+      CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
+      PAYOUT_OUTBOX_DIR: outbox,
+      PAYOUT_BATCH_INTERVAL: '365 days',
+    };
+    const stack = await startStack({ ...FAST_WEBHOOKS, ...payoutEnv });
+    try {
+      await stack.stopWorker();
+      // The workers open the sealed account numbers: they hold the API's key.
+      const workerEnv = { ...payoutEnv, WEBHOOK_SECRET_KEY: stack.config.WEBHOOK_SECRET_KEY!.toString('base64') };
+      const first = await spawnWorker(stack, workerEnv);
+      const acct = await stack.newAccount();
+      const key = acct.live_api_key;
+      const post = async (route: string, body: object, status = 200) => {
+        const res = await stack.http.post(route, { key, body });
+        expect(res.status, JSON.stringify(res.body)).toBe(status);
+        return res.body;
+      };
+      const recipient = (await post('/api/v1/recipients', { email: 'shop@example.com', country: 'DE' }, 201)).id as string;
+      await post(`/api/v1/recipients/${recipient}/verification`, { status: 'verified' });
+      const bankAccount = { account_holder_name: 'Shop Owner', country: 'DE', currency: 'EUR', iban: 'DE89370400440532013000' };
+      await post(`/api/v1/recipients/${recipient}/bank_accounts`, bankAccount, 201);
+      const { recipient_email: _e, ...payment } = validPayment({ amount: 25, currency: 'EUR', recipient });
+      const paymentId = (await post('/api/v1/payments', payment, 201)).id as string;
+      for (const action of ['deposit', 'approve', 'release']) await post(`/api/v1/payments/${paymentId}/${action}`, {});
+      const payout = await post('/api/v1/payouts', { recipient, currency: 'EUR' }, 201);
+
+      // The batch sends and records the payout, then cannot write its file (a file stands where the
+      // outbox goes); its worker dies there, and another one finishes the batch.
+      fs.writeFileSync(outbox, 'not a directory');
+      const run = await stack.client.workflow.start(payoutBatchWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId: `payout-batch-fault-${randomUUID()}`,
+      });
+      const messageId = await eventually(async () => {
+        const row = (await stack.db('payouts').where({ id: payout.id }).first()) as { message_id: string | null };
+        return row.message_id ?? undefined;
+      });
+      await kill(first);
+      fs.rmSync(outbox);
+      await spawnWorker(stack, workerEnv);
+      const batch = await run.result();
+      expect(batch).toEqual({ messageId, payouts: 1, written: true });
+      expect(fs.readdirSync(outbox)).toEqual([`${messageId}.xml`]);
+      const xml = fs.readFileSync(path.join(outbox, `${messageId}.xml`), 'utf8');
+      expect(xml.split(`<EndToEndId>${payout.end_to_end_id}</EndToEndId>`)).toHaveLength(2);
+      // One batch activity, retried across the workers: its MsgId fixed once in the workflow's history.
+      const events = (await run.fetchHistory()).events ?? [];
+      expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
+
+      // One movement out of available, once: nothing lost, nothing moved twice.
+      const postings = await stack
+        .db('ledger_entries as e')
+        .join('ledger_postings as p', 'p.entry_id', 'e.id')
+        .where('e.recipient_id', recipient)
+        .andWhere('e.type', 'like', 'payout%')
+        .orderBy('p.amount_minor')
+        .select('e.type', 'p.address', 'p.amount_minor');
+      expect(
+        postings.map(
+          (r: { type: string; address: string; amount_minor: string }) => `${r.type} ${r.address.split(':')[2]} ${r.amount_minor}`,
+        ),
+      ).toEqual(['payout available -2500', 'payout in_transit 2500']);
+      const payoutNow = await stack.http.get(`/api/v1/payouts/${payout.id}`, { key });
+      expect(payoutNow.body.status).toBe('in_transit');
+      // A later batch finds nothing to send: the payout is in one file only.
+      const again = await stack.client.workflow.execute(payoutBatchWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId: `payout-batch-fault-${randomUUID()}`,
+      });
+      expect(again).toMatchObject({ payouts: 0, written: false });
+      expect(fs.readdirSync(outbox)).toEqual([`${messageId}.xml`]);
     } finally {
       await stack.stop();
     }

@@ -7,6 +7,7 @@
  * nor puts it in two files.
  */
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { custodyAccount, webhookSecretKey } from '../config';
 import { buildPain001 } from '../bankFiles/pain001';
@@ -51,6 +52,8 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
         if (p.status !== 'pending') continue;
         // An account deleted since the payout was created has no number left to pay to.
         await tell(p.id, p.number_sealed === null ? { action: 'fail', failureCode: 'could_not_process' } : { action: 'send' });
+        // Alive: a worker that dies mid-batch is noticed within the heartbeat time-out, not the batch's whole time.
+        Context.current().heartbeat();
       }
       await assignBatch(db, input.messageId, PAYOUTS_PER_FILE);
       const payouts = (await batchPayouts(db, input.messageId)).filter((p) => p.number_sealed !== null);

@@ -233,6 +233,8 @@ export async function payoutBatchWorkflow(): Promise<{ messageId: string; payout
   const { writePayoutBatch } = proxyActivities<Activities>({
     // Each payout's workflow takes its send step (an update each): bounded by PAYOUTS_PER_FILE.
     startToCloseTimeout: '10 minutes',
+    // A worker that dies mid-batch: another takes the batch over after this, not after 10 minutes.
+    heartbeatTimeout: '30 seconds',
     retry: {
       initialInterval: '5 seconds',
       backoffCoefficient: 2,
