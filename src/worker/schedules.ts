@@ -1,63 +1,74 @@
 /** The worker's Temporal Schedules, created idempotently when it starts: the periodic ledger check (docs/money.md), live payouts' files (docs/payouts.md). */
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Workflow } from '@temporalio/client';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import type { Logger } from '../lib/logger';
 import { ledgerVerifyWorkflow } from '../workflows/ledgerVerify';
 import { payoutBatchWorkflow } from '../workflows/payout';
 
-/** One schedule per task queue, so that stacks sharing a Temporal namespace (tests) each check with their own worker. */
-export const ledgerScheduleId = (taskQueue: string) => `ledger-verify:${taskQueue}`;
+interface ScheduleOptions {
+  taskQueue: string;
+  intervalMs: number;
+  logger: Logger;
+}
 
-export async function ensureLedgerSchedule(client: Client, opts: { taskQueue: string; intervalMs: number; logger: Logger }): Promise<void> {
-  const scheduleId = ledgerScheduleId(opts.taskQueue);
+/**
+ * A schedule starting `workflowType` every `intervalMs` on `taskQueue`, created once: another worker
+ * (or an earlier start) that made it already leaves one schedule for them all. A run still going
+ * when the next is due makes the next skipped, never stacked.
+ */
+async function ensureSchedule(
+  client: Client,
+  opts: ScheduleOptions & { scheduleId: string; workflowType: Workflow; workflowId: string; kind: RecordKind; purpose: string },
+): Promise<void> {
   try {
     await client.schedule.create({
-      scheduleId,
+      scheduleId: opts.scheduleId,
       spec: { intervals: [{ every: opts.intervalMs }] },
       action: {
         type: 'startWorkflow',
-        workflowType: ledgerVerifyWorkflow,
+        workflowType: opts.workflowType,
         taskQueue: opts.taskQueue,
-        workflowId: `ledger-verify-${opts.taskQueue}`,
+        workflowId: opts.workflowId,
         // Kept out of the operators' payments list (docs/operations.md).
-        typedSearchAttributes: [{ key: RecordKindKey, value: 'check' satisfies RecordKind }],
+        typedSearchAttributes: [{ key: RecordKindKey, value: opts.kind }],
       },
-      // A check still running when the next is due: the next is skipped, never stacked.
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      memo: { purpose: 'checks the ledger invariants of docs/money.md' },
+      memo: { purpose: opts.purpose },
     });
-    opts.logger.info({ schedule_id: scheduleId }, 'ledger verification schedule created');
+    opts.logger.info({ schedule_id: opts.scheduleId }, `${opts.kind} schedule created`);
   } catch (err) {
-    // Another worker (or an earlier start) made it: one schedule for them all.
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
 }
 
+/** One schedule per task queue, so that stacks sharing a Temporal namespace (tests) each check with their own worker. */
+export const ledgerScheduleId = (taskQueue: string) => `ledger-verify:${taskQueue}`;
+
+export function ensureLedgerSchedule(client: Client, opts: ScheduleOptions): Promise<void> {
+  return ensureSchedule(client, {
+    ...opts,
+    scheduleId: ledgerScheduleId(opts.taskQueue),
+    workflowType: ledgerVerifyWorkflow,
+    workflowId: `ledger-verify-${opts.taskQueue}`,
+    kind: 'check',
+    purpose: 'checks the ledger invariants of docs/money.md',
+  });
+}
+
 export const payoutBatchScheduleId = (taskQueue: string) => `payout-batch:${taskQueue}`;
 
-/** Pending live payouts written as one pain.001 file every PAYOUT_BATCH_INTERVAL (docs/payouts.md, "Live mode"). */
-export async function ensurePayoutBatchSchedule(
-  client: Client,
-  opts: { taskQueue: string; intervalMs: number; logger: Logger },
-): Promise<void> {
-  const scheduleId = payoutBatchScheduleId(opts.taskQueue);
-  try {
-    await client.schedule.create({
-      scheduleId,
-      spec: { intervals: [{ every: opts.intervalMs }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: payoutBatchWorkflow,
-        taskQueue: opts.taskQueue,
-        workflowId: `payout-batch-${opts.taskQueue}`,
-        typedSearchAttributes: [{ key: RecordKindKey, value: 'batch' satisfies RecordKind }],
-      },
-      // A batch still running when the next is due: the next is skipped, so two files never carry one payout.
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      memo: { purpose: 'writes pending live payouts as pain.001 files into PAYOUT_OUTBOX_DIR' },
-    });
-    opts.logger.info({ schedule_id: scheduleId }, 'payout batch schedule created');
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
+/**
+ * Pending live payouts written as one pain.001 file every PAYOUT_BATCH_INTERVAL (docs/payouts.md,
+ * "Live mode"); a batch still running when the next is due makes it skipped, so two files never
+ * carry one payout.
+ */
+export function ensurePayoutBatchSchedule(client: Client, opts: ScheduleOptions): Promise<void> {
+  return ensureSchedule(client, {
+    ...opts,
+    scheduleId: payoutBatchScheduleId(opts.taskQueue),
+    workflowType: payoutBatchWorkflow,
+    workflowId: `payout-batch-${opts.taskQueue}`,
+    kind: 'batch',
+    purpose: 'writes pending live payouts as pain.001 files into PAYOUT_OUTBOX_DIR',
+  });
 }
