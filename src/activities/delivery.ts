@@ -8,8 +8,8 @@ import { webhookSecretKey } from '../config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
 import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
 import { releaseLease, takeLease } from '../db/endpointLeases';
-import { ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
-import { EndpointTurns, HANDED_LEASE_MS } from './endpointTurns';
+import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_TURN_MS, ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
+import { EndpointTurns } from './endpointTurns';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
 import { type ChainedDelivery, startFirstSeries } from './seriesStart';
@@ -54,9 +54,6 @@ export interface SeriesInput {
   resumed?: true;
 }
 
-/** A delivery activity's start-to-close time-out beyond its HTTP time-out (src/workflows/deliverySeries.ts). */
-export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
-
 export function deliveryActivities(deps: ActivityResourcesWithClient) {
   const { db, config, temporal, logger } = deps;
 
@@ -73,7 +70,7 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
     } catch (err) {
       // Its run has ended, or Temporal is out of reach: the waiter's own timer wakes it.
       logger.warn({ delivery_id: next.deliveryId, error: String(err) }, 'could not wake a delivery waiting for its endpoint');
-      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, HANDED_LEASE_MS));
+      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, ENDPOINT_TURN_MS));
     }
   }
 
@@ -93,7 +90,7 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
 
   /** The attempt's exchange with the receiver ended: its lease goes to the durable line's first, else to whoever takes it next. */
   async function giveBack(deliveryId: string, webhookId: string): Promise<void> {
-    const next = await releaseLease(db, deliveryId, webhookId, HANDED_LEASE_MS);
+    const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_TURN_MS);
     turns.ended(webhookId);
     await wakeNext(webhookId, next);
   }

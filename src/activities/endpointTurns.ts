@@ -5,12 +5,6 @@
  * deliveries to the durable line.
  */
 
-/**
- * How long a lease freed for the durable line's first waiter stays its own: time for its run to be
- * woken and make the attempt (src/db/endpointLeases.ts). As long as the waiter's fallback timer.
- */
-export const HANDED_LEASE_MS = 30_000;
-
 /** How often a waiting attempt looks again, for leases freed by another worker process. */
 const LOOK_AGAIN_MS = 250;
 

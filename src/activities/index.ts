@@ -11,7 +11,6 @@ import { publicationActivities } from './publication';
 import type { ActivityResourcesWithClient } from './resources';
 
 export type { DeliveryOutcome, EndpointBusy, SeriesInput } from './delivery';
-export { DELIVERY_ACTIVITY_MARGIN_MS } from './delivery';
 export type { PayoutStepInput } from './payout';
 export type { DeliveryPlan, DeliveryTarget, PublicationInput, SeriesPlan } from './publication';
 export type { ChainedDelivery } from './seriesStart';

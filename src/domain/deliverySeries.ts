@@ -17,6 +17,19 @@ export const DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
  */
 export const ENDPOINT_TURN_SIGNAL = 'endpointTurn';
 
+/**
+ * A delivery activity's start-to-close time-out beyond its HTTP time-out: the database writes around
+ * the call. An attempt's lease on its endpoint lasts as long as its activity may run.
+ */
+export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
+
+/**
+ * How long a delivery in an endpoint's line waits when no attempt there ends to wake it (a durable
+ * timer in its workflow), and so how long a lease handed to the line's first waiter stays its own
+ * (src/db/endpointLeases.ts): time for its run to be woken and make the attempt.
+ */
+export const ENDPOINT_TURN_MS = 30_000;
+
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
 export const LIVE_PRIORITY = 1;
 export const TEST_PRIORITY = 3;

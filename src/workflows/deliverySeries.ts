@@ -20,16 +20,7 @@ import { type Priority, RetryState } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../activities';
 import { continuedRetry } from '../webhookRules/retryPolicy';
 import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED } from '../domain/failures';
-import { ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
-
-/** As src/activities/delivery.ts's DELIVERY_ACTIVITY_MARGIN_MS: the lease an attempt holds is as long as its activity may run. */
-export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
-
-/**
- * How long a delivery waits for a turn at a full endpoint when no attempt there ends to wake it
- * (src/db/endpointLeases.ts): a durable timer, no worker slot held.
- */
-const TURN_FALLBACK_MS = 30_000;
+import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_TURN_MS, ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
 
 // A series that gave up without a final attempt frees its delivery.
 const { endSeries } = proxyActivities<Activities>({
@@ -224,7 +215,7 @@ export class DeliverySeries {
         continue;
       }
       try {
-        await this.cancellable('endpoint', () => sleep(TURN_FALLBACK_MS));
+        await this.cancellable('endpoint', () => sleep(ENDPOINT_TURN_MS));
       } catch (err) {
         if (!isCancellation(err)) throw err;
         this.woken = undefined;

@@ -18,11 +18,11 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, ChainedDelivery, PublicationInput, SeriesPlan } from '../activities';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
-import { tenantPriority, seriesStartOptions } from '../domain/deliverySeries';
+import { DELIVERY_ACTIVITY_MARGIN_MS, tenantPriority, seriesStartOptions } from '../domain/deliverySeries';
 import { PROJECTION_REFUSED } from '../domain/failures';
 import { stepSummary } from '../domain/paymentSummary';
 import type { Scope } from '../domain/tenancy';
-import { DELIVERY_ACTIVITY_MARGIN_MS, DeliverySeries, type RetryNow, endpointTurnSignal } from './deliverySeries';
+import { DeliverySeries, type RetryNow, endpointTurnSignal } from './deliverySeries';
 import { webhookDeliveryWorkflow } from './webhookDeliveryWorkflow';
 import { LegacySeries, type LegacyPlan } from './legacyDelivery';
 
