@@ -19,7 +19,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { CUSTODY_ACCOUNT_MISSING, INVALID_PAYOUT_TRANSITION, LIVE_PAYMENT, PAYOUT_STEP_REFUSED } from '../domain/failures';
-import { type PayoutAction, type PayoutFailureCode, checkPayoutTransition, isTerminalPayout, nextSimulatedStep } from '../domain/payout';
+import { type PayoutAction, type PayoutFailureCode, checkPayoutTransition, isTerminalPayout } from '../domain/payout';
+import { nextSimulatedStep } from '../domain/simulatedBank';
 import { type PayoutStoryState, payoutDetails, payoutStepSummary } from '../domain/payoutStory';
 import { clockAdvanceRefusal } from '../domain/paymentTimers';
 import { DurableTimers } from './durableTimers';

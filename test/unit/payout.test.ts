@@ -8,20 +8,17 @@ import {
   PAYOUT_FAILURE_MESSAGES,
   PAYOUT_STATUSES,
   PAYOUT_TRANSITIONS,
-  SIMULATED_SEND_AFTER_SECONDS,
   checkPayoutCreation,
   checkPayoutTransition,
-  dueSimulatedSteps,
   endToEndIdOf,
   failureCodeOfIsoReason,
   isTerminalPayout,
-  nextSimulatedStep,
   payoutAllowedFrom,
   payoutBalances,
   payoutEntryKey,
   payoutPostings,
-  simulatedBankSteps,
 } from '../../src/domain/payout';
+import { SIMULATED_SEND_AFTER_SECONDS, dueSimulatedSteps, nextSimulatedStep, simulatedBankSteps } from '../../src/domain/simulatedBank';
 
 const DAY = 86_400;
 
