@@ -23,24 +23,30 @@ const FAST = {
   WEBHOOK_TIMEOUT: '1s',
 };
 
+/** A payment created and deposited for an account whose one configuration points at `url`, once both its deliveries have failed. */
+async function twoFailedDeliveries(stack: Stack, url: string) {
+  const { key, hook } = await accountWithWebhook(stack, url);
+  const since = new Date().toISOString();
+  const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+  await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
+  const failed = await eventually(
+    async () => {
+      const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
+      return list.length === 2 ? list : undefined;
+    },
+    20_000,
+    'both deliveries to fail',
+  );
+  return { key, hook, since, failed };
+}
+
 describe('resend and recover', () => {
   const stack = useStack({ env: FAST });
 
   it('after a receiver was down for every attempt, resend and recover deliver with the same webhook-id', async () => {
     const receiver = await startDownReceiver();
     try {
-      const { key, hook } = await accountWithWebhook(stack, receiver.url);
-      const since = new Date().toISOString();
-      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
-      const failed = await eventually(
-        async () => {
-          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
-          return list.length === 2 ? list : undefined;
-        },
-        20_000,
-        'both deliveries to fail',
-      );
+      const { key, hook, since, failed } = await twoFailedDeliveries(stack, receiver.url);
       const down = receiver.received.length;
       expect(down).toBe(4); // two attempts each
       receiver.comeBack();
@@ -121,18 +127,7 @@ describe('one running series per delivery', () => {
   it('recover queues at most RECOVER_MAX_DELIVERIES per call and says whether more remain', async () => {
     const receiver = await startDownReceiver();
     try {
-      const { key, hook } = await accountWithWebhook(stack, receiver.url);
-      const since = new Date().toISOString();
-      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key });
-      await eventually(
-        async () => {
-          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
-          return list.length === 2 ? list : undefined;
-        },
-        20_000,
-        'both deliveries to fail',
-      );
+      const { key, hook, since } = await twoFailedDeliveries(stack, receiver.url);
       const first = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
       expect([first.status, first.body.queued, first.body.has_more, first.body.delivery_ids.length]).toEqual([202, 1, true, 1]);
       const second = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });

@@ -30,18 +30,23 @@ async function slowReceiver(holdMs: number) {
   return { seen, url: `http://127.0.0.1:${port}/hook`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
+/** A new account whose one configuration (payment.created) points at `url`, and `count` payments it created at once. */
+async function burstTo(url: string, count: number) {
+  const key = (await stack.newAccount()).test_api_key;
+  const hook = await stack.http.post('/api/v1/webhooks/configure', { key, body: { url, events: ['payment.created'] } });
+  expect(hook.status).toBe(201);
+  const created = await Promise.all(
+    Array.from({ length: count }, () => stack.http.post('/api/v1/payments', { key, body: validPayment() })),
+  );
+  expect(created.map((c) => c.status)).toEqual(Array(count).fill(201));
+  return { hook, created };
+}
+
 describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
   it('holds at most that many attempts in flight to one endpoint; the rest wait and are each delivered by their first attempt', async () => {
     const receiver = await slowReceiver(1500);
     try {
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
-      const hook = await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url, events: ['payment.created'] } });
-      expect(hook.status).toBe(201);
-      const created = await Promise.all(
-        Array.from({ length: 6 }, () => stack.http.post('/api/v1/payments', { key, body: validPayment() })),
-      );
-      expect(created.map((c) => c.status)).toEqual(Array(6).fill(201));
+      const { hook } = await burstTo(receiver.url, 6);
       const rows = await eventually(
         async () => {
           const found = (await stack.db('webhook_deliveries').where({ webhook_id: hook.body.webhook.id })) as {
@@ -65,14 +70,7 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
   it("with WEBHOOK_ENDPOINT_WAIT, a burst of twice the limit waits inside its attempts: one activity per delivery, none back to its payment's run", async () => {
     const receiver = await slowReceiver(400);
     try {
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
-      const hook = await stack.http.post('/api/v1/webhooks/configure', { key, body: { url: receiver.url, events: ['payment.created'] } });
-      expect(hook.status).toBe(201);
-      const created = await Promise.all(
-        Array.from({ length: 2 * LIMIT }, () => stack.http.post('/api/v1/payments', { key, body: validPayment() })),
-      );
-      expect(created.map((c) => c.status)).toEqual(Array(2 * LIMIT).fill(201));
+      const { hook, created } = await burstTo(receiver.url, 2 * LIMIT);
       await eventually(
         async () => {
           const found = (await stack

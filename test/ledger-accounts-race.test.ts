@@ -4,11 +4,11 @@
  * is written; the other fails with a check violation and leaves nothing behind.
  */
 import { describe, expect, it } from 'vitest';
-import { postEntry } from '../src/db/ledgerAccounts';
 import { projectPayment } from '../src/db/projection';
 import { creationEntry } from '../src/domain/payment';
 import { recipientAddress } from '../src/domain/ledger';
 import type { HistoryEntry, PaymentState } from '../src/domain/paymentTypes';
+import { moveRecipientMoney } from './helpers/ledger';
 import { useAccount, useStack, validPayment } from './helpers/stack';
 import { samplePaymentState } from './helpers/webhooks';
 
@@ -33,24 +33,17 @@ describe('two movements for the same money', () => {
     expect(await accountBalance(available)).toBe('5000');
 
     // Two payouts-to-be, each taking all 50.00 available to in_transit, each under its own key.
-    const take = (n: number) =>
-      stack.db.transaction((tx) =>
-        postEntry(tx, {
-          idempotencyKey: `race|${recipient.id}|${n}`,
-          recipientId: recipient.id,
-          version: 100 + n,
-          accountId: account.account_id,
-          livemode: false,
-          currency: 'USD',
-          exponent: 2,
-          type: 'make_available',
-          at: new Date(),
-          postings: [
-            { account: 'recipient_available', address: available, amount: -5000n },
-            { account: 'recipient_in_transit', address: recipientAddress(recipient.id, 'in_transit'), amount: 5000n },
-          ],
-        }),
-      );
+    const move = (n: number) =>
+      ({
+        accountId: account.account_id,
+        recipientId: recipient.id,
+        idempotencyKey: `race|${recipient.id}|${n}`,
+        version: 100 + n,
+        from: 'available',
+        to: 'in_transit',
+        minor: 5000n,
+      }) as const;
+    const take = (n: number) => moveRecipientMoney(stack.db, move(n));
     const results = await Promise.allSettled([take(1), take(2)]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected');
@@ -60,23 +53,7 @@ describe('two movements for the same money', () => {
     const entries = await stack.db('ledger_entries').where({ recipient_id: recipient.id }).whereIn('version', [101, 102]);
     expect(entries).toHaveLength(1);
     // The same key again writes nothing, and refuses nothing.
-    const again = await stack.db.transaction((tx) =>
-      postEntry(tx, {
-        idempotencyKey: `race|${recipient.id}|${entries[0].version - 100}`,
-        recipientId: recipient.id,
-        version: entries[0].version,
-        accountId: account.account_id,
-        livemode: false,
-        currency: 'USD',
-        exponent: 2,
-        type: 'make_available',
-        at: new Date(),
-        postings: [
-          { account: 'recipient_available', address: available, amount: -5000n },
-          { account: 'recipient_in_transit', address: recipientAddress(recipient.id, 'in_transit'), amount: 5000n },
-        ],
-      }),
-    );
+    const again = await moveRecipientMoney(stack.db, move(entries[0].version - 100));
     expect(again).toBe(false);
   });
 

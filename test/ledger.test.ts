@@ -34,6 +34,25 @@ async function ok(id: string, action: string, body?: unknown, key = acct.test_ap
   return res.body;
 }
 const verify = (accountId: string) => stack.services.ledger.verify(accountId);
+
+/**
+ * With the payment's milestones in the read model replaced by `tampered` (as a DBA might), the
+ * verification finds exactly `breaches` ([check, message]); with `original` back, none.
+ */
+async function expectBreachesWhileTampered(accountId: string, id: string, original: unknown[], tampered: unknown[], breaches: string[][]) {
+  const setMilestones = (milestones: unknown[]) =>
+    stack
+      .db('payments')
+      .where({ id })
+      .update({ milestones: JSON.stringify(milestones) });
+  await setMilestones(tampered);
+  try {
+    expect((await verify(accountId)).map((v) => [v.check, v.message])).toEqual(breaches);
+  } finally {
+    await setMilestones(original);
+  }
+  expect(await verify(accountId)).toEqual([]);
+}
 /** As a DBA could: the immutability trigger off for one statement, an entry's custody posting changed. */
 const tamperPosting = (entryId: string, amountMinor: number) =>
   stack.db.transaction(async (trx) => {
@@ -366,34 +385,21 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
       { ...a, heldMinor: '5900' },
       { ...b, heldMinor: '4100' },
     ];
-    await stack
-      .db('payments')
-      .where({ id })
-      .update({ milestones: JSON.stringify(shifted) });
-    try {
-      const found = await verify(own.account_id);
-      expect(found.map((v) => [v.check, v.message])).toEqual([
-        ['milestone_amounts', `milestone ${a.id}: held 5900 + released 0 + refunded 0 ≠ 6000 deposited`],
-        ['milestone_amounts', `milestone ${a.id}: custody in the ledger 6000 ≠ amount_held 5900`],
-        ['milestone_amounts', `milestone ${b.id}: held 4100 is outside 0..4000`],
-        ['milestone_amounts', `milestone ${b.id}: held 4100 + released 0 + refunded 0 ≠ 4000 deposited`],
-        ['milestone_amounts', `milestone ${b.id}: custody in the ledger 4000 ≠ amount_held 4100`],
-        [
-          'workflow_state',
-          `milestone ${a.id}: the workflow has it in_custody, holding 6000, released 0, refunded 0, fee 0, release_at null; the read model in_custody, 5900, 0, 0, 0, null`,
-        ],
-        [
-          'workflow_state',
-          `milestone ${b.id}: the workflow has it in_custody, holding 4000, released 0, refunded 0, fee 0, release_at null; the read model in_custody, 4100, 0, 0, 0, null`,
-        ],
-      ]);
-    } finally {
-      await stack
-        .db('payments')
-        .where({ id })
-        .update({ milestones: JSON.stringify([a, b]) });
-    }
-    expect(await verify(own.account_id)).toEqual([]);
+    await expectBreachesWhileTampered(own.account_id, id, [a, b], shifted, [
+      ['milestone_amounts', `milestone ${a.id}: held 5900 + released 0 + refunded 0 ≠ 6000 deposited`],
+      ['milestone_amounts', `milestone ${a.id}: custody in the ledger 6000 ≠ amount_held 5900`],
+      ['milestone_amounts', `milestone ${b.id}: held 4100 is outside 0..4000`],
+      ['milestone_amounts', `milestone ${b.id}: held 4100 + released 0 + refunded 0 ≠ 4000 deposited`],
+      ['milestone_amounts', `milestone ${b.id}: custody in the ledger 4000 ≠ amount_held 4100`],
+      [
+        'workflow_state',
+        `milestone ${a.id}: the workflow has it in_custody, holding 6000, released 0, refunded 0, fee 0, release_at null; the read model in_custody, 5900, 0, 0, 0, null`,
+      ],
+      [
+        'workflow_state',
+        `milestone ${b.id}: the workflow has it in_custody, holding 4000, released 0, refunded 0, fee 0, release_at null; the read model in_custody, 4100, 0, 0, 0, null`,
+      ],
+    ]);
   });
 
   it('a milestone’s auto-release time the read model has otherwise than the workflow is a breach naming it, though every amount agrees', async () => {
@@ -410,24 +416,18 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     const row = await stack.db('payments').where({ id }).first();
     const [a, b] = row.milestones as { id: string; releaseAt: string }[];
     const later = new Date(Date.parse(a.releaseAt) + 60_000).toISOString();
-    await stack
-      .db('payments')
-      .where({ id })
-      .update({ milestones: JSON.stringify([{ ...a, releaseAt: later }, b]) });
-    try {
-      expect((await verify(own.account_id)).map((v) => [v.check, v.message])).toEqual([
+    await expectBreachesWhileTampered(
+      own.account_id,
+      id,
+      [a, b],
+      [{ ...a, releaseAt: later }, b],
+      [
         [
           'workflow_state',
           `milestone ${a.id}: the workflow has it pending_release, holding 6000, released 0, refunded 0, fee 0, release_at ${a.releaseAt}; the read model pending_release, 6000, 0, 0, 0, ${later}`,
         ],
-      ]);
-    } finally {
-      await stack
-        .db('payments')
-        .where({ id })
-        .update({ milestones: JSON.stringify([a, b]) });
-    }
-    expect(await verify(own.account_id)).toEqual([]);
+      ],
+    );
   });
 
   it('the worker keeps a Schedule that runs the same check as a workflow, which exports ledger_invariant_violations', async () => {

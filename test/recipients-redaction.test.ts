@@ -4,8 +4,7 @@
  * events' delivery bodies and stored answers, while its id, country and balances stay.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postEntry } from '../src/db/ledgerAccounts';
-import { recipientAddress } from '../src/domain/ledger';
+import { moveRecipientMoney } from './helpers/ledger';
 import { useAccount, useStack, validPayment } from './helpers/stack';
 import { startReceiver } from './helpers/receiver';
 import { FAST_WEBHOOK_RETRIES, configureWebhook } from './helpers/webhooks';
@@ -46,23 +45,15 @@ it('refuses while an open payment names it or money is its, then erases its pers
   // Verified (an event delivered with its e-mail), then the money leaves its accounts as a payout would.
   await stack.http.post(`/api/v1/recipients/${id}/verification`, { key, body: { status: 'verified' } });
   await expect.poll(() => receiver.received.length, { timeout: 20_000 }).toBe(1);
-  await stack.db.transaction((tx) =>
-    postEntry(tx, {
-      idempotencyKey: `paid|${id}`,
-      recipientId: id,
-      version: 99,
-      accountId: account.account_id,
-      livemode: false,
-      currency: 'USD',
-      exponent: 2,
-      type: 'make_available',
-      at: new Date(),
-      postings: [
-        { account: 'recipient_available', address: recipientAddress(id, 'available'), amount: -3000n },
-        { account: 'recipient_paid_out', address: recipientAddress(id, 'paid_out'), amount: 3000n },
-      ],
-    }),
-  );
+  await moveRecipientMoney(stack.db, {
+    accountId: account.account_id,
+    recipientId: id,
+    idempotencyKey: `paid|${id}`,
+    version: 99,
+    from: 'available',
+    to: 'paid_out',
+    minor: 3000n,
+  });
 
   const erased = await redact();
   expect(erased.status).toBe(200);
