@@ -43,6 +43,18 @@ const is =
   (err: unknown): err is InstanceType<C> =>
     err instanceof cls;
 
+/** A quota's refusal: which limit, and the setting that raises it. */
+const quota = (name: QuotaExceeded['quota']) => ({
+  matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === name,
+  details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
+});
+
+/** A payout's refusal: its details are the use case's. */
+const payoutRefusal = (code: PayoutRefused['code']) => ({
+  matches: (err: unknown) => err instanceof PayoutRefused && err.code === code,
+  details: (err: PayoutRefused) => err.details,
+});
+
 export const ERRORS = {
   invalid_request: {
     status: 400,
@@ -136,10 +148,7 @@ export const ERRORS = {
       message: 'this account has 16 test webhook configurations, the most it may have; delete one first',
       details: { limit: 16, setting: 'MAX_WEBHOOKS_PER_ACCOUNT' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'webhooks',
-      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
-    },
+    from: quota('webhooks'),
   },
   api_key_limit_reached: {
     status: 409,
@@ -149,10 +158,7 @@ export const ERRORS = {
       message: 'this account has 20 active test API keys, the most it may have; revoke one first',
       details: { limit: 20, setting: 'MAX_API_KEYS_PER_ACCOUNT' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'api_keys',
-      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
-    },
+    from: quota('api_keys'),
   },
   open_payment_limit_reached: {
     status: 409,
@@ -163,10 +169,7 @@ export const ERRORS = {
         'this account has 10000 open test payments, the most it may have (MAX_OPEN_PAYMENTS_TEST); wait for one to be released, cancelled or refunded',
       details: { limit: 10000, setting: 'MAX_OPEN_PAYMENTS_TEST' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'open_payments',
-      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
-    },
+    from: quota('open_payments'),
   },
   recipient_not_payable: {
     status: 409,
@@ -203,10 +206,7 @@ export const ERRORS = {
       message: "the recipient's payouts are not enabled",
       details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'payouts_not_enabled',
-      details: (err: PayoutRefused) => err.details,
-    },
+    from: payoutRefusal('payouts_not_enabled'),
   },
   no_payable_bank_account: {
     status: 409,
@@ -216,10 +216,7 @@ export const ERRORS = {
       message: 'no payable bank account: the recipient has no default bank account in EUR',
       details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', currency: 'EUR' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'no_payable_bank_account',
-      details: (err: PayoutRefused) => err.details,
-    },
+    from: payoutRefusal('no_payable_bank_account'),
   },
   insufficient_available_balance: {
     status: 409,
@@ -229,10 +226,7 @@ export const ERRORS = {
       message: "the recipient's available balance in EUR does not cover the payout",
       details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', currency: 'EUR', available: 4.5 },
     },
-    from: {
-      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'insufficient_available_balance',
-      details: (err: PayoutRefused) => err.details,
-    },
+    from: payoutRefusal('insufficient_available_balance'),
   },
   payout_not_pending: {
     status: 409,
@@ -241,10 +235,7 @@ export const ERRORS = {
       message: 'cannot cancel a payout whose status is in_transit',
       details: { status: 'in_transit' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof PayoutRefused && err.code === 'payout_not_pending',
-      details: (err: PayoutRefused) => err.details,
-    },
+    from: payoutRefusal('payout_not_pending'),
   },
   test_send_limit_reached: {
     status: 409,
@@ -255,10 +246,7 @@ export const ERRORS = {
         'webhook wh_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F was sent 60 test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour',
       details: { limit: 60, setting: 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR' },
     },
-    from: {
-      matches: (err: unknown) => err instanceof QuotaExceeded && err.quota === 'test_sends',
-      details: (err: QuotaExceeded) => ({ limit: err.limit, setting: err.setting }),
-    },
+    from: quota('test_sends'),
   },
   payload_too_large: {
     status: 413,

@@ -1,6 +1,6 @@
 /** The payment routes: create, list, read, history, one route per client action, and redaction. */
 import type { z } from 'zod';
-import { CLIENT_ACTIONS, MILESTONE_ACTIONS, type ClientAction } from '../../domain/paymentTypes';
+import { CLIENT_ACTIONS, MILESTONE_ACTIONS, type ClientAction, type MilestoneAction } from '../../domain/paymentTypes';
 import { TRANSITIONS, allowedFrom } from '../../domain/payment';
 import { paymentView } from '../../views/paymentView';
 import { scopeOf } from '../../domain/tenancy';
@@ -9,9 +9,6 @@ import type { RedactionService } from '../../services/redaction';
 import { callOf } from '../context';
 import { Routes } from '../registry';
 import {
-  DisputeEvidenceRequest,
-  DisputeOfferRequest,
-  DisputePartyRequest,
   DisputeRequest,
   createPaymentRequest,
   ListPaymentsQuery,
@@ -24,6 +21,26 @@ import {
   pageRequestOf,
 } from '../schemas';
 import { listPage, wholeList } from '../lists';
+import { disputeRoutes } from './disputes';
+
+// Each route's path written out where it is defined, so that searching the code for a path finds its
+// handler; the handlers' bodies come from the transition table.
+const ACTION_PATHS = {
+  deposit: '/payments/:id/deposit',
+  approve: '/payments/:id/approve',
+  release: '/payments/:id/release',
+  cancel: '/payments/:id/cancel',
+  refund: '/payments/:id/refund',
+  dispute: '/payments/:id/dispute',
+  resolve: '/payments/:id/resolve',
+} as const satisfies { [A in ClientAction]: `/payments/:id/${A}` };
+const MILESTONE_ACTION_PATHS = {
+  approve: '/payments/:id/milestones/:ms/approve',
+  release: '/payments/:id/milestones/:ms/release',
+  refund: '/payments/:id/milestones/:ms/refund',
+  dispute: '/payments/:id/milestones/:ms/dispute',
+  resolve: '/payments/:id/milestones/:ms/resolve',
+} as const satisfies { [A in MilestoneAction]: `/payments/:id/milestones/:ms/${A}` };
 
 const TRANSITION_BODIES = { refund: RefundRequest, resolve: ResolveRequest, dispute: DisputeRequest } as const;
 const transitionBody = (action: ClientAction) =>
@@ -105,14 +122,14 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
 
   // One name for one thing: a payment's history is not the Events API (GET /events), so it moved
   // to /history; the old path answers the same and is marked deprecated in the document.
-  for (const [suffix, deprecated] of [
-    ['history', false],
-    ['events', true],
+  for (const [path, deprecated] of [
+    ['/payments/:id/history', false],
+    ['/payments/:id/events', true],
   ] as const) {
     routes.add(
       {
         method: 'get',
-        path: `/payments/:id/${suffix}`,
+        path,
         tag,
         summary: deprecated ? "A payment's history (deprecated: use /history)" : "A payment's history",
         description: deprecated
@@ -132,7 +149,7 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
     routes.add(
       {
         method: 'post',
-        path: `/payments/:id/${action}`,
+        path: ACTION_PATHS[action],
         tag,
         summary: `${action[0].toUpperCase()}${action.slice(1)} a payment`,
         description:
@@ -154,7 +171,7 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
     routes.add(
       {
         method: 'post',
-        path: `/payments/:id/milestones/:ms/${action}`,
+        path: MILESTONE_ACTION_PATHS[action],
         tag,
         summary: `${action[0].toUpperCase()}${action.slice(1)} one milestone`,
         description:
@@ -172,96 +189,7 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
     );
   }
 
-  // A dispute's own actions (docs/concepts.md, "Disputes"), of the payment's latest dispute and of a milestone's.
-  routes.param('offer', 'offer', "The offer id (of_…), as the dispute's offers show it");
-  for (const [base, of] of [
-    ['/payments/:id', 'the payment'],
-    ['/payments/:id/milestones/:ms', 'the milestone'],
-  ] as const) {
-    const milestoneOf = (params: Record<string, string>) => (base.includes(':ms') ? { milestoneId: params.ms } : {});
-    const common = { method: 'post' as const, tag, errors: ['invalid_transition', 'dispute_out_of_turn'] as const };
-    const answer = { 200: { description: 'The updated payment', schema: Payment } };
-    routes.add(
-      {
-        ...common,
-        path: `${base}/dispute/evidence`,
-        summary: `Add evidence to ${of}'s dispute`,
-        description:
-          "The payer's or the recipient's; at most 20 items. The respondent's first evidence moves the dispute from awaiting_response to " +
-          'under_review (its respond_by no longer decides it). The text is personal data: kept by the service only, erased by redact.',
-        body: DisputeEvidenceRequest,
-        responses: answer,
-        errors: [...common.errors],
-      },
-      async (ctx, { body }) => {
-        const command = { action: 'dispute_evidence', party: body.party, text: body.text, ...milestoneOf(ctx.params) } as const;
-        ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
-      },
-    );
-    routes.add(
-      {
-        ...common,
-        path: `${base}/dispute/offers`,
-        summary: `Offer a settlement of ${of}'s dispute`,
-        description:
-          'refund_amount to the payer (0 ≤ refund_amount ≤ the disputed amount), the rest released; a newer offer of the same party ' +
-          'supersedes its older one. Accepted by the other party, it settles as a split does, fees pro rata.',
-        body: DisputeOfferRequest,
-        responses: answer,
-        errors: [...common.errors],
-      },
-      async (ctx, { body }) => {
-        const command = {
-          action: 'dispute_offer',
-          party: body.proposed_by,
-          refundAmount: body.refund_amount,
-          text: body.note ?? null,
-          ...milestoneOf(ctx.params),
-        } as const;
-        ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
-      },
-    );
-    for (const answerAction of ['accept', 'decline'] as const) {
-      routes.add(
-        {
-          ...common,
-          path: `${base}/dispute/offers/:offer/${answerAction}`,
-          summary: `${answerAction === 'accept' ? 'Accept' : 'Decline'} an offer in ${of}'s dispute`,
-          description:
-            answerAction === 'accept'
-              ? 'By the party the offer was made to: the dispute is resolved by agreement, the money moved as the offer says.'
-              : 'By the party the offer was made to: the offer is declined, the dispute goes on.',
-          body: DisputePartyRequest,
-          responses: answer,
-          errors: [...common.errors],
-        },
-        async (ctx, { body }) => {
-          const command = {
-            action: `dispute_${answerAction}`,
-            party: body.party,
-            offerId: ctx.params.offer,
-            ...milestoneOf(ctx.params),
-          } as const;
-          ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
-        },
-      );
-    }
-    routes.add(
-      {
-        ...common,
-        path: `${base}/dispute/withdraw`,
-        summary: `Withdraw ${of}'s dispute`,
-        description: 'By the party that opened it: the money returns to the status it had before the dispute.',
-        body: DisputePartyRequest,
-        responses: answer,
-        errors: [...common.errors],
-      },
-      async (ctx, { body }) => {
-        const command = { action: 'dispute_withdraw', party: body.party, ...milestoneOf(ctx.params) } as const;
-        ctx.body = paymentView(await payments.disputeAction(callOf(ctx.state), ctx.params.id, command));
-      },
-    );
-  }
+  disputeRoutes(routes, payments, tag);
 
   routes.add(
     {
