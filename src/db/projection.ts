@@ -35,6 +35,7 @@ import { LEAF_COLUMNS, appendLeaf } from './audit';
 import { Bindings, leafValues } from './statement';
 import { LEDGER_ACCOUNTS, type LedgerAccount, addressOf, entryTypeOf, postingsOf } from '../domain/ledger';
 import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
+import type { PaymentDetails } from '../domain/paymentRecord';
 import { ledgerMovements } from '../domain/milestones';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { paymentView } from '../views/paymentView';
@@ -83,7 +84,7 @@ function postingsSignature(postings: { account: string; amount: bigint }[]): str
  */
 function projectionCtes(
   b: Bindings,
-  state: PaymentState,
+  state: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
   payouts: PayoutsEnabled,
@@ -243,7 +244,7 @@ const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
  */
 export async function projectPayment(
   db: Knex | Knex.Transaction,
-  payment: PaymentState,
+  payment: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
 ): Promise<void> {
@@ -264,7 +265,7 @@ export async function projectPayment(
  */
 export async function projectReadModel(
   db: Knex | Knex.Transaction,
-  payment: PaymentState,
+  payment: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
 ): Promise<void> {
@@ -455,7 +456,7 @@ async function planned(
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(
   db: Knex | Knex.Transaction,
-  payment: PaymentState,
+  payment: PaymentDetails,
   entry: HistoryEntry,
   envelopes: TransitionEnvelope[],
   reasonKey: Buffer,
