@@ -9,7 +9,7 @@ import { type HistoryEntry, TERMINAL_STATUSES } from '../domain/paymentTypes';
 import type { PaymentRecord } from '../domain/paymentRecord';
 import { nextDeadlineOf } from '../domain/paymentTimers';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
-import { planDeliveries } from '../db/projection';
+import { planDeliveries } from '../db/deliveryPlan';
 import { continuedRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { seriesStartOptions } from '../domain/deliverySeries';
