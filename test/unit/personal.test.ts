@@ -1,5 +1,7 @@
 /** What an erasure leaves in place of personal data, and a reason's keyed hash (src/domain/personal.ts). */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { DisputeState, EvidenceState, MilestoneState, OfferState, PaymentState } from '../../src/domain/paymentTypes';
+import type { MilestonePersonalFields, PaymentPersonalFields } from '../../src/domain/paymentRecord';
 import { paymentView } from '../../src/views/paymentView';
 import {
   REDACTED,
@@ -24,6 +26,14 @@ describe('personal data', () => {
     expect(withPersonal(carried, full)).toStrictEqual(full);
     // Only the personal fields come back: a later state's status and amounts stay.
     expect(withPersonal({ ...carried, status: 'released', version: 4 }, full)).toMatchObject({ status: 'released', version: 4 });
+  });
+
+  it("the workflow's types have no personal field and no dispute text (checked by the compiler)", () => {
+    expectTypeOf<Extract<keyof PaymentState, keyof PaymentPersonalFields>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof MilestoneState, keyof MilestonePersonalFields>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof DisputeState, 'reasonText'>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof EvidenceState, 'text'>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof OfferState, 'note'>>().toEqualTypeOf<never>();
   });
 
   it('kept nothing for: the personal fields a run started with in its input, else none', () => {
