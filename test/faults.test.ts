@@ -23,7 +23,7 @@ import { freePort } from '../src/lib/net';
 import { getHistoryQuery, getPaymentQuery, paymentWorkflow, actionUpdate, payoutBatchWorkflow } from '../src/workflows';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
 import { startReceiver } from './helpers/receiver';
-import { samplePaymentState } from './helpers/webhooks';
+import { samplePaymentDetails } from './helpers/webhooks';
 import { eventually, startStack, useStack, validPayment, type Stack } from './helpers/stack';
 
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
@@ -44,7 +44,7 @@ describe('against the shared servers', () => {
     const acct = await stack.newAccount();
     const failuresBefore = await projectionFailures();
     // Bytes that got past the edge (or a future bug): NUL in text is refused by PostgreSQL itself.
-    const payment = samplePaymentState(acct.account_id, {
+    const payment = samplePaymentDetails(acct.account_id, {
       description: 'cut\u0000here',
       depositDeadline: new Date(Date.now() + 2000).toISOString(),
     });
@@ -61,7 +61,7 @@ describe('against the shared servers', () => {
 
   it('the version guard keeps the durable status, never one written at the same version before it', async () => {
     const acct = await stack.newAccount();
-    const created = samplePaymentState(acct.account_id);
+    const created = samplePaymentDetails(acct.account_id);
     await projectPayment(stack.db, created, creationEntry(created, 'test'), REASON_KEY);
     const at = new Date().toISOString();
     const ghost = { ...created, status: 'cancelled' as const, version: 2, updatedAt: at };

@@ -7,10 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { projectPayment } from '../src/db/projection';
 import { creationEntry } from '../src/domain/payment';
 import { recipientAddress } from '../src/domain/ledger';
-import type { HistoryEntry, PaymentState } from '../src/domain/paymentTypes';
+import type { HistoryEntry } from '../src/domain/paymentTypes';
+import type { PaymentDetails } from '../src/domain/paymentRecord';
 import { moveRecipientMoney } from './helpers/ledger';
 import { useAccount, useStack, validPayment } from './helpers/stack';
-import { samplePaymentState } from './helpers/webhooks';
+import { samplePaymentDetails } from './helpers/webhooks';
 
 const stack = useStack();
 const account = useAccount(stack);
@@ -58,10 +59,10 @@ describe('two movements for the same money', () => {
   });
 
   it('of a payment’s custody: two releases of everything held, exactly one is written', async () => {
-    const created = samplePaymentState(account.account_id);
+    const created = samplePaymentDetails(account.account_id);
     await projectPayment(stack.db, created, creationEntry(created, 'test'), REASON_KEY);
     const at = () => new Date().toISOString();
-    const deposited: PaymentState = {
+    const deposited: PaymentDetails = {
       ...created,
       status: 'in_custody',
       version: 2,
@@ -86,7 +87,7 @@ describe('two movements for the same money', () => {
       REASON_KEY,
     );
     // Two histories that each release everything held (as no workflow would): versions 3 and 4.
-    const release = (seq: number): [PaymentState, HistoryEntry] => [
+    const release = (seq: number): [PaymentDetails, HistoryEntry] => [
       {
         ...deposited,
         status: 'released',

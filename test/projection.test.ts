@@ -5,13 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { type HistoryEntry, type PaymentState } from '../src/domain/paymentTypes';
+import type { HistoryEntry } from '../src/domain/paymentTypes';
+import type { PaymentDetails } from '../src/domain/paymentRecord';
 import { movementRecord } from '../src/domain/movementRecord';
 import { paymentView } from '../src/views/paymentView';
 import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
 import { recordAttempt } from '../src/db/webhookDeliveries';
-import { configureWebhook, samplePaymentState } from './helpers/webhooks';
+import { configureWebhook, samplePaymentDetails } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
 
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
@@ -25,10 +26,10 @@ const deliveryId = (paymentId: string, version: number, webhookId: string, ordin
     .slice(0, 26)}`;
 
 /** A deposit of the whole amount at version 2: one ledger entry with two postings. */
-function deposited(accountId: string): { state: PaymentState; entry: HistoryEntry } {
-  const created = samplePaymentState(accountId, { amountExponent: 2 });
+function deposited(accountId: string): { state: PaymentDetails; entry: HistoryEntry } {
+  const created = samplePaymentDetails(accountId, { amountExponent: 2 });
   const at = new Date().toISOString();
-  const state: PaymentState = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: '1000' };
+  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: '1000' };
   const entry: HistoryEntry = {
     seq: 2,
     action: 'deposit',
@@ -44,11 +45,11 @@ function deposited(accountId: string): { state: PaymentState; entry: HistoryEntr
 }
 
 /** A split at version 3 of what `deposited` held: 3.00 refunded, 7.00 released, no fee. */
-function split(accountId: string): { state: PaymentState; entry: HistoryEntry; deposit: { state: PaymentState; entry: HistoryEntry } } {
+function split(accountId: string): { state: PaymentDetails; entry: HistoryEntry; deposit: { state: PaymentDetails; entry: HistoryEntry } } {
   const deposit = deposited(accountId);
   const held = deposit.state;
   const at = new Date().toISOString();
-  const state: PaymentState = {
+  const state: PaymentDetails = {
     ...held,
     status: 'released',
     version: 3,

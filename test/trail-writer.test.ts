@@ -7,21 +7,22 @@ import { describe, expect, it } from 'vitest';
 import { unaccountedLeaves } from '../src/db/auditSources';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
 import { movementRecord } from '../src/domain/movementRecord';
-import { type HistoryEntry, type PaymentState } from '../src/domain/paymentTypes';
+import type { HistoryEntry } from '../src/domain/paymentTypes';
+import type { PaymentDetails } from '../src/domain/paymentRecord';
 import { createLogger } from '../src/lib/logger';
 import { paymentRun } from '../src/services/paymentRun';
 import { transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
-import { samplePaymentState } from './helpers/webhooks';
+import { samplePaymentDetails } from './helpers/webhooks';
 
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
 const REASON_KEY = Buffer.alloc(32, 7);
 
 /** A deposit of `minor` at version 2: one ledger entry with two postings. */
-function deposited(accountId: string, minor = 1000n): { state: PaymentState; entry: HistoryEntry } {
-  const created = samplePaymentState(accountId, { amountExponent: 2 });
+function deposited(accountId: string, minor = 1000n): { state: PaymentDetails; entry: HistoryEntry } {
+  const created = samplePaymentDetails(accountId, { amountExponent: 2 });
   const at = new Date().toISOString();
-  const state: PaymentState = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: String(minor) };
+  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: String(minor) };
   const entry: HistoryEntry = {
     seq: 2,
     action: 'deposit',
@@ -46,7 +47,7 @@ describe('the custody trail’s only writers are the workers', () => {
   const count = async (table: string, where: Record<string, unknown>) =>
     Number((await stack.db(table).where(where).count({ n: '*' }).first())!.n);
   /** The API's write-through, as every route that changes a payment calls it. */
-  const writeThrough = (state: PaymentState, entry: HistoryEntry) =>
+  const writeThrough = (state: PaymentDetails, entry: HistoryEntry) =>
     paymentRun({ db: stack.db, temporal: stack.client, config: stack.config, logger: createLogger('silent') }).showDurable(
       { principal: { accountId: state.accountId, livemode: state.livemode, actor: 'test', credential: 'test' }, requestId: 'req_test' },
       state,

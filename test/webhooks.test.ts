@@ -9,7 +9,7 @@ import { paymentWorkflow, transitionSignal } from '../src/workflows';
 import { freePort } from '../src/lib/net';
 import { verifyWebhookSignature } from '../src';
 import { startReceiver } from './helpers/receiver';
-import { FAST_WEBHOOK_RETRIES, configureWebhook, samplePaymentState, untilDeliveries } from './helpers/webhooks';
+import { FAST_WEBHOOK_RETRIES, configureWebhook, samplePaymentDetails, untilDeliveries } from './helpers/webhooks';
 import { eventually, useStack, validPayment, type TestAccount } from './helpers/stack';
 
 const stack = useStack({ env: FAST_WEBHOOK_RETRIES });
@@ -439,7 +439,7 @@ describe('a transition in the same instant as create', () => {
       // signalWithStart puts the deposit into the workflow's very first activation, racing the
       // projection of the creation: the sharpest form of "deposit right after create".
       const id = `pay_${ulid()}`;
-      const payment = samplePaymentState(acct.account_id, { id });
+      const payment = samplePaymentDetails(acct.account_id, { id });
       await stack.client.workflow.signalWithStart(paymentWorkflow, {
         workflowId: id,
         taskQueue: stack.taskQueue,

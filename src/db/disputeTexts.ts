@@ -4,16 +4,17 @@
  * `disputes` column, and erased with the payment's other free text (docs/architecture.md).
  */
 import type { Knex } from 'knex';
-import type { PaymentState } from '../domain/paymentTypes';
+import type { PaymentDetails, PaymentRecord } from '../domain/paymentRecord';
 import { disputeHashes, withTexts } from '../domain/personal';
 
 /** The payment with its disputes' texts; a payment never disputed is answered as it is, without a query. */
-export async function withDisputeTexts(db: Knex | Knex.Transaction, state: PaymentState): Promise<PaymentState> {
-  const hashes = disputeHashes(state.disputes);
-  if (hashes.length === 0) return state;
-  const rows: { reason_hash: string; reason: string }[] = await db('payment_reasons')
-    .where({ payment_id: state.id })
-    .whereIn('reason_hash', hashes)
-    .select('reason_hash', 'reason');
-  return { ...state, disputes: withTexts(state.disputes!, new Map(rows.map((r) => [r.reason_hash, r.reason]))) };
+export async function withDisputeTexts(db: Knex | Knex.Transaction, state: PaymentRecord): Promise<PaymentDetails> {
+  const { disputes, ...rest } = state;
+  if (!disputes) return rest;
+  const hashes = disputeHashes(disputes);
+  const rows: { reason_hash: string; reason: string }[] =
+    hashes.length === 0
+      ? []
+      : await db('payment_reasons').where({ payment_id: state.id }).whereIn('reason_hash', hashes).select('reason_hash', 'reason');
+  return { ...rest, disputes: withTexts(disputes, new Map(rows.map((r) => [r.reason_hash, r.reason]))) };
 }

@@ -15,7 +15,7 @@ import {
   paymentMoneyViolations,
 } from '../domain/ledger';
 import type { Scope } from '../domain/tenancy';
-import type { MilestoneRow } from './payments';
+import type { MilestoneState } from '../domain/paymentTypes';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /**
@@ -119,7 +119,7 @@ export interface PaymentPage {
 export interface PaymentMoneyRow extends PaymentMoneyRecord {
   id: string;
   version: number;
-  milestones: MilestoneRow[];
+  milestones: MilestoneState[];
 }
 
 /**
@@ -196,7 +196,7 @@ export async function findLedgerViolations(
   const pageArgs = [...args, ...(page?.after ? [page.after] : [])];
   const checked = `checked as (select id from payments where ${pageWhere} order by id ${page ? `limit ${Math.trunc(page.limit)}` : ''})`;
   const ofChecked = 'join checked c on c.id = e.payment_id';
-  const rows = await db.raw<{ rows: (Record<string, string | number> & { milestones: MilestoneRow[] })[] }>(
+  const rows = await db.raw<{ rows: (Record<string, string | number> & { milestones: MilestoneState[] })[] }>(
     `with ${checked}, per as (
        select e.payment_id, -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody,
               ${sum(`'payer_refunds'`)} as l_refunded, ${sum(released)} as l_released,

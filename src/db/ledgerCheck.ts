@@ -4,11 +4,10 @@
  * takes bounded time whatever their number (its cursor in `ledger_check_state`).
  */
 import type { Knex } from 'knex';
-import type { PaymentState, PaymentStatus } from '../domain/paymentTypes';
+import type { MilestoneState, PaymentState, PaymentStatus } from '../domain/paymentTypes';
 import { isTerminal } from '../domain/payment';
 import { amountsOf } from '../domain/paymentMoney';
 import { type LedgerViolation, type PaymentMoneyRow, type PaymentPage, findLedgerViolations } from './ledger';
-import type { MilestoneRow } from './payments';
 
 type WorkflowState = (paymentId: string) => Promise<PaymentState | undefined>;
 
@@ -42,7 +41,7 @@ export async function verifyLedger(
         const kept = p.milestones.find((r) => r.id === m.id);
         const w = amountsOf(m);
         // Its status, each amount and its auto-release time: what the API shows of it.
-        const shown = (x: MilestoneRow) => [
+        const shown = (x: MilestoneState) => [
           x.status,
           ...[x.heldMinor, x.releasedMinor, x.refundedMinor, x.feeCollectedMinor].map((v) => BigInt(v).toString()),
           x.releaseAt,

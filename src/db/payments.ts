@@ -1,6 +1,7 @@
 /** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
-import type { HistoryEntry, MilestoneState, PaymentState, PaymentStatus } from '../domain/paymentTypes';
+import type { HistoryEntry, MilestoneState, PaymentStatus } from '../domain/paymentTypes';
+import type { PaymentRecord } from '../domain/paymentRecord';
 import { type MilestonePersonal, personalOf, withPersonal, withoutTexts } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
@@ -32,29 +33,29 @@ const FIELDS = {
   staged: true,
   disputes: true,
   recipientId: true,
-} satisfies Record<keyof PaymentState, true>;
-const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentState)[];
+} satisfies Record<keyof PaymentRecord, true>;
+const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentRecord)[];
 type DateField = (typeof DATE_FIELDS)[number];
 const isDateField = (field: string): field is DateField => (DATE_FIELDS as readonly string[]).includes(field);
 
 type Column<K extends string> = K extends `${infer H}${infer T}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${Column<T>}` : K;
 const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** The read model's row, derived from `PaymentState`: timestamps as Date, the exponent always stored. */
+/**
+ * The read model's row, derived from `PaymentRecord`: timestamps as Date, the exponent always stored;
+ * a milestone in `milestones` as the workflow holds it, its personal fields in `milestone_personal`.
+ */
 type PaymentRow = {
-  [K in keyof PaymentState as Column<K>]-?: K extends DateField
+  [K in keyof PaymentRecord as Column<K>]-?: K extends DateField
     ? Date
     : K extends 'metadata'
-      ? PaymentState[K] | null
+      ? PaymentRecord[K] | null
       : K extends 'milestones'
-        ? MilestoneRow[]
+        ? MilestoneState[]
         : K extends 'disputes'
-          ? PaymentState[K] | null
-          : Exclude<PaymentState[K], undefined>;
+          ? PaymentRecord[K] | null
+          : Exclude<PaymentRecord[K], undefined>;
 } & { milestone_personal: MilestonePersonal[] | null };
-
-/** A milestone in the row's `milestones`: what the workflow holds; its personal fields are `milestone_personal`'s. */
-export type MilestoneRow = Omit<MilestoneState, keyof Omit<MilestonePersonal, 'id'>>;
 
 /** The row's columns, in `FIELDS` order and the milestones' personal fields; and those a later version of the payment changes. */
 export const PAYMENT_COLUMNS = [...Object.keys(FIELDS).map(column), 'milestone_personal'];
@@ -71,9 +72,9 @@ export const PAYMENT_PROJECTED_COLUMNS = [
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 /** The row as bound values: JSON columns as text; a milestone's personal fields apart from the rest (docs/architecture.md, "Personal data"). */
-export function toRow(s: PaymentState): Record<string, unknown> {
+export function toRow(s: PaymentRecord): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const field of Object.keys(FIELDS) as (keyof PaymentState)[]) {
+  for (const field of Object.keys(FIELDS) as (keyof PaymentRecord)[]) {
     row[column(field)] = isDateField(field) ? new Date(s[field]) : s[field];
   }
   row.metadata = JSON.stringify(s.metadata);
@@ -86,7 +87,7 @@ export function toRow(s: PaymentState): Record<string, unknown> {
   return row;
 }
 
-function fromRow(r: PaymentRow): PaymentState {
+function fromRow(r: PaymentRow): PaymentRecord {
   const row = r as unknown as Record<string, unknown>;
   const state: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS)) {
@@ -96,14 +97,11 @@ function fromRow(r: PaymentRow): PaymentState {
   }
   state.metadata ??= {};
   if (state.disputes === null) delete state.disputes;
-  const payment = state as unknown as PaymentState;
-  return withPersonal(
-    { ...payment, milestones: r.milestones.map((m) => ({ ...m, reference: null, description: null, recipientEmail: '' })) },
-    { ...personalOf(payment), milestones: r.milestone_personal },
-  );
+  const { milestones: _m, ...record } = state as unknown as PaymentRecord;
+  return withPersonal({ ...record, milestones: r.milestones }, { ...personalOf(record), milestones: r.milestone_personal });
 }
 
-export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentState | undefined> {
+export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentRecord | undefined> {
   const row = await db<PaymentRow>('payments').where({ id, account_id: scope.accountId, livemode: scope.livemode }).first();
   return row ? fromRow(row) : undefined;
 }
@@ -117,7 +115,7 @@ export async function listPayments(
   db: Knex,
   scope: Scope,
   filter: ListFilter,
-): Promise<{ data: PaymentState[]; hasMore: boolean } | { cursorNotFound: string }> {
+): Promise<{ data: PaymentRecord[]; hasMore: boolean } | { cursorNotFound: string }> {
   const page = await pageOf<PaymentRow>(
     'payments',
     () => db('payments').where({ account_id: scope.accountId, livemode: scope.livemode }),
@@ -143,7 +141,7 @@ export async function listPaymentEvents(db: Knex, paymentId: string): Promise<Hi
 }
 
 /** A payment by id alone, across accounts and modes: for operator tools (`npm run repair`), never for a client. */
-export async function findPaymentById(db: Knex, id: string): Promise<PaymentState | undefined> {
+export async function findPaymentById(db: Knex, id: string): Promise<PaymentRecord | undefined> {
   const row = await db<PaymentRow>('payments').where({ id }).first();
   return row ? fromRow(row) : undefined;
 }

@@ -11,13 +11,14 @@
  * needs no write on the trail (docs/security.md). A transition's leaf is the workflow's alone; a
  * ledger entry's leaf is written with the entry when the worker writes the entry, or, when the API
  * wrote it first, by the worker's statement when it sees the entry with the postings it computed,
- * else right after from the stored postings (`appendStoredEntryLeaves`): once per entry either way.
+ * else right after from the stored postings (`appendStoredEntryLeaves`,
+ * ./projectionLedger.ts): once per entry either way.
  *
  * The rules are those of each repository (src/db/payments.ts, ledger.ts, events.ts, audit.ts),
- * kept here in SQL with the deliveries' own (one per subscribed, active configuration, its id
- * derived): every row is idempotent by its natural key, the row only moves to a higher version,
- * and the ledger's postings, balances and leaf are written only by the statement that wrote the
- * entry, so a retried or concurrent projection never moves a balance twice.
+ * kept here in SQL with the deliveries' own (./deliveryPlan.ts: one per subscribed, active
+ * configuration, its id derived): every row is idempotent by its natural key, the row only moves to
+ * a higher version, and the ledger's postings, balances and leaf are written only by the statement
+ * that wrote the entry, so a retried or concurrent projection never moves a balance twice.
  *
  * `ON CONFLICT DO NOTHING` names no constraint on purpose: a named one is the only arbiter, and a
  * concurrent writer's row then fails the table's other unique index (events and ledger entries have
@@ -31,49 +32,21 @@
  */
 import type { Knex } from 'knex';
 import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../domain/audit';
-import { LEAF_COLUMNS, appendLeaf } from './audit';
+import { LEAF_COLUMNS } from './audit';
 import { Bindings, leafValues } from './statement';
-import { LEDGER_ACCOUNTS, type LedgerAccount, addressOf, entryTypeOf, postingsOf } from '../domain/ledger';
-import { type HistoryEntry, type PaymentState } from '../domain/paymentTypes';
+import { LEDGER_ACCOUNTS, addressOf, entryTypeOf, postingsOf } from '../domain/ledger';
+import type { HistoryEntry } from '../domain/paymentTypes';
+import type { PaymentDetails } from '../domain/paymentRecord';
 import { ledgerMovements } from '../domain/milestones';
-import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { paymentView } from '../views/paymentView';
 import { isReasonHash, leafReason } from '../domain/personal';
-import { OWN_EVENT_ORDINAL, emittedEvents } from '../domain/transitionEvents';
-import type { Scope } from '../domain/tenancy';
-import type { Envelope, TransitionEnvelope } from '../views/webhookEnvelope';
+import { emittedEvents } from '../domain/transitionEvents';
+import type { TransitionEnvelope } from '../views/webhookEnvelope';
 import { eventId } from './events';
 import { ledgerEntryId } from './ledger';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments';
-import type { StoredWebhook } from './webhookConfigurations';
-import type { LoadedDelivery } from './webhookDeliveries';
-
-/**
- * A delivery the publication recorded, as an attempt needs it, with its configuration's row. Status
- * and attempts are `pending` and 0 for a delivery this statement recorded; a retried publication
- * finds its earlier attempts.
- */
-export interface PlannedDelivery {
-  delivery: LoadedDelivery['delivery'];
-  webhook: StoredWebhook;
-}
-
-/** Whether payouts are enabled, per recipient a step's releases credit (read under a lock: `withRecipients`). */
-type PayoutsEnabled = ReadonlyMap<string, boolean>;
-
-/** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
-function creditedRecipient(state: PaymentState, milestoneId: string, released: bigint): string | undefined {
-  if (released === 0n) return undefined;
-  return state.milestones.find((m) => m.id === milestoneId)?.recipientId ?? undefined;
-}
-
-/** Ledger postings as one comparable text: `account:amount`, by account in code-unit order (as `COLLATE "C"`). */
-function postingsSignature(postings: { account: string; amount: bigint }[]): string {
-  return postings
-    .map((p) => `${p.account}:${p.amount.toString()}`)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .join(',');
-}
+import { type PlannedDelivery, deliveryCtes, planned } from './deliveryPlan';
+import { type PayoutsEnabled, appendStoredEntryLeaves, creditedRecipient, postingsSignature, withRecipients } from './projectionLedger';
 
 /**
  * The CTEs that write the projection of one history entry; with `trail`, the custody trail's leaves
@@ -83,7 +56,7 @@ function postingsSignature(postings: { account: string; amount: bigint }[]): str
  */
 function projectionCtes(
   b: Bindings,
-  state: PaymentState,
+  state: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
   payouts: PayoutsEnabled,
@@ -243,7 +216,7 @@ const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
  */
 export async function projectPayment(
   db: Knex | Knex.Transaction,
-  payment: PaymentState,
+  payment: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
 ): Promise<void> {
@@ -264,7 +237,7 @@ export async function projectPayment(
  */
 export async function projectReadModel(
   db: Knex | Knex.Transaction,
-  payment: PaymentState,
+  payment: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
 ): Promise<void> {
@@ -275,187 +248,10 @@ export async function projectReadModel(
   });
 }
 
-/**
- * The leaves of `entryIds` (this transition's ledger entries another writer committed) from their
- * stored postings, which are the ones that moved the balances. Every other field of a ledger entry's
- * leaf follows from the payment and the history entry, as each writer computed them alike.
- */
-async function appendStoredEntryLeaves(
-  db: Knex | Knex.Transaction,
-  state: PaymentState,
-  entry: HistoryEntry,
-  entryIds: string[],
-  payouts: PayoutsEnabled,
-): Promise<void> {
-  if (entryIds.length === 0) return;
-  const rows: { entry_id: string; ledger_account: string; amount_minor: string }[] = await db('ledger_postings')
-    .whereIn('entry_id', entryIds)
-    .select('entry_id', 'ledger_account', 'amount_minor');
-  for (const { milestoneId, movement } of ledgerMovements(state, entry)) {
-    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
-    if (!entryIds.includes(id)) continue;
-    const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    // In the order this writer would have posted them, so that equal postings make the same text.
-    const order = postingsOf(movement, recipientId ? { payoutsEnabled: payouts.get(recipientId) ?? false } : undefined).map(
-      (p) => p.account,
-    );
-    const rank = (a: LedgerAccount) => (order.includes(a) ? order.indexOf(a) : order.length + LEDGER_ACCOUNTS.indexOf(a));
-    const postings = rows
-      .filter((r) => r.entry_id === id)
-      .map((r) => ({ account: r.ledger_account as LedgerAccount, amount: BigInt(r.amount_minor) }))
-      .sort((a, b) => rank(a.account) - rank(b.account));
-    await appendLeaf(
-      db,
-      ledgerEntryLeaf({
-        entryId: id,
-        paymentId: state.id,
-        accountId: state.accountId,
-        livemode: state.livemode,
-        version: entry.seq,
-        type: entryTypeOf(movement),
-        currency: state.currency,
-        exponent: state.amountExponent,
-        at: entry.at,
-        postings,
-        ...(state.staged ? { milestoneId } : {}),
-        ...(recipientId ? { recipientId } : {}),
-      }),
-    );
-  }
-}
-
-/**
- * Run `project` with whether payouts are enabled for each recipient the step's releases credit. A
- * step that credits none (every step of a payment without a recipient) runs as it is, one statement;
- * one that credits some first takes those recipients' rows FOR SHARE in the same transaction, so a
- * verification enabling payouts (which moves everything pending, src/db/ledgerAccounts.ts) is
- * either wholly before this release, which then credits available, or wholly after it, and moves it.
- * Lock order: recipients, then the projection's rows, as the verification's.
- */
-async function withRecipients<T>(
-  db: Knex | Knex.Transaction,
-  state: PaymentState,
-  entry: HistoryEntry,
-  project: (q: Knex | Knex.Transaction, payouts: PayoutsEnabled) => Promise<T>,
-): Promise<T> {
-  const credited = [
-    ...new Set(
-      ledgerMovements(state, entry).flatMap(({ milestoneId, movement }) => creditedRecipient(state, milestoneId, movement.released) ?? []),
-    ),
-  ].sort();
-  if (credited.length === 0) return project(db, new Map());
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.raw<{ rows: { id: string; payouts_enabled: boolean }[] }>(
-      `SELECT id, payouts_enabled FROM recipients WHERE id = ANY(?::text[]) ORDER BY id FOR SHARE`,
-      [credited],
-    );
-    return project(tx, new Map(rows.map((r) => [r.id, r.payouts_enabled])));
-  });
-}
-
-/**
- * A delivery id: this prefix and the first hex characters of SHA-256 of `payment|version|configuration`
- * (`payment|version|ordinal|configuration` for an event that precedes the transition's own).
- */
-const DELIVERY_ID_PREFIX = 'dlv_';
-const DELIVERY_ID_HEX_CHARS = 26;
-
-/** One event's deliveries in a statement: its envelope, its body's exact bytes, and the names of its CTEs. */
-interface Part {
-  envelope: Envelope;
-  body: string;
-  hook: string;
-}
-
-/**
- * The CTEs that record one delivery of each envelope per subscribed, active configuration (`hook`,
- * `planned`; suffixed for every envelope after the first). The id is derived from the payment, its
- * version, the event's ordinal and the configuration, so a retry never records one twice.
- */
-function deliveryCtes(b: Bindings, scope: Scope, envelopes: TransitionEnvelope[], version: number): { ctes: string[]; parts: Part[] } {
-  const ctes: string[] = [];
-  const parts = envelopes.map(({ envelope, ordinal }, i) => {
-    const [hook, planned] = i === 0 ? ['hook', 'planned'] : [`hook_${i}`, `planned_${i}`];
-    const body = JSON.stringify(envelope);
-    const key = `${envelope.payment_id}|${version}|${ordinal === OWN_EVENT_ORDINAL ? '' : `${ordinal}|`}`;
-    ctes.push(
-      `${hook} AS (
-      SELECT w.*, ${b.add(DELIVERY_ID_PREFIX, 'text')} || substr(encode(sha256(convert_to(${b.add(key, 'text')} || w.id, 'UTF8')), 'hex'), 1, ${DELIVERY_ID_HEX_CHARS}) AS delivery_id
-      FROM webhooks w
-      WHERE w.account_id = ${b.add(scope.accountId)} AND w.livemode = ${b.add(scope.livemode)}
-        AND w.deleted_at IS NULL AND w.active AND w.events @> ARRAY[${b.add(envelope.event, 'text')}])`,
-      `${planned} AS (
-      INSERT INTO webhook_deliveries (id, webhook_id, payment_id, event, body)
-      SELECT ${hook}.delivery_id, ${hook}.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')}, ${b.add(body, 'text')}
-      FROM ${hook} ORDER BY ${hook}.created_at, ${hook}.id
-      ON CONFLICT DO NOTHING RETURNING 1)`,
-    );
-    return { envelope, body, hook };
-  });
-  return { ctes, parts };
-}
-
-/**
- * Run `ctes` (ending with `deliveryCtes`) and answer each planned delivery with its configuration's
- * row, in the envelopes' order, then the configurations'; and the ledger entries whose leaf the
- * statement left to the caller (`missing_leaf`, when `ctes` write the trail).
- */
-async function planned(
-  db: Knex | Knex.Transaction,
-  b: Bindings,
-  ctes: string[],
-  parts: Part[],
-): Promise<{ deliveries: PlannedDelivery[]; missingLeaves: string[] }> {
-  // The statement's snapshot predates its own inserts: a delivery found here was recorded by an earlier try.
-  type Row = Partial<StoredWebhook> & {
-    missing_leaves: string[];
-    part: number | null;
-    delivery_id: string | null;
-    delivery_status: string | null;
-    delivery_attempts: number | null;
-    delivery_series: string | null | undefined;
-  };
-  const owed =
-    parts.length > 0
-      ? parts.map(({ hook }, i) => `SELECT ${i} AS part, ${hook}.* FROM ${hook}`).join(' UNION ALL ')
-      : 'SELECT NULL::int AS part, NULL::text AS delivery_id, NULL::timestamptz AS created_at, NULL::text AS id WHERE false';
-  const missing = ctes.some((c) => c.startsWith('missing_leaf ')) ? 'array(SELECT entry_id FROM missing_leaf)' : 'ARRAY[]::text[]';
-  // One row even when nothing is owed: it carries the missing leaves.
-  const { rows } = await db.raw<{ rows: Row[] }>(
-    `WITH ${ctes.join(',\n')}
-    SELECT m.missing_leaves, owed.*, d.status AS delivery_status, d.attempts AS delivery_attempts, d.series AS delivery_series
-    FROM (SELECT ${missing} AS missing_leaves) AS m
-    LEFT JOIN ((${owed}) AS owed LEFT JOIN webhook_deliveries d ON d.id = owed.delivery_id) ON true
-    ORDER BY owed.part, owed.created_at, owed.id`,
-    b.values as Knex.RawBinding[],
-  );
-  const deliveries = rows
-    .filter((r) => r.delivery_id !== null && r.part !== null)
-    .map(({ part, delivery_id, delivery_status, delivery_attempts, delivery_series, missing_leaves: _m, ...rest }) => {
-      const webhook = rest as StoredWebhook;
-      const i = part!;
-      return {
-        delivery: {
-          id: delivery_id!,
-          webhook_id: webhook.id,
-          payment_id: parts[i].envelope.payment_id,
-          event: parts[i].envelope.event,
-          body: parts[i].body,
-          status: (delivery_status ?? 'pending') as LoadedDelivery['delivery']['status'],
-          attempts: delivery_attempts ?? 0,
-          // Recorded by this statement (no row in its snapshot): the series its event starts.
-          series: delivery_status === null ? ORIGINAL_SERIES : (delivery_series ?? null),
-        },
-        webhook,
-      };
-    });
-  return { deliveries, missingLeaves: rows[0]?.missing_leaves ?? [] };
-}
-
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(
   db: Knex | Knex.Transaction,
-  payment: PaymentState,
+  payment: PaymentDetails,
   entry: HistoryEntry,
   envelopes: TransitionEnvelope[],
   reasonKey: Buffer,
@@ -468,17 +264,4 @@ export async function projectAndPlan(
     await appendStoredEntryLeaves(q, payment, entry, missingLeaves, payouts);
     return deliveries;
   });
-}
-
-/** The deliveries alone (`npm run repair`). */
-export async function planDeliveries(
-  db: Knex,
-  scope: Scope,
-  envelopes: TransitionEnvelope[],
-  version: number,
-): Promise<{ id: string; url: string; webhookId: string }[]> {
-  const b = new Bindings();
-  const { ctes, parts } = deliveryCtes(b, scope, envelopes, version);
-  const { deliveries: rows } = await planned(db, b, ctes, parts);
-  return rows.map((p) => ({ id: p.delivery.id, url: p.webhook.url, webhookId: p.webhook.id }));
 }

@@ -1,7 +1,7 @@
 /**
  * The webhook delivery repository: each attempt (with its custody trail leaf), the delivery log,
  * and the failure window that disables a configuration. The deliveries an event owes are recorded
- * by src/db/projection.ts (`projectAndPlan`, `planDeliveries`).
+ * by src/db/deliveryPlan.ts (`planDeliveries`; with the projection, `projectAndPlan` in projection.ts).
  */
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';

@@ -61,7 +61,7 @@ export function disputeRefusal(action: DisputeAction, status: DisputeStatus, why
 }
 
 /** The dispute a payment's route acts on (its latest), or a milestone's (the latest covering it); ended ones too. */
-export function latestDispute(state: Pick<PaymentState, 'disputes'>, milestoneId?: string): DisputeState | undefined {
+export function latestDispute<D extends DisputeState>(state: { disputes?: D[] }, milestoneId?: string): D | undefined {
   const disputes = state.disputes ?? [];
   if (milestoneId === undefined) return disputes.at(-1);
   return disputes.findLast((d) => d.covers.some((c) => c.id === milestoneId));

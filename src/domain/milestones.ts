@@ -119,9 +119,9 @@ export function sumOfMilestones(milestones: readonly MilestoneState[]): Amounts 
 /** The id of the one milestone of a payment created without milestones: derived from the payment's. */
 export const defaultMilestoneId = (paymentId: string) => `ms_${paymentId.replace(/^pay_/, '')}`;
 
-/** The one milestone of a payment created without milestones: the whole amount, the payment's recipient and auto-release. */
+/** The one milestone of a payment created without milestones: the whole amount and the payment's auto-release. */
 export function wholeMilestone(
-  p: Pick<PaymentState, 'id' | 'amountMinor' | 'status' | 'autoReleaseAfterSeconds' | 'recipientEmail'> &
+  p: Pick<PaymentState, 'id' | 'amountMinor' | 'status' | 'autoReleaseAfterSeconds'> &
     Partial<Pick<PaymentState, 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor'>>,
 ): MilestoneState {
   return {
@@ -134,9 +134,6 @@ export function wholeMilestone(
     feeCollectedMinor: p.feeCollectedMinor ?? '0',
     autoReleaseAfterSeconds: p.autoReleaseAfterSeconds,
     releaseAt: null,
-    reference: null,
-    description: null,
-    recipientEmail: p.recipientEmail,
   };
 }
 

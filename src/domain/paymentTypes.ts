@@ -1,7 +1,8 @@
 /**
  * What a payment is: its statuses, events and actions, its state as the workflow holds it, its
  * milestones and its history. Types and the lists they are read from only; the rules over them are
- * ./payment.ts's (the transition table), ./milestones.ts's and ./paymentPlan.ts's.
+ * ./payment.ts's (the transition table), ./milestones.ts's and ./paymentPlan.ts's. The payment with
+ * the personal data the service keeps beside it is ./paymentRecord.ts's.
  * A leaf: it imports nothing but a type, so every module of the domain may import it.
  */
 import type { MovementRecord } from './movementRecord';
@@ -77,7 +78,11 @@ export interface HistoryEntry {
   disputeId?: string;
 }
 
-/** The payment as the workflow holds it: money in integer minor units. */
+/**
+ * The payment as its workflow holds it (its input, its state, its queries' answer) and as the rules
+ * see it: ids, amounts and statuses, money in integer minor units. No personal field: those are the
+ * service's, in PostgreSQL only (./paymentRecord.ts; docs/architecture.md, "Personal data").
+ */
 export interface PaymentState {
   id: string;
   accountId: string;
@@ -90,10 +95,6 @@ export interface PaymentState {
   amountExponent: number;
   currency: string;
   status: PaymentStatus;
-  payerEmail: string;
-  recipientEmail: string;
-  description: string | null;
-  metadata: Record<string, string>;
   depositDeadline: string;
   autoReleaseAfterSeconds: number | null;
   createdAt: string;
@@ -128,9 +129,9 @@ export const DECIDERS = ['agreement', 'platform', 'default', 'withdrawal'] as co
 export type DecidedBy = (typeof DECIDERS)[number];
 
 /**
- * A dispute as the workflow holds it: ids, amounts and keyed hashes. Its free text (reason,
- * evidence, offers' notes) is kept by the service under those hashes, never in Temporal; `text`
- * and `note` are filled from there outside the workflow (src/db/disputeTexts.ts).
+ * A dispute as the workflow and the read model's row hold it: ids, amounts and keyed hashes. Its
+ * free text (reason, evidence, offers' notes) is kept by the service under those hashes, never in
+ * Temporal; reads fill it in (`DisputeWithTexts`, ./paymentRecord.ts; src/db/disputeTexts.ts).
  */
 export interface DisputeState {
   id: string;
@@ -143,8 +144,6 @@ export interface DisputeState {
   respondent: DealParty | null;
   /** The opening's reason: a keyed hash. */
   reason: string | null;
-  /** The reason's text, outside Temporal only. */
-  reasonText?: string | null;
   amountMinor: string;
   respondBy: string | null;
   evidence: EvidenceState[];
@@ -159,8 +158,6 @@ export interface EvidenceState {
   /** Keyed hash of the text. */
   hash: string;
   submittedAt: string;
-  /** The text, outside Temporal only. */
-  text?: string;
 }
 
 export interface OfferState {
@@ -171,8 +168,6 @@ export interface OfferState {
   noteHash: string | null;
   status: OfferStatus;
   createdAt: string;
-  /** The note, outside Temporal only. */
-  note?: string | null;
 }
 
 export interface DisputeResolution {
@@ -182,7 +177,7 @@ export interface DisputeResolution {
   at: string;
 }
 
-/** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's. */
+/** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's; no personal field. */
 export interface MilestoneState {
   id: string;
   amountMinor: string;
@@ -195,10 +190,6 @@ export interface MilestoneState {
   autoReleaseAfterSeconds: number | null;
   /** When its auto-release fires, on the payment's clock; set while it is pending_release with one. */
   releaseAt: string | null;
-  /** Kept by the service, never in Temporal (empty there): see ./personal.ts. */
-  reference: string | null;
-  description: string | null;
-  recipientEmail: string;
   /** The recipient (`rcp_…`) its releases credit (docs/money.md), if the payment or the milestone named one. */
   recipientId?: string | null;
 }

@@ -4,7 +4,8 @@
  * only, no I/O); not imported by workflows.
  */
 import { createHmac } from 'node:crypto';
-import type { DisputeState, MilestoneState, PaymentState } from './paymentTypes';
+import type { DisputeState, PaymentState } from './paymentTypes';
+import type { DisputeWithTexts, MilestonePersonalFields, PaymentPersonalFields, PaymentRecord } from './paymentRecord';
 import { REASON_HASH_PREFIX, isReasonHash } from './reasonHash';
 
 export { isReasonHash };
@@ -13,14 +14,10 @@ export { isReasonHash };
 export const REDACTED = '[redacted]';
 
 /** A milestone's personal fields and client text, by its id. */
-export type MilestonePersonal = Pick<MilestoneState, 'id' | 'reference' | 'description' | 'recipientEmail'>;
+export type MilestonePersonal = { id: string } & MilestonePersonalFields;
 
-/** The payment's personal fields, as `PaymentState` names them. */
-export interface PersonalData {
-  payerEmail: string;
-  recipientEmail: string;
-  description: string | null;
-  metadata: Record<string, string>;
+/** The payment's personal fields, as the service keeps them (`payment_personal`). */
+export interface PersonalData extends PaymentPersonalFields {
   /** A payment created with milestones: theirs. Otherwise its one milestone's recipient is the payment's. */
   milestones?: MilestonePersonal[] | null;
 }
@@ -32,7 +29,7 @@ const milestonePersonal = ({ id, reference, description, recipientEmail }: Miles
   recipientEmail,
 });
 
-export const personalOf = (p: PersonalData & { staged?: boolean; milestones?: MilestonePersonal[] | null }): PersonalData => ({
+export const personalOf = (p: PaymentPersonalFields & { staged?: boolean; milestones?: MilestonePersonal[] | null }): PersonalData => ({
   payerEmail: p.payerEmail,
   recipientEmail: p.recipientEmail,
   description: p.description,
@@ -40,29 +37,53 @@ export const personalOf = (p: PersonalData & { staged?: boolean; milestones?: Mi
   milestones: p.staged && p.milestones ? p.milestones.map(milestonePersonal) : null,
 });
 
-/** The payment as its workflow carries it: ids and amounts, the personal fields empty. */
-export const withoutPersonal = (state: PaymentState): PaymentState => ({
-  ...state,
-  payerEmail: '',
-  recipientEmail: '',
-  description: null,
-  metadata: {},
-  milestones: state.milestones.map((m) => ({ ...m, reference: null, description: null, recipientEmail: '' })),
-});
+/** The payment as its workflow carries it: ids and amounts, no personal field (dropped, not emptied). */
+export function withoutPersonal(record: PaymentRecord): PaymentState {
+  const { payerEmail: _p, recipientEmail: _r, description: _d, metadata: _m, ...state } = record;
+  return { ...state, milestones: record.milestones.map(({ reference: _mr, description: _md, recipientEmail: _me, ...m }) => m) };
+}
 
-/** The payment with the personal fields the service keeps (a workflow's state has them empty). */
-export function withPersonal(state: PaymentState, personal: PersonalData | undefined): PaymentState {
-  if (!personal) return state;
-  const kept = new Map(personal.milestones?.map((m) => [m.id, m]));
+/** What a payment kept nothing for shows: no e-mail, no text. */
+const NO_PERSONAL: PersonalData = { payerEmail: '', recipientEmail: '', description: null, metadata: {} };
+
+/**
+ * The personal fields a run's input itself carried, if it did: a run started before the service kept
+ * them apart (the recorded histories, docs/architecture.md), or by a test that starts one itself.
+ * The workflow passes its input's fields on untouched, so its payload may hold them beyond its type.
+ */
+function carriedPersonal(state: PaymentState): PersonalData | undefined {
+  const carried = state as unknown as Partial<PaymentPersonalFields> & { milestones: Partial<MilestonePersonal>[] };
+  if (typeof carried.payerEmail !== 'string') return undefined;
+  return {
+    payerEmail: carried.payerEmail,
+    recipientEmail: carried.recipientEmail ?? '',
+    description: carried.description ?? null,
+    metadata: carried.metadata ?? {},
+    milestones: carried.milestones.map((m) => ({
+      id: m.id!,
+      reference: m.reference ?? null,
+      description: m.description ?? null,
+      recipientEmail: m.recipientEmail ?? carried.recipientEmail ?? '',
+    })),
+  };
+}
+
+/**
+ * The payment with the personal fields the service keeps; none kept (a run started with them in its
+ * input): those the input carried, else empty.
+ */
+export function withPersonal(state: PaymentState, personal: PersonalData | undefined): PaymentRecord {
+  const kept = personal ?? carriedPersonal(state) ?? NO_PERSONAL;
+  const own = new Map(kept.milestones?.map((m) => [m.id, m]));
   return {
     ...state,
-    payerEmail: personal.payerEmail,
-    recipientEmail: personal.recipientEmail,
-    description: personal.description,
-    metadata: personal.metadata,
+    payerEmail: kept.payerEmail,
+    recipientEmail: kept.recipientEmail,
+    description: kept.description,
+    metadata: kept.metadata,
     milestones: state.milestones.map((m) => {
-      const own = kept.get(m.id);
-      return { ...m, ...(own ? milestonePersonal(own) : { reference: null, description: null, recipientEmail: personal.recipientEmail }) };
+      const mine = own.get(m.id);
+      return { ...m, ...(mine ? milestonePersonal(mine) : { reference: null, description: null, recipientEmail: kept.recipientEmail }) };
     }),
   };
 }
@@ -140,12 +161,18 @@ export const leafReason = (key: Buffer, reason: string | null): string | null =>
   reason === null ? null : isReasonHash(reason) ? reason : reasonHash(key, reason);
 
 /** A dispute as Temporal and the read model's row hold it: its texts only as their keyed hashes. */
-export function withoutTexts(d: DisputeState): DisputeState {
-  const { reasonText: _r, ...kept } = d;
+export function withoutTexts(d: DisputeState | DisputeWithTexts): DisputeState {
+  const { reasonText: _r, ...kept } = d as Partial<DisputeWithTexts> & DisputeState;
   return {
     ...kept,
-    evidence: d.evidence.map(({ text: _t, ...e }) => e),
-    offers: d.offers.map(({ note: _n, ...o }) => o),
+    evidence: d.evidence.map((e) => {
+      const { text: _t, ...hashed } = e as typeof e & { text?: string };
+      return hashed;
+    }),
+    offers: d.offers.map((o) => {
+      const { note: _n, ...hashed } = o as typeof o & { note?: string | null };
+      return hashed;
+    }),
   };
 }
 
@@ -161,7 +188,7 @@ export function disputeHashes(disputes: readonly DisputeState[] | undefined): st
 }
 
 /** The disputes with their texts, from the texts kept under their hashes (a hash not found shows as erased). */
-export function withTexts(disputes: DisputeState[], texts: ReadonlyMap<string, string>): DisputeState[] {
+export function withTexts(disputes: DisputeState[], texts: ReadonlyMap<string, string>): DisputeWithTexts[] {
   const text = (hash: string) => texts.get(hash) ?? REDACTED;
   return disputes.map((d) => ({
     ...d,

@@ -13,10 +13,10 @@ import type { HistoryEntry, PaymentEvent, PaymentState } from './paymentTypes';
 /** The transition's own event (the last); an event that precedes it within the same version has a lower ordinal. */
 export const OWN_EVENT_ORDINAL = 0;
 
-interface EmittedEvent {
+interface EmittedEvent<S extends PaymentState> {
   event: PaymentEvent;
   /** The payment as the event shows it. */
-  state: PaymentState;
+  state: S;
   /** Its place among its version's events (OWN_EVENT_ORDINAL for the last). */
   ordinal: number;
   /** The milestone a milestone event is about. */
@@ -34,7 +34,7 @@ function eventsOf(state: PaymentState, entry: HistoryEntry) {
   return events.length > 0 ? events : [{ event: entry.event }];
 }
 
-export function emittedEvents(state: PaymentState, entry: HistoryEntry): EmittedEvent[] {
+export function emittedEvents<S extends PaymentState>(state: S, entry: HistoryEntry): EmittedEvent<S>[] {
   const events = eventsOf(state, entry);
   return events.map((e, i) => ({
     ...e,
@@ -45,7 +45,7 @@ export function emittedEvents(state: PaymentState, entry: HistoryEntry): Emitted
 }
 
 /** The payment as a partial refund shows it: refunded, the part released with it still held, the status unchanged. */
-function refundedPart(state: PaymentState, entry: HistoryEntry): PaymentState {
+function refundedPart<S extends PaymentState>(state: S, entry: HistoryEntry): S {
   const movement = entry.movement ? movementOf(entry.movement) : undefined;
   if (!movement || movement.released === 0n || !entry.from) return state;
   const after = amountsOf(state);

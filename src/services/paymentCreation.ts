@@ -5,7 +5,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { ulid } from 'ulid';
 import { minorUnits } from '../domain/money';
-import { type MilestoneState, type PaymentState } from '../domain/paymentTypes';
+import type { MilestoneRecord, PaymentDetails, PaymentRecord } from '../domain/paymentRecord';
 import { INITIAL_STATUS, creationEntry } from '../domain/payment';
 import { wholeMilestone } from '../domain/milestones';
 import { personalOf, withPersonal, withoutPersonal } from '../domain/personal';
@@ -15,6 +15,7 @@ import { findRecipients } from '../db/recipients';
 import { claimOpenPayment, purgeStaleClaims } from '../db/openPayments';
 import { findPayment } from '../db/payments';
 import { savePersonal } from '../db/personal';
+import { withDisputeTexts } from '../db/disputeTexts';
 import { getPaymentQuery, paymentWorkflow } from '../workflows';
 import { InvalidInput, QuotaExceeded, RecipientNotPayable } from './errors';
 import { type Call, type PaymentsDeps, paymentRun, paymentRunOptions } from './paymentRun';
@@ -66,11 +67,17 @@ const moneyFields = (platformFee: bigint) => ({
 
 /** A new payment's milestones: those asked for, or one of the whole amount (docs/concepts.md). */
 function newMilestones(
-  payment: Omit<PaymentState, 'milestones' | 'staged'>,
+  payment: Omit<PaymentRecord, 'milestones' | 'staged'>,
   asked: NewMilestone[] | undefined,
   parties: (Party | undefined)[],
-): MilestoneState[] {
-  const whole = { ...wholeMilestone(payment), ...(payment.recipientId ? { recipientId: payment.recipientId } : {}) };
+): MilestoneRecord[] {
+  const whole: MilestoneRecord = {
+    ...wholeMilestone(payment),
+    reference: null,
+    description: null,
+    recipientEmail: payment.recipientEmail,
+    ...(payment.recipientId ? { recipientId: payment.recipientId } : {}),
+  };
   if (!asked) return [whole];
   const { recipientId: _payments, ...withoutRecipient } = whole;
   return asked.map((m, i) => {
@@ -142,7 +149,7 @@ export function paymentCreation(deps: PaymentsDeps) {
     purgeStaleClaims: () => purgeStaleClaims(db),
 
     /** Start the payment's workflow; its id is the payment id, never reused. */
-    async create(call: Call, input: NewPayment): Promise<PaymentState> {
+    async create(call: Call, input: NewPayment): Promise<PaymentDetails> {
       const { principal } = call;
       const { payment: party, milestones: parties } = await partiesOf(scopeOf(principal), input);
       const now = new Date();
@@ -165,7 +172,7 @@ export function paymentCreation(deps: PaymentsDeps) {
         version: 1,
         ...moneyFields(input.platformFeeMinor ?? 0n),
       };
-      const payment: PaymentState = {
+      const payment: PaymentDetails = {
         ...fields,
         milestones: newMilestones(fields, input.milestones, parties),
         staged: input.milestones !== undefined,
@@ -190,7 +197,7 @@ export function paymentCreation(deps: PaymentsDeps) {
           .then(async (state) => withPersonal(state, (await findPayment(db, scopeOf(principal), payment.id)) ?? payment))
           .catch(() => findPayment(db, scopeOf(principal), payment.id));
         if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
-        return existing;
+        return withDisputeTexts(db, existing);
       }
       // Lists the payment the moment the client hears 201. The workflow exists from here on, so a
       // failed write is logged, not answered with an error that invites a second create.

@@ -9,6 +9,7 @@ import { tenantPriority } from '../domain/deliverySeries';
 import { type Config, reasonHashKey } from '../config';
 import { toMajor } from '../domain/money';
 import type { HistoryEntry, PaymentState } from '../domain/paymentTypes';
+import type { PaymentDetails } from '../domain/paymentRecord';
 import { summary } from '../domain/paymentSummary';
 import {
   AccountIdKey,
@@ -85,7 +86,7 @@ export function paymentRun({ db, temporal, config, logger }: PaymentsDeps) {
      * answer shows it. The workflow's own projection follows; both are idempotent by version. The
      * custody trail is the workflow's alone (docs/audit.md): the API's database role cannot write it.
      */
-    showDurable: async (call: Call, payment: PaymentState, entry: HistoryEntry | undefined): Promise<void> => {
+    showDurable: async (call: Call, payment: PaymentDetails, entry: HistoryEntry | undefined): Promise<void> => {
       if (!entry) return;
       await projectReadModel(db, payment, entry, reasonHashKey(config)).catch((err: unknown) =>
         logger.warn({ request_id: call.requestId, payment_id: payment.id, err }, 'read model write failed; the workflow will project it'),

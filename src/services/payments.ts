@@ -16,11 +16,11 @@ import {
   type DisputeParty,
   type HistoryEntry,
   type MilestoneAction,
-  type PaymentState,
   type PaymentStatus,
   type Resolution,
 } from '../domain/paymentTypes';
 import { isTerminal, nextActions, refusalMessage } from '../domain/payment';
+import type { PaymentDetails, PaymentRecord } from '../domain/paymentRecord';
 import { reasonHash, withPersonal } from '../domain/personal';
 import { type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments } from '../db/payments';
@@ -89,7 +89,7 @@ function disputeError(plan: DisputeRefusal, milestoneId?: string): Error {
 }
 
 /** A client's amount in the payment's own minor units, or a 400 naming the field. */
-function amountOf(payment: PaymentState, amount: TransitionCommand['amount']): string | undefined {
+function amountOf(payment: Pick<PaymentRecord, 'currency' | 'amountExponent'>, amount: TransitionCommand['amount']): string | undefined {
   if (!amount) return undefined;
   const parsed = toMinor(amount.value, payment.currency, { field: amount.field, exponent: payment.amountExponent });
   if (!parsed.ok) throw new InvalidInput([{ field: amount.field, message: parsed.message }]);
@@ -101,7 +101,7 @@ export function paymentsService(deps: PaymentsDeps) {
   const { within, showDurable } = paymentRun(deps);
 
   /** The payment, or NotFound across accounts and modes. */
-  async function load(scope: Scope, id: string): Promise<PaymentState> {
+  async function load(scope: Scope, id: string): Promise<PaymentRecord> {
     const payment = await findPayment(db, scope, id);
     if (!payment) throw new NotFound('payment');
     return payment;
@@ -129,7 +129,7 @@ export function paymentsService(deps: PaymentsDeps) {
     },
 
     /** A client's transition, as a Workflow Update whose id is stable across the request's retries. */
-    async transition(call: Call, id: string, command: TransitionCommand): Promise<PaymentState> {
+    async transition(call: Call, id: string, command: TransitionCommand): Promise<PaymentDetails> {
       const current = await load(scopeOf(call.principal), id);
       const { action, milestoneId } = command;
       const milestone = milestoneId === undefined ? undefined : current.milestones.find((m) => m.id === milestoneId);
@@ -204,7 +204,7 @@ export function paymentsService(deps: PaymentsDeps) {
      * A party's dispute action, as its Workflow Update. Evidence's text and an offer's note are kept
      * here under their keyed hash first; the workflow carries the hash (docs/architecture.md).
      */
-    async disputeAction(call: Call, id: string, command: DisputeCommand): Promise<PaymentState> {
+    async disputeAction(call: Call, id: string, command: DisputeCommand): Promise<PaymentDetails> {
       const current = await load(scopeOf(call.principal), id);
       const { action, milestoneId } = command;
       if (milestoneId !== undefined && !current.milestones.some((m) => m.id === milestoneId)) throw new NotFound('milestone');
@@ -270,10 +270,10 @@ export function paymentsService(deps: PaymentsDeps) {
     },
 
     /** Test clocks: a test-mode payment's clock moves forward; due timers fire. Live: not found. */
-    async advanceClock(call: Call, id: string, seconds: number): Promise<PaymentState> {
+    async advanceClock(call: Call, id: string, seconds: number): Promise<PaymentDetails> {
       if (call.principal.livemode) throw new NotFound('test-mode payment');
       const current = await load(scopeOf(call.principal), id);
-      if (isTerminal(current.status)) return current;
+      if (isTerminal(current.status)) return withDisputeTexts(db, current);
       const { payment, entry } = await within(call, () =>
         temporal.workflow.getHandle(current.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
       );

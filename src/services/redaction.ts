@@ -4,11 +4,13 @@
  * update; amounts, ledger and custody trail are untouched and still verify.
  */
 import type { Knex } from 'knex';
-import { type PaymentState, TERMINAL_STATUSES } from '../domain/paymentTypes';
+import { TERMINAL_STATUSES } from '../domain/paymentTypes';
+import type { PaymentDetails } from '../domain/paymentRecord';
 import { isTerminal, nextActions, refusalMessage } from '../domain/payment';
 import { scopeOf } from '../domain/tenancy';
 import { findPayment } from '../db/payments';
 import { redactPayment } from '../db/personal';
+import { withDisputeTexts } from '../db/disputeTexts';
 import type { Logger } from '../lib/logger';
 import { InvalidTransition, NotFound } from './errors';
 import type { Call } from './paymentRun';
@@ -16,7 +18,7 @@ import type { Call } from './paymentRun';
 export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
   return {
     /** Terminal payments only (a running one still needs its parties); idempotent. */
-    async redact(call: Call, id: string): Promise<PaymentState> {
+    async redact(call: Call, id: string): Promise<PaymentDetails> {
       const scope = scopeOf(call.principal);
       const payment = await findPayment(db, scope, id);
       if (!payment) throw new NotFound('payment');
@@ -29,7 +31,7 @@ export function redactionService({ db, logger }: { db: Knex; logger: Logger }) {
       }
       await redactPayment(db, scope, id, { actor: call.principal.actor, at: new Date().toISOString() });
       logger.info({ request_id: call.requestId, payment_id: id, actor: call.principal.actor }, 'payment redacted');
-      return (await findPayment(db, scope, id))!;
+      return withDisputeTexts(db, (await findPayment(db, scope, id))!);
     },
   };
 }

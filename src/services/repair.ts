@@ -5,10 +5,11 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Config } from '../config';
-import { type HistoryEntry, type PaymentState, TERMINAL_STATUSES } from '../domain/paymentTypes';
+import { type HistoryEntry, TERMINAL_STATUSES } from '../domain/paymentTypes';
+import type { PaymentRecord } from '../domain/paymentRecord';
 import { nextDeadlineOf } from '../domain/paymentTimers';
 import { transitionEnvelopes } from '../views/webhookEnvelope';
-import { planDeliveries } from '../db/projection';
+import { planDeliveries } from '../db/deliveryPlan';
 import { continuedRetry, deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { seriesStartOptions } from '../domain/deliverySeries';
@@ -18,6 +19,7 @@ import type { Logger } from '../lib/logger';
 import { getPaymentQuery, paymentWorkflow, webhookDeliveryWorkflow } from '../workflows';
 import { paymentRunOptions } from './paymentRun';
 import { withoutPersonal } from '../domain/personal';
+import { withDisputeTexts } from '../db/disputeTexts';
 
 interface RepairDeps {
   db: Knex;
@@ -56,7 +58,7 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
   }
 
   /** A new run from the read model row (its milestones' auto-release times included) and its history (payment_events). */
-  async function startFromReadModel(payment: PaymentState, history: HistoryEntry[]): Promise<string | undefined> {
+  async function startFromReadModel(payment: PaymentRecord, history: HistoryEntry[]): Promise<string | undefined> {
     try {
       const handle = await temporal.workflow.start(paymentWorkflow, {
         ...paymentRunOptions(config, payment, nextDeadlineOf(payment)),
@@ -84,9 +86,9 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
    * planning them (same ids, so never twice), and every delivery still pending continues in its
    * series' workflow (named by the delivery's id) with the attempts it had left, numbered after those logged.
    */
-  async function resumeDeliveries(payment: PaymentState, last: HistoryEntry | undefined): Promise<number> {
+  async function resumeDeliveries(payment: PaymentRecord, last: HistoryEntry | undefined): Promise<number> {
     if (last && last.seq === payment.version) {
-      const envelopes = transitionEnvelopes(payment, last);
+      const envelopes = transitionEnvelopes(await withDisputeTexts(db, payment), last);
       await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, envelopes, payment.version);
     }
     const pending: { id: string; attempts: number }[] = await db('webhook_deliveries')

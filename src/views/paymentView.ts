@@ -1,20 +1,10 @@
 /** The payment as the API and webhooks show it, and its sample for `payment.test`. */
 import { z } from 'zod';
 import { toMajor } from '../domain/money';
-import {
-  DEAL_PARTIES,
-  DECIDERS,
-  DISPUTE_PARTIES,
-  DISPUTE_STATUSES,
-  type DisputeState,
-  type MilestoneState,
-  OFFER_STATUSES,
-  PAYMENT_STATUSES,
-  type PaymentState,
-} from '../domain/paymentTypes';
+import { DEAL_PARTIES, DECIDERS, DISPUTE_PARTIES, DISPUTE_STATUSES, OFFER_STATUSES, PAYMENT_STATUSES } from '../domain/paymentTypes';
+import type { DisputeWithTexts, MilestoneRecord, PaymentDetails } from '../domain/paymentRecord';
 import { amountsOf, moneyOf } from '../domain/paymentMoney';
 import { latestDispute } from '../domain/disputeRules';
-import { REDACTED } from '../domain/personal';
 
 /** A dispute as the API and webhooks show it (docs/concepts.md, "Disputes"). */
 export const DisputeViewSchema = z
@@ -54,7 +44,7 @@ export const DisputeViewSchema = z
   .describe('Its latest dispute, also once it has ended; null if it was never disputed');
 export type DisputeView = z.infer<typeof DisputeViewSchema>;
 
-export function disputeView(s: Pick<PaymentState, 'currency' | 'amountExponent'>, d: DisputeState | undefined): DisputeView {
+export function disputeView(s: Pick<PaymentDetails, 'currency' | 'amountExponent'>, d: DisputeWithTexts | undefined): DisputeView {
   if (!d) return null;
   const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
   return {
@@ -62,16 +52,16 @@ export function disputeView(s: Pick<PaymentState, 'currency' | 'amountExponent'>
     status: d.status,
     opened_by: d.openedBy,
     respondent: d.respondent,
-    reason: d.reason === null ? null : (d.reasonText ?? REDACTED),
+    reason: d.reasonText,
     amount: major(d.amountMinor),
     respond_by: d.respondBy,
-    evidence: d.evidence.map((e) => ({ id: e.id, party: e.party, text: e.text ?? REDACTED, submitted_at: e.submittedAt })),
+    evidence: d.evidence.map((e) => ({ id: e.id, party: e.party, text: e.text, submitted_at: e.submittedAt })),
     offers: d.offers.map((o) => ({
       id: o.id,
       proposed_by: o.proposedBy,
       refund_amount: major(o.refundMinor),
       release_amount: major(BigInt(d.amountMinor) - BigInt(o.refundMinor)),
-      note: o.noteHash === null ? null : (o.note ?? REDACTED),
+      note: o.note,
       status: o.status,
       created_at: o.createdAt,
     })),
@@ -102,7 +92,7 @@ export const MilestoneViewSchema = z.object({
 });
 export type MilestoneView = z.infer<typeof MilestoneViewSchema>;
 
-export function milestoneView(s: Pick<PaymentState, 'currency' | 'amountExponent' | 'disputes'>, m: MilestoneState): MilestoneView {
+export function milestoneView(s: Pick<PaymentDetails, 'currency' | 'amountExponent' | 'disputes'>, m: MilestoneRecord): MilestoneView {
   const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
   const a = amountsOf(m);
   return {
@@ -155,7 +145,7 @@ export const PaymentViewSchema = z.object({
 });
 export type PaymentView = z.infer<typeof PaymentViewSchema>;
 
-export function paymentView(s: PaymentState): PaymentView {
+export function paymentView(s: PaymentDetails): PaymentView {
   const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
   const amounts = amountsOf(s);
   return {

@@ -2,7 +2,8 @@
  * The body of every webhook delivery (docs/webhooks.md): the event, the payment as the API shows
  * it, and the payment's version. Built here only, for payments' events and for `payment.test`.
  */
-import type { HistoryEntry, PaymentEvent, PaymentState } from '../domain/paymentTypes';
+import type { HistoryEntry, PaymentEvent } from '../domain/paymentTypes';
+import type { PaymentDetails } from '../domain/paymentRecord';
 import { type MilestoneView, type PaymentView, type SamplePaymentView, milestoneView, paymentView } from './paymentView';
 import { emittedEvents } from '../domain/transitionEvents';
 
@@ -38,7 +39,7 @@ export interface TransitionEnvelope {
 }
 
 /** The envelopes of a history entry's events, in the order they are delivered: a split's refunded part first. */
-export function transitionEnvelopes(state: PaymentState, entry: HistoryEntry): TransitionEnvelope[] {
+export function transitionEnvelopes(state: PaymentDetails, entry: HistoryEntry): TransitionEnvelope[] {
   return emittedEvents(state, entry).map((e) => {
     const milestone = e.milestoneId === undefined ? undefined : e.state.milestones.find((m) => m.id === e.milestoneId);
     return {

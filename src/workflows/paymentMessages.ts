@@ -15,6 +15,7 @@ import type {
 } from '../domain/paymentTypes';
 
 export interface PaymentWorkflowInput {
+  /** Ids and amounts, no personal field (an input recorded before may hold some: passed on untouched, never read). */
   payment: PaymentState;
   /** API key id or user id that created the payment. */
   actor: string;

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { ulid } from 'ulid';
-import { type PaymentState } from '../../src/domain/paymentTypes';
+import type { PaymentDetails } from '../../src/domain/paymentRecord';
 import { wholeMilestone } from '../../src/domain/milestones';
 import { eventually, type Stack } from './stack';
 
@@ -56,10 +56,14 @@ export const untilDisabled = (stack: Stack, key: string) =>
     'the configuration to be disabled',
   );
 
-/** A payment's workflow state as the create use case would start it: pending deposit, 10.00 USD, due in an hour. */
-export function samplePaymentState(accountId: string, over: Partial<PaymentState> = {}): PaymentState {
+/**
+ * A payment as the create use case would answer it: pending deposit, 10.00 USD, due in an hour. As a
+ * run's input (a test that starts one itself) its personal fields are passed on to the publication,
+ * there being none kept for it (src/domain/personal.ts, `withPersonal`).
+ */
+export function samplePaymentDetails(accountId: string, over: Partial<PaymentDetails> = {}): PaymentDetails {
   const now = new Date().toISOString();
-  const payment: Omit<PaymentState, 'milestones' | 'staged'> & Partial<PaymentState> = {
+  const payment: Omit<PaymentDetails, 'milestones' | 'staged'> & Partial<PaymentDetails> = {
     id: `pay_${ulid()}`,
     accountId,
     livemode: false,
@@ -83,7 +87,8 @@ export function samplePaymentState(accountId: string, over: Partial<PaymentState
     feeCollectedMinor: '0',
     ...over,
   };
-  return { ...payment, milestones: over.milestones ?? [wholeMilestone(payment)], staged: over.staged ?? false };
+  const whole = { ...wholeMilestone(payment), reference: null, description: null, recipientEmail: payment.recipientEmail };
+  return { ...payment, milestones: over.milestones ?? [whole], staged: over.staged ?? false };
 }
 
 /** A new account with one configuration for `url` (every event). */

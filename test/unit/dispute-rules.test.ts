@@ -26,7 +26,7 @@ import type { DisputeParty, DisputeState, PaymentState } from '../../src/domain/
 import { REDACTED, disputeHashes, redactMilestoneView, redactView, withTexts, withoutTexts } from '../../src/domain/personal';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { disputeView, paymentView } from '../../src/views/paymentView';
-import { paymentState, stagedPayment } from './fixtures';
+import { paymentDetails, paymentState, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
 const HOUR_MS = 3600_000;
@@ -545,19 +545,18 @@ describe('texts and the view', () => {
       ],
       resolution: null,
     });
-    // Without the texts (a view built from what Temporal holds) nothing of them shows.
-    expect(disputeView(s, s.disputes![0])).toMatchObject({
-      reason: REDACTED,
-      evidence: [{ text: REDACTED }],
-      offers: [{ note: REDACTED }, { note: null }],
-    });
     expect(
-      disputeView(s, { ...d, reason: null, resolution: { refundMinor: '2500', releaseMinor: '7500', decidedBy: 'agreement', at: 'x' } }),
+      disputeView(s, {
+        ...d,
+        reason: null,
+        reasonText: null,
+        resolution: { refundMinor: '2500', releaseMinor: '7500', decidedBy: 'agreement', at: 'x' },
+      }),
     ).toMatchObject({
       reason: null,
       resolution: { refund_amount: 25, release_amount: 75, decided_by: 'agreement', at: 'x' },
     });
-    const view = paymentView({ ...s, disputes: [d] });
+    const view = paymentView({ ...paymentDetails(s), disputes: [d] });
     expect(view.dispute?.id).toBe('dp_1');
     expect(view.milestones[0].dispute).toEqual(view.dispute);
   });
@@ -572,7 +571,7 @@ describe('texts and the view', () => {
         ['hmac:r', 'why'],
       ]),
     );
-    const view = paymentView({ ...s, disputes: [d] }) as unknown as Record<string, unknown>;
+    const view = paymentView({ ...paymentDetails(s), disputes: [d] }) as unknown as Record<string, unknown>;
     const erased = redactView(view) as any;
     for (const dv of [erased.dispute, erased.milestones[0].dispute]) {
       expect(dv.reason).toBe(REDACTED);

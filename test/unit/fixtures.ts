@@ -1,5 +1,6 @@
 /** A payment as the workflow holds it, for the stack-free unit tests; each test overrides what it checks. */
 import { type PaymentState } from '../../src/domain/paymentTypes';
+import type { PaymentDetails, PaymentPersonalFields } from '../../src/domain/paymentRecord';
 import { wholeMilestone } from '../../src/domain/milestones';
 
 /** Without `milestones`, the payment's one milestone of the whole amount mirrors its status and amounts. */
@@ -12,10 +13,6 @@ export function paymentState(overrides: Partial<PaymentState> = {}): PaymentStat
     amountExponent: 2,
     currency: 'USD',
     status: 'pending_deposit',
-    payerEmail: 'payer@example.com',
-    recipientEmail: 'seller@example.com',
-    description: 'a lamp',
-    metadata: { order: '42' },
     depositDeadline: '2026-11-30T12:00:00.000Z',
     autoReleaseAfterSeconds: null,
     createdAt: '2026-11-23T12:00:00.000Z',
@@ -47,6 +44,31 @@ export function stagedPayment(amounts: readonly bigint[], overrides: Partial<Omi
   const [template] = base.milestones;
   return {
     ...base,
-    milestones: amounts.map((a, i) => ({ ...template, id: `ms_${i + 1}`, amountMinor: a.toString(), reference: `part-${i + 1}` })),
+    milestones: amounts.map((a, i) => ({ ...template, id: `ms_${i + 1}`, amountMinor: a.toString() })),
+  };
+}
+
+/**
+ * The payment as the service answers it: the state with personal fields (these unless overridden),
+ * each milestone with the payment's recipient and, on a staged payment, the reference `part-1`, `part-2`, ….
+ */
+export function paymentDetails(state: PaymentState = paymentState(), personal: Partial<PaymentPersonalFields> = {}): PaymentDetails {
+  const fields = {
+    payerEmail: 'payer@example.com',
+    recipientEmail: 'seller@example.com',
+    description: 'a lamp',
+    metadata: { order: '42' },
+    ...personal,
+  };
+  const { disputes: _d, ...rest } = state;
+  return {
+    ...rest,
+    ...fields,
+    milestones: state.milestones.map((m, i) => ({
+      ...m,
+      reference: state.staged ? `part-${i + 1}` : null,
+      description: null,
+      recipientEmail: fields.recipientEmail,
+    })),
   };
 }

@@ -4,7 +4,7 @@ import { PaymentViewSchema, paymentView } from '../../src/views/paymentView';
 import type { HistoryEntry } from '../../src/domain/paymentTypes';
 import { details, movementText, stepSummary, summary } from '../../src/domain/paymentSummary';
 import { envelope } from '../../src/views/webhookEnvelope';
-import { paymentState } from './fixtures';
+import { paymentDetails, paymentState } from './fixtures';
 
 const VIEW = {
   id: 'pay_01JD0000000000000000000000',
@@ -47,18 +47,15 @@ const VIEW = {
 
 describe('paymentView', () => {
   it('maps every field, the amount in major units', () => {
-    expect(paymentView(paymentState())).toStrictEqual(VIEW);
+    expect(paymentView(paymentDetails(paymentState()))).toStrictEqual(VIEW);
   });
 
   it('passes status, mode, nulls and the auto-release through', () => {
     const view = paymentView(
-      paymentState({
-        status: 'disputed',
-        livemode: true,
-        description: null,
-        autoReleaseAfterSeconds: 86_400,
-        updatedAt: '2026-11-24T00:00:00.000Z',
-      }),
+      paymentDetails(
+        paymentState({ status: 'disputed', livemode: true, autoReleaseAfterSeconds: 86_400, updatedAt: '2026-11-24T00:00:00.000Z' }),
+        { description: null },
+      ),
     );
     expect(view).toMatchObject({
       status: 'disputed',
@@ -71,14 +68,16 @@ describe('paymentView', () => {
 
   it('shows the money in major units: the fee, held, released, refunded and the fee collected', () => {
     const view = paymentView(
-      paymentState({
-        status: 'released',
-        platformFeeMinor: '300',
-        heldMinor: '0',
-        releasedMinor: '10000',
-        refundedMinor: '2550',
-        feeCollectedMinor: '239',
-      }),
+      paymentDetails(
+        paymentState({
+          status: 'released',
+          platformFeeMinor: '300',
+          heldMinor: '0',
+          releasedMinor: '10000',
+          refundedMinor: '2550',
+          feeCollectedMinor: '239',
+        }),
+      ),
     );
     expect(view).toMatchObject({
       amount: 125.5,
@@ -89,7 +88,9 @@ describe('paymentView', () => {
       fee_collected: 2.39,
     });
     expect(
-      paymentView(paymentState({ status: 'in_custody', currency: 'KWD', amountMinor: '1005', amountExponent: 3, heldMinor: '1005' })),
+      paymentView(
+        paymentDetails(paymentState({ status: 'in_custody', currency: 'KWD', amountMinor: '1005', amountExponent: 3, heldMinor: '1005' })),
+      ),
     ).toMatchObject({
       amount_held: 1.005,
       platform_fee: 0,
@@ -97,9 +98,9 @@ describe('paymentView', () => {
   });
 
   it('scales the amount by the exponent stored with it', () => {
-    expect(paymentView(paymentState({ currency: 'KWD', amountMinor: '1005', amountExponent: 3 })).amount).toBe(1.005);
-    expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 2 })).amount).toBe(10.5);
-    expect(paymentView(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 0 })).amount).toBe(1050);
+    expect(paymentView(paymentDetails(paymentState({ currency: 'KWD', amountMinor: '1005', amountExponent: 3 }))).amount).toBe(1.005);
+    expect(paymentView(paymentDetails(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 2 }))).amount).toBe(10.5);
+    expect(paymentView(paymentDetails(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 0 }))).amount).toBe(1050);
   });
 
   it('is what the response schema accepts, and the schema refuses anything else', () => {
@@ -129,7 +130,7 @@ describe('paymentView', () => {
 describe('envelope', () => {
   it('is the event, the payment id, the time, the version as sequence and the view, in that order', () => {
     const state = paymentState({ status: 'in_custody', version: 2, heldMinor: '12550' });
-    const body = envelope('payment.deposited', '2026-11-24T08:00:00.000Z', paymentView(state), state.version);
+    const body = envelope('payment.deposited', '2026-11-24T08:00:00.000Z', paymentView(paymentDetails(state)), state.version);
     expect(body).toStrictEqual({
       event: 'payment.deposited',
       payment_id: 'pay_01JD0000000000000000000000',

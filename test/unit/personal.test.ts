@@ -1,5 +1,7 @@
 /** What an erasure leaves in place of personal data, and a reason's keyed hash (src/domain/personal.ts). */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { DisputeState, EvidenceState, MilestoneState, OfferState, PaymentState } from '../../src/domain/paymentTypes';
+import type { MilestonePersonalFields, PaymentPersonalFields } from '../../src/domain/paymentRecord';
 import { paymentView } from '../../src/views/paymentView';
 import {
   REDACTED,
@@ -11,19 +13,36 @@ import {
   withPersonal,
   withoutPersonal,
 } from '../../src/domain/personal';
-import { paymentState } from './fixtures';
+import { paymentDetails, paymentState } from './fixtures';
 
 const KEY = Buffer.alloc(32, 1);
 
 describe('personal data', () => {
-  it('the workflow carries the payment with its personal fields empty; the service puts them back', () => {
-    const full = paymentState();
+  it('the workflow carries the payment without its personal fields; the service puts them back', () => {
+    const full = paymentDetails();
     const carried = withoutPersonal(full);
-    expect(carried).toMatchObject({ payerEmail: '', recipientEmail: '', description: null, metadata: {} });
-    expect(JSON.stringify(carried)).not.toMatch(/example\.com|a lamp|"order"/);
-    expect(withPersonal(carried, full)).toEqual(full);
+    expect(carried).toStrictEqual(paymentState());
+    expect(JSON.stringify(carried)).not.toMatch(/example\.com|a lamp|"order"|payerEmail|recipientEmail|description|metadata/);
+    expect(withPersonal(carried, full)).toStrictEqual(full);
     // Only the personal fields come back: a later state's status and amounts stay.
     expect(withPersonal({ ...carried, status: 'released', version: 4 }, full)).toMatchObject({ status: 'released', version: 4 });
+  });
+
+  it("the workflow's types have no personal field and no dispute text (checked by the compiler)", () => {
+    expectTypeOf<Extract<keyof PaymentState, keyof PaymentPersonalFields>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof MilestoneState, keyof MilestonePersonalFields>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof DisputeState, 'reasonText'>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof EvidenceState, 'text'>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<keyof OfferState, 'note'>>().toEqualTypeOf<never>();
+  });
+
+  it('kept nothing for: the personal fields a run started with in its input, else none', () => {
+    const full = paymentDetails();
+    // A run started with them in its input (a recorded history, a test's own start) passes them on beyond its type.
+    expect(withPersonal(full, undefined)).toStrictEqual(full);
+    expect(withPersonal(paymentState(), undefined)).toStrictEqual(
+      paymentDetails(paymentState(), { payerEmail: '', recipientEmail: '', description: null, metadata: {} }),
+    );
   });
 
   it('an erasure shows "[redacted]" in place of each field that held something', () => {
@@ -43,7 +62,7 @@ describe('personal data', () => {
   });
 
   it('a redacted view keeps its keys in order and every amount', () => {
-    const view = paymentView(paymentState());
+    const view = paymentView(paymentDetails());
     const redacted = redactView(view);
     expect(Object.keys(redacted)).toEqual(Object.keys(view));
     expect(redacted).toEqual({
