@@ -5,15 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { type EntryType, type LedgerAccount, LEDGER_ACCOUNTS } from '../domain/ledger';
 import {
-  type EntryType,
-  type LedgerAccount,
   type MilestoneMoneyRecord,
   type PaymentMoneyRecord,
-  LEDGER_ACCOUNTS,
   milestoneMoneyViolations,
   paymentMoneyViolations,
-} from '../domain/ledger';
+} from '../domain/moneyInvariants';
 import type { Scope } from '../domain/tenancy';
 import type { MilestoneState } from '../domain/paymentTypes';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';

@@ -16,10 +16,9 @@ import {
   feeOnReleased,
   isEmptyMovement,
   move,
-  paymentMoneyViolations,
-  type PaymentMoneyRecord,
   postingsOf,
 } from '../../src/domain/ledger';
+import { type PaymentMoneyRecord, paymentMoneyViolations } from '../../src/domain/moneyInvariants';
 
 const NONE: Movement = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
 const money = { amount: 10_000n, platformFee: 300n };
