@@ -3,11 +3,10 @@
  * by one build goes on under the next once the old build's workers are gone, as when `npm start`
  * restarts with changed code; and a payment an unversioned worker started moves to a versioned one.
  */
-import { describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../src/lib/logger';
 import { buildStack } from '../src/stack';
-import { startStack, validPayment, type Stack } from './helpers/stack';
+import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
 
 /** A worker (no API) of `stack`'s task queue with `env` over its settings, as another process would run. */
 async function otherWorker(stack: Stack, env: Record<string, unknown>) {
@@ -39,7 +38,12 @@ describe('worker versioning', () => {
       const created = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
-      expect(await versioning(stack, id)).toEqual({ behavior: AUTO_UPGRADE, deployment: stack.taskQueue, buildId: 'build-a' });
+      // Recorded once its first workflow task completes, which the create does not wait for.
+      const first = await eventually(async () => {
+        const v = await versioning(stack, id);
+        return v.buildId === undefined ? undefined : v;
+      });
+      expect(first).toEqual({ behavior: AUTO_UPGRADE, deployment: stack.taskQueue, buildId: 'build-a' });
 
       await stack.stopWorker();
       const b = await otherWorker(stack, { TEMPORAL_BUILD_ID: 'build-b' });

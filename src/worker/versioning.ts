@@ -47,6 +47,7 @@ export async function makeVersionCurrent(
   const namespace = client.options.namespace;
   const { deploymentName, buildId } = version;
   const deadline = Date.now() + timeoutMs;
+  let warnAt = Date.now() + 10_000;
   for (;;) {
     try {
       const { workerDeploymentInfo, conflictToken } = await client.workflowService.describeWorkerDeployment({ namespace, deploymentName });
@@ -60,6 +61,10 @@ export async function makeVersionCurrent(
       // Not found: the deployment's first pollers are not registered yet; failed precondition: not all.
       if (stopped?.() || Date.now() >= deadline) {
         throw new Error(`could not make ${deploymentName}.${buildId} the current worker deployment version`, { cause: err });
+      }
+      if (Date.now() >= warnAt) {
+        logger.warn({ err, deploymentName, buildId }, 'still waiting to make the worker deployment version current');
+        warnAt = Date.now() + 10_000;
       }
     }
     await sleep(retryMs);

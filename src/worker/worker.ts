@@ -103,7 +103,8 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     getState: () => payments.getState(),
     version,
     makeCurrent: async () => {
-      if (version) await makeVersionCurrent(temporal, version, logger, { stopped: () => payments.getState() !== 'RUNNING' });
+      if (version)
+        await makeVersionCurrent(temporal, version, logger, { stopped: () => !['INITIALIZED', 'RUNNING'].includes(payments.getState()) });
     },
   };
 }
