@@ -97,15 +97,14 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       const { taskQueue, workflowBundlePath } = parts.worker;
       const connection = started.add(await NativeConnection.connect({ address: temporalAddress }), (c) => c.close());
       startWorker = async () => {
-        const started = await createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath });
-        worker = started;
-        workerRunning = started.run();
+        const next = await createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath });
+        const running = next.run();
+        [worker, workerRunning] = [next, running];
         // Until its version is current, no payment task reaches it: wait for that (or for the worker's end).
-        const running = workerRunning;
         try {
-          await Promise.race([started.makeCurrent(), running.then(() => Promise.reject(new Error('the worker stopped while starting')))]);
+          await Promise.race([next.makeCurrent(), running.then(() => Promise.reject(new Error('the worker stopped while starting')))]);
         } catch (err) {
-          started.shutdown();
+          next.shutdown();
           await running.catch(() => undefined);
           throw err;
         }

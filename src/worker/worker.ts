@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type State, type WorkerDeploymentOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, webhookTaskQueue } from '../activities';
@@ -28,8 +27,6 @@ export interface PaymentWorkers {
   runUntil<R>(fn: Promise<R>): Promise<R>;
   shutdown(): void;
   getState(): State;
-  /** This process's Worker Deployment Version; undefined when versioning is off. */
-  version: WorkerDeploymentVersion | undefined;
   /** Once `run()` polls: make this version current (docs/architecture.md); at once when unversioned. */
   makeCurrent(): Promise<void>;
 }
@@ -101,7 +98,6 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     },
     shutdown: () => both.forEach((w) => w.getState() === 'RUNNING' && w.shutdown()),
     getState: () => payments.getState(),
-    version,
     makeCurrent: async () => {
       if (version)
         await makeVersionCurrent(temporal, version, logger, { stopped: () => !['INITIALIZED', 'RUNNING'].includes(payments.getState()) });
