@@ -4,11 +4,12 @@
  */
 import { type KeyObject, hkdfSync } from 'node:crypto';
 import path from 'node:path';
-import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { privateKeyFromSeed } from './lib/ed25519';
+import { payoutSettings } from './lib/payoutSettings';
 import { duration, flag, parseSecretKey, port, portList } from './lib/settingValues';
 import { ConfigError } from './lib/startup';
+import { temporalSettings } from './lib/temporalSettings';
 
 /** A PostgreSQL role's name as the migrate step grants to it (unquoted SQL identifier rules), or unset. */
 const roleName = () =>
@@ -30,12 +31,7 @@ const schema = z.object({
    */
   DATABASE_API_ROLE: roleName(),
   DATABASE_WORKER_ROLE: roleName(),
-  TEMPORAL_ADDRESS: z.string().optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
-  TEMPORAL_DEV_PORT: port(7233),
-  TEMPORAL_UI_PORT: port(8233),
-  TEMPORAL_CLI_PATH: z.string().optional(),
+  ...temporalSettings,
   DATA_DIR: z
     .string()
     .min(1)
@@ -159,48 +155,7 @@ const schema = z.object({
   LEDGER_VERIFY_INTERVAL: duration('5 min'),
   /** The most payments one run of the ledger check covers; the next run goes on from there (docs/money.md). */
   LEDGER_VERIFY_PAGE_SIZE: z.coerce.number().int().positive().max(100_000).default(1000),
-  /** Where live payouts' pain.001 files are written for the bank's channel to collect (docs/payouts.md, "Live mode"). */
-  PAYOUT_OUTBOX_DIR: z
-    .string()
-    .min(1)
-    .default(path.resolve(__dirname, '..', '.data', 'payout-outbox')),
-  /** Pending live payouts are written as one file at most this often. */
-  PAYOUT_BATCH_INTERVAL: duration('1h').refine((v) => v >= 1000, 'PAYOUT_BATCH_INTERVAL must be at least 1s'),
-  /** The largest bank file `POST /api/v1/bank_files` reads (bytes; default 10 MB). */
-  BANK_FILE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(1024 * 1024 * 1024)
-    .default(10 * 1024 * 1024),
-  /** The custody account live payouts are debited from: its holder's name (ISO 20022 Max140Text). */
-  CUSTODY_ACCOUNT_NAME: z.string().trim().min(1).max(140).optional(),
-  /** Its IBAN, checked (mod 97, the country's format) and kept in electronic format. */
-  CUSTODY_ACCOUNT_IBAN: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined || text.trim() === '') return undefined;
-      const iban = electronicFormatIBAN(text) ?? '';
-      if (!isValidIBAN(iban)) {
-        ctx.addIssue({ code: 'custom', message: `not a valid IBAN: "${text}"` });
-        return z.NEVER;
-      }
-      return iban;
-    }),
-  /** Its bank's BIC (8 or 11 characters). */
-  CUSTODY_ACCOUNT_BIC: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined || text.trim() === '') return undefined;
-      const bic = text.trim().toUpperCase();
-      if (!isValidBIC(bic)) {
-        ctx.addIssue({ code: 'custom', message: `not a valid BIC: "${text}" (8 or 11 characters, e.g. COBADEFFXXX)` });
-        return z.NEVER;
-      }
-      return bic;
-    }),
+  ...payoutSettings,
 });
 
 export type Config = z.infer<typeof schema>;

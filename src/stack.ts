@@ -97,8 +97,17 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       const { taskQueue, workflowBundlePath } = parts.worker;
       const connection = started.add(await NativeConnection.connect({ address: temporalAddress }), (c) => c.close());
       startWorker = async () => {
-        worker = await createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath });
-        workerRunning = worker.run();
+        const next = await createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath });
+        const running = next.run();
+        [worker, workerRunning] = [next, running];
+        // Until its version is current, no payment task reaches it: wait for that (or for the worker's end).
+        try {
+          await Promise.race([next.makeCurrent(), running.then(() => Promise.reject(new Error('the worker stopped while starting')))]);
+        } catch (err) {
+          next.shutdown();
+          await running.catch(() => undefined);
+          throw err;
+        }
       };
       await startWorker();
       started.add(undefined, stopWorker);

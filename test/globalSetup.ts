@@ -35,6 +35,9 @@ export async function setupSuite(
           uiPort: opts.ui ? await freePort() : undefined,
           headless: !opts.ui,
           searchAttributes: SEARCH_ATTRIBUTE_TYPES,
+          // Every test stack polls a task queue of its own, so is a Worker Deployment of its own
+          // (src/worker/versioning.ts): far more than the 100 a namespace may hold by default.
+          dynamicConfig: ['matching.maxDeployments=100000'],
         }))(),
     ]);
     server = started;

@@ -87,6 +87,8 @@ export interface DevServerOptions {
   headless?: boolean;
   /** Search attributes to register, name → type (e.g. Keyword). */
   searchAttributes?: Record<string, string>;
+  /** Dynamic config values (`key=value`) beyond production's. */
+  dynamicConfig?: string[];
   log?: (msg: string) => void;
 }
 
@@ -162,7 +164,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
         extraArgs: [
           ...portArgs,
           ...searchAttributes.flatMap((s) => ['--search-attribute', s]),
-          ...PRODUCTION_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
+          ...[...PRODUCTION_DYNAMIC_CONFIG, ...(opts.dynamicConfig ?? [])].flatMap((value) => ['--dynamic-config-value', value]),
         ],
       },
     });
@@ -176,7 +178,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--namespace', namespace, '--log-level', 'error'];
   args.push(...portArgs);
-  args.push(...PRODUCTION_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]));
+  args.push(...[...PRODUCTION_DYNAMIC_CONFIG, ...(opts.dynamicConfig ?? [])].flatMap((value) => ['--dynamic-config-value', value]));
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   if (opts.dbFilename) {

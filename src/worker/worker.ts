@@ -2,11 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type State } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type State, type WorkerDeploymentOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, webhookTaskQueue } from '../activities';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
+import { DEFAULT_VERSIONING_BEHAVIOR, makeVersionCurrent, workerVersion } from './versioning';
 
 /** Production bundle written by `npm run build:workflows`; without it the worker bundles at start. */
 export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../dist/workflow-bundle.js');
@@ -26,6 +27,15 @@ export interface PaymentWorkers {
   runUntil<R>(fn: Promise<R>): Promise<R>;
   shutdown(): void;
   getState(): State;
+  /** Once `run()` polls: make this version current (docs/architecture.md); at once when unversioned. */
+  makeCurrent(): Promise<void>;
+}
+
+/** The workflow code the workers run: the production bundle, or one bundled now from src/workflows. */
+async function workflowCode(bundlePath: string | undefined): Promise<string> {
+  if (bundlePath) return fs.promises.readFile(bundlePath, 'utf8');
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../workflows'), logger: Runtime.instance().logger });
+  return code;
 }
 
 /**
@@ -39,7 +49,15 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const activities = createActivities({ db, config, logger, temporal });
   const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
-  const workflows = bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: path.resolve(__dirname, '../workflows') };
+  // One bundle for both workers, whose hash is the build id (src/worker/versioning.ts).
+  const code = await workflowCode(bundle);
+  const version = workerVersion(config, queue, code);
+  const workerDeploymentOptions: WorkerDeploymentOptions | undefined = version && {
+    version,
+    useWorkerVersioning: true,
+    defaultVersioningBehavior: DEFAULT_VERSIONING_BEHAVIOR,
+  };
+  const workflows = { workflowBundle: { code }, workerDeploymentOptions };
   const payments = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -80,5 +98,9 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     },
     shutdown: () => both.forEach((w) => w.getState() === 'RUNNING' && w.shutdown()),
     getState: () => payments.getState(),
+    makeCurrent: async () => {
+      if (version)
+        await makeVersionCurrent(temporal, version, logger, { stopped: () => !['INITIALIZED', 'RUNNING'].includes(payments.getState()) });
+    },
   };
 }
