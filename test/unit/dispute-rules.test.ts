@@ -490,6 +490,16 @@ describe('texts and the view', () => {
     s = offer(s, 'recipient', 2500n, 'of_1', 'hmac:n');
     return offer(s, 'payer', 0n, 'of_2');
   };
+  /** The disputes of `withAll` with their texts: its evidence, its first offer's note and its reason. */
+  const withAllTexts = (s: ReturnType<typeof withAll>) =>
+    withTexts(
+      s.disputes!,
+      new Map([
+        ['hmac:e', 'the evidence'],
+        ['hmac:n', 'a note'],
+        ['hmac:r', 'why'],
+      ]),
+    );
 
   it('hashes to look up, texts filled in (erased when not found), and taken out again', () => {
     const s = withAll();
@@ -513,14 +523,7 @@ describe('texts and the view', () => {
 
   it('the view: amounts in major units, the release the rest of the disputed amount, texts shown or erased', () => {
     const s = withAll();
-    const [d] = withTexts(
-      s.disputes!,
-      new Map([
-        ['hmac:e', 'the evidence'],
-        ['hmac:n', 'a note'],
-        ['hmac:r', 'why'],
-      ]),
-    );
+    const [d] = withAllTexts(s);
     expect(disputeView(s, undefined)).toBeNull();
     expect(disputeView(s, d)).toEqual({
       id: 'dp_1',
@@ -563,14 +566,7 @@ describe('texts and the view', () => {
 
   it('a redaction erases the texts in a payment view and a milestone view', () => {
     const s = withAll();
-    const [d] = withTexts(
-      s.disputes!,
-      new Map([
-        ['hmac:e', 'the evidence'],
-        ['hmac:n', 'a note'],
-        ['hmac:r', 'why'],
-      ]),
-    );
+    const [d] = withAllTexts(s);
     const view = paymentView({ ...paymentDetails(s), disputes: [d] }) as unknown as Record<string, unknown>;
     const erased = redactView(view) as any;
     for (const dv of [erased.dispute, erased.milestones[0].dispute]) {
