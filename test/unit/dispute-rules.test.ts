@@ -26,7 +26,7 @@ import type { DisputeParty, DisputeState, PaymentState } from '../../src/domain/
 import { REDACTED, disputeHashes, redactMilestoneView, redactView, withTexts, withoutTexts } from '../../src/domain/personal';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { disputeView, paymentView } from '../../src/views/paymentView';
-import { paymentDetails, paymentState, stagedPayment } from './fixtures';
+import { paymentDetails, paymentState, refusedStep, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
 const HOUR_MS = 3600_000;
@@ -162,21 +162,21 @@ describe('refusals', () => {
       reason: 'unknown_milestone',
       message: 'this payment has no milestone ms_9',
     });
-    expect(plan(single(), { action: 'dispute_withdraw', party: 'payer' })).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'in_custody',
-      message: 'cannot dispute_withdraw a payment whose status is in_custody: it has no dispute',
-      allowed: ['approve', 'refund', 'dispute'],
-    });
+    expect(plan(single(), { action: 'dispute_withdraw', party: 'payer' })).toEqual(
+      refusedStep(
+        'in_custody',
+        ['approve', 'refund', 'dispute'],
+        'cannot dispute_withdraw a payment whose status is in_custody: it has no dispute',
+      ),
+    );
     const s = disputed(staged(), 'payer', 'ms_1');
-    expect(plan(s, { action: 'dispute_evidence', party: 'payer', milestoneId: 'ms_2', itemId: 'ev_1', hash: 'hmac:e' })).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'in_custody',
-      message: 'cannot dispute_evidence a milestone whose status is in_custody: it has no dispute',
-      allowed: ['approve', 'refund', 'dispute'],
-    });
+    expect(plan(s, { action: 'dispute_evidence', party: 'payer', milestoneId: 'ms_2', itemId: 'ev_1', hash: 'hmac:e' })).toEqual(
+      refusedStep(
+        'in_custody',
+        ['approve', 'refund', 'dispute'],
+        'cannot dispute_evidence a milestone whose status is in_custody: it has no dispute',
+      ),
+    );
   });
 
   it('each party out of turn, in words naming the dispute’s status', () => {

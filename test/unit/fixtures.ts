@@ -84,3 +84,12 @@ export const statementOf = (entries: BankFile['entries']): BankFile => ({
   groupReasonCode: null,
   entries,
 });
+
+/** planTransition's answer to a step the payment's status refuses: the status, the actions it allows, the message. */
+export const refusedStep = (status: string, allowed: readonly string[], message: string) => ({
+  ok: false,
+  reason: 'invalid_transition',
+  status,
+  message,
+  allowed,
+});

@@ -36,7 +36,7 @@ import { type PlannedStep, type TransitionRequestRule, planTransition } from '..
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
 import { paymentView } from '../../src/views/paymentView';
-import { paymentDetails, paymentState, stagedPayment } from './fixtures';
+import { paymentDetails, paymentState, refusedStep, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T08:00:00.000Z');
 const HOUR = 3_600_000;
@@ -450,20 +450,12 @@ describe('planTransition: a milestone’s own actions', () => {
 
   it('answers for the milestone’s status, and its refusal names the milestone’s status', () => {
     const state = run(deposited(), { action: 'approve', milestoneId: 'ms_1' }, { action: 'release', milestoneId: 'ms_1' });
-    expect(planTransition(state, { action: 'approve', milestoneId: 'ms_1' }, NOW)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'released',
-      message: 'cannot approve a milestone whose status is released',
-      allowed: [],
-    });
-    expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'in_custody',
-      message: 'cannot release a milestone whose status is in_custody',
-      allowed: ['approve', 'refund', 'dispute'],
-    });
+    expect(planTransition(state, { action: 'approve', milestoneId: 'ms_1' }, NOW)).toEqual(
+      refusedStep('released', [], 'cannot approve a milestone whose status is released'),
+    );
+    expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual(
+      refusedStep('in_custody', ['approve', 'refund', 'dispute'], 'cannot release a milestone whose status is in_custody'),
+    );
     expect(planTransition(state, { action: 'resolve', milestoneId: 'ms_2' }, NOW)).toEqual({
       ok: false,
       reason: 'resolution_required',
@@ -839,20 +831,20 @@ describe('release_at: the auto-release of each approved milestone', () => {
     expect(dueTimer(state, due, 'ms_1')).toBe('auto_release');
     expect(dueTimer(state, due, 'ms_3')).toBeUndefined();
     expect(dueTimer(state, NOW + 2 * HOUR, 'ms_3')).toBe('auto_release');
-    expect(planTransition(state, { action: 'release', milestoneId: 'ms_1' }, due)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'pending_release',
-      message: 'cannot release a milestone whose status is pending_release: its auto-release is due',
-      allowed: ['release', 'refund', 'dispute'],
-    });
-    expect(planTransition(state, { action: 'dispute' }, due)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'pending_release',
-      message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
-      allowed: ['release', 'refund', 'dispute'],
-    });
+    expect(planTransition(state, { action: 'release', milestoneId: 'ms_1' }, due)).toEqual(
+      refusedStep(
+        'pending_release',
+        ['release', 'refund', 'dispute'],
+        'cannot release a milestone whose status is pending_release: its auto-release is due',
+      ),
+    );
+    expect(planTransition(state, { action: 'dispute' }, due)).toEqual(
+      refusedStep(
+        'pending_release',
+        ['release', 'refund', 'dispute'],
+        'cannot dispute a payment whose status is pending_release: its auto-release is due',
+      ),
+    );
     expect(planned(state, { action: 'dispute', milestoneId: 'ms_3' }, due).changes).toEqual([
       { id: 'ms_3', from: 'pending_release', to: 'disputed' },
     ]);
