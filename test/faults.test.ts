@@ -160,6 +160,13 @@ describe('a worker SIGKILLed while it holds the payment', () => {
     await eventually(async () => (out.includes('worker running') ? true : undefined), 90_000, 'a worker to start');
     return child;
   };
+  /** The stack's in-process worker stopped, one spawned worker doing its work, and a new account with its test key. */
+  const onSpawnedWorker = async (stack: Stack) => {
+    await stack.stopWorker();
+    const first = await spawnWorker(stack);
+    const acct = await stack.newAccount();
+    return { first, acct, key: acct.test_api_key };
+  };
   const kill = async (worker: ChildProcess) => {
     const exited = new Promise((r) => worker.once('exit', r));
     worker.kill('SIGKILL');
@@ -170,10 +177,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
     // The API of this stack; its in-process worker is stopped so the spawned ones do the work.
     const stack = await startStack(FAST_WEBHOOKS);
     try {
-      await stack.stopWorker();
-      const first = await spawnWorker(stack);
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
+      const { first, acct, key } = await onSpawnedWorker(stack);
       const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       expect((await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key })).status).toBe(200); // now cached on `first`
       await spawnWorker(stack);
@@ -272,10 +276,7 @@ describe('a worker SIGKILLed while it holds the payment', () => {
   it('milestone releases sent to a frozen worker that is then SIGKILLed: each milestone’s money moves exactly once', async () => {
     const stack = await startStack(FAST_WEBHOOKS);
     try {
-      await stack.stopWorker();
-      const first = await spawnWorker(stack);
-      const acct = await stack.newAccount();
-      const key = acct.test_api_key;
+      const { first, acct, key } = await onSpawnedWorker(stack);
       // Six milestones and a fee that rounds (docs/money.md): each release collects its share; all six, the whole fee.
       const amounts = [200, 500, 300, 0.01, 33.33, 66.66];
       const created = await stack.http.post('/api/v1/payments', {

@@ -11,7 +11,7 @@ import type { HistoryEntry } from '../src/domain/paymentTypes';
 import type { PaymentDetails } from '../src/domain/paymentRecord';
 import { moveRecipientMoney } from './helpers/ledger';
 import { useAccount, useStack, validPayment } from './helpers/stack';
-import { samplePaymentDetails } from './helpers/webhooks';
+import { depositEntry, samplePaymentDetails } from './helpers/webhooks';
 
 const stack = useStack();
 const account = useAccount(stack);
@@ -70,22 +70,7 @@ describe('two movements for the same money', () => {
       milestones: created.milestones.map((m) => ({ ...m, status: 'in_custody', heldMinor: '1000' })),
     };
     const move = { deposited: '0', refunded: '0', released: '0', fee: '0' };
-    await projectPayment(
-      stack.db,
-      deposited,
-      {
-        seq: 2,
-        action: 'deposit',
-        from: 'pending_deposit',
-        to: 'in_custody',
-        event: 'payment.deposited',
-        actor: 'test',
-        reason: null,
-        at: at(),
-        movement: { ...move, deposited: '1000' },
-      },
-      REASON_KEY,
-    );
+    await projectPayment(stack.db, deposited, depositEntry(at()), REASON_KEY);
     // Two histories that each release everything held (as no workflow would): versions 3 and 4.
     const release = (seq: number): [PaymentDetails, HistoryEntry] => [
       {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { formatMajor } from '../src/domain/money';
 import { ledgerScheduleId } from '../src/worker/schedules';
 import { ledgerVerifyWorkflow } from '../src/workflows';
-import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
+import { eventually, scriptEnv, useAccount, useStack, validPayment } from './helpers/stack';
 
 const run = promisify(execFile);
 const stack = useStack();
@@ -339,14 +339,7 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     const own = await stack.newAccount();
     const id = await create({ amount: 42, currency: 'USD' }, own.test_api_key);
     await ok(id, 'deposit', undefined, own.test_api_key);
-    const env = {
-      ...process.env,
-      DATABASE_URL: stack.config.DATABASE_URL,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-      // The check runs in this stack's worker (docs/operations.md).
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      LOG_LEVEL: 'silent',
-    };
+    const env = scriptEnv(stack);
     const script = ['tsx', 'scripts/ledger-verify.ts', '--account', own.account_id];
     const root = path.resolve(__dirname, '..');
     const clean = await run('npx', script, { cwd: root, env });

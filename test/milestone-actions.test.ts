@@ -16,6 +16,16 @@ const verify = (accountId: string) => stack.services.ledger.verify(accountId);
 
 describe("a milestone's actions refused, and the payment's actions on several milestones", () => {
   const api = () => paymentsOf(stack, acct.test_api_key);
+  /** The worked example deposited and its design milestone released: build and launch still in custody. */
+  const designReleased = async () => {
+    const a = api();
+    const p = await a.create(workedExample());
+    const ids = a.ids(p);
+    await a.ok(p.id, 'deposit');
+    await a.okOn(p.id, ids.design, 'approve');
+    await a.okOn(p.id, ids.design, 'release');
+    return { a, p, build: ids.build, launch: ids.launch };
+  };
 
   it("404 for a milestone the payment does not have, another payment's, or a malformed id; the payment unchanged", async () => {
     const a = api();
@@ -112,12 +122,7 @@ describe("a milestone's actions refused, and the payment's actions on several mi
   });
 
   it("the payment's approve approves every in_custody milestone, its release releases every pending_release one", async () => {
-    const a = api();
-    const p = await a.create(workedExample());
-    const { design, build, launch } = a.ids(p);
-    await a.ok(p.id, 'deposit');
-    await a.okOn(p.id, design, 'approve');
-    await a.okOn(p.id, design, 'release');
+    const { a, p, build, launch } = await designReleased();
     const approved = await a.ok(p.id, 'approve');
     expect(amountsOf(approved)).toMatchObject({
       status: 'pending_release',
@@ -211,12 +216,7 @@ describe("a milestone's actions refused, and the payment's actions on several mi
   });
 
   it("the payment's refund without an amount refunds everything held, a released milestone kept", async () => {
-    const a = api();
-    const p = await a.create(workedExample());
-    const { design, build } = a.ids(p);
-    await a.ok(p.id, 'deposit');
-    await a.okOn(p.id, design, 'approve');
-    await a.okOn(p.id, design, 'release');
+    const { a, p, build } = await designReleased();
     await a.okOn(p.id, build, 'approve');
     const refunded = await a.ok(p.id, 'refund');
     expect(amountsOf(refunded)).toEqual({

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startReceiver } from './helpers/receiver';
-import { paymentsOf } from './helpers/milestones';
+import { paymentsOf, twoMilestones } from './helpers/milestones';
 import { eventually, useAccount, useStack } from './helpers/stack';
 import { FAST_WEBHOOK_RETRIES, configureWebhook } from './helpers/webhooks';
 import { temporalCli } from './helpers/temporalCli';
@@ -40,17 +40,14 @@ describe('personal data of milestones', () => {
     });
     try {
       await configureWebhook(stack, api.key, receiver.url);
-      const p = await api.create({
-        amount: 100,
-        currency: 'USD',
-        platform_fee: 10,
-        payer_email: 'payer@example.com',
-        recipient_email: 'recipient@example.com',
-        milestones: [
-          { reference: v.firstReference, description: v.firstDescription, amount: 60, recipient_email: v.firstRecipient },
-          { reference: v.secondReference, description: v.secondDescription, amount: 40, recipient_email: v.secondRecipient },
-        ],
-      });
+      const p = await api.create(
+        twoMilestones({
+          milestones: [
+            { reference: v.firstReference, description: v.firstDescription, amount: 60, recipient_email: v.firstRecipient },
+            { reference: v.secondReference, description: v.secondDescription, amount: 40, recipient_email: v.secondRecipient },
+          ],
+        }),
+      );
       const ms = api.ids(p);
       const first = ms[v.firstReference];
       const second = ms[v.secondReference];

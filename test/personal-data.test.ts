@@ -14,7 +14,7 @@ import { checkProof } from '../examples/verify-proof';
 import { createDb, migrate } from '../src/db/knex';
 import { auditScheduleId } from '../src/services/audit';
 import { startReceiver } from './helpers/receiver';
-import { type Stack, eventually, startStack, useStack } from './helpers/stack';
+import { type Stack, eventually, scriptEnv, startStack, useStack } from './helpers/stack';
 import { FAST_WEBHOOK_RETRIES, configureWebhook } from './helpers/webhooks';
 import { temporalCli } from './helpers/temporalCli';
 
@@ -225,14 +225,7 @@ describe('redaction', () => {
         expect(dump.includes(value), `${name} (${value}) left in the database`).toBe(false);
 
       expect(await stack.services.ledger.verify(acct.account_id)).toEqual([]);
-      const env = {
-        ...process.env,
-        DATABASE_URL: stack.config.DATABASE_URL,
-        TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-        // The check runs in this stack's worker (docs/operations.md).
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        LOG_LEVEL: 'silent',
-      };
+      const env = scriptEnv(stack);
       // A failure exits non-zero, which rejects.
       const ledger = await run('npx', ['tsx', 'scripts/ledger-verify.ts'], { cwd: ROOT, env });
       expect(ledger.stdout).toContain('ledger verified: every invariant holds');

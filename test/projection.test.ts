@@ -12,7 +12,7 @@ import { paymentView } from '../src/views/paymentView';
 import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
 import { recordAttempt } from '../src/db/webhookDeliveries';
-import { configureWebhook, samplePaymentDetails } from './helpers/webhooks';
+import { configureWebhook, sampleDeposit } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
 
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
@@ -25,28 +25,9 @@ const deliveryId = (paymentId: string, version: number, webhookId: string, ordin
     .digest('hex')
     .slice(0, 26)}`;
 
-/** A deposit of the whole amount at version 2: one ledger entry with two postings. */
-function deposited(accountId: string): { state: PaymentDetails; entry: HistoryEntry } {
-  const created = samplePaymentDetails(accountId, { amountExponent: 2 });
-  const at = new Date().toISOString();
-  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: '1000' };
-  const entry: HistoryEntry = {
-    seq: 2,
-    action: 'deposit',
-    from: 'pending_deposit',
-    to: 'in_custody',
-    event: 'payment.deposited',
-    actor: 'test',
-    reason: null,
-    at,
-    movement: movementRecord({ deposited: 1000n, refunded: 0n, released: 0n, fee: 0n }),
-  };
-  return { state, entry };
-}
-
-/** A split at version 3 of what `deposited` held: 3.00 refunded, 7.00 released, no fee. */
+/** A split at version 3 of what `sampleDeposit` held: 3.00 refunded, 7.00 released, no fee. */
 function split(accountId: string): { state: PaymentDetails; entry: HistoryEntry; deposit: { state: PaymentDetails; entry: HistoryEntry } } {
-  const deposit = deposited(accountId);
+  const deposit = sampleDeposit(accountId);
   const held = deposit.state;
   const at = new Date().toISOString();
   const state: PaymentDetails = {
@@ -77,7 +58,7 @@ describe('the projection statement', () => {
   const acct = useAccount(stack);
 
   it('writes each row once and moves the balances once, with eight writers at the same time', async () => {
-    const { state, entry } = deposited(acct.account_id);
+    const { state, entry } = sampleDeposit(acct.account_id);
     await Promise.all(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry, REASON_KEY)));
     await projectPayment(stack.db, state, entry, REASON_KEY); // and once more, after them
 
@@ -102,7 +83,7 @@ describe('the projection statement', () => {
     // deliveries were never planned. Measured before the fix: 37 failed writers in 300 rounds of three.
     const failures: unknown[] = [];
     for (let round = 0; round < 100; round++) {
-      const { state, entry } = deposited(acct.account_id);
+      const { state, entry } = sampleDeposit(acct.account_id);
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => projectPayment(stack.db, state, entry, REASON_KEY)));
       failures.push(...results.filter((r) => r.status === 'rejected').map((r) => r.reason));
     }
@@ -111,7 +92,7 @@ describe('the projection statement', () => {
 
   it('plans one delivery per subscribed configuration, with the id the rule derives; a retry finds its logged attempts', async () => {
     const hook = await configureWebhook(stack, acct.test_api_key, 'http://127.0.0.1:9/hook');
-    const { state, entry } = deposited(acct.account_id);
+    const { state, entry } = sampleDeposit(acct.account_id);
     const body = envelope(entry.event, entry.at, paymentView(state), state.version);
 
     const first = await projectAndPlan(stack.db, state, entry, [{ envelope: body, ordinal: 0 }], REASON_KEY);

@@ -13,29 +13,10 @@ import { createLogger } from '../src/lib/logger';
 import { paymentRun } from '../src/services/paymentRun';
 import { transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
-import { samplePaymentDetails } from './helpers/webhooks';
+import { sampleDeposit } from './helpers/webhooks';
 
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
 const REASON_KEY = Buffer.alloc(32, 7);
-
-/** A deposit of `minor` at version 2: one ledger entry with two postings. */
-function deposited(accountId: string, minor = 1000n): { state: PaymentDetails; entry: HistoryEntry } {
-  const created = samplePaymentDetails(accountId, { amountExponent: 2 });
-  const at = new Date().toISOString();
-  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: String(minor) };
-  const entry: HistoryEntry = {
-    seq: 2,
-    action: 'deposit',
-    from: 'pending_deposit',
-    to: 'in_custody',
-    event: 'payment.deposited',
-    actor: 'test',
-    reason: null,
-    at,
-    movement: movementRecord({ deposited: minor, refunded: 0n, released: 0n, fee: 0n }),
-  };
-  return { state, entry };
-}
 
 describe('the custody trail’s only writers are the workers', () => {
   const stack = useStack();
@@ -73,7 +54,7 @@ describe('the custody trail’s only writers are the workers', () => {
   });
 
   it('the API’s write-through writes the read model and the ledger but no leaf; the workflow’s projection then appends both leaves', async () => {
-    const { state, entry } = deposited(acct.account_id);
+    const { state, entry } = sampleDeposit(acct.account_id);
     await writeThrough(state, entry);
     expect((await stack.db('payments').where({ id: state.id }).first()).version).toBe(2);
     expect(await count('ledger_entries', { payment_id: state.id })).toBe(1);
@@ -91,7 +72,7 @@ describe('the custody trail’s only writers are the workers', () => {
     const failures: unknown[] = [];
     const ids: string[] = [];
     for (let round = 0; round < 30; round++) {
-      const { state, entry } = deposited(acct.account_id);
+      const { state, entry } = sampleDeposit(acct.account_id);
       ids.push(state.id);
       const results = await Promise.allSettled([
         writeThrough(state, entry),
@@ -117,7 +98,7 @@ describe('the custody trail’s only writers are the workers', () => {
 
   it('when the API wrote an entry whose postings differ from the workflow’s (a recipient verified in between), the leaf holds the stored postings', async () => {
     // The workflow computes other postings for the same entry than the API wrote: here, another amount.
-    const api = deposited(acct.account_id, 1000n);
+    const api = sampleDeposit(acct.account_id, 1000n);
     const worker = {
       state: api.state,
       entry: { ...api.entry, movement: movementRecord({ deposited: 900n, refunded: 0n, released: 0n, fee: 0n }) },

@@ -174,6 +174,15 @@ export function httpClient(base: string) {
   };
 }
 
+/** The environment of an operator script run against this stack, quiet: it runs in this stack's worker (docs/operations.md). */
+export const scriptEnv = (stack: Stack) => ({
+  ...process.env,
+  DATABASE_URL: stack.config.DATABASE_URL,
+  TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+  TEMPORAL_TASK_QUEUE: stack.taskQueue,
+  LOG_LEVEL: 'silent',
+});
+
 export const validPayment = (over: Record<string, unknown> = {}) => ({
   amount: 125.5,
   currency: 'USD',

@@ -5,6 +5,8 @@
 import { expect } from 'vitest';
 import { ulid } from 'ulid';
 import type { PaymentDetails } from '../../src/domain/paymentRecord';
+import type { HistoryEntry } from '../../src/domain/paymentTypes';
+import { movementRecord } from '../../src/domain/movementRecord';
 import { wholeMilestone } from '../../src/domain/milestones';
 import { eventually, type Stack } from './stack';
 
@@ -89,6 +91,27 @@ export function samplePaymentDetails(accountId: string, over: Partial<PaymentDet
   };
   const whole = { ...wholeMilestone(payment), reference: null, description: null, recipientEmail: payment.recipientEmail };
   return { ...payment, milestones: over.milestones ?? [whole], staged: over.staged ?? false };
+}
+
+/** The history entry of a deposit of `minor` at version 2: one ledger entry with two postings. */
+export const depositEntry = (at: string, minor = 1000n): HistoryEntry => ({
+  seq: 2,
+  action: 'deposit',
+  from: 'pending_deposit',
+  to: 'in_custody',
+  event: 'payment.deposited',
+  actor: 'test',
+  reason: null,
+  at,
+  movement: movementRecord({ deposited: minor, refunded: 0n, released: 0n, fee: 0n }),
+});
+
+/** A sample payment's deposit of `minor` at version 2: the payment in custody and its history entry. */
+export function sampleDeposit(accountId: string, minor = 1000n): { state: PaymentDetails; entry: HistoryEntry } {
+  const created = samplePaymentDetails(accountId, { amountExponent: 2 });
+  const at = new Date().toISOString();
+  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: String(minor) };
+  return { state, entry: depositEntry(at, minor) };
 }
 
 /** A new account with one configuration for `url` (every event). */

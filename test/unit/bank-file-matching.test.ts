@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type PayoutSnapshot, planBankFile } from '../../src/bankFiles/match';
 import { type BankFile, readBankFile } from '../../src/bankFiles/read';
+import { statementOf } from './fixtures';
 
 const read = (name: string) => readBankFile(readFileSync(path.join(__dirname, '../fixtures/bank-files', name), 'utf8'));
 
@@ -81,15 +82,7 @@ describe('conflicts and orders', () => {
     reasonCode: null,
     failureCode: outcome === 'paid' ? null : ('could_not_process' as const),
   });
-  const file = (...entries: BankFile['entries']): BankFile => ({
-    messageType: 'camt.053.001.08',
-    messageId: 'M',
-    createdAt: '2026-11-30T00:00:00Z',
-    originalMessageId: null,
-    groupStatus: null,
-    groupReasonCode: null,
-    entries,
-  });
+  const file = (...entries: BankFile['entries']): BankFile => statementOf(entries);
 
   it('a rejection of a payout already paid, or a payment of one that failed, is a status conflict', () => {
     expect(planBankFile(file(entry('po-1', 'failed')), byId(payout('po-1', 'paid', 100n))).unmatched[0]?.reason).toBe('status_conflict');

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type PayoutSnapshot, planBankFile } from '../../src/bankFiles/match';
 import type { BankFile } from '../../src/bankFiles/read';
 import { PAYOUT_STATUSES, type PayoutStatus, checkPayoutTransition, payoutBalances } from '../../src/domain/payout';
+import { statementOf } from './fixtures';
 
 /** Statuses a payout reaches, with the path from creation that leads there. */
 const PATHS: Record<PayoutStatus, PayoutStatus[]> = {
@@ -32,22 +33,17 @@ const arbitraryEntries = fc.array(
 
 const fileOf = (
   entries: { endToEndId: string | null; outcome: BankFile['entries'][number]['outcome']; wrongAmount: boolean }[],
-): BankFile => ({
-  messageType: 'camt.053.001.08',
-  messageId: 'M',
-  createdAt: '2026-11-30T00:00:00Z',
-  originalMessageId: null,
-  groupStatus: null,
-  groupReasonCode: null,
-  entries: entries.map((e) => ({
-    endToEndId: e.endToEndId,
-    amount: e.wrongAmount ? 101n : 100n,
-    currency: 'EUR',
-    outcome: e.outcome,
-    reasonCode: null,
-    failureCode: e.outcome === 'failed' || e.outcome === 'returned' ? 'could_not_process' : null,
-  })),
-});
+): BankFile =>
+  statementOf(
+    entries.map((e) => ({
+      endToEndId: e.endToEndId,
+      amount: e.wrongAmount ? 101n : 100n,
+      currency: 'EUR',
+      outcome: e.outcome,
+      reasonCode: null,
+      failureCode: e.outcome === 'failed' || e.outcome === 'returned' ? 'could_not_process' : null,
+    })),
+  );
 
 describe('bank file matching, for any file and payouts', () => {
   it('takes only steps the table allows, takes none the second time, and leaves each amount on one balance', () => {

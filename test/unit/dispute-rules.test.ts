@@ -26,7 +26,7 @@ import type { DisputeParty, DisputeState, PaymentState } from '../../src/domain/
 import { REDACTED, disputeHashes, redactMilestoneView, redactView, withTexts, withoutTexts } from '../../src/domain/personal';
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { disputeView, paymentView } from '../../src/views/paymentView';
-import { paymentDetails, paymentState, stagedPayment } from './fixtures';
+import { paymentDetails, paymentState, refusedStep, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
 const HOUR_MS = 3600_000;
@@ -162,21 +162,21 @@ describe('refusals', () => {
       reason: 'unknown_milestone',
       message: 'this payment has no milestone ms_9',
     });
-    expect(plan(single(), { action: 'dispute_withdraw', party: 'payer' })).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'in_custody',
-      message: 'cannot dispute_withdraw a payment whose status is in_custody: it has no dispute',
-      allowed: ['approve', 'refund', 'dispute'],
-    });
+    expect(plan(single(), { action: 'dispute_withdraw', party: 'payer' })).toEqual(
+      refusedStep(
+        'in_custody',
+        ['approve', 'refund', 'dispute'],
+        'cannot dispute_withdraw a payment whose status is in_custody: it has no dispute',
+      ),
+    );
     const s = disputed(staged(), 'payer', 'ms_1');
-    expect(plan(s, { action: 'dispute_evidence', party: 'payer', milestoneId: 'ms_2', itemId: 'ev_1', hash: 'hmac:e' })).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'in_custody',
-      message: 'cannot dispute_evidence a milestone whose status is in_custody: it has no dispute',
-      allowed: ['approve', 'refund', 'dispute'],
-    });
+    expect(plan(s, { action: 'dispute_evidence', party: 'payer', milestoneId: 'ms_2', itemId: 'ev_1', hash: 'hmac:e' })).toEqual(
+      refusedStep(
+        'in_custody',
+        ['approve', 'refund', 'dispute'],
+        'cannot dispute_evidence a milestone whose status is in_custody: it has no dispute',
+      ),
+    );
   });
 
   it('each party out of turn, in words naming the dispute’s status', () => {
@@ -490,6 +490,16 @@ describe('texts and the view', () => {
     s = offer(s, 'recipient', 2500n, 'of_1', 'hmac:n');
     return offer(s, 'payer', 0n, 'of_2');
   };
+  /** The disputes of `withAll` with their texts: its evidence, its first offer's note and its reason. */
+  const withAllTexts = (s: ReturnType<typeof withAll>) =>
+    withTexts(
+      s.disputes!,
+      new Map([
+        ['hmac:e', 'the evidence'],
+        ['hmac:n', 'a note'],
+        ['hmac:r', 'why'],
+      ]),
+    );
 
   it('hashes to look up, texts filled in (erased when not found), and taken out again', () => {
     const s = withAll();
@@ -513,14 +523,7 @@ describe('texts and the view', () => {
 
   it('the view: amounts in major units, the release the rest of the disputed amount, texts shown or erased', () => {
     const s = withAll();
-    const [d] = withTexts(
-      s.disputes!,
-      new Map([
-        ['hmac:e', 'the evidence'],
-        ['hmac:n', 'a note'],
-        ['hmac:r', 'why'],
-      ]),
-    );
+    const [d] = withAllTexts(s);
     expect(disputeView(s, undefined)).toBeNull();
     expect(disputeView(s, d)).toEqual({
       id: 'dp_1',
@@ -563,14 +566,7 @@ describe('texts and the view', () => {
 
   it('a redaction erases the texts in a payment view and a milestone view', () => {
     const s = withAll();
-    const [d] = withTexts(
-      s.disputes!,
-      new Map([
-        ['hmac:e', 'the evidence'],
-        ['hmac:n', 'a note'],
-        ['hmac:r', 'why'],
-      ]),
-    );
+    const [d] = withAllTexts(s);
     const view = paymentView({ ...paymentDetails(s), disputes: [d] }) as unknown as Record<string, unknown>;
     const erased = redactView(view) as any;
     for (const dv of [erased.dispute, erased.milestones[0].dispute]) {

@@ -2,6 +2,7 @@
 import { type PaymentState } from '../../src/domain/paymentTypes';
 import type { PaymentDetails, PaymentPersonalFields } from '../../src/domain/paymentRecord';
 import { wholeMilestone } from '../../src/domain/milestones';
+import type { BankFile } from '../../src/bankFiles/read';
 
 /** Without `milestones`, the payment's one milestone of the whole amount mirrors its status and amounts. */
 export function paymentState(overrides: Partial<PaymentState> = {}): PaymentState {
@@ -72,3 +73,23 @@ export function paymentDetails(state: PaymentState = paymentState(), personal: P
     })),
   };
 }
+
+/** A bank statement (camt.053) of `entries`, with no group status and no original message. */
+export const statementOf = (entries: BankFile['entries']): BankFile => ({
+  messageType: 'camt.053.001.08',
+  messageId: 'M',
+  createdAt: '2026-11-30T00:00:00Z',
+  originalMessageId: null,
+  groupStatus: null,
+  groupReasonCode: null,
+  entries,
+});
+
+/** planTransition's answer to a step the payment's status refuses: the status, the actions it allows, the message. */
+export const refusedStep = (status: string, allowed: readonly string[], message: string) => ({
+  ok: false,
+  reason: 'invalid_transition',
+  status,
+  message,
+  allowed,
+});

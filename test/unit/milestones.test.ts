@@ -36,7 +36,7 @@ import { type PlannedStep, type TransitionRequestRule, planTransition } from '..
 import { emittedEvents } from '../../src/domain/transitionEvents';
 import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
 import { paymentView } from '../../src/views/paymentView';
-import { paymentDetails, paymentState, stagedPayment } from './fixtures';
+import { paymentDetails, paymentState, refusedStep, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T08:00:00.000Z');
 const HOUR = 3_600_000;
@@ -124,6 +124,13 @@ describe('PAYMENT_STATUS_RULES: the payment’s status from its milestones’', 
 
 describe('stepEvents: the events of one step, in delivery order', () => {
   const change = (id: string, from: PaymentStatus, to: PaymentStatus): MilestoneChange => ({ id, from, to });
+  /** A step: the payment's status before and after, the money it refunded, its milestones' changes. */
+  const stepOf = (from: PaymentStatus, to: PaymentStatus, refunded: bigint, ...changes: MilestoneChange[]) => ({
+    from,
+    to,
+    refunded,
+    changes,
+  });
 
   it('are these tables', () => {
     expect(STATUS_EVENTS).toEqual({
@@ -142,82 +149,52 @@ describe('stepEvents: the events of one step, in delivery order', () => {
   });
 
   it('each milestone event first (staged only), then the status event', () => {
-    const approve = {
-      from: 'in_custody',
-      to: 'pending_release',
-      refunded: 0n,
-      changes: [change('ms_1', 'in_custody', 'pending_release'), change('ms_3', 'in_custody', 'pending_release')],
-    } as const;
+    const approved = ['ms_1', 'ms_3'].map((id) => change(id, 'in_custody', 'pending_release'));
+    const approve = stepOf('in_custody', 'pending_release', 0n, ...approved);
     expect(stepEvents(approve, true)).toEqual([
       { event: 'payment.milestone_approved', milestoneId: 'ms_1' },
       { event: 'payment.milestone_approved', milestoneId: 'ms_3' },
       { event: 'payment.approved' },
     ]);
     expect(stepEvents(approve, false)).toEqual([{ event: 'payment.approved' }]);
-    const dispute = {
-      from: 'pending_release',
-      to: 'disputed',
-      refunded: 0n,
-      changes: [change('ms_2', 'pending_release', 'disputed')],
-    } as const;
+    const dispute = stepOf('pending_release', 'disputed', 0n, change('ms_2', 'pending_release', 'disputed'));
     expect(named(stepEvents(dispute, true))).toEqual(['payment.milestone_disputed ms_2', 'payment.disputed']);
   });
 
   it('no milestone event for a milestone that took a status without one, or kept its status', () => {
-    const deposit = {
-      from: 'pending_deposit',
-      to: 'in_custody',
-      refunded: 0n,
-      changes: [change('ms_1', 'pending_deposit', 'in_custody'), change('ms_2', 'pending_deposit', 'in_custody')],
-    } as const;
+    const deposited = ['ms_1', 'ms_2'].map((id) => change(id, 'pending_deposit', 'in_custody'));
+    const deposit = stepOf('pending_deposit', 'in_custody', 0n, ...deposited);
     expect(stepEvents(deposit, true)).toEqual([{ event: 'payment.deposited' }]);
-    const cancel = {
-      from: 'pending_deposit',
-      to: 'cancelled',
-      refunded: 0n,
-      changes: [change('ms_1', 'pending_deposit', 'cancelled')],
-    } as const;
+    const cancel = stepOf('pending_deposit', 'cancelled', 0n, change('ms_1', 'pending_deposit', 'cancelled'));
     expect(stepEvents(cancel, true)).toEqual([{ event: 'payment.cancelled' }]);
     // A partial refund of a milestone pending release: it stays pending release, as the payment.
-    const partial = {
-      from: 'pending_release',
-      to: 'pending_release',
-      refunded: 5n,
-      changes: [change('ms_1', 'pending_release', 'pending_release')],
-    } as const;
+    const partial = stepOf('pending_release', 'pending_release', 5n, change('ms_1', 'pending_release', 'pending_release'));
     expect(stepEvents(partial, true)).toEqual([{ event: 'payment.partially_refunded' }]);
   });
 
   it('a payment that keeps its status emits no status event (a second milestone disputed, one approved)', () => {
-    const dispute = { from: 'disputed', to: 'disputed', refunded: 0n, changes: [change('ms_2', 'in_custody', 'disputed')] } as const;
+    const dispute = stepOf('disputed', 'disputed', 0n, change('ms_2', 'in_custody', 'disputed'));
     expect(stepEvents(dispute, true)).toEqual([{ event: 'payment.milestone_disputed', milestoneId: 'ms_2' }]);
-    const approve = {
-      from: 'in_custody',
-      to: 'in_custody',
-      refunded: 0n,
-      changes: [change('ms_1', 'in_custody', 'pending_release')],
-    } as const;
+    const approve = stepOf('in_custody', 'in_custody', 0n, change('ms_1', 'in_custody', 'pending_release'));
     expect(stepEvents(approve, true)).toEqual([{ event: 'payment.milestone_approved', milestoneId: 'ms_1' }]);
   });
 
   it('payment.deposited only from pending_deposit: a return from disputed to in_custody has no status event', () => {
-    const resolved = { from: 'disputed', to: 'in_custody', refunded: 0n, changes: [change('ms_1', 'disputed', 'released')] } as const;
+    const resolved = stepOf('disputed', 'in_custody', 0n, change('ms_1', 'disputed', 'released'));
     expect(stepEvents(resolved, true)).toEqual([{ event: 'payment.milestone_released', milestoneId: 'ms_1' }]);
     expect(stepEvents(resolved, false)).toEqual([]);
-    expect(stepEvents({ from: 'pending_deposit', to: 'in_custody', refunded: 0n, changes: [] }, false)).toEqual([
-      { event: 'payment.deposited' },
-    ]);
+    expect(stepEvents(stepOf('pending_deposit', 'in_custody', 0n), false)).toEqual([{ event: 'payment.deposited' }]);
   });
 
   it('payment.partially_refunded only when money went back and the payment did not become refunded', () => {
-    const split = { from: 'disputed', to: 'released', refunded: 20n, changes: [change('ms_3', 'disputed', 'released')] } as const;
+    const split = stepOf('disputed', 'released', 20n, change('ms_3', 'disputed', 'released'));
     expect(named(stepEvents(split, true))).toEqual(['payment.partially_refunded', 'payment.milestone_released ms_3', 'payment.released']);
     expect(named(stepEvents(split, false))).toEqual(['payment.partially_refunded', 'payment.released']);
     expect(named(stepEvents({ ...split, refunded: 1n }, false))).toEqual(['payment.partially_refunded', 'payment.released']);
     expect(named(stepEvents({ ...split, refunded: 0n }, false))).toEqual(['payment.released']);
-    const refund = { from: 'in_custody', to: 'refunded', refunded: 20n, changes: [change('ms_1', 'in_custody', 'refunded')] } as const;
+    const refund = stepOf('in_custody', 'refunded', 20n, change('ms_1', 'in_custody', 'refunded'));
     expect(stepEvents(refund, true)).toEqual([{ event: 'payment.refunded' }]);
-    const partial = { from: 'in_custody', to: 'in_custody', refunded: 20n, changes: [change('ms_1', 'in_custody', 'in_custody')] } as const;
+    const partial = stepOf('in_custody', 'in_custody', 20n, change('ms_1', 'in_custody', 'in_custody'));
     expect(stepEvents(partial, true)).toEqual([{ event: 'payment.partially_refunded' }]);
   });
 });
@@ -473,20 +450,12 @@ describe('planTransition: a milestone’s own actions', () => {
 
   it('answers for the milestone’s status, and its refusal names the milestone’s status', () => {
     const state = run(deposited(), { action: 'approve', milestoneId: 'ms_1' }, { action: 'release', milestoneId: 'ms_1' });
-    expect(planTransition(state, { action: 'approve', milestoneId: 'ms_1' }, NOW)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'released',
-      message: 'cannot approve a milestone whose status is released',
-      allowed: [],
-    });
-    expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'in_custody',
-      message: 'cannot release a milestone whose status is in_custody',
-      allowed: ['approve', 'refund', 'dispute'],
-    });
+    expect(planTransition(state, { action: 'approve', milestoneId: 'ms_1' }, NOW)).toEqual(
+      refusedStep('released', [], 'cannot approve a milestone whose status is released'),
+    );
+    expect(planTransition(state, { action: 'release', milestoneId: 'ms_2' }, NOW)).toEqual(
+      refusedStep('in_custody', ['approve', 'refund', 'dispute'], 'cannot release a milestone whose status is in_custody'),
+    );
     expect(planTransition(state, { action: 'resolve', milestoneId: 'ms_2' }, NOW)).toEqual({
       ok: false,
       reason: 'resolution_required',
@@ -862,20 +831,20 @@ describe('release_at: the auto-release of each approved milestone', () => {
     expect(dueTimer(state, due, 'ms_1')).toBe('auto_release');
     expect(dueTimer(state, due, 'ms_3')).toBeUndefined();
     expect(dueTimer(state, NOW + 2 * HOUR, 'ms_3')).toBe('auto_release');
-    expect(planTransition(state, { action: 'release', milestoneId: 'ms_1' }, due)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'pending_release',
-      message: 'cannot release a milestone whose status is pending_release: its auto-release is due',
-      allowed: ['release', 'refund', 'dispute'],
-    });
-    expect(planTransition(state, { action: 'dispute' }, due)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'pending_release',
-      message: 'cannot dispute a payment whose status is pending_release: its auto-release is due',
-      allowed: ['release', 'refund', 'dispute'],
-    });
+    expect(planTransition(state, { action: 'release', milestoneId: 'ms_1' }, due)).toEqual(
+      refusedStep(
+        'pending_release',
+        ['release', 'refund', 'dispute'],
+        'cannot release a milestone whose status is pending_release: its auto-release is due',
+      ),
+    );
+    expect(planTransition(state, { action: 'dispute' }, due)).toEqual(
+      refusedStep(
+        'pending_release',
+        ['release', 'refund', 'dispute'],
+        'cannot dispute a payment whose status is pending_release: its auto-release is due',
+      ),
+    );
     expect(planned(state, { action: 'dispute', milestoneId: 'ms_3' }, due).changes).toEqual([
       { id: 'ms_3', from: 'pending_release', to: 'disputed' },
     ]);

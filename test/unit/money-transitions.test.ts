@@ -10,7 +10,7 @@ import { applyTransition } from '../../src/domain/paymentPlan';
 import { amountsOf, moneyOf, withAmounts } from '../../src/domain/paymentMoney';
 import { movementOf, movementRecord } from '../../src/domain/movementRecord';
 import { planTransition } from '../../src/domain/paymentPlan';
-import { paymentState } from './fixtures';
+import { paymentState, refusedStep } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T00:00:00.000Z');
 /** 125.50 USD with a 3.00 fee, deposited: all of it held. */
@@ -219,13 +219,7 @@ describe('planTransition', () => {
   });
 
   it('checks the status first, and a due timer', () => {
-    expect(plan(held('released'), 'refund', 100n)).toEqual({
-      ok: false,
-      reason: 'invalid_transition',
-      status: 'released',
-      message: 'cannot refund a payment whose status is released',
-      allowed: [],
-    });
+    expect(plan(held('released'), 'refund', 100n)).toEqual(refusedStep('released', [], 'cannot refund a payment whose status is released'));
     expect(planTransition(paymentState(), { action: 'deposit' }, Date.parse('2026-12-01T00:00:00.000Z'))).toMatchObject({
       ok: false,
       reason: 'invalid_transition',
