@@ -3,6 +3,8 @@
  * payment seen through every resource. `test/unit/openapi-examples.test.ts` parses each example with
  * its schema and posts the create example as it is.
  */
+import { pendingMilestone } from '../views/paymentView';
+
 export const payment = {
   id: 'pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F',
   object: 'payment',
@@ -23,22 +25,7 @@ export const payment = {
   amount_released: 0,
   amount_refunded: 0,
   fee_collected: 0,
-  milestones: [
-    {
-      id: 'ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F',
-      reference: null,
-      description: null,
-      amount: 125.5,
-      recipient_email: 'seller@example.com',
-      status: 'pending_deposit',
-      amount_held: 0,
-      amount_released: 0,
-      amount_refunded: 0,
-      fee_collected: 0,
-      release_at: null,
-      dispute: null,
-    },
-  ],
+  milestones: [pendingMilestone('ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F', 125.5, 'seller@example.com')],
   dispute: null,
 } as const;
 export const inCustody = {

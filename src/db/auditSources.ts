@@ -25,6 +25,13 @@ function differs(pairs: [string, unknown, unknown][]): string | undefined {
   return pairs.find(([, a, b]) => !same(a, b))?.[0];
 }
 
+/** How `subject`'s leaf disagrees with its source: the first field that differs, else the time; undefined when they agree. */
+function disagreement(subject: string, pairs: [string, unknown, unknown][], [leafAt, sourceAt]: [unknown, unknown]): string | undefined {
+  const field = differs(pairs);
+  if (field) return `${subject} has another ${field}`;
+  return sameTime(leafAt, sourceAt) ? undefined : `${subject} has another time`;
+}
+
 /** Rows of `table` whose `column` is one of `ids`, by that column (or by `key` of each row). */
 async function rowsBy(db: Knex, table: string, column: string, ids: unknown[], key: (r: Fields) => string = (r) => String(r[column])) {
   const rows = ids.length ? ((await db(table).whereIn(column, [...new Set(ids)] as string[])) as Fields[]) : [];
@@ -75,41 +82,43 @@ async function checkBatch(db: Knex, leaves: { leafIndex: number | null; leaf: st
       case 'payment.transition': {
         const p = payments.get(String(body.payment_id))?.[0];
         const h = history.get(`${String(body.payment_id)}|${String(body.version)}`)?.[0];
-        if (!p || !h) return `no transition ${String(body.version)} of payment ${String(body.payment_id)}`;
-        const field = differs([
-          ['account_id', body.account_id, p.account_id],
-          ['livemode', body.livemode, p.livemode],
-          ['currency', body.currency, p.currency],
-          ['amount_minor', body.amount_minor, p.amount_minor],
-          ['action', body.action, h.action],
-          ['from', body.from, h.from_status],
-          ['to', body.to, h.to_status],
-          ['event', body.event, h.event],
-          ['actor', body.actor, h.actor],
-        ]);
-        if (field) return `transition ${String(body.version)} of payment ${String(body.payment_id)} has another ${field}`;
-        return sameTime(body.at, h.at)
-          ? undefined
-          : `transition ${String(body.version)} of payment ${String(body.payment_id)} has another time`;
+        const subject = `transition ${String(body.version)} of payment ${String(body.payment_id)}`;
+        if (!p || !h) return `no ${subject}`;
+        return disagreement(
+          subject,
+          [
+            ['account_id', body.account_id, p.account_id],
+            ['livemode', body.livemode, p.livemode],
+            ['currency', body.currency, p.currency],
+            ['amount_minor', body.amount_minor, p.amount_minor],
+            ['action', body.action, h.action],
+            ['from', body.from, h.from_status],
+            ['to', body.to, h.to_status],
+            ['event', body.event, h.event],
+            ['actor', body.actor, h.actor],
+          ],
+          [body.at, h.at],
+        );
       }
       case 'webhook.attempt': {
         const d = deliveries.get(String(body.delivery_id))?.[0];
         const a = attempts.get(`${String(body.delivery_id)}|${String(body.attempt)}`)?.[0];
         const w = webhooks.get(String(body.webhook_id))?.[0];
-        if (!d || !a || !w) return `no attempt ${String(body.attempt)} of delivery ${String(body.delivery_id)}`;
-        const field = differs([
-          ['webhook_id', body.webhook_id, d.webhook_id],
-          ['payment_id', body.payment_id, d.payment_id],
-          ['event', body.event, d.event],
-          ['account_id', body.account_id, w.account_id],
-          ['livemode', body.livemode, w.livemode],
-          ['status_code', body.status_code, a.status_code],
-          ['duration_ms', body.duration_ms, a.duration_ms],
-        ]);
-        if (field) return `attempt ${String(body.attempt)} of delivery ${String(body.delivery_id)} has another ${field}`;
-        return sameTime(body.at, a.at)
-          ? undefined
-          : `attempt ${String(body.attempt)} of delivery ${String(body.delivery_id)} has another time`;
+        const subject = `attempt ${String(body.attempt)} of delivery ${String(body.delivery_id)}`;
+        if (!d || !a || !w) return `no ${subject}`;
+        return disagreement(
+          subject,
+          [
+            ['webhook_id', body.webhook_id, d.webhook_id],
+            ['payment_id', body.payment_id, d.payment_id],
+            ['event', body.event, d.event],
+            ['account_id', body.account_id, w.account_id],
+            ['livemode', body.livemode, w.livemode],
+            ['status_code', body.status_code, a.status_code],
+            ['duration_ms', body.duration_ms, a.duration_ms],
+          ],
+          [body.at, a.at],
+        );
       }
       default:
         return `a kind the service never writes (${String(body.kind)})`;

@@ -4,23 +4,16 @@
  * row for the payouts that name it but erases its number.
  */
 import type { Knex } from 'knex';
-import { type BankAccountStatus, defaultBankAccount } from '../domain/bankAccounts';
+import { defaultBankAccount } from '../domain/bankAccounts';
 import { REDACTED } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
+import type { BankAccountFields } from '../views/bankAccountView';
 
-export interface BankAccountRow {
-  id: string;
+/** A row of bank_accounts: what its view reads, with its tenancy, sealed number and dates. */
+export interface BankAccountRow extends BankAccountFields {
   account_id: string;
   livemode: boolean;
-  recipient_id: string;
-  account_holder_name: string;
-  country: string;
-  currency: string;
-  last4: string;
-  fingerprint: string;
   number_sealed: string | null;
-  status: BankAccountStatus;
-  default_for_currency: boolean;
   created_at: Date;
   deleted_at: Date | null;
 }

@@ -5,21 +5,15 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { PaymentEvent } from '../domain/paymentTypes';
-import type { PaymentView } from '../views/paymentView';
+import type { StoredEvent } from '../views/eventView';
 import type { Scope } from '../domain/tenancy';
 import { OWN_EVENT_ORDINAL } from '../domain/transitionEvents';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
-interface EventRecord {
-  id: string;
+/** A row of events: what its view reads, with its tenancy. */
+interface EventRecord extends StoredEvent {
   account_id: string;
   livemode: boolean;
-  payment_id: string;
-  type: PaymentEvent;
-  sequence: number;
-  data: PaymentView;
-  created_at: Date;
-  milestone_id: string | null;
 }
 
 /**

@@ -25,7 +25,8 @@ export function ledgerEntryId(paymentId: string, version: number, milestoneId?: 
   return `le_${createHash('sha256').update(key).digest('hex').slice(0, 26)}`;
 }
 
-interface LedgerEntryRecord {
+/** A row of ledger_entries. */
+export interface LedgerEntryRow {
   id: string;
   payment_id: string | null;
   milestone_id: string | null;
@@ -37,6 +38,9 @@ interface LedgerEntryRecord {
   exponent: number;
   type: EntryType;
   created_at: Date;
+}
+
+interface LedgerEntryRecord extends LedgerEntryRow {
   postings: { ledger_account: LedgerAccount; address: string; amount_minor: bigint }[];
 }
 
@@ -53,7 +57,7 @@ export async function findBalances(db: Knex, scope: Scope) {
   return rows.map((r) => ({ ...r, balance_minor: BigInt(r.balance_minor) }));
 }
 
-async function withPostings(db: Knex, entries: Omit<LedgerEntryRecord, 'postings'>[]): Promise<LedgerEntryRecord[]> {
+async function withPostings(db: Knex, entries: LedgerEntryRow[]): Promise<LedgerEntryRecord[]> {
   if (entries.length === 0) return [];
   const postings = (await db('ledger_postings').whereIn(
     'entry_id',
@@ -80,7 +84,7 @@ export interface LedgerEntryFilter extends PageRequest, CreatedRange {
 }
 
 export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEntryFilter) {
-  const page = await pageOf<Omit<LedgerEntryRecord, 'postings'>>(
+  const page = await pageOf<LedgerEntryRow>(
     'ledger_entries',
     () => db('ledger_entries').where({ account_id: scope.accountId, livemode: scope.livemode }),
     (q) => {

@@ -18,6 +18,7 @@ import {
 import type { RecipientState } from '../domain/recipients';
 import { ledgerEntryLeaf } from '../domain/audit';
 import { appendLeaf } from './audit';
+import type { LedgerEntryRow } from './ledger';
 import type { Scope } from '../domain/tenancy';
 
 /** An entry's id from its idempotency key: writing the same key twice writes one entry. */
@@ -101,17 +102,9 @@ export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, 
     const unleafed = db('ledger_entries as e')
       .whereNull('e.payment_id')
       .whereNotExists(db('audit_leaves as l').select(db.raw('1')).where('l.entry_key', db.raw(`'ledger:' || e.id`)));
-    const entries: {
-      id: string;
-      recipient_id: string | null;
-      version: number;
-      account_id: string;
-      livemode: boolean;
-      currency: string;
-      exponent: number;
-      type: string;
-      created_at: Date;
-    }[] = await (since ? unleafed.where('e.created_at', '>=', since) : unleafed)
+    const entries: Omit<LedgerEntryRow, 'payment_id' | 'milestone_id'>[] = await (
+      since ? unleafed.where('e.created_at', '>=', since) : unleafed
+    )
       .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
       .limit(page)
       .select('e.id', 'e.recipient_id', 'e.version', 'e.account_id', 'e.livemode', 'e.currency', 'e.exponent', 'e.type', 'e.created_at');

@@ -209,44 +209,40 @@ function projectionCtes(
 const MISSING_LEAVES = `SELECT array(SELECT entry_id FROM missing_leaf) AS missing_leaves`;
 const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
 
+/** The projection without deliveries to plan, with the custody trail (`trail`) or without it. */
+async function project(
+  db: Knex | Knex.Transaction,
+  payment: PaymentDetails,
+  entry: HistoryEntry,
+  reasonKey: Buffer,
+  trail: boolean,
+): Promise<void> {
+  await withRecipients(db, payment, entry, async (q, payouts) => {
+    const b = new Bindings();
+    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, trail);
+    const answer = !trail ? 'SELECT 1' : ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES;
+    const { rows } = await q.raw<{ rows: { missing_leaves?: string[] }[] }>(
+      `WITH ${ctes.join(',\n')}\n${answer}`,
+      b.values as Knex.RawBinding[],
+    );
+    if (trail) await appendStoredEntryLeaves(q, payment, entry, rows[0]?.missing_leaves ?? [], payouts);
+  });
+}
+
 /**
  * Project a payment and one history entry into the read model, history, events, ledger and trail:
  * the workflow's projection (`projectAndPlan`) without deliveries to plan. Idempotent and monotonic
  * (see above); inside the caller's transaction when it has one.
  */
-export async function projectPayment(
-  db: Knex | Knex.Transaction,
-  payment: PaymentDetails,
-  entry: HistoryEntry,
-  reasonKey: Buffer,
-): Promise<void> {
-  await withRecipients(db, payment, entry, async (q, payouts) => {
-    const b = new Bindings();
-    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, true);
-    const { rows } = await q.raw<{ rows: { missing_leaves: string[] }[] }>(
-      `WITH ${ctes.join(',\n')}\n${ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES}`,
-      b.values as Knex.RawBinding[],
-    );
-    await appendStoredEntryLeaves(q, payment, entry, rows[0]?.missing_leaves ?? [], payouts);
-  });
-}
+export const projectPayment = (db: Knex | Knex.Transaction, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
+  project(db, payment, entry, reasonKey, true);
 
 /**
  * The API's write-through: the same projection without the custody trail, whose only writers are the
  * workers (docs/audit.md). Idempotent and monotonic; the workflow's projection follows.
  */
-export async function projectReadModel(
-  db: Knex | Knex.Transaction,
-  payment: PaymentDetails,
-  entry: HistoryEntry,
-  reasonKey: Buffer,
-): Promise<void> {
-  await withRecipients(db, payment, entry, async (q, payouts) => {
-    const b = new Bindings();
-    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, false);
-    await q.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
-  });
-}
+export const projectReadModel = (db: Knex | Knex.Transaction, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
+  project(db, payment, entry, reasonKey, false);
 
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(

@@ -57,7 +57,8 @@ export interface DisputeRequest {
 export type DisputeRefusal =
   | { ok: false; reason: 'dispute_out_of_turn'; disputeStatus: DisputeStatus; disputeId: string; message: string }
   | { ok: false; reason: 'invalid_transition'; status: PaymentStatus; message: string; allowed: ClientAction[] }
-  | { ok: false; reason: 'unknown_milestone' | 'unknown_offer'; message: string }
+  | { ok: false; reason: 'unknown_milestone'; message: string }
+  | { ok: false; reason: 'unknown_offer'; message: string }
   | { ok: false; reason: 'invalid_amount'; field: string; message: string };
 
 type DisputePlan = ({ ok: true } & PlannedStep) | DisputeRefusal;

@@ -3,7 +3,7 @@
  * workflows for clients, sends them updates and reads the payment repository. Routes parse, call
  * one of these and respond.
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { reasonHashKey } from '../config';
 import { ulid } from 'ulid';
@@ -107,6 +107,14 @@ export function paymentsService(deps: PaymentsDeps) {
     return payment;
   }
 
+  /** A retried update's first answer, which Temporal keeps by its id after the run closed; undefined when it was not applied. */
+  async function firstAnswer(call: Call, handle: WorkflowHandle, current: PaymentRecord) {
+    const updateId = call.retry ? call.resourceId : undefined;
+    if (!updateId) return undefined;
+    const first = await within(call, () => handle.getUpdateHandle<TransitionOutcome>(updateId).result()).catch(() => undefined);
+    return first && withDisputeTexts(db, withPersonal(first.payment, current));
+  }
+
   return {
     ...paymentCreation(deps),
 
@@ -186,11 +194,8 @@ export function paymentsService(deps: PaymentsDeps) {
         }
         if (!isClosedRun(err)) throw err;
         // The run closed meanwhile: a timer, or this very update in an earlier attempt, made it final.
-        const first =
-          call.retry && call.resourceId
-            ? await within(call, () => handle.getUpdateHandle<TransitionOutcome>(call.resourceId!).result()).catch(() => undefined)
-            : undefined;
-        if (first) return withDisputeTexts(db, withPersonal(first.payment, current));
+        const first = await firstAnswer(call, handle, current);
+        if (first) return first;
         const latest = await findPayment(db, scopeOf(call.principal), current.id);
         const now = milestoneId === undefined ? latest?.status : latest?.milestones.find((m) => m.id === milestoneId)?.status;
         throw refusal(now ?? status, undefined, latest && nextActions(latest, milestoneId));
@@ -254,11 +259,8 @@ export function paymentsService(deps: PaymentsDeps) {
         if (cause?.type === UNKNOWN_OFFER) throw new NotFound('offer', cause.message);
         if (cause?.type === UNKNOWN_MILESTONE) throw new NotFound('milestone');
         if (!isClosedRun(err)) throw err;
-        const first =
-          call.retry && call.resourceId
-            ? await within(call, () => handle.getUpdateHandle<TransitionOutcome>(call.resourceId!).result()).catch(() => undefined)
-            : undefined;
-        if (first) return withDisputeTexts(db, withPersonal(first.payment, current));
+        const first = await firstAnswer(call, handle, current);
+        if (first) return first;
         // The run closed meanwhile (the dispute ended another way): the read model's dispute answers.
         const latest = (await findPayment(db, scopeOf(call.principal), current.id)) ?? current;
         const refused = planDispute(latest, { ...request, action, refundMinor: undefined }, Date.now());

@@ -6,7 +6,7 @@ import type { PaymentEvent } from '../domain/paymentTypes';
 import type { PaymentView } from './paymentView';
 
 /** What the view reads of one stored event (the repository's row, src/db/events.ts, holds these columns). */
-interface StoredEvent {
+export interface StoredEvent {
   id: string;
   payment_id: string;
   type: PaymentEvent;

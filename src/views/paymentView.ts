@@ -178,6 +178,23 @@ export function paymentView(s: PaymentDetails): PaymentView {
 export const SamplePaymentViewSchema = PaymentViewSchema.extend({ status: z.literal('test') });
 export type SamplePaymentView = z.infer<typeof SamplePaymentViewSchema>;
 
+/** A sample milestone before its deposit: nothing held or moved, no release date, no dispute. */
+export const pendingMilestone = (id: string, amount: number, recipientEmail: string) =>
+  ({
+    id,
+    reference: null,
+    description: null,
+    amount,
+    recipient_email: recipientEmail,
+    status: 'pending_deposit',
+    amount_held: 0,
+    amount_released: 0,
+    amount_refunded: 0,
+    fee_collected: 0,
+    release_at: null,
+    dispute: null,
+  }) as const;
+
 /** The one sample payment `payment.test` carries (docs/webhooks.md): 10.50 USD, nothing held, dated now. */
 export function samplePayment(livemode: boolean, now: string): SamplePaymentView {
   return SamplePaymentViewSchema.parse({
@@ -198,22 +215,7 @@ export function samplePayment(livemode: boolean, now: string): SamplePaymentView
     livemode,
     deposit_deadline: now,
     auto_release_after_seconds: null,
-    milestones: [
-      {
-        id: 'ms_test',
-        reference: null,
-        description: null,
-        amount: 10.5,
-        recipient_email: 'recipient@example.com',
-        status: 'pending_deposit',
-        amount_held: 0,
-        amount_released: 0,
-        amount_refunded: 0,
-        fee_collected: 0,
-        release_at: null,
-        dispute: null,
-      },
-    ],
+    milestones: [pendingMilestone('ms_test', 10.5, 'recipient@example.com')],
     dispute: null,
     created_at: now,
     updated_at: now,

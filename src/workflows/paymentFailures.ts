@@ -32,7 +32,7 @@ export function transitionFailure(plan: TransitionRefusal): ApplicationFailure {
   });
 }
 
-/** A dispute's refusal as the failure the API maps: out of turn (naming the dispute's status), or as a transition's. */
+/** A dispute's refusal as the failure the API maps: out of turn (naming the dispute's status), an unknown offer, or as a transition's. */
 export function disputeFailure(plan: DisputeRefusal): ApplicationFailure {
   switch (plan.reason) {
     case 'dispute_out_of_turn':
@@ -42,18 +42,9 @@ export function disputeFailure(plan: DisputeRefusal): ApplicationFailure {
         nonRetryable: true,
         details: [plan.disputeStatus, plan.disputeId],
       });
-    case 'invalid_transition':
-      return ApplicationFailure.create({
-        message: plan.message,
-        type: INVALID_TRANSITION,
-        nonRetryable: true,
-        details: [plan.status, plan.allowed],
-      });
-    case 'invalid_amount':
-      return ApplicationFailure.create({ message: plan.message, type: INVALID_AMOUNT, nonRetryable: true, details: [plan.field] });
-    case 'unknown_milestone':
-      return ApplicationFailure.nonRetryable(plan.message, UNKNOWN_MILESTONE);
     case 'unknown_offer':
       return ApplicationFailure.nonRetryable(plan.message, UNKNOWN_OFFER);
+    default:
+      return transitionFailure(plan);
   }
 }
