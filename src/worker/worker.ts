@@ -24,7 +24,6 @@ interface WorkerDeps {
 /** The payments worker and the webhook delivery worker of one process, run and stopped as one. */
 export interface PaymentWorkers {
   run(): Promise<void>;
-  runUntil<R>(fn: Promise<R>): Promise<R>;
   shutdown(): void;
   getState(): State;
   /** Once `run()` polls: make this version current (docs/architecture.md); at once when unversioned. */
@@ -87,15 +86,6 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
   const run = () => Promise.all(both.map((w) => w.run())).then(() => undefined);
   return {
     run,
-    async runUntil<R>(fn: Promise<R>): Promise<R> {
-      const running = run();
-      try {
-        return await Promise.race([fn, running.then(() => Promise.reject(new Error('the worker stopped before the work was done')))]);
-      } finally {
-        for (const w of both) if (w.getState() === 'RUNNING') w.shutdown();
-        await running;
-      }
-    },
     shutdown: () => both.forEach((w) => w.getState() === 'RUNNING' && w.shutdown()),
     getState: () => payments.getState(),
     makeCurrent: async () => {
