@@ -31,6 +31,12 @@ const unit: TestProjectInlineConfiguration = {
   },
 };
 
+/**
+ * The Temporal SDK `require`s the payload converter by path (src/worker/dataConverter.ts): in the
+ * forked test processes Node loads it through tsx, as `npm start` does.
+ */
+const execArgv = ['--import', 'tsx'];
+
 // Temporal workers use a native runtime: one forked process per file, never worker threads.
 const stack: TestProjectInlineConfiguration = {
   test: {
@@ -40,6 +46,7 @@ const stack: TestProjectInlineConfiguration = {
     exclude: ['test/unit/**', 'test/e2e/**', 'test/cluster/**', 'test/contract/**'],
     globalSetup: ['test/globalSetup.ts'],
     pool: 'forks',
+    execArgv,
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
@@ -53,6 +60,7 @@ const contract: TestProjectInlineConfiguration = {
     include: ['test/contract/**/*.test.ts'],
     globalSetup: ['test/globalSetup.ts'],
     pool: 'forks',
+    execArgv,
     maxWorkers: 1,
     testTimeout: 180_000,
     hookTimeout: 180_000,
@@ -66,6 +74,7 @@ const e2e: TestProjectInlineConfiguration = {
     include: ['test/e2e/**/*.test.ts'],
     globalSetup: ['test/e2e/globalSetup.ts'],
     pool: 'forks',
+    execArgv,
     maxWorkers: 1,
     testTimeout: 120_000,
     hookTimeout: 180_000,
@@ -79,6 +88,7 @@ const cluster: TestProjectInlineConfiguration = {
     include: ['test/cluster/**/*.test.ts'],
     // One stack, one file, tests in order (each builds on the payments of the one before).
     pool: 'forks',
+    execArgv,
     maxWorkers: 1,
     sequence: { concurrent: false },
     testTimeout: 180_000,

@@ -3,9 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOW_BUNDLE_PATH } from '../src/worker/worker';
+import { PAYLOAD_CONVERTER_PATH } from '../src/worker/dataConverter';
 
 export async function buildWorkflowBundle(out = WORKFLOW_BUNDLE_PATH): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../src/workflows') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.resolve(__dirname, '../src/workflows'),
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+  });
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);
   return out;

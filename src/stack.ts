@@ -16,6 +16,7 @@ import { type DevServer, type DevServerOptions, startDevServer } from './lib/tem
 import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
 import { type PaymentWorkers, createWorker } from './worker/worker';
+import { dataConverter } from './worker/dataConverter';
 import { ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
 import { ledgerCheckLastSuccess } from './db/ledgerCheck';
 import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
@@ -61,7 +62,7 @@ let runtime: Promise<void> | undefined;
 
 export async function connectClient(address: string, namespace: string): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, dataConverter });
 }
 
 export async function buildStack(parts: StackParts): Promise<Stack> {

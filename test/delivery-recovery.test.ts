@@ -14,6 +14,7 @@ import { envelope } from '../src/views/webhookEnvelope';
 import { startDownReceiver, startReceiver } from './helpers/receiver';
 import { accountWithWebhook, untilDisabled } from './helpers/webhooks';
 import { type Stack, eventually, httpClient, useStack, validPayment } from './helpers/stack';
+import { dataConverter } from '../src/worker/dataConverter';
 
 const FAST = {
   WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms',
@@ -189,7 +190,12 @@ describe('one running series per delivery', () => {
   it('a resend or recover whose workflow could not start leaves the delivery failed and free, for the next resend and recover', async () => {
     const receiver = await startReceiver(() => 200);
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
-    const deps = { db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') };
+    const deps = {
+      db: stack.db,
+      temporal: new Client({ connection, dataConverter }),
+      config: stack.config,
+      logger: createLogger('silent'),
+    };
     const down = await startApiServer({ services: createServices(deps), config: stack.config, logger: deps.logger }, 0);
     try {
       const { key, hook } = await accountWithWebhook(stack, receiver.url);

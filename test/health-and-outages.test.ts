@@ -10,6 +10,7 @@ import { createDb } from '../src/db/knex';
 import { createLogger } from '../src/lib/logger';
 import { type ServiceDeps, createServices } from '../src/services';
 import { httpClient, useStack, validPayment } from './helpers/stack';
+import { dataConverter } from '../src/worker/dataConverter';
 
 /** The API over use cases built on the given (possibly unreachable) dependencies. */
 const startApiServer = (deps: ServiceDeps, port: number) =>
@@ -46,7 +47,7 @@ describe('health and readiness, with a dependency out of reach', () => {
 
   it('readyz is 503 and a create is 503 when Temporal is unreachable, and nothing is stored', async () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
-    const temporal = new Client({ connection });
+    const temporal = new Client({ connection, dataConverter });
     const api = await startApiServer({ db: stack.db, temporal, config: stack.config, logger: createLogger('silent') }, 0);
     try {
       const acct = await stack.newAccount();
@@ -81,7 +82,7 @@ describe('health and readiness, with a dependency out of reach', () => {
     // First attempt: Temporal out of reach, so the outcome is a 503 and the key stays claimable.
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 200 });
     const down = await startApiServer(
-      { db: stack.db, temporal: new Client({ connection }), config: stack.config, logger: createLogger('silent') },
+      { db: stack.db, temporal: new Client({ connection, dataConverter }), config: stack.config, logger: createLogger('silent') },
       0,
     );
     try {

@@ -4,6 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { describe, expect, it, inject } from 'vitest';
+import { dataConverter } from '../src/worker/dataConverter';
 
 /**
  * Replays recorded histories (scripts/record-history.ts) through today's workflow code: each file
@@ -72,7 +73,7 @@ describe('workflow determinism', () => {
     const history = historyOf(file);
     expect(history.events?.length).toBeGreaterThan(10);
     const results = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, [
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter }, [
       { workflowId: file, history },
     ])) {
       results.push(result);

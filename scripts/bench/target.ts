@@ -21,6 +21,7 @@ import { freePortPair } from '../../tools/testSupport';
 import { startDevServer } from '../../src/lib/temporalDevServer';
 import { answers, startChild } from './child';
 import { findDevServerPid } from './proc';
+import { dataConverter } from '../../src/worker/dataConverter';
 
 export type StackKind = 'dev' | 'cluster';
 
@@ -68,7 +69,7 @@ async function benchAccount(databaseUrl: string): Promise<string> {
 }
 
 async function temporalClient(address: string, namespace: string): Promise<Client> {
-  return new Client({ connection: await Connection.connect({ address }), namespace });
+  return new Client({ connection: await Connection.connect({ address }), namespace, dataConverter });
 }
 
 /** `settings`: more of the service's settings, for the dev stack (scripts/bench-neighbours.ts). */

@@ -8,6 +8,7 @@ import { createActivities, webhookTaskQueue } from '../activities';
 import type { Config } from '../config';
 import type { Logger } from '../lib/logger';
 import { DEFAULT_VERSIONING_BEHAVIOR, makeVersionCurrent, workerVersion } from './versioning';
+import { PAYLOAD_CONVERTER_PATH, dataConverter } from './dataConverter';
 
 /** Production bundle written by `npm run build:workflows`; without it the worker bundles at start. */
 export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../dist/workflow-bundle.js');
@@ -33,7 +34,11 @@ export interface PaymentWorkers {
 /** The workflow code the workers run: the production bundle, or one bundled now from src/workflows. */
 async function workflowCode(bundlePath: string | undefined): Promise<string> {
   if (bundlePath) return fs.promises.readFile(bundlePath, 'utf8');
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../workflows'), logger: Runtime.instance().logger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.resolve(__dirname, '../workflows'),
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+    logger: Runtime.instance().logger,
+  });
   return code;
 }
 
@@ -45,7 +50,7 @@ async function workflowCode(bundlePath: string | undefined): Promise<string> {
 export async function createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath }: WorkerDeps): Promise<PaymentWorkers> {
   const bundle = workflowBundlePath ?? (fs.existsSync(WORKFLOW_BUNDLE_PATH) ? WORKFLOW_BUNDLE_PATH : undefined);
   // Publications start each delivery's series through the worker's own connection.
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const activities = createActivities({ db, config, logger, temporal });
   const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
   // One bundle for both workers, whose hash is the build id (src/worker/versioning.ts).
@@ -56,7 +61,7 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     useWorkerVersioning: true,
     defaultVersioningBehavior: DEFAULT_VERSIONING_BEHAVIOR,
   };
-  const workflows = { workflowBundle: { code }, workerDeploymentOptions };
+  const workflows = { workflowBundle: { code }, workerDeploymentOptions, dataConverter };
   const payments = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
