@@ -66,10 +66,10 @@ describe('two movements for the same money', () => {
       ...created,
       status: 'in_custody',
       version: 2,
-      heldMinor: '1000',
-      milestones: created.milestones.map((m) => ({ ...m, status: 'in_custody', heldMinor: '1000' })),
+      heldMinor: 1000n,
+      milestones: created.milestones.map((m) => ({ ...m, status: 'in_custody', heldMinor: 1000n })),
     };
-    const move = { deposited: '0', refunded: '0', released: '0', fee: '0' };
+    const move = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
     await projectPayment(stack.db, deposited, depositEntry(at()), REASON_KEY);
     // Two histories that each release everything held (as no workflow would): versions 3 and 4.
     const release = (seq: number): [PaymentDetails, HistoryEntry] => [
@@ -77,9 +77,9 @@ describe('two movements for the same money', () => {
         ...deposited,
         status: 'released',
         version: seq,
-        heldMinor: '0',
-        releasedMinor: '1000',
-        milestones: deposited.milestones.map((m) => ({ ...m, status: 'released', heldMinor: '0', releasedMinor: '1000' })),
+        heldMinor: 0n,
+        releasedMinor: 1000n,
+        milestones: deposited.milestones.map((m) => ({ ...m, status: 'released', heldMinor: 0n, releasedMinor: 1000n })),
       },
       {
         seq,
@@ -90,7 +90,7 @@ describe('two movements for the same money', () => {
         actor: 'test',
         reason: null,
         at: at(),
-        movement: { ...move, released: '1000' },
+        movement: { ...move, released: 1000n },
       },
     ];
     const results = await Promise.allSettled([3, 4].map((seq) => projectPayment(stack.db, ...release(seq), REASON_KEY)));

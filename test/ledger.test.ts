@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { formatMajor } from '../src/domain/money';
 import { ledgerScheduleId } from '../src/worker/schedules';
 import { ledgerVerifyWorkflow } from '../src/workflows';
+import { moneyJson } from '../src/domain/moneyFields';
 import { eventually, scriptEnv, useAccount, useStack, validPayment } from './helpers/stack';
 
 const run = promisify(execFile);
@@ -44,7 +45,7 @@ async function expectBreachesWhileTampered(accountId: string, id: string, origin
     stack
       .db('payments')
       .where({ id })
-      .update({ milestones: JSON.stringify(milestones) });
+      .update({ milestones: moneyJson(milestones) });
   await setMilestones(tampered);
   try {
     expect((await verify(accountId)).map((v) => [v.check, v.message])).toEqual(breaches);
@@ -375,8 +376,8 @@ describe('PostgreSQL enforces the ledger, and ledger:verify finds what a DBA cha
     const row = await stack.db('payments').where({ id }).first();
     const [a, b] = row.milestones as { id: string; heldMinor: string }[];
     const shifted = [
-      { ...a, heldMinor: '5900' },
-      { ...b, heldMinor: '4100' },
+      { ...a, heldMinor: 5900n },
+      { ...b, heldMinor: 4100n },
     ];
     await expectBreachesWhileTampered(own.account_id, id, [a, b], shifted, [
       ['milestone_amounts', `milestone ${a.id}: held 5900 + released 0 + refunded 0 ≠ 6000 deposited`],

@@ -262,8 +262,8 @@ describe('the workflow, asked directly (any Temporal client)', () => {
     const deposited = await handle.query(getPaymentQuery);
     expect(deposited.version).toBe(before.version + 1);
     expect(deposited.milestones.map((m) => [m.status, m.heldMinor])).toEqual([
-      ['in_custody', '6000'],
-      ['in_custody', '4000'],
+      ['in_custody', 6000n],
+      ['in_custody', 4000n],
     ]);
     const approve = await handle
       .executeUpdate(milestoneUpdate('approve'), { args: [{ actor: 'test' } as never] })

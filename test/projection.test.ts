@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../src/domain/paymentTypes';
 import type { PaymentDetails } from '../src/domain/paymentRecord';
-import { movementRecord } from '../src/domain/movementRecord';
 import { paymentView } from '../src/views/paymentView';
 import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
@@ -35,9 +34,9 @@ function split(accountId: string): { state: PaymentDetails; entry: HistoryEntry;
     status: 'released',
     version: 3,
     updatedAt: at,
-    heldMinor: '0',
-    releasedMinor: '700',
-    refundedMinor: '300',
+    heldMinor: 0n,
+    releasedMinor: 700n,
+    refundedMinor: 300n,
   };
   const entry: HistoryEntry = {
     seq: 3,
@@ -48,7 +47,7 @@ function split(accountId: string): { state: PaymentDetails; entry: HistoryEntry;
     actor: 'test',
     reason: null,
     at,
-    movement: movementRecord({ deposited: 0n, refunded: 300n, released: 700n, fee: 0n }),
+    movement: { deposited: 0n, refunded: 300n, released: 700n, fee: 0n },
   };
   return { state, entry, deposit };
 }

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { unaccountedLeaves } from '../src/db/auditSources';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
-import { movementRecord } from '../src/domain/movementRecord';
 import type { HistoryEntry } from '../src/domain/paymentTypes';
 import type { PaymentDetails } from '../src/domain/paymentRecord';
 import { createLogger } from '../src/lib/logger';
@@ -101,7 +100,7 @@ describe('the custody trail’s only writers are the workers', () => {
     const api = sampleDeposit(acct.account_id, 1000n);
     const worker = {
       state: api.state,
-      entry: { ...api.entry, movement: movementRecord({ deposited: 900n, refunded: 0n, released: 0n, fee: 0n }) },
+      entry: { ...api.entry, movement: { deposited: 900n, refunded: 0n, released: 0n, fee: 0n } },
     };
     await writeThrough(api.state, api.entry);
     await projectPayment(stack.db, worker.state, worker.entry, REASON_KEY);

@@ -14,6 +14,7 @@ import {
 } from '../domain/moneyInvariants';
 import type { Scope } from '../domain/tenancy';
 import type { MilestoneState } from '../domain/paymentTypes';
+import { withBigintMoney } from '../domain/moneyFields';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /**
@@ -214,7 +215,7 @@ export async function findLedgerViolations(
   const payments = rows.rows.map((r): PaymentMoneyRow => ({
     id: String(r.id),
     version: Number(r.version),
-    milestones: r.milestones,
+    milestones: withBigintMoney(r.milestones),
     status: String(r.status),
     amount: big(r.amount_minor),
     platformFee: big(r.platform_fee_minor),
@@ -245,11 +246,11 @@ export async function findLedgerViolations(
       return {
         id: m.id,
         status: m.status,
-        amount: big(m.amountMinor),
-        held: big(m.heldMinor),
-        released: big(m.releasedMinor),
-        refunded: big(m.refundedMinor),
-        feeCollected: big(m.feeCollectedMinor),
+        amount: m.amountMinor,
+        held: m.heldMinor,
+        released: m.releasedMinor,
+        refunded: m.refundedMinor,
+        feeCollected: m.feeCollectedMinor,
         ledger: {
           deposited: big(l?.l_deposited),
           custody: big(l?.l_custody),

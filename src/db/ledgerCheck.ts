@@ -41,11 +41,7 @@ export async function verifyLedger(
         const kept = p.milestones.find((r) => r.id === m.id);
         const w = amountsOf(m);
         // Its status, each amount and its auto-release time: what the API shows of it.
-        const shown = (x: MilestoneState) => [
-          x.status,
-          ...[x.heldMinor, x.releasedMinor, x.refundedMinor, x.feeCollectedMinor].map((v) => BigInt(v).toString()),
-          x.releaseAt,
-        ];
+        const shown = (x: MilestoneState) => [x.status, x.heldMinor, x.releasedMinor, x.refundedMinor, x.feeCollectedMinor, x.releaseAt];
         if (!kept || shown(kept).some((v, i) => v !== shown(m)[i])) {
           violations.push({
             check: 'workflow_state',

@@ -1,9 +1,10 @@
 /** The payment read model: its row (written by src/db/projection.ts), reads and lists, and the payment's history. */
 import type { Knex } from 'knex';
-import type { HistoryEntry, MilestoneState, PaymentStatus } from '../domain/paymentTypes';
+import type { DisputeState, HistoryEntry, MilestoneState, PaymentStatus } from '../domain/paymentTypes';
 import type { PaymentRecord } from '../domain/paymentRecord';
 import { type MilestonePersonal, personalOf, withPersonal, withoutTexts } from '../domain/personal';
 import type { Scope } from '../domain/tenancy';
+import { moneyJson, withBigintMoney } from '../domain/moneyFields';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from './pagination';
 
 /** Every field of the payment, once: the row's columns are these, in snake_case. */
@@ -79,9 +80,10 @@ export function toRow(s: PaymentRecord): Record<string, unknown> {
   }
   row.metadata = JSON.stringify(s.metadata);
   row.recipient_id = s.recipientId ?? null;
-  row.milestones = JSON.stringify(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
+  // JSON columns keep money as decimal text (src/domain/moneyFields.ts).
+  row.milestones = moneyJson(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
   // A dispute's texts are kept apart, under their keyed hashes (src/db/disputeTexts.ts).
-  row.disputes = s.disputes ? JSON.stringify(s.disputes.map(withoutTexts)) : null;
+  row.disputes = s.disputes ? moneyJson(s.disputes.map(withoutTexts)) : null;
   const personal = personalOf(s).milestones;
   row.milestone_personal = personal ? JSON.stringify(personal) : null;
   return row;
@@ -92,13 +94,15 @@ function fromRow(r: PaymentRow): PaymentRecord {
   const state: Record<string, unknown> = {};
   for (const field of Object.keys(FIELDS)) {
     const value = row[column(field)];
-    // Minor units as decimal text, whichever type the driver gave a bigint column.
-    state[field] = isDateField(field) ? (value as Date).toISOString() : field.endsWith('Minor') ? String(value) : value;
+    // A bigint column arrives as decimal text (src/db/knex.ts): money becomes bigint here, once.
+    state[field] = isDateField(field) ? (value as Date).toISOString() : field.endsWith('Minor') ? BigInt(value as string) : value;
   }
   state.metadata ??= {};
-  if (state.disputes === null) delete state.disputes;
-  const { milestones: _m, ...record } = state as unknown as PaymentRecord;
-  return withPersonal({ ...record, milestones: r.milestones }, { ...personalOf(record), milestones: r.milestone_personal });
+  // The JSON columns' money, as decimal text there.
+  const disputes = state.disputes === null ? {} : { disputes: withBigintMoney(state.disputes as DisputeState[]) };
+  const { milestones: _m, disputes: _d, ...record } = state as unknown as PaymentRecord;
+  const milestones = withBigintMoney(r.milestones);
+  return withPersonal({ ...record, ...disputes, milestones }, { ...personalOf(record), milestones: r.milestone_personal });
 }
 
 export async function findPayment(db: Knex, scope: Scope, id: string): Promise<PaymentRecord | undefined> {

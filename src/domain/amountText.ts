@@ -13,6 +13,6 @@ export function formatMinor(minor: bigint, digits: number): string {
 }
 
 /** A stored amount in major units: the nearest double to its exact decimal. */
-export function majorOf(minor: bigint | string, exponent: number): number {
-  return Number(formatMinor(BigInt(minor), exponent));
+export function majorOf(minor: bigint, exponent: number): number {
+  return Number(formatMinor(minor, exponent));
 }

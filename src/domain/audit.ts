@@ -36,7 +36,7 @@ export function transitionLeaf(state: PaymentState, entry: HistoryEntry): AuditL
     actor: entry.actor,
     reason: entry.reason,
     at: entry.at,
-    amount_minor: BigInt(state.amountMinor),
+    amount_minor: state.amountMinor,
     amount_exponent: state.amountExponent,
     currency: state.currency,
   };

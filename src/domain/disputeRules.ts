@@ -5,7 +5,7 @@
  * table (./payment.ts); planning a dispute's own step is ./disputes.ts's.
  * Pure: no I/O, no clocks, safe in the workflow sandbox.
  */
-import { movementOf } from './movementRecord';
+import type { Movement } from './ledger';
 import { stepEvents } from './milestones';
 import type {
   DealParty,
@@ -72,7 +72,7 @@ interface Step {
   action: string;
   to: PaymentStatus;
   movement: { refunded: bigint };
-  changes: { id: string; from: PaymentStatus; to: PaymentStatus; movement?: Parameters<typeof movementOf>[0] }[];
+  changes: { id: string; from: PaymentStatus; to: PaymentStatus; movement?: Movement }[];
   disputes?: DisputeState[];
   disputeId?: string;
   events: ReturnType<typeof stepEvents>;
@@ -108,15 +108,14 @@ export function closeDisputes<S extends Step>(state: PaymentState, step: S, deci
     let release = 0n;
     for (const c of step.changes) {
       if (!c.movement || !d.covers.some((k) => k.id === c.id)) continue;
-      const m = movementOf(c.movement);
-      refund += m.refunded;
-      release += m.released;
+      refund += c.movement.refunded;
+      release += c.movement.released;
     }
     closed = d.id;
     return {
       ...d,
       status: decidedBy === 'withdrawal' ? ('withdrawn' as const) : ('resolved' as const),
-      resolution: { refundMinor: refund.toString(), releaseMinor: release.toString(), decidedBy, at: new Date(at).toISOString() },
+      resolution: { refundMinor: refund, releaseMinor: release, decidedBy, at: new Date(at).toISOString() },
     };
   });
   return closed === undefined ? step : withDisputes(state, step, disputes, closed);

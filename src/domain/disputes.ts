@@ -79,7 +79,7 @@ export function openDispute(state: PaymentState, step: PlannedStep, opening: Dis
     openedBy: opening.openedBy,
     respondent,
     reason: opening.reason,
-    amountMinor: held.toString(),
+    amountMinor: held,
     respondBy: respondent ? new Date(now + opening.respondWithinSeconds * 1000).toISOString() : null,
     evidence: [],
     offers: [],
@@ -212,8 +212,8 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
     case 'dispute_offer': {
       if (req.party === 'platform') return out('offers come from the payer or the recipient; the platform resolves');
       const refund = req.refundMinor!;
-      if (refund < 0n || refund > BigInt(d.amountMinor)) {
-        const money = `${formatMinor(BigInt(d.amountMinor), state.amountExponent)} ${state.currency}`;
+      if (refund < 0n || refund > d.amountMinor) {
+        const money = `${formatMinor(d.amountMinor, state.amountExponent)} ${state.currency}`;
         return {
           ok: false,
           reason: 'invalid_amount',
@@ -221,7 +221,7 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
           message: `refund_amount must be from 0 to the amount disputed, ${money}`,
         };
       }
-      const several = partOverSeveral(disputedOf(state, d).length, refund, BigInt(d.amountMinor));
+      const several = partOverSeveral(disputedOf(state, d).length, refund, d.amountMinor);
       if (several) return several;
       const offers = d.offers.map((o) =>
         o.proposedBy === req.party && o.status === 'proposed' ? { ...o, status: 'superseded' as const } : o,
@@ -229,7 +229,7 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
       offers.push({
         id: req.itemId!,
         proposedBy: req.party,
-        refundMinor: refund.toString(),
+        refundMinor: refund,
         noteHash: req.hash ?? null,
         status: 'proposed',
         createdAt: at,
@@ -250,7 +250,7 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
       const answered = { ...d, offers: d.offers.map((o) => (o.id === offer.id ? { ...o, status } : o)) };
       if (req.action === 'dispute_decline') return { ok: true, ...recordStep(state, req, answered) };
       const withAnswer = { ...state, disputes: (state.disputes ?? []).map((x) => (x.id === d.id ? answered : x)) };
-      return settle(withAnswer, answered, 'dispute_accept', BigInt(offer.refundMinor), now, req.milestoneId);
+      return settle(withAnswer, answered, 'dispute_accept', offer.refundMinor, now, req.milestoneId);
     }
     case 'dispute_withdraw': {
       if (req.party !== d.openedBy) return out(`only the ${d.openedBy}, who opened it, may withdraw it`);

@@ -7,7 +7,6 @@
  * Pure: no I/O, safe in the workflow sandbox; what a milestone is, is ./paymentTypes.ts's.
  */
 import type { Amounts, Movement } from './ledger';
-import { movementOf } from './movementRecord';
 import { amountsOf } from './paymentMoney';
 import type { HistoryEntry, MilestoneChange, MilestoneState, PaymentEvent, PaymentState, PaymentStatus } from './paymentTypes';
 
@@ -18,7 +17,7 @@ export const MAX_REFERENCE_LENGTH = 64;
 /** Who the rule looks at: each milestone's status and what it holds and released. */
 type Milestoneish = Pick<MilestoneState, 'status' | 'heldMinor' | 'releasedMinor'>;
 /** A milestone holding money now. */
-export const holdsMoney = (m: Pick<MilestoneState, 'heldMinor'>) => BigInt(m.heldMinor) > 0n;
+export const holdsMoney = (m: Pick<MilestoneState, 'heldMinor'>) => m.heldMinor > 0n;
 
 /**
  * The payment's status from its milestones' (docs/concepts.md): the first rule that holds. With one
@@ -34,7 +33,7 @@ export const PAYMENT_STATUS_RULES: readonly { status: PaymentStatus; when: strin
     holds: (ms) => ms.some(holdsMoney) && ms.filter(holdsMoney).every((m) => m.status === 'pending_release'),
   },
   { status: 'in_custody', when: 'money is held', holds: (ms) => ms.some(holdsMoney) },
-  { status: 'released', when: 'nothing is held and something was released', holds: (ms) => ms.some((m) => BigInt(m.releasedMinor) > 0n) },
+  { status: 'released', when: 'nothing is held and something was released', holds: (ms) => ms.some((m) => m.releasedMinor > 0n) },
   { status: 'refunded', when: 'nothing is held and nothing was released', holds: () => true },
 ];
 
@@ -128,10 +127,10 @@ export function wholeMilestone(
     id: defaultMilestoneId(p.id),
     amountMinor: p.amountMinor,
     status: p.status,
-    heldMinor: p.heldMinor ?? '0',
-    releasedMinor: p.releasedMinor ?? '0',
-    refundedMinor: p.refundedMinor ?? '0',
-    feeCollectedMinor: p.feeCollectedMinor ?? '0',
+    heldMinor: p.heldMinor ?? 0n,
+    releasedMinor: p.releasedMinor ?? 0n,
+    refundedMinor: p.refundedMinor ?? 0n,
+    feeCollectedMinor: p.feeCollectedMinor ?? 0n,
     autoReleaseAfterSeconds: p.autoReleaseAfterSeconds,
     releaseAt: null,
   };
@@ -143,7 +142,7 @@ export function wholeMilestone(
  */
 export function ledgerMovements(state: Pick<PaymentState, 'id'>, entry: HistoryEntry): { milestoneId: string; movement: Movement }[] {
   if (entry.changes) {
-    return entry.changes.flatMap((c) => (c.movement ? [{ milestoneId: c.id, movement: movementOf(c.movement) }] : []));
+    return entry.changes.flatMap((c) => (c.movement ? [{ milestoneId: c.id, movement: c.movement }] : []));
   }
-  return entry.movement ? [{ milestoneId: defaultMilestoneId(state.id), movement: movementOf(entry.movement) }] : [];
+  return entry.movement ? [{ milestoneId: defaultMilestoneId(state.id), movement: entry.movement }] : [];
 }

@@ -86,7 +86,7 @@ export function fractionDigitsMessage(currency: string, digits: number): string 
  * Minor units back to a JSON number in major units (the nearest double to the exact decimal).
  * `exponent`: the one stored with the amount, so that a table update never rescales it.
  */
-export function toMajor(minor: bigint | string, currency: string, exponent?: number): number {
+export function toMajor(minor: bigint, currency: string, exponent?: number): number {
   return majorOf(minor, exponent ?? minorUnits(currency));
 }
 

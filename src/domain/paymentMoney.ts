@@ -1,7 +1,6 @@
 /**
- * A payment's money as the workflow keeps it (docs/money.md): minor units as decimal text, read as
- * bigint. A payment and each of its milestones keep their amounts in the same four fields, so one
- * helper reads and one writes both.
+ * A payment's money as the workflow keeps it (docs/money.md), in minor units. A payment and each of
+ * its milestones keep their amounts in the same four fields, so one helper reads and one writes both.
  */
 import type { Amounts } from './ledger';
 import type { PaymentState } from './paymentTypes';
@@ -11,16 +10,16 @@ type AmountFields = Pick<PaymentState, 'heldMinor' | 'releasedMinor' | 'refunded
 
 /** The amount and fee a payment's money is measured against. */
 export function moneyOf(state: Pick<PaymentState, 'amountMinor' | 'platformFeeMinor'>): { amount: bigint; platformFee: bigint } {
-  return { amount: BigInt(state.amountMinor), platformFee: BigInt(state.platformFeeMinor) };
+  return { amount: state.amountMinor, platformFee: state.platformFeeMinor };
 }
 
 /** The amounts of a payment or of one milestone, as the workflow keeps them. */
 export function amountsOf(kept: AmountFields): Amounts {
   return {
-    held: BigInt(kept.heldMinor),
-    released: BigInt(kept.releasedMinor),
-    refunded: BigInt(kept.refundedMinor),
-    feeCollected: BigInt(kept.feeCollectedMinor),
+    held: kept.heldMinor,
+    released: kept.releasedMinor,
+    refunded: kept.refundedMinor,
+    feeCollected: kept.feeCollectedMinor,
   };
 }
 
@@ -28,9 +27,9 @@ export function amountsOf(kept: AmountFields): Amounts {
 export function withAmounts<T extends AmountFields>(kept: T, a: Amounts): T {
   return {
     ...kept,
-    heldMinor: a.held.toString(),
-    releasedMinor: a.released.toString(),
-    refundedMinor: a.refunded.toString(),
-    feeCollectedMinor: a.feeCollected.toString(),
+    heldMinor: a.held,
+    releasedMinor: a.released,
+    refundedMinor: a.refunded,
+    feeCollectedMinor: a.feeCollected,
   };
 }

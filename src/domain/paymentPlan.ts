@@ -7,7 +7,6 @@
 import { type Amounts, type Movement, feeOnReleased, isEmptyMovement, move } from './ledger';
 import { formatMinor } from './amountText';
 import { dueTimer } from './paymentTimers';
-import { movementRecord } from './movementRecord';
 import { amountsOf, moneyOf, withAmounts } from './paymentMoney';
 import { type StepEvent, holdsMoney, paymentStatusOf, stepEvents, sumOfMilestones } from './milestones';
 import { SPLIT_RULES, TRANSITIONS, checkTransition, nextActions, refusalMessage } from './payment';
@@ -170,7 +169,7 @@ export function planSteps(
     // A withdrawal returns each milestone to its status before the dispute.
     const back = req.restore?.[m.id];
     const transition = (back && TRANSITIONS.find((t) => t.action === req.action && t.to === back)) || check.transition;
-    const moved = move(transition.money, { amount: BigInt(m.amountMinor), platformFee: 0n }, amountsOf(m), req.amountMinor);
+    const moved = move(transition.money, { amount: m.amountMinor, platformFee: 0n }, amountsOf(m), req.amountMinor);
     if (!moved.ok) throw new Error(`${m.id}: ${moved.message}`);
     // The payment's fee stays pro rata to everything released (docs/money.md); this release collects the difference.
     const fee = feeOnReleased(platformFee, amount, released + moved.movement.released) - feeOnReleased(platformFee, amount, released);
@@ -190,7 +189,7 @@ export function planSteps(
       id: m.id,
       from: m.status,
       to: transition.to,
-      ...(isEmptyMovement(movement) ? {} : { movement: movementRecord(movement) }),
+      ...(isEmptyMovement(movement) ? {} : { movement }),
     });
     return withAmounts({ ...m, status: transition.to, releaseAt }, { ...moved.after, feeCollected: before.feeCollected + fee });
   });
@@ -237,7 +236,7 @@ export function applyTransition(
     actor: meta.actor,
     reason: meta.reason,
     at: meta.at,
-    ...(isEmptyMovement(step.movement) ? {} : { movement: movementRecord(step.movement) }),
+    ...(isEmptyMovement(step.movement) ? {} : { movement: step.movement }),
     ...(step.milestoneId === undefined ? {} : { milestoneId: step.milestoneId }),
     ...(step.changes.length > 0 ? { changes: step.changes } : {}),
     ...(step.disputeId === undefined ? {} : { disputeId: step.disputeId }),

@@ -7,9 +7,9 @@
 import { formatMinor } from './amountText';
 import { type HistoryEntry, type PaymentState } from './paymentTypes';
 import { amountsOf, moneyOf } from './paymentMoney';
-import { type MovementRecord } from './movementRecord';
+import type { Movement } from './ledger';
 
-const money = (s: PaymentState) => (minor: bigint | string) => formatMinor(BigInt(minor), s.amountExponent);
+const money = (s: PaymentState) => (minor: bigint) => formatMinor(minor, s.amountExponent);
 
 /** One line for the Temporal UI's summary: the amount in major units, the currency and the platform's fee. */
 export function summary(s: PaymentState): string {
@@ -21,12 +21,10 @@ export function summary(s: PaymentState): string {
  * What one step moved, named as the ledger names it: "split: 55.55 refunded, 111.11 released,
  * fee 5.55"; "" when it moved nothing.
  */
-export function movementText(s: PaymentState, m: MovementRecord | undefined): string {
+export function movementText(s: PaymentState, m: Movement | undefined): string {
   if (!m) return '';
   const major = money(s);
-  const deposited = BigInt(m.deposited);
-  const refunded = BigInt(m.refunded);
-  const released = BigInt(m.released);
+  const { deposited, refunded, released } = m;
   if (deposited > 0n) return `deposit: ${major(deposited)} held`;
   const parts = [
     ...(refunded > 0n ? [`${major(refunded)} refunded`] : []),

@@ -5,7 +5,7 @@
  * the personal data the service keeps beside it is ./paymentRecord.ts's.
  * A leaf: it imports nothing but a type, so every module of the domain may import it.
  */
-import type { MovementRecord } from './movementRecord';
+import type { Movement } from './ledger';
 
 export const PAYMENT_STATUSES = [
   'pending_deposit',
@@ -68,8 +68,8 @@ export interface HistoryEntry {
   actor: string;
   reason: string | null;
   at: string;
-  /** The money this step moved (minor units as decimal text), when it moved any. */
-  movement?: MovementRecord;
+  /** The money this step moved (minor units), when it moved any. */
+  movement?: Movement;
   /** The milestone a milestone action (or its timer, on a payment with milestones) named. */
   milestoneId?: string;
   /** What the step did to each milestone it moved: the ledger entries' source (one per milestone that moved money). */
@@ -87,7 +87,7 @@ export interface PaymentState {
   id: string;
   accountId: string;
   livemode: boolean;
-  amountMinor: string; // bigint as decimal string: survives JSON and the workflow sandbox
+  amountMinor: bigint;
   /**
    * The currency's minor units when the amount was taken, kept with it so that an update of the
    * ISO table never rescales a stored amount.
@@ -100,12 +100,12 @@ export interface PaymentState {
   createdAt: string;
   updatedAt: string;
   version: number;
-  /** Money (docs/money.md), minor units as decimal text. */
-  platformFeeMinor: string;
-  heldMinor: string;
-  releasedMinor: string;
-  refundedMinor: string;
-  feeCollectedMinor: string;
+  /** Money (docs/money.md), in minor units. */
+  platformFeeMinor: bigint;
+  heldMinor: bigint;
+  releasedMinor: bigint;
+  refundedMinor: bigint;
+  feeCollectedMinor: bigint;
   /** The parts the amount is released in; one, of the whole amount, for a payment created without milestones. */
   milestones: MilestoneState[];
   /** Created with milestones: its steps also emit the milestone events (docs/webhooks.md). */
@@ -144,7 +144,7 @@ export interface DisputeState {
   respondent: DealParty | null;
   /** The opening's reason: a keyed hash. */
   reason: string | null;
-  amountMinor: string;
+  amountMinor: bigint;
   respondBy: string | null;
   evidence: EvidenceState[];
   offers: OfferState[];
@@ -163,7 +163,7 @@ export interface EvidenceState {
 export interface OfferState {
   id: string;
   proposedBy: DealParty;
-  refundMinor: string;
+  refundMinor: bigint;
   /** Keyed hash of the note, if any. */
   noteHash: string | null;
   status: OfferStatus;
@@ -171,22 +171,22 @@ export interface OfferState {
 }
 
 export interface DisputeResolution {
-  refundMinor: string;
-  releaseMinor: string;
+  refundMinor: bigint;
+  releaseMinor: bigint;
   decidedBy: DecidedBy;
   at: string;
 }
 
-/** One milestone as the workflow holds it: money in minor units as decimal text, as the payment's; no personal field. */
+/** One milestone as the workflow holds it: money in minor units, as the payment's; no personal field. */
 export interface MilestoneState {
   id: string;
-  amountMinor: string;
+  amountMinor: bigint;
   status: PaymentStatus;
-  heldMinor: string;
-  releasedMinor: string;
-  refundedMinor: string;
+  heldMinor: bigint;
+  releasedMinor: bigint;
+  refundedMinor: bigint;
   /** The share of the payment's fee its releases collected (docs/money.md). */
-  feeCollectedMinor: string;
+  feeCollectedMinor: bigint;
   autoReleaseAfterSeconds: number | null;
   /** When its auto-release fires, on the payment's clock; set while it is pending_release with one. */
   releaseAt: string | null;
@@ -199,5 +199,5 @@ export interface MilestoneChange {
   id: string;
   from: PaymentStatus;
   to: PaymentStatus;
-  movement?: MovementRecord;
+  movement?: Movement;
 }

@@ -8,7 +8,7 @@ import { type PayoutAction, type PayoutFailureCode, type PayoutStatus, PAYOUT_CR
 
 /** What the workflow knows of its payout. */
 export interface PayoutStoryState {
-  amountMinor: bigint | string;
+  amountMinor: bigint;
   amountExponent: number;
   currency: string;
   status: PayoutStatus;
@@ -17,7 +17,7 @@ export interface PayoutStoryState {
   failureCode: PayoutFailureCode | null;
 }
 
-const major = (p: PayoutStoryState) => `${formatMinor(BigInt(p.amountMinor), p.amountExponent)} ${p.currency}`;
+const major = (p: PayoutStoryState) => `${formatMinor(p.amountMinor, p.amountExponent)} ${p.currency}`;
 
 /** The summary line: the amount and where it goes. */
 export function payoutSummary(p: PayoutStoryState): string {

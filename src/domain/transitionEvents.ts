@@ -6,7 +6,6 @@
  * Pure: the projection, the publication and `npm run repair` all read it.
  */
 import { stepEvents } from './milestones';
-import { movementOf } from './movementRecord';
 import { amountsOf, withAmounts } from './paymentMoney';
 import type { HistoryEntry, PaymentEvent, PaymentState } from './paymentTypes';
 
@@ -26,7 +25,7 @@ interface EmittedEvent<S extends PaymentState> {
 /** The step's events; a creation's is its own, and a step recorded before milestones moved its payment's one milestone. */
 function eventsOf(state: PaymentState, entry: HistoryEntry) {
   if (!entry.from) return [{ event: entry.event }];
-  const refunded = entry.movement ? movementOf(entry.movement).refunded : 0n;
+  const refunded = entry.movement?.refunded ?? 0n;
   const events = stepEvents(
     { from: entry.from, to: entry.to, refunded, changes: entry.changes ?? [], action: entry.action, disputeId: entry.disputeId },
     state.staged,
@@ -46,14 +45,14 @@ export function emittedEvents<S extends PaymentState>(state: S, entry: HistoryEn
 
 /** The payment as a partial refund shows it: refunded, the part released with it still held, the status unchanged. */
 function refundedPart<S extends PaymentState>(state: S, entry: HistoryEntry): S {
-  const movement = entry.movement ? movementOf(entry.movement) : undefined;
+  const movement = entry.movement;
   if (!movement || movement.released === 0n || !entry.from) return state;
   const after = amountsOf(state);
   const changed = new Map(entry.changes?.map((c) => [c.id, c]));
   const milestones = state.milestones.map((m) => {
     const c = changed.get(m.id);
     if (!c?.movement) return m;
-    const mv = movementOf(c.movement);
+    const mv = c.movement;
     if (mv.released === 0n) return m;
     const a = amountsOf(m);
     return withAmounts(

@@ -58,11 +58,11 @@ const partyFields = (p: Party) => ({ recipientEmail: p.email, ...(p.recipientId 
 
 /** A new payment's money: its fee, nothing held yet. */
 const moneyFields = (platformFee: bigint) => ({
-  platformFeeMinor: platformFee.toString(),
-  heldMinor: '0',
-  releasedMinor: '0',
-  refundedMinor: '0',
-  feeCollectedMinor: '0',
+  platformFeeMinor: platformFee,
+  heldMinor: 0n,
+  releasedMinor: 0n,
+  refundedMinor: 0n,
+  feeCollectedMinor: 0n,
 });
 
 /** A new payment's milestones: those asked for, or one of the whole amount (docs/concepts.md). */
@@ -86,7 +86,7 @@ function newMilestones(
     return {
       ...(party ? { ...withoutRecipient, ...partyFields(party) } : whole),
       id: `ms_${ulid()}`,
-      amountMinor: m.amountMinor.toString(),
+      amountMinor: m.amountMinor,
       autoReleaseAfterSeconds: m.autoReleaseAfterSeconds ?? payment.autoReleaseAfterSeconds,
       reference: m.reference ?? null,
       description: m.description ?? null,
@@ -157,7 +157,7 @@ export function paymentCreation(deps: PaymentsDeps) {
         id: `pay_${call.resourceId ?? ulid()}`,
         accountId: principal.accountId,
         livemode: principal.livemode,
-        amountMinor: input.amountMinor.toString(),
+        amountMinor: input.amountMinor,
         amountExponent: minorUnits(input.currency),
         currency: input.currency,
         status: INITIAL_STATUS,

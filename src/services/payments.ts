@@ -89,11 +89,11 @@ function disputeError(plan: DisputeRefusal, milestoneId?: string): Error {
 }
 
 /** A client's amount in the payment's own minor units, or a 400 naming the field. */
-function amountOf(payment: Pick<PaymentRecord, 'currency' | 'amountExponent'>, amount: TransitionCommand['amount']): string | undefined {
+function amountOf(payment: Pick<PaymentRecord, 'currency' | 'amountExponent'>, amount: TransitionCommand['amount']): bigint | undefined {
   if (!amount) return undefined;
   const parsed = toMinor(amount.value, payment.currency, { field: amount.field, exponent: payment.amountExponent });
   if (!parsed.ok) throw new InvalidInput([{ field: amount.field, message: parsed.message }]);
-  return parsed.minor.toString();
+  return parsed.minor;
 }
 
 export function paymentsService(deps: PaymentsDeps) {
@@ -230,7 +230,7 @@ export function paymentsService(deps: PaymentsDeps) {
           exponent: current.amountExponent,
         });
         if (!parsed.ok) throw new InvalidInput([{ field: 'refund_amount', message: parsed.message }]);
-        request.refundMinor = parsed.minor.toString();
+        request.refundMinor = parsed.minor;
       }
       if (action === 'dispute_accept' || action === 'dispute_decline') request.itemId = command.offerId;
       // A finished payment's run has closed: its read model answers for it, with the workflow's own rules.

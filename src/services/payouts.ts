@@ -73,7 +73,7 @@ export function payoutsService({ db, temporal, config }: PayoutsDeps) {
       livemode: row.livemode,
       recipientId: row.recipient_id,
       bankAccountId: row.bank_account_id,
-      amountMinor: String(row.amount),
+      amountMinor: BigInt(row.amount),
       amountExponent: row.amount_exponent,
       currency: row.currency,
       status: row.status,

@@ -46,7 +46,7 @@ export type DisputeView = z.infer<typeof DisputeViewSchema>;
 
 export function disputeView(s: Pick<PaymentDetails, 'currency' | 'amountExponent'>, d: DisputeWithTexts | undefined): DisputeView {
   if (!d) return null;
-  const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
+  const major = (minor: bigint) => toMajor(minor, s.currency, s.amountExponent);
   return {
     id: d.id,
     status: d.status,
@@ -60,7 +60,7 @@ export function disputeView(s: Pick<PaymentDetails, 'currency' | 'amountExponent
       id: o.id,
       proposed_by: o.proposedBy,
       refund_amount: major(o.refundMinor),
-      release_amount: major(BigInt(d.amountMinor) - BigInt(o.refundMinor)),
+      release_amount: major(d.amountMinor - o.refundMinor),
       note: o.note,
       status: o.status,
       created_at: o.createdAt,
@@ -93,7 +93,7 @@ export const MilestoneViewSchema = z.object({
 export type MilestoneView = z.infer<typeof MilestoneViewSchema>;
 
 export function milestoneView(s: Pick<PaymentDetails, 'currency' | 'amountExponent' | 'disputes'>, m: MilestoneRecord): MilestoneView {
-  const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
+  const major = (minor: bigint) => toMajor(minor, s.currency, s.amountExponent);
   const a = amountsOf(m);
   return {
     id: m.id,
@@ -146,7 +146,7 @@ export const PaymentViewSchema = z.object({
 export type PaymentView = z.infer<typeof PaymentViewSchema>;
 
 export function paymentView(s: PaymentDetails): PaymentView {
-  const major = (minor: bigint | string) => toMajor(minor, s.currency, s.amountExponent);
+  const major = (minor: bigint) => toMajor(minor, s.currency, s.amountExponent);
   const amounts = amountsOf(s);
   return {
     id: s.id,

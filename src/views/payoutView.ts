@@ -52,7 +52,7 @@ export function payoutView(p: PayoutFields): PayoutView {
     object: 'payout',
     recipient: p.recipient_id,
     bank_account: p.bank_account_id,
-    amount: toMajor(p.amount, p.currency, p.amount_exponent),
+    amount: toMajor(BigInt(p.amount), p.currency, p.amount_exponent),
     currency: p.currency,
     status: p.status,
     failure_code: p.failure_code,

@@ -28,7 +28,6 @@ import {
   type TimerAction,
 } from '../domain/paymentTypes';
 import { creationEntry, isTerminal } from '../domain/payment';
-import { applyTransition } from '../domain/paymentPlan';
 import {
   clockAdvanceRefusal,
   nextDeadlineOf,
@@ -38,12 +37,13 @@ import {
   TIMER_SUMMARIES,
   timerDelayMs,
 } from '../domain/paymentTimers';
-import { type PlannedStep, planTransition } from '../domain/paymentPlan';
+import { type PlannedStep, applyTransition, planTransition } from '../domain/paymentPlan';
 import { INVALID_ARGUMENT } from '../domain/failures';
 import { openDispute, planDispute, planDisputeDefault } from '../domain/disputes';
 import { details } from '../domain/paymentSummary';
 import { NextDeadlineKey, PaymentStatusKey } from '../domain/searchAttributes';
 import { isReasonHash } from '../domain/reasonHash';
+import { withBigintMoney } from '../domain/moneyFields';
 import { DurableTimers } from './durableTimers';
 import { Publications } from './webhookDelivery';
 import {
@@ -76,15 +76,16 @@ class Payment {
   private readonly publications: Publications;
 
   constructor(private readonly input: PaymentWorkflowInput) {
-    this.state = input.payment;
+    // Money as bigint also from a history recorded when payloads carried it as text (docs/money.md).
+    this.state = withBigintMoney(input.payment);
     this.publications = new Publications(input.payment.id, { accountId: input.payment.accountId, livemode: input.payment.livemode });
-    this.history = input.resumed ? [...input.resumed.history] : [creationEntry(this.state, input.actor)];
+    this.history = input.resumed ? withBigintMoney(input.resumed.history) : [creationEntry(this.state, input.actor)];
     setCurrentDetails(details(this.state, this.history.at(-1)));
   }
 
   /** The plan of the transition a client's request may take now, or a failure naming the current status or the field. */
   transitionFor(req: TransitionMessage): PlannedStep {
-    const amountMinor = req.amountMinor === undefined ? undefined : BigInt(req.amountMinor);
+    const { amountMinor } = withBigintMoney(req);
     const plan = planTransition(
       this.state,
       { action: req.action, resolution: req.resolution, amountMinor, milestoneId: req.milestoneId },
@@ -96,11 +97,8 @@ class Payment {
 
   /** The plan of a party's dispute action, or a failure naming the dispute's status (or the payment's, or the field). */
   disputeStepFor(action: DisputeAction, req: DisputeMessage): PlannedStep {
-    const plan = planDispute(
-      this.state,
-      { ...req, action, refundMinor: req.refundMinor === undefined ? undefined : BigInt(req.refundMinor) },
-      this.now(),
-    );
+    // Money as bigint also in an update recorded when payloads carried it as text, or typed in the Temporal UI.
+    const plan = planDispute(this.state, { ...withBigintMoney(req), action }, this.now());
     if (plan.ok) return plan;
     throw disputeFailure(plan);
   }
@@ -155,7 +153,7 @@ class Payment {
   /** The creation's side effects, then every later transition's through `publish`. A repaired run's creation was published by the first. */
   start(): void {
     if (!this.input.resumed)
-      this.publications.publish({ payment: this.input.payment, entry: this.history[0], requestId: this.input.requestId });
+      this.publications.publish({ payment: withBigintMoney(this.input.payment), entry: this.history[0], requestId: this.input.requestId });
   }
 
   /** A client's transition (update or signal): state first, side effects after, never awaited. */

@@ -32,8 +32,8 @@ export interface PaymentWorkflowInput {
 export interface TransitionMessage {
   action: ClientAction;
   resolution?: Resolution;
-  /** A partial refund's amount, or a split's refund_amount: minor units as decimal text. */
-  amountMinor?: string;
+  /** A partial refund's amount, or a split's refund_amount, in minor units. */
+  amountMinor?: bigint;
   /** The milestone a milestone action is for. */
   milestoneId?: string;
   reason?: string | null;
@@ -52,8 +52,8 @@ export interface DisputeMessage {
   itemId?: string;
   /** Evidence: its text's keyed hash; an offer: its note's, or null. */
   hash?: string | null;
-  /** An offer's refund_amount, minor units as decimal text. */
-  refundMinor?: string;
+  /** An offer's refund_amount, in minor units. */
+  refundMinor?: bigint;
   actor: string;
   requestId?: string;
 }

@@ -23,6 +23,7 @@ import { type PayoutAction, type PayoutFailureCode, checkPayoutTransition, isTer
 import { nextSimulatedStep } from '../domain/simulatedBank';
 import { type PayoutStoryState, payoutDetails, payoutStepSummary } from '../domain/payoutStory';
 import { clockAdvanceRefusal } from '../domain/paymentTimers';
+import { withBigintMoney } from '../domain/moneyFields';
 import { DurableTimers } from './durableTimers';
 
 /** What the workflow knows of its payout: ids, amounts and the account's last four digits, nothing personal. */
@@ -31,8 +32,7 @@ export interface PayoutRunState extends PayoutStoryState {
   accountId: string;
   livemode: boolean;
   recipientId: string;
-  /** Minor units as decimal text. */
-  amountMinor: string;
+  amountMinor: bigint;
   createdAtMs: number;
   version: number;
 }
@@ -84,7 +84,8 @@ class Payout {
   private writes: Promise<unknown>;
 
   constructor(input: PayoutWorkflowInput) {
-    this.state = input.payout;
+    // Money as bigint also from a history recorded when payloads carried it as text (docs/money.md).
+    this.state = withBigintMoney(input.payout);
     setCurrentDetails(payoutDetails(this.state));
     const { publishPayoutCreated } = proxyActivities<Activities>({ ...STEP_OPTIONS, summary: payoutStepSummary(this.state, 'create') });
     this.writes = publishPayoutCreated(this.state.id);

@@ -6,7 +6,6 @@ import { expect } from 'vitest';
 import { ulid } from 'ulid';
 import type { PaymentDetails } from '../../src/domain/paymentRecord';
 import type { HistoryEntry } from '../../src/domain/paymentTypes';
-import { movementRecord } from '../../src/domain/movementRecord';
 import { wholeMilestone } from '../../src/domain/milestones';
 import { eventually, type Stack } from './stack';
 
@@ -69,7 +68,7 @@ export function samplePaymentDetails(accountId: string, over: Partial<PaymentDet
     id: `pay_${ulid()}`,
     accountId,
     livemode: false,
-    amountMinor: '1000',
+    amountMinor: 1000n,
     currency: 'USD',
     status: 'pending_deposit',
     payerEmail: 'payer@example.com',
@@ -82,11 +81,11 @@ export function samplePaymentDetails(accountId: string, over: Partial<PaymentDet
     updatedAt: now,
     version: 1,
     amountExponent: 2,
-    platformFeeMinor: '0',
-    heldMinor: '0',
-    releasedMinor: '0',
-    refundedMinor: '0',
-    feeCollectedMinor: '0',
+    platformFeeMinor: 0n,
+    heldMinor: 0n,
+    releasedMinor: 0n,
+    refundedMinor: 0n,
+    feeCollectedMinor: 0n,
     ...over,
   };
   const whole = { ...wholeMilestone(payment), reference: null, description: null, recipientEmail: payment.recipientEmail };
@@ -103,14 +102,14 @@ export const depositEntry = (at: string, minor = 1000n): HistoryEntry => ({
   actor: 'test',
   reason: null,
   at,
-  movement: movementRecord({ deposited: minor, refunded: 0n, released: 0n, fee: 0n }),
+  movement: { deposited: minor, refunded: 0n, released: 0n, fee: 0n },
 });
 
 /** A sample payment's deposit of `minor` at version 2: the payment in custody and its history entry. */
 export function sampleDeposit(accountId: string, minor = 1000n): { state: PaymentDetails; entry: HistoryEntry } {
   const created = samplePaymentDetails(accountId, { amountExponent: 2 });
   const at = new Date().toISOString();
-  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: String(minor) };
+  const state: PaymentDetails = { ...created, status: 'in_custody', version: 2, updatedAt: at, heldMinor: minor };
   return { state, entry: depositEntry(at, minor) };
 }
 

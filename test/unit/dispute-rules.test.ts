@@ -56,8 +56,8 @@ function disputed(state: PaymentState, openedBy: DisputeParty = 'payer', milesto
   return step(state, openDispute(state, plan, { id, openedBy, respondWithinSeconds: 3600, reason: 'hmac:r' }, NOW));
 }
 
-const single = () => holding(paymentState({ amountMinor: '10000', platformFeeMinor: '1000' }));
-const staged = () => holding(stagedPayment([6000n, 4000n], { platformFeeMinor: '1000' }));
+const single = () => holding(paymentState({ amountMinor: 10000n, platformFeeMinor: 1000n }));
+const staged = () => holding(stagedPayment([6000n, 4000n], { platformFeeMinor: 1000n }));
 const plan = (state: PaymentState, req: DisputeRequest, now = NOW) => planDispute(state, req, now);
 const offer = (state: PaymentState, party: 'payer' | 'recipient', refund: bigint, itemId: string, hash: string | null = null) =>
   step(state, plan(state, { action: 'dispute_offer', party, itemId, refundMinor: refund, hash }));
@@ -124,7 +124,7 @@ describe('opening', () => {
         openedBy: 'recipient',
         respondent: 'payer',
         reason: 'hmac:r',
-        amountMinor: '4000',
+        amountMinor: 4000n,
         respondBy: at(NOW + HOUR_MS),
         evidence: [],
         offers: [],
@@ -146,7 +146,7 @@ describe('opening', () => {
         { id: 'ms_2', from: 'in_custody' },
         { id: 'ms_3', from: 'pending_release' },
       ],
-      amountMinor: '5000',
+      amountMinor: 5000n,
       respondent: null,
       respondBy: null,
     });
@@ -300,10 +300,10 @@ describe("a dispute's record steps", () => {
     s = offer(s, 'payer', 3000n, 'of_3');
     s = offer(s, 'payer', 4000n, 'of_4');
     expect(s.disputes![0].offers.map((o) => [o.id, o.proposedBy, o.refundMinor, o.noteHash, o.status])).toEqual([
-      ['of_1', 'payer', '1000', 'hmac:n', 'declined'],
-      ['of_2', 'recipient', '500', null, 'proposed'],
-      ['of_3', 'payer', '3000', null, 'superseded'],
-      ['of_4', 'payer', '4000', null, 'proposed'],
+      ['of_1', 'payer', 1000n, 'hmac:n', 'declined'],
+      ['of_2', 'recipient', 500n, null, 'proposed'],
+      ['of_3', 'payer', 3000n, null, 'superseded'],
+      ['of_4', 'payer', 4000n, null, 'proposed'],
     ]);
     expect(s.disputes![0].offers[3].createdAt).toBe(at(NOW));
   });
@@ -313,13 +313,13 @@ describe("a dispute's endings", () => {
   it('an accepted offer of 0 releases everything, of everything refunds it, the fee pro rata', () => {
     const zero = offer(disputed(single()), 'recipient', 0n, 'of_1');
     const released = step(zero, plan(zero, { action: 'dispute_accept', party: 'payer', itemId: 'of_1' }));
-    expect([released.status, released.releasedMinor, released.feeCollectedMinor]).toEqual(['released', '10000', '1000']);
+    expect([released.status, released.releasedMinor, released.feeCollectedMinor]).toEqual(['released', 10000n, 1000n]);
     const all = offer(disputed(single()), 'recipient', 10000n, 'of_1');
     const refunded = step(all, plan(all, { action: 'dispute_accept', party: 'payer', itemId: 'of_1' }));
     expect([refunded.status, refunded.refundedMinor, refunded.disputes![0].resolution]).toEqual([
       'refunded',
-      '10000',
-      { refundMinor: '10000', releaseMinor: '0', decidedBy: 'agreement', at: at(NOW) },
+      10000n,
+      { refundMinor: 10000n, releaseMinor: 0n, decidedBy: 'agreement', at: at(NOW) },
     ]);
   });
 
@@ -346,7 +346,7 @@ describe("a dispute's endings", () => {
     expect(p.events.map((e) => e.event)).toEqual(['payment.refunded', 'payment.dispute_updated']);
     const { state, entry } = applyTransition(s, p, meta);
     expect([entry.action, entry.event, entry.disputeId]).toEqual(['dispute_accept', 'payment.refunded', 'dp_1']);
-    expect(state.disputes![0].resolution).toMatchObject({ refundMinor: '10000', releaseMinor: '0', decidedBy: 'agreement' });
+    expect(state.disputes![0].resolution).toMatchObject({ refundMinor: 10000n, releaseMinor: 0n, decidedBy: 'agreement' });
   });
 
   it('a withdrawal: each milestone back to its status, its auto-release afresh; only payment.dispute_updated', () => {
@@ -367,7 +367,7 @@ describe("a dispute's endings", () => {
     expect(state.milestones[0]).toMatchObject({ status: 'pending_release', releaseAt: at(NOW + 1000 + 60_000) });
     expect(state.disputes![0]).toMatchObject({
       status: 'withdrawn',
-      resolution: { refundMinor: '0', releaseMinor: '0', decidedBy: 'withdrawal', at: at(NOW + 1000) },
+      resolution: { refundMinor: 0n, releaseMinor: 0n, decidedBy: 'withdrawal', at: at(NOW + 1000) },
     });
   });
 
@@ -377,11 +377,11 @@ describe("a dispute's endings", () => {
     const p = planDisputeDefault(s, 'dp_1', NOW + HOUR_MS)!;
     expect([p.action, p.milestoneId, p.changes.map((c) => [c.id, c.to])]).toEqual(['dispute_default', 'ms_2', [['ms_2', 'refunded']]]);
     const after = step(s, p);
-    expect(after.disputes![0].resolution).toEqual({ refundMinor: '4000', releaseMinor: '0', decidedBy: 'default', at: at(NOW + HOUR_MS) });
+    expect(after.disputes![0].resolution).toEqual({ refundMinor: 4000n, releaseMinor: 0n, decidedBy: 'default', at: at(NOW + HOUR_MS) });
     expect(planDisputeDefault(after, 'dp_1', NOW + 2 * HOUR_MS)).toBeUndefined();
     // Its milestone refunded meanwhile by the platform: nothing left for the default to decide.
     const refunded = step(s, planTransition(s, { action: 'refund', milestoneId: 'ms_2' }, NOW));
-    expect(refunded.disputes![0]).toMatchObject({ status: 'resolved', resolution: { decidedBy: 'platform', refundMinor: '4000' } });
+    expect(refunded.disputes![0]).toMatchObject({ status: 'resolved', resolution: { decidedBy: 'platform', refundMinor: 4000n } });
     expect(planDisputeDefault({ ...s, milestones: refunded.milestones }, 'dp_1', NOW + HOUR_MS)).toBeUndefined();
   });
 
@@ -393,8 +393,8 @@ describe("a dispute's endings", () => {
     if (!second.ok) throw new Error(second.message);
     expect(second.events.at(-1)).toEqual({ event: 'payment.dispute_updated' });
     expect(step(first, second).disputes![0].resolution).toEqual({
-      refundMinor: '4000',
-      releaseMinor: '0',
+      refundMinor: 4000n,
+      releaseMinor: 0n,
       decidedBy: 'platform',
       at: at(NOW),
     });
@@ -553,7 +553,7 @@ describe('texts and the view', () => {
         ...d,
         reason: null,
         reasonText: null,
-        resolution: { refundMinor: '2500', releaseMinor: '7500', decidedBy: 'agreement', at: 'x' },
+        resolution: { refundMinor: 2500n, releaseMinor: 7500n, decidedBy: 'agreement', at: 'x' },
       }),
     ).toMatchObject({
       reason: null,

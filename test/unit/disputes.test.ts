@@ -17,8 +17,8 @@ const meta = { actor: 'key_1', reason: null, at: new Date(NOW).toISOString() };
 
 /** A payment of 125.50 USD (fee 6.27) in `status`, holding everything. */
 function holding(status: 'in_custody' | 'pending_release' = 'in_custody'): PaymentState {
-  const p = paymentState({ status, heldMinor: '12550', platformFeeMinor: '627' });
-  return { ...p, milestones: p.milestones.map((m) => ({ ...m, status, heldMinor: '12550' })) };
+  const p = paymentState({ status, heldMinor: 12550n, platformFeeMinor: 627n });
+  return { ...p, milestones: p.milestones.map((m) => ({ ...m, status, heldMinor: 12550n })) };
 }
 
 function step(state: PaymentState, plan: PlannedStep | ({ ok: boolean } & Partial<PlannedStep>)): PaymentState {
@@ -45,7 +45,7 @@ describe('opening', () => {
         id: 'dp_1',
         status: 'awaiting_response',
         respondent: 'recipient',
-        amountMinor: '12550',
+        amountMinor: 12550n,
         covers: [{ id: state.milestones[0].id, from: 'in_custody' }],
         respondBy: new Date(NOW + 3600_000).toISOString(),
       }),
@@ -98,21 +98,21 @@ describe('turns', () => {
     state = step(state, planDispute(state, { action: 'dispute_offer', party: 'recipient', itemId: 'of_1', refundMinor: 2000n }, NOW));
     const plan = planDispute(state, { action: 'dispute_accept', party: 'payer', itemId: 'of_1' }, NOW);
     const after = step(state, plan);
-    expect([after.status, after.refundedMinor, after.releasedMinor, after.feeCollectedMinor]).toEqual(['released', '2000', '10550', '527']);
+    expect([after.status, after.refundedMinor, after.releasedMinor, after.feeCollectedMinor]).toEqual(['released', 2000n, 10550n, 527n]);
     expect(after.disputes![0]).toMatchObject({
       status: 'resolved',
       offers: [{ id: 'of_1', status: 'accepted' }],
-      resolution: { refundMinor: '2000', releaseMinor: '10550', decidedBy: 'agreement' },
+      resolution: { refundMinor: 2000n, releaseMinor: 10550n, decidedBy: 'agreement' },
     });
   });
 
   it('a withdrawal returns each milestone to its status before; a default decides for the opener', () => {
     const back = disputed('recipient', 'pending_release');
     const withdrawn = step(back, planDispute(back, { action: 'dispute_withdraw', party: 'recipient' }, NOW));
-    expect([withdrawn.status, withdrawn.heldMinor, withdrawn.disputes![0].status]).toEqual(['pending_release', '12550', 'withdrawn']);
+    expect([withdrawn.status, withdrawn.heldMinor, withdrawn.disputes![0].status]).toEqual(['pending_release', 12550n, 'withdrawn']);
 
     const silent = disputed('recipient');
     const decided = step(silent, planDisputeDefault(silent, 'dp_1', NOW + 2 * DAY_MS)!);
-    expect([decided.status, decided.releasedMinor, decided.disputes![0].resolution?.decidedBy]).toEqual(['released', '12550', 'default']);
+    expect([decided.status, decided.releasedMinor, decided.disputes![0].resolution?.decidedBy]).toEqual(['released', 12550n, 'default']);
   });
 });

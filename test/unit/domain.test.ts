@@ -32,7 +32,7 @@ describe('money', () => {
     expect(formatMajor(1050n, 'USD')).toBe('10.50');
     expect(formatMajor(5n, 'KWD')).toBe('0.005');
     expect(formatMajor(1500n, 'JPY')).toBe('1500');
-    expect(toMajor('29', 'USD')).toBe(0.29);
+    expect(toMajor(29n, 'USD')).toBe(0.29);
   });
 });
 

@@ -10,7 +10,7 @@ export function paymentState(overrides: Partial<PaymentState> = {}): PaymentStat
     id: 'pay_01JD0000000000000000000000',
     accountId: 'acct_1',
     livemode: false,
-    amountMinor: '12550',
+    amountMinor: 12550n,
     amountExponent: 2,
     currency: 'USD',
     status: 'pending_deposit',
@@ -19,11 +19,11 @@ export function paymentState(overrides: Partial<PaymentState> = {}): PaymentStat
     createdAt: '2026-11-23T12:00:00.000Z',
     updatedAt: '2026-11-23T12:00:00.000Z',
     version: 1,
-    platformFeeMinor: '0',
-    heldMinor: '0',
-    releasedMinor: '0',
-    refundedMinor: '0',
-    feeCollectedMinor: '0',
+    platformFeeMinor: 0n,
+    heldMinor: 0n,
+    releasedMinor: 0n,
+    refundedMinor: 0n,
+    feeCollectedMinor: 0n,
     ...overrides,
   };
   return { ...base, milestones: overrides.milestones ?? [wholeMilestone(base)], staged: overrides.staged ?? false };
@@ -41,11 +41,11 @@ export function releasingAt(state: PaymentState, at: number): PaymentState {
  * unless overridden.
  */
 export function stagedPayment(amounts: readonly bigint[], overrides: Partial<Omit<PaymentState, 'milestones'>> = {}): PaymentState {
-  const base = paymentState({ amountMinor: amounts.reduce((sum, a) => sum + a, 0n).toString(), staged: true, ...overrides });
+  const base = paymentState({ amountMinor: amounts.reduce((sum, a) => sum + a, 0n), staged: true, ...overrides });
   const [template] = base.milestones;
   return {
     ...base,
-    milestones: amounts.map((a, i) => ({ ...template, id: `ms_${i + 1}`, amountMinor: a.toString() })),
+    milestones: amounts.map((a, i) => ({ ...template, id: `ms_${i + 1}`, amountMinor: a })),
   };
 }
 

@@ -61,10 +61,10 @@ const named = (events: readonly { event: string; milestoneId?: string }[]) =>
   events.map((e) => (e.milestoneId === undefined ? e.event : `${e.event} ${e.milestoneId}`));
 
 /** The worked example of docs/money.md: 1000.00 USD, fee 29.99, design 200.00, build 500.00, launch 300.00. */
-const worked = () => stagedPayment([20000n, 50000n, 30000n], { platformFeeMinor: '2999' });
+const worked = () => stagedPayment([20000n, 50000n, 30000n], { platformFeeMinor: 2999n });
 
 describe('PAYMENT_STATUS_RULES: the payment’s status from its milestones’', () => {
-  const m = (status: PaymentStatus, held = '0', released = '0') => ({ status, heldMinor: held, releasedMinor: released });
+  const m = (status: PaymentStatus, held = 0n, released = 0n) => ({ status, heldMinor: held, releasedMinor: released });
 
   it('are these rules, in this order (the first that holds wins)', () => {
     expect(PAYMENT_STATUS_RULES.map((r) => [r.status, r.when])).toEqual([
@@ -83,22 +83,22 @@ describe('PAYMENT_STATUS_RULES: the payment’s status from its milestones’', 
     ['all await the deposit', [m('pending_deposit'), m('pending_deposit')], ['pending_deposit', 'refunded']],
     ['one awaits the deposit, one is cancelled', [m('pending_deposit'), m('cancelled')], ['refunded']],
     ['all cancelled', [m('cancelled'), m('cancelled')], ['cancelled', 'refunded']],
-    ['one disputed, one in custody', [m('in_custody', '5'), m('disputed', '5')], ['disputed', 'in_custody', 'refunded']],
-    ['one disputed, one pending release', [m('pending_release', '5'), m('disputed', '5')], ['disputed', 'in_custody', 'refunded']],
+    ['one disputed, one in custody', [m('in_custody', 5n), m('disputed', 5n)], ['disputed', 'in_custody', 'refunded']],
+    ['one disputed, one pending release', [m('pending_release', 5n), m('disputed', 5n)], ['disputed', 'in_custody', 'refunded']],
     [
       'one pending release, one released',
-      [m('pending_release', '5'), m('released', '0', '5')],
+      [m('pending_release', 5n), m('released', 0n, 5n)],
       ['pending_release', 'in_custody', 'released', 'refunded'],
     ],
-    ['one pending release, one refunded whole', [m('refunded'), m('pending_release', '5')], ['pending_release', 'in_custody', 'refunded']],
-    ['one pending release, one in custody', [m('pending_release', '5'), m('in_custody', '5')], ['in_custody', 'refunded']],
-    ['one in custody, one refunded whole', [m('refunded'), m('in_custody', '5')], ['in_custody', 'refunded']],
-    ['one in custody, one released', [m('released', '0', '5'), m('in_custody', '5')], ['in_custody', 'released', 'refunded']],
-    ['one refunded whole, one released', [m('refunded'), m('released', '0', '5')], ['released', 'refunded']],
-    ['one released, one refunded whole', [m('released', '0', '5'), m('refunded')], ['released', 'refunded']],
+    ['one pending release, one refunded whole', [m('refunded'), m('pending_release', 5n)], ['pending_release', 'in_custody', 'refunded']],
+    ['one pending release, one in custody', [m('pending_release', 5n), m('in_custody', 5n)], ['in_custody', 'refunded']],
+    ['one in custody, one refunded whole', [m('refunded'), m('in_custody', 5n)], ['in_custody', 'refunded']],
+    ['one in custody, one released', [m('released', 0n, 5n), m('in_custody', 5n)], ['in_custody', 'released', 'refunded']],
+    ['one refunded whole, one released', [m('refunded'), m('released', 0n, 5n)], ['released', 'refunded']],
+    ['one released, one refunded whole', [m('released', 0n, 5n), m('refunded')], ['released', 'refunded']],
     ['all refunded whole', [m('refunded'), m('refunded')], ['refunded']],
-    ['one released', [m('released', '0', '1')], ['released', 'refunded']],
-    ['one pending release', [m('pending_release', '1')], ['pending_release', 'in_custody', 'refunded']],
+    ['one released', [m('released', 0n, 1n)], ['released', 'refunded']],
+    ['one pending release', [m('pending_release', 1n)], ['pending_release', 'in_custody', 'refunded']],
   ];
 
   it.each(cases)('%s', (_, milestones, holding) => {
@@ -107,16 +107,16 @@ describe('PAYMENT_STATUS_RULES: the payment’s status from its milestones’', 
   });
 
   it('with one milestone, the payment’s status is the milestone’s', () => {
-    const amounts: Record<PaymentStatus, [string, string]> = {
-      pending_deposit: ['0', '0'],
-      in_custody: ['10', '0'],
-      pending_release: ['10', '0'],
-      disputed: ['10', '0'],
-      released: ['0', '10'],
-      refunded: ['0', '0'],
-      cancelled: ['0', '0'],
+    const amounts: Record<PaymentStatus, [bigint, bigint]> = {
+      pending_deposit: [0n, 0n],
+      in_custody: [10n, 0n],
+      pending_release: [10n, 0n],
+      disputed: [10n, 0n],
+      released: [0n, 10n],
+      refunded: [0n, 0n],
+      cancelled: [0n, 0n],
     };
-    for (const [status, [held, released]] of Object.entries(amounts) as [PaymentStatus, [string, string]][]) {
+    for (const [status, [held, released]] of Object.entries(amounts) as [PaymentStatus, [bigint, bigint]][]) {
       expect(paymentStatusOf([m(status, held, released)])).toBe(status);
     }
   });
@@ -203,27 +203,27 @@ describe('a milestone’s money', () => {
   const m: MilestoneState = {
     ...wholeMilestone(paymentState()),
     id: 'ms_1',
-    amountMinor: '1000',
+    amountMinor: 1000n,
     status: 'released',
-    heldMinor: '0',
-    releasedMinor: '700',
-    refundedMinor: '300',
-    feeCollectedMinor: '21',
+    heldMinor: 0n,
+    releasedMinor: 700n,
+    refundedMinor: 300n,
+    feeCollectedMinor: 21n,
   };
 
   it('amountsOf reads it, withAmounts writes it', () => {
     expect(amountsOf(m)).toEqual({ held: 0n, released: 700n, refunded: 300n, feeCollected: 21n });
     expect(withAmounts(m, { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toEqual({
       ...m,
-      heldMinor: '1',
-      releasedMinor: '2',
-      refundedMinor: '3',
-      feeCollectedMinor: '4',
+      heldMinor: 1n,
+      releasedMinor: 2n,
+      refundedMinor: 3n,
+      feeCollectedMinor: 4n,
     });
   });
 
   it('sumOfMilestones adds each amount over the milestones', () => {
-    const other = { ...m, id: 'ms_2', heldMinor: '4000', releasedMinor: '50', refundedMinor: '6', feeCollectedMinor: '1' };
+    const other = { ...m, id: 'ms_2', heldMinor: 4000n, releasedMinor: 50n, refundedMinor: 6n, feeCollectedMinor: 1n };
     expect(sumOfMilestones([m, other])).toEqual({ held: 4000n, released: 750n, refunded: 306n, feeCollected: 22n });
     expect(sumOfMilestones([])).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
   });
@@ -236,21 +236,21 @@ describe('the one milestone of a payment created without milestones', () => {
   });
 
   it('is the whole amount, with the payment’s status, recipient and auto-release, nothing moved unless given', () => {
-    const p = { id: 'pay_01X', amountMinor: '500', status: 'pending_deposit', autoReleaseAfterSeconds: 60 } as const;
+    const p = { id: 'pay_01X', amountMinor: 500n, status: 'pending_deposit', autoReleaseAfterSeconds: 60 } as const;
     expect(wholeMilestone(p)).toStrictEqual({
       id: 'ms_01X',
-      amountMinor: '500',
+      amountMinor: 500n,
       status: 'pending_deposit',
-      heldMinor: '0',
-      releasedMinor: '0',
-      refundedMinor: '0',
-      feeCollectedMinor: '0',
+      heldMinor: 0n,
+      releasedMinor: 0n,
+      refundedMinor: 0n,
+      feeCollectedMinor: 0n,
       autoReleaseAfterSeconds: 60,
       releaseAt: null,
     });
     expect(
-      wholeMilestone({ ...p, status: 'released', heldMinor: '1', releasedMinor: '400', refundedMinor: '99', feeCollectedMinor: '7' }),
-    ).toMatchObject({ status: 'released', heldMinor: '1', releasedMinor: '400', refundedMinor: '99', feeCollectedMinor: '7' });
+      wholeMilestone({ ...p, status: 'released', heldMinor: 1n, releasedMinor: 400n, refundedMinor: 99n, feeCollectedMinor: 7n }),
+    ).toMatchObject({ status: 'released', heldMinor: 1n, releasedMinor: 400n, refundedMinor: 99n, feeCollectedMinor: 7n });
   });
 });
 
@@ -267,22 +267,22 @@ describe('ledgerMovements: one ledger entry per milestone that moved money', () 
     at: '2026-11-24T00:00:00.000Z',
     ...extra,
   });
-  const record = (refunded: string) => ({ deposited: '0', refunded, released: '0', fee: '0' });
+  const record = (refunded: bigint) => ({ deposited: 0n, refunded, released: 0n, fee: 0n });
 
   it('from the entry’s changes, skipping a milestone that moved none', () => {
     const changes: MilestoneChange[] = [
-      { id: 'ms_1', from: 'in_custody', to: 'refunded', movement: record('100') },
+      { id: 'ms_1', from: 'in_custody', to: 'refunded', movement: record(100n) },
       { id: 'ms_2', from: 'released', to: 'released' },
-      { id: 'ms_3', from: 'disputed', to: 'refunded', movement: record('7') },
+      { id: 'ms_3', from: 'disputed', to: 'refunded', movement: record(7n) },
     ];
-    expect(ledgerMovements(state, entry({ movement: record('107'), changes }))).toEqual([
+    expect(ledgerMovements(state, entry({ movement: record(107n), changes }))).toEqual([
       { milestoneId: 'ms_1', movement: { deposited: 0n, refunded: 100n, released: 0n, fee: 0n } },
       { milestoneId: 'ms_3', movement: { deposited: 0n, refunded: 7n, released: 0n, fee: 0n } },
     ]);
   });
 
   it('an entry recorded before milestones (no `changes`) moved its payment’s one milestone', () => {
-    expect(ledgerMovements(state, entry({ movement: record('12550') }))).toEqual([
+    expect(ledgerMovements(state, entry({ movement: record(12550n) }))).toEqual([
       { milestoneId: 'ms_01JD0000000000000000000000', movement: { deposited: 0n, refunded: 12550n, released: 0n, fee: 0n } },
     ]);
     expect(ledgerMovements(state, entry({ action: 'approve', to: 'pending_release' }))).toEqual([]);
@@ -304,7 +304,7 @@ describe('the worked example (docs/money.md), step by step', () => {
         id: m.id,
         from: 'pending_deposit',
         to: 'in_custody',
-        movement: { deposited: m.amountMinor, refunded: '0', released: '0', fee: '0' },
+        movement: { deposited: m.amountMinor, refunded: 0n, released: 0n, fee: 0n },
       })),
       events: [{ event: 'payment.deposited' }],
     });
@@ -318,10 +318,10 @@ describe('the worked example (docs/money.md), step by step', () => {
       actor: 'key_1',
       reason: null,
       at: iso(NOW),
-      movement: { deposited: '100000', refunded: '0', released: '0', fee: '0' },
+      movement: { deposited: 100000n, refunded: 0n, released: 0n, fee: 0n },
       changes: plan.changes,
     });
-    expect(state).toMatchObject({ status: 'in_custody', heldMinor: '100000', version: 2, milestones: plan.milestones });
+    expect(state).toMatchObject({ status: 'in_custody', heldMinor: 100000n, version: 2, milestones: plan.milestones });
     expect(ledgerMovements(state, entry).map((l) => [l.milestoneId, l.movement.deposited])).toEqual([
       ['ms_1', 20000n],
       ['ms_2', 50000n],
@@ -356,27 +356,27 @@ describe('the worked example (docs/money.md), step by step', () => {
     state = step(state, { action: 'release', milestoneId: 'ms_1' }).state;
     expect(milestone(state, 'ms_1')).toMatchObject({
       status: 'released',
-      heldMinor: '0',
-      releasedMinor: '20000',
-      feeCollectedMinor: '599',
+      heldMinor: 0n,
+      releasedMinor: 20000n,
+      feeCollectedMinor: 599n,
     });
-    expect(state).toMatchObject({ status: 'in_custody', heldMinor: '80000', releasedMinor: '20000', feeCollectedMinor: '599' });
+    expect(state).toMatchObject({ status: 'in_custody', heldMinor: 80000n, releasedMinor: 20000n, feeCollectedMinor: 599n });
 
     // Build partly refunded: 50.00 back, build holds 450.00 and stays in custody.
     plan = planned(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n });
     expect(plan.changes).toEqual([
-      { id: 'ms_2', from: 'in_custody', to: 'in_custody', movement: { deposited: '0', refunded: '5000', released: '0', fee: '0' } },
+      { id: 'ms_2', from: 'in_custody', to: 'in_custody', movement: { deposited: 0n, refunded: 5000n, released: 0n, fee: 0n } },
     ]);
     expect(plan.events).toEqual([{ event: 'payment.partially_refunded' }]);
     state = step(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 5000n }).state;
-    expect(milestone(state, 'ms_2')).toMatchObject({ status: 'in_custody', heldMinor: '45000', refundedMinor: '5000' });
+    expect(milestone(state, 'ms_2')).toMatchObject({ status: 'in_custody', heldMinor: 45000n, refundedMinor: 5000n });
 
     // Build released: 65000 released in all, the fee floor(2999 × 65000 / 100000) = 1949, this entry 1350.
     state = step(state, { action: 'approve', milestoneId: 'ms_2' }).state;
     plan = planned(state, { action: 'release', milestoneId: 'ms_2' });
     expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 45000n, fee: 1350n });
     state = step(state, { action: 'release', milestoneId: 'ms_2' }).state;
-    expect(milestone(state, 'ms_2').feeCollectedMinor).toBe('1350');
+    expect(milestone(state, 'ms_2').feeCollectedMinor).toBe(1350n);
 
     // Launch disputed, then split: 100.00 back, 200.00 released, the fee 2549 in all, this entry 600.
     plan = planned(state, { action: 'dispute', milestoneId: 'ms_3' });
@@ -390,15 +390,15 @@ describe('the worked example (docs/money.md), step by step', () => {
     expect(entry).toMatchObject({ event: 'payment.released', milestoneId: 'ms_3', from: 'disputed', to: 'released' });
     expect(next).toMatchObject({
       status: 'released',
-      heldMinor: '0',
-      releasedMinor: '85000',
-      refundedMinor: '15000',
-      feeCollectedMinor: '2549',
+      heldMinor: 0n,
+      releasedMinor: 85000n,
+      refundedMinor: 15000n,
+      feeCollectedMinor: 2549n,
     });
     expect(next.milestones.map((m) => [m.status, m.heldMinor, m.releasedMinor, m.refundedMinor, m.feeCollectedMinor])).toEqual([
-      ['released', '0', '20000', '0', '599'],
-      ['released', '0', '45000', '5000', '1350'],
-      ['released', '0', '20000', '10000', '600'],
+      ['released', 0n, 20000n, 0n, 599n],
+      ['released', 0n, 45000n, 5000n, 1350n],
+      ['released', 0n, 20000n, 10000n, 600n],
     ]);
 
     // The split's events: the refunded part first, showing the payment before the release, then the milestone's release and the payment's.
@@ -413,20 +413,20 @@ describe('the worked example (docs/money.md), step by step', () => {
     expect(events[0].state).toEqual({
       ...next,
       status: 'disputed',
-      heldMinor: '20000',
-      releasedMinor: '65000',
-      refundedMinor: '15000',
-      feeCollectedMinor: '1949',
+      heldMinor: 20000n,
+      releasedMinor: 65000n,
+      refundedMinor: 15000n,
+      feeCollectedMinor: 1949n,
       milestones: [
         next.milestones[0],
         next.milestones[1],
         {
           ...next.milestones[2],
           status: 'disputed',
-          heldMinor: '20000',
-          releasedMinor: '0',
-          refundedMinor: '10000',
-          feeCollectedMinor: '0',
+          heldMinor: 20000n,
+          releasedMinor: 0n,
+          refundedMinor: 10000n,
+          feeCollectedMinor: 0n,
         },
       ],
     });
@@ -525,7 +525,7 @@ describe('planTransition: a milestone’s own actions', () => {
     // Its whole held amount is a full refund of the milestone: refunded, the payment keeps the others.
     const whole = planned(state, { action: 'refund', milestoneId: 'ms_2', amountMinor: 45000n });
     expect(whole.changes).toEqual([
-      { id: 'ms_2', from: 'in_custody', to: 'refunded', movement: { deposited: '0', refunded: '45000', released: '0', fee: '0' } },
+      { id: 'ms_2', from: 'in_custody', to: 'refunded', movement: { deposited: 0n, refunded: 45000n, released: 0n, fee: 0n } },
     ]);
     expect(whole).toMatchObject({ to: 'in_custody', events: [{ event: 'payment.partially_refunded' }] });
     // Less than it holds is partial, though it is more than another milestone holds.
@@ -544,7 +544,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
   /** Four milestones: in custody, released, pending release, in custody (the payment in custody). */
   const mixed = () =>
     run(
-      stagedPayment([100n, 200n, 300n, 400n], { autoReleaseAfterSeconds: 3600, platformFeeMinor: '100' }),
+      stagedPayment([100n, 200n, 300n, 400n], { autoReleaseAfterSeconds: 3600, platformFeeMinor: 100n }),
       { action: 'deposit' },
       { action: 'approve', milestoneId: 'ms_2' },
       { action: 'release', milestoneId: 'ms_2' },
@@ -589,9 +589,9 @@ describe('planTransition: a payment-level action acts on every milestone it appl
     expect(before.status).toBe('disputed');
     const plan = planned(before, { action: 'refund' });
     expect(plan.changes.map((c) => [c.id, c.from, c.to, c.movement?.refunded])).toEqual([
-      ['ms_1', 'disputed', 'refunded', '100'],
-      ['ms_3', 'pending_release', 'refunded', '300'],
-      ['ms_4', 'in_custody', 'refunded', '400'],
+      ['ms_1', 'disputed', 'refunded', 100n],
+      ['ms_3', 'pending_release', 'refunded', 300n],
+      ['ms_4', 'in_custody', 'refunded', 400n],
     ]);
     expect(plan.movement).toEqual({ deposited: 0n, refunded: 800n, released: 0n, fee: 0n });
     // Something was released: the payment ends released, the refund announced as a partial one.
@@ -616,8 +616,8 @@ describe('planTransition: a payment-level action acts on every milestone it appl
     expect(named(release.events)).toEqual(['payment.milestone_released ms_1', 'payment.milestone_released ms_4', 'payment.approved']);
     const refund = planned(both, { action: 'resolve', resolution: 'refund' });
     expect(refund.changes.map((c) => [c.id, c.to, c.movement?.refunded])).toEqual([
-      ['ms_1', 'refunded', '100'],
-      ['ms_4', 'refunded', '400'],
+      ['ms_1', 'refunded', 100n],
+      ['ms_4', 'refunded', 400n],
     ]);
     expect(refund.events).toEqual([{ event: 'payment.partially_refunded' }, { event: 'payment.approved' }]);
 
@@ -647,7 +647,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
     const before = mixed();
     expect(before.status).toBe('in_custody');
     const plan = planned(before, { action: 'release' });
-    expect(plan.changes.map((c) => [c.id, c.from, c.to, c.movement?.released])).toEqual([['ms_3', 'pending_release', 'released', '300']]);
+    expect(plan.changes.map((c) => [c.id, c.from, c.to, c.movement?.released])).toEqual([['ms_3', 'pending_release', 'released', 300n]]);
     expect(plan.to).toBe('in_custody');
     expect(named(plan.events)).toEqual(['payment.milestone_released ms_3']);
   });
@@ -721,12 +721,12 @@ describe('planTransition: a payment-level action acts on every milestone it appl
     );
     const partial = planned(one, { action: 'refund', amountMinor: 100n });
     expect(partial.changes).toEqual([
-      { id: 'ms_2', from: 'in_custody', to: 'in_custody', movement: { deposited: '0', refunded: '100', released: '0', fee: '0' } },
+      { id: 'ms_2', from: 'in_custody', to: 'in_custody', movement: { deposited: 0n, refunded: 100n, released: 0n, fee: 0n } },
     ]);
     const disputed = run(one, { action: 'dispute' });
     const split = planned(disputed, { action: 'resolve', resolution: 'split', amountMinor: 100n });
     expect(split.changes.map((c) => [c.id, c.from, c.to, c.movement])).toEqual([
-      ['ms_2', 'disputed', 'released', { deposited: '0', refunded: '100', released: '49900', fee: '1497' }],
+      ['ms_2', 'disputed', 'released', { deposited: 0n, refunded: 100n, released: 49900n, fee: 1497n }],
     ]);
     // floor(2999 × (30000 + 49900) / 100000) = 2396: launch's release collected 899, this one the 1497 more.
     expect(split.after).toEqual({ held: 0n, released: 79900n, refunded: 20100n, feeCollected: 2396n });
@@ -735,7 +735,7 @@ describe('planTransition: a payment-level action acts on every milestone it appl
   it('a payment whose amounts disagree with its milestones’ is a bug: planning throws, naming the milestone', () => {
     const state = run(stagedPayment([500n, 500n]), { action: 'deposit' }, { action: 'refund', milestoneId: 'ms_2' });
     // The payment claims more than its one holding milestone holds.
-    const broken = { ...state, heldMinor: '1000' };
+    const broken = { ...state, heldMinor: 1000n };
     expect(() => planTransition(broken, { action: 'refund', amountMinor: 700n }, NOW)).toThrow(
       'ms_1: amount must be less than the amount held',
     );
@@ -746,26 +746,26 @@ describe('the fee across milestones', () => {
   it('one payment-level release collects each milestone’s difference in turn: the payment’s fee stays floor(fee × released / amount)', () => {
     // 3 JPY in three parts of 1, a fee of 2: after 1 released floor(2/3) = 0, after 2 floor(4/3) = 1, after 3, 2.
     const state = run(
-      stagedPayment([1n, 1n, 1n], { currency: 'JPY', amountExponent: 0, platformFeeMinor: '2' }),
+      stagedPayment([1n, 1n, 1n], { currency: 'JPY', amountExponent: 0, platformFeeMinor: 2n }),
       { action: 'deposit' },
       { action: 'approve' },
     );
     const plan = planned(state, { action: 'release' });
     expect(plan.changes.map((c) => [c.id, c.movement?.released, c.movement?.fee])).toEqual([
-      ['ms_1', '1', '0'],
-      ['ms_2', '1', '1'],
-      ['ms_3', '1', '1'],
+      ['ms_1', 1n, 0n],
+      ['ms_2', 1n, 1n],
+      ['ms_3', 1n, 1n],
     ]);
     expect(plan.movement).toEqual({ deposited: 0n, refunded: 0n, released: 3n, fee: 2n });
-    expect(plan.milestones.map((m) => m.feeCollectedMinor)).toEqual(['0', '1', '1']);
+    expect(plan.milestones.map((m) => m.feeCollectedMinor)).toEqual([0n, 1n, 1n]);
     expect(plan.after.feeCollected).toBe(2n);
   });
 
   it('a release of part of the amount rounds the running total down, not each part', () => {
     // 30.00 in three parts of 10.00, a fee of 1.00: 33, then 66 in all (33 more), then 100 (34 more).
-    const state = run(stagedPayment([1000n, 1000n, 1000n], { platformFeeMinor: '100' }), { action: 'deposit' }, { action: 'approve' });
+    const state = run(stagedPayment([1000n, 1000n, 1000n], { platformFeeMinor: 100n }), { action: 'deposit' }, { action: 'approve' });
     const plan = planned(state, { action: 'release' });
-    expect(plan.milestones.map((m) => m.feeCollectedMinor)).toEqual(['33', '33', '34']);
+    expect(plan.milestones.map((m) => m.feeCollectedMinor)).toEqual([33n, 33n, 34n]);
     const first = planned(state, { action: 'release', milestoneId: 'ms_2' });
     expect(first.after.feeCollected).toBe(33n);
   });
@@ -801,7 +801,7 @@ describe('release_at: the auto-release of each approved milestone', () => {
   it('is kept by a partial refund (the milestone stays pending release), cleared on leaving pending_release', () => {
     const state = approved();
     const partial = planned(state, { action: 'refund', amountMinor: 10n, milestoneId: 'ms_3' }, NOW + 60_000);
-    expect(partial.milestones[2]).toMatchObject({ status: 'pending_release', heldMinor: '290', releaseAt: iso(NOW + 2 * HOUR) });
+    expect(partial.milestones[2]).toMatchObject({ status: 'pending_release', heldMinor: 290n, releaseAt: iso(NOW + 2 * HOUR) });
     for (const req of [
       { action: 'dispute', milestoneId: 'ms_3' },
       { action: 'release', milestoneId: 'ms_3' },
@@ -878,10 +878,10 @@ describe('applyTransition on a payment with milestones', () => {
       version: before.version + 1,
       updatedAt: iso(NOW),
       milestones: plan.milestones,
-      heldMinor: '80000',
-      releasedMinor: '20000',
-      refundedMinor: '0',
-      feeCollectedMinor: '599',
+      heldMinor: 80000n,
+      releasedMinor: 20000n,
+      refundedMinor: 0n,
+      feeCollectedMinor: 599n,
     });
     expect(entry).toStrictEqual({
       seq: before.version + 1,
@@ -892,14 +892,14 @@ describe('applyTransition on a payment with milestones', () => {
       actor: 'a',
       reason: 'done',
       at: iso(NOW),
-      movement: { deposited: '0', refunded: '0', released: '20000', fee: '599' },
+      movement: { deposited: 0n, refunded: 0n, released: 20000n, fee: 599n },
       milestoneId: 'ms_1',
       changes: plan.changes,
     });
   });
 
   it('a step that changed no milestone records no changes', () => {
-    const before = paymentState({ status: 'in_custody', heldMinor: '12550' });
+    const before = paymentState({ status: 'in_custody', heldMinor: 12550n });
     const step: PlannedStep = {
       action: 'approve',
       to: 'in_custody',
@@ -926,7 +926,7 @@ describe('applyTransition on a payment with milestones', () => {
 describe('emittedEvents on a payment with milestones', () => {
   it('a split’s refunded part before its milestone event: it shows the payment between the refund and the release', () => {
     const before = run(
-      stagedPayment([100n, 200n], { platformFeeMinor: '30' }),
+      stagedPayment([100n, 200n], { platformFeeMinor: 30n }),
       { action: 'deposit' },
       { action: 'dispute', milestoneId: 'ms_1' },
     );
@@ -943,10 +943,10 @@ describe('emittedEvents on a payment with milestones', () => {
     expect(amountsOf(between)).toEqual({ held: 260n, released: 0n, refunded: 40n, feeCollected: 0n });
     expect(between.milestones[0]).toMatchObject({
       status: 'disputed',
-      heldMinor: '60',
-      releasedMinor: '0',
-      refundedMinor: '40',
-      feeCollectedMinor: '0',
+      heldMinor: 60n,
+      releasedMinor: 0n,
+      refundedMinor: 40n,
+      feeCollectedMinor: 0n,
     });
     expect(between.milestones[1]).toBe(state.milestones[1]);
   });
@@ -969,7 +969,7 @@ describe('emittedEvents on a payment with milestones', () => {
 
   it('a payment-level split shows its one milestone between the refund and the release, the others as they are', () => {
     const before = run(
-      stagedPayment([100n, 200n], { platformFeeMinor: '30' }),
+      stagedPayment([100n, 200n], { platformFeeMinor: 30n }),
       { action: 'deposit' },
       { action: 'refund', milestoneId: 'ms_1', amountMinor: 100n },
       { action: 'dispute' },
@@ -985,22 +985,22 @@ describe('emittedEvents on a payment with milestones', () => {
     expect(part.state).toEqual({
       ...state,
       status: 'disputed',
-      heldMinor: '150',
-      releasedMinor: '0',
-      refundedMinor: '150',
-      feeCollectedMinor: '0',
+      heldMinor: 150n,
+      releasedMinor: 0n,
+      refundedMinor: 150n,
+      feeCollectedMinor: 0n,
       milestones: [
         state.milestones[0],
-        { ...state.milestones[1], status: 'disputed', heldMinor: '150', releasedMinor: '0', feeCollectedMinor: '0' },
+        { ...state.milestones[1], status: 'disputed', heldMinor: 150n, releasedMinor: 0n, feeCollectedMinor: 0n },
       ],
     });
-    expect(state.milestones[1]).toMatchObject({ releasedMinor: '150', refundedMinor: '50', feeCollectedMinor: '15' });
+    expect(state.milestones[1]).toMatchObject({ releasedMinor: 150n, refundedMinor: 50n, feeCollectedMinor: 15n });
   });
 
   it('a creation emits payment.created; a step the rules give no event keeps its entry’s', () => {
     const state = stagedPayment([1n, 2n]);
     expect(emittedEvents(state, creationEntry(state, 'key_1'))).toEqual([{ event: 'payment.created', state, ordinal: 0 }]);
-    const single = paymentState({ status: 'in_custody', heldMinor: '12550' });
+    const single = paymentState({ status: 'in_custody', heldMinor: 12550n });
     const entry: HistoryEntry = {
       seq: 3,
       action: 'approve',
@@ -1015,7 +1015,7 @@ describe('emittedEvents on a payment with milestones', () => {
   });
 
   it('an entry recorded before milestones: its refund from its movement', () => {
-    const single = paymentState({ status: 'in_custody', heldMinor: '12000', refundedMinor: '550' });
+    const single = paymentState({ status: 'in_custody', heldMinor: 12000n, refundedMinor: 550n });
     const entry: HistoryEntry = {
       seq: 3,
       action: 'refund',
@@ -1025,7 +1025,7 @@ describe('emittedEvents on a payment with milestones', () => {
       actor: 'a',
       reason: null,
       at: iso(NOW),
-      movement: { deposited: '0', refunded: '550', released: '0', fee: '0' },
+      movement: { deposited: 0n, refunded: 550n, released: 0n, fee: 0n },
     };
     expect(emittedEvents(single, entry)).toEqual([{ event: 'payment.partially_refunded', state: single, ordinal: 0 }]);
   });
@@ -1033,10 +1033,10 @@ describe('emittedEvents on a payment with milestones', () => {
   it('a split recorded before milestones (no `changes`): its refunded part shows the payment between the two', () => {
     const state = paymentState({
       status: 'released',
-      platformFeeMinor: '300',
-      releasedMinor: '10000',
-      refundedMinor: '2550',
-      feeCollectedMinor: '239',
+      platformFeeMinor: 300n,
+      releasedMinor: 10000n,
+      refundedMinor: 2550n,
+      feeCollectedMinor: 239n,
     });
     const entry: HistoryEntry = {
       seq: 4,
@@ -1047,16 +1047,16 @@ describe('emittedEvents on a payment with milestones', () => {
       actor: 'a',
       reason: null,
       at: iso(NOW),
-      movement: { deposited: '0', refunded: '2000', released: '10000', fee: '239' },
+      movement: { deposited: 0n, refunded: 2000n, released: 10000n, fee: 239n },
     };
     const [part, own] = emittedEvents(state, entry);
     expect([part.event, part.ordinal, own.event, own.ordinal]).toEqual(['payment.partially_refunded', -1, 'payment.released', 0]);
     expect(part.state).toMatchObject({
       status: 'disputed',
-      heldMinor: '10000',
-      releasedMinor: '0',
-      refundedMinor: '2550',
-      feeCollectedMinor: '0',
+      heldMinor: 10000n,
+      releasedMinor: 0n,
+      refundedMinor: 2550n,
+      feeCollectedMinor: 0n,
     });
     expect(own.state).toBe(state);
   });
@@ -1199,7 +1199,7 @@ describe('any payment, any steps (property)', () => {
   type Action = typeof action extends fc.Arbitrary<infer T> ? T : never;
 
   const sum = (ms: readonly MilestoneState[], k: 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor') =>
-    ms.reduce((s, m) => s + BigInt(m[k]), 0n);
+    ms.reduce((s, m) => s + m[k], 0n);
 
   /** The request a generated step makes of this state. */
   function requestOf(state: PaymentState, a: Action): TransitionRequestRule {
@@ -1212,7 +1212,7 @@ describe('any payment, any steps (property)', () => {
       target = from[a.target.pick % from.length];
       milestoneId = target ? target.id : 'ms_none';
     }
-    const held = BigInt(target ? target.heldMinor : state.heldMinor);
+    const held = target ? target.heldMinor : state.heldMinor;
     const amounts = act === 'refund' || rest.resolution === 'split';
     return {
       action: act,
@@ -1233,11 +1233,11 @@ describe('any payment, any steps (property)', () => {
             parts.map((p) => p.amount),
             { ...money, staged: staged || parts.length > 1, depositDeadline: iso(NOW + 5 * 86_400_000) },
           );
-          const amount = BigInt(base.amountMinor);
+          const amount = base.amountMinor;
           const fee = feeSeed % (amount + 1n);
           let state: PaymentState = {
             ...base,
-            platformFeeMinor: fee.toString(),
+            platformFeeMinor: fee,
             milestones: base.milestones.map((m, i) => ({ ...m, autoReleaseAfterSeconds: parts[i].auto })),
           };
           let now = NOW;
@@ -1277,21 +1277,19 @@ describe('any payment, any steps (property)', () => {
 
             // Each milestone: its whole amount, held, released or refunded, from the deposit on.
             for (const m of next.milestones) {
-              const total = BigInt(m.heldMinor) + BigInt(m.releasedMinor) + BigInt(m.refundedMinor);
-              expect(total).toBe(m.status === 'pending_deposit' || m.status === 'cancelled' ? 0n : BigInt(m.amountMinor));
+              const total = m.heldMinor + m.releasedMinor + m.refundedMinor;
+              expect(total).toBe(m.status === 'pending_deposit' || m.status === 'cancelled' ? 0n : m.amountMinor);
             }
             // The payment's amounts are its milestones' sums; its fee the rule's, exactly.
             expect([next.heldMinor, next.releasedMinor, next.refundedMinor, next.feeCollectedMinor]).toEqual(
-              (['heldMinor', 'releasedMinor', 'refundedMinor', 'feeCollectedMinor'] as const).map((k) =>
-                sum(next.milestones, k).toString(),
-              ),
+              (['heldMinor', 'releasedMinor', 'refundedMinor', 'feeCollectedMinor'] as const).map((k) => sum(next.milestones, k)),
             );
-            expect(BigInt(next.feeCollectedMinor)).toBe((fee * BigInt(next.releasedMinor)) / amount);
+            expect(next.feeCollectedMinor).toBe((fee * next.releasedMinor) / amount);
             // The status follows the milestones; with one milestone it is the milestone's.
             expect(next.status).toBe(paymentStatusOf(next.milestones));
             if (next.milestones.length === 1) expect(next.status).toBe(next.milestones[0].status);
             // The movement is the change in the amounts.
-            const delta = (k: 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor') => BigInt(next[k]) - BigInt(state[k]);
+            const delta = (k: 'heldMinor' | 'releasedMinor' | 'refundedMinor' | 'feeCollectedMinor') => next[k] - state[k];
             expect(plan.movement).toEqual({
               deposited: delta('heldMinor') + delta('releasedMinor') + delta('refundedMinor'),
               refunded: delta('refundedMinor'),

@@ -8,7 +8,6 @@ import { type PaymentState } from '../../src/domain/paymentTypes';
 import { TRANSITIONS, checkTransition } from '../../src/domain/payment';
 import { applyTransition } from '../../src/domain/paymentPlan';
 import { amountsOf, moneyOf, withAmounts } from '../../src/domain/paymentMoney';
-import { movementOf, movementRecord } from '../../src/domain/movementRecord';
 import { planTransition } from '../../src/domain/paymentPlan';
 import { paymentState, refusedStep } from './fixtures';
 
@@ -17,35 +16,29 @@ const NOW = Date.parse('2026-11-24T00:00:00.000Z');
 const held = (status: PaymentState['status'], overrides: Partial<PaymentState> = {}) =>
   paymentState({
     status,
-    platformFeeMinor: '300',
-    heldMinor: '12550',
-    releasedMinor: '0',
-    refundedMinor: '0',
-    feeCollectedMinor: '0',
+    platformFeeMinor: 300n,
+    heldMinor: 12550n,
+    releasedMinor: 0n,
+    refundedMinor: 0n,
+    feeCollectedMinor: 0n,
     ...overrides,
   });
 
 describe('amountsOf and moneyOf', () => {
   it('read the amounts the workflow keeps', () => {
-    const s = held('in_custody', { heldMinor: '10000', refundedMinor: '2550' });
+    const s = held('in_custody', { heldMinor: 10000n, refundedMinor: 2550n });
     expect(amountsOf(s)).toEqual({ held: 10_000n, released: 0n, refunded: 2_550n, feeCollected: 0n });
     expect(moneyOf(s)).toEqual({ amount: 12_550n, platformFee: 300n });
   });
 
   it('withAmounts writes them out', () => {
     expect(withAmounts(held('in_custody'), { held: 1n, released: 2n, refunded: 3n, feeCollected: 4n })).toMatchObject({
-      platformFeeMinor: '300',
-      heldMinor: '1',
-      releasedMinor: '2',
-      refundedMinor: '3',
-      feeCollectedMinor: '4',
+      platformFeeMinor: 300n,
+      heldMinor: 1n,
+      releasedMinor: 2n,
+      refundedMinor: 3n,
+      feeCollectedMinor: 4n,
     });
-  });
-
-  it('movementRecord and movementOf cross JSON and back', () => {
-    const m = { deposited: 1n, refunded: 2n, released: 3n, fee: 4n };
-    expect(movementRecord(m)).toEqual({ deposited: '1', refunded: '2', released: '3', fee: '4' });
-    expect(movementOf(movementRecord(m))).toEqual(m);
   });
 });
 
@@ -140,7 +133,7 @@ describe('planTransition', () => {
   });
 
   it('refuses a refund of more than is held, naming the amount held', () => {
-    expect(plan(held('in_custody', { heldMinor: '10000', refundedMinor: '2550' }), 'refund', 10_001n)).toEqual({
+    expect(plan(held('in_custody', { heldMinor: 10000n, refundedMinor: 2550n }), 'refund', 10_001n)).toEqual({
       ok: false,
       reason: 'invalid_amount',
       field: 'amount',
@@ -227,7 +220,7 @@ describe('planTransition', () => {
   });
 
   it('a release after partial refunds collects the fee on what is released', () => {
-    const s = held('pending_release', { heldMinor: '10000', refundedMinor: '2550' });
+    const s = held('pending_release', { heldMinor: 10000n, refundedMinor: 2550n });
     expect(plan(s, 'release')).toMatchObject({
       ok: true,
       movement: { released: 10_000n, fee: 239n },
@@ -238,13 +231,13 @@ describe('planTransition', () => {
 
 describe('planTransition and applyTransition', () => {
   it('deposit moves the whole amount into custody and the entry records it', () => {
-    const s = paymentState({ platformFeeMinor: '300' });
+    const s = paymentState({ platformFeeMinor: 300n });
     const planned = planTransition(s, { action: 'deposit' }, NOW);
     expect(planned).toMatchObject({ ok: true, movement: { deposited: 12_550n }, after: { held: 12_550n } });
     if (!planned.ok) throw new Error('planned');
     const { state, entry } = applyTransition(s, planned, { actor: 'key_1', reason: null, at: '2026-11-24T00:00:00.000Z' });
-    expect(state).toMatchObject({ status: 'in_custody', version: 2, heldMinor: '12550', releasedMinor: '0', platformFeeMinor: '300' });
-    expect(entry.movement).toEqual({ deposited: '12550', refunded: '0', released: '0', fee: '0' });
+    expect(state).toMatchObject({ status: 'in_custody', version: 2, heldMinor: 12550n, releasedMinor: 0n, platformFeeMinor: 300n });
+    expect(entry.movement).toEqual({ deposited: 12550n, refunded: 0n, released: 0n, fee: 0n });
   });
 
   it('a step that moves no money writes no movement', () => {

@@ -71,11 +71,11 @@ describe('paymentView', () => {
       paymentDetails(
         paymentState({
           status: 'released',
-          platformFeeMinor: '300',
-          heldMinor: '0',
-          releasedMinor: '10000',
-          refundedMinor: '2550',
-          feeCollectedMinor: '239',
+          platformFeeMinor: 300n,
+          heldMinor: 0n,
+          releasedMinor: 10000n,
+          refundedMinor: 2550n,
+          feeCollectedMinor: 239n,
         }),
       ),
     );
@@ -89,7 +89,7 @@ describe('paymentView', () => {
     });
     expect(
       paymentView(
-        paymentDetails(paymentState({ status: 'in_custody', currency: 'KWD', amountMinor: '1005', amountExponent: 3, heldMinor: '1005' })),
+        paymentDetails(paymentState({ status: 'in_custody', currency: 'KWD', amountMinor: 1005n, amountExponent: 3, heldMinor: 1005n })),
       ),
     ).toMatchObject({
       amount_held: 1.005,
@@ -98,9 +98,9 @@ describe('paymentView', () => {
   });
 
   it('scales the amount by the exponent stored with it', () => {
-    expect(paymentView(paymentDetails(paymentState({ currency: 'KWD', amountMinor: '1005', amountExponent: 3 }))).amount).toBe(1.005);
-    expect(paymentView(paymentDetails(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 2 }))).amount).toBe(10.5);
-    expect(paymentView(paymentDetails(paymentState({ currency: 'HUF', amountMinor: '1050', amountExponent: 0 }))).amount).toBe(1050);
+    expect(paymentView(paymentDetails(paymentState({ currency: 'KWD', amountMinor: 1005n, amountExponent: 3 }))).amount).toBe(1.005);
+    expect(paymentView(paymentDetails(paymentState({ currency: 'HUF', amountMinor: 1050n, amountExponent: 2 }))).amount).toBe(10.5);
+    expect(paymentView(paymentDetails(paymentState({ currency: 'HUF', amountMinor: 1050n, amountExponent: 0 }))).amount).toBe(1050);
   });
 
   it('is what the response schema accepts, and the schema refuses anything else', () => {
@@ -129,7 +129,7 @@ describe('paymentView', () => {
 
 describe('envelope', () => {
   it('is the event, the payment id, the time, the version as sequence and the view, in that order', () => {
-    const state = paymentState({ status: 'in_custody', version: 2, heldMinor: '12550' });
+    const state = paymentState({ status: 'in_custody', version: 2, heldMinor: 12550n });
     const body = envelope('payment.deposited', '2026-11-24T08:00:00.000Z', paymentView(paymentDetails(state)), state.version);
     expect(body).toStrictEqual({
       event: 'payment.deposited',
@@ -149,8 +149,8 @@ describe('envelope', () => {
 });
 
 describe('the Temporal UI lines: the money story, nothing personal', () => {
-  const money = { platformFeeMinor: '555', heldMinor: '0', releasedMinor: '11111', refundedMinor: '8888', feeCollectedMinor: '308' };
-  const split = paymentState({ status: 'released', amountMinor: '19999', ...money });
+  const money = { platformFeeMinor: 555n, heldMinor: 0n, releasedMinor: 11111n, refundedMinor: 8888n, feeCollectedMinor: 308n };
+  const split = paymentState({ status: 'released', amountMinor: 19999n, ...money });
   const resolve: HistoryEntry = {
     seq: 5,
     action: 'resolve',
@@ -160,14 +160,12 @@ describe('the Temporal UI lines: the money story, nothing personal', () => {
     actor: 'key_abc',
     reason: null,
     at: '2026-11-24T08:00:00.000Z',
-    movement: { deposited: '0', refunded: '8888', released: '11111', fee: '308' },
+    movement: { deposited: 0n, refunded: 8888n, released: 11111n, fee: 308n },
   };
 
   it('summary: amount, currency and fee; no party', () => {
     expect(summary(split)).toBe('199.99 USD, fee 5.55');
-    expect(summary(paymentState({ currency: 'JPY', amountMinor: '1500', amountExponent: 0, platformFeeMinor: '0' }))).toBe(
-      '1500 JPY, fee 0',
-    );
+    expect(summary(paymentState({ currency: 'JPY', amountMinor: 1500n, amountExponent: 0, platformFeeMinor: 0n }))).toBe('1500 JPY, fee 0');
   });
 
   it('details: status and amount, what is held, released, refunded and the fee, and the last step with its actor', () => {
@@ -176,7 +174,7 @@ describe('the Temporal UI lines: the money story, nothing personal', () => {
         '\n\n',
       ),
     );
-    expect(details(paymentState({ status: 'released', currency: 'KWD', amountMinor: '1005', amountExponent: 3, ...money }))).toMatch(
+    expect(details(paymentState({ status: 'released', currency: 'KWD', amountMinor: 1005n, amountExponent: 3, ...money }))).toMatch(
       /^\*\*released\*\* — 1\.005 KWD\n\nheld 0\.000 · /,
     );
   });
@@ -189,10 +187,10 @@ describe('the Temporal UI lines: the money story, nothing personal', () => {
       ...resolve,
       action: 'deposit' as const,
       seq: 2,
-      movement: { deposited: '19999', refunded: '0', released: '0', fee: '0' },
+      movement: { deposited: 19999n, refunded: 0n, released: 0n, fee: 0n },
     };
     expect(stepSummary('publish', split, deposit)).toBe('publish deposit → released (v2) — deposit: 199.99 held');
-    const refund = { ...resolve, action: 'refund' as const, movement: { deposited: '0', refunded: '100', released: '0', fee: '0' } };
+    const refund = { ...resolve, action: 'refund' as const, movement: { deposited: 0n, refunded: 100n, released: 0n, fee: 0n } };
     expect(movementText(split, refund.movement)).toBe('refund: 1.00 refunded');
     expect(stepSummary('publish', split, { ...resolve, action: 'approve', movement: undefined })).toBe('publish approve → released (v5)');
     expect(stepSummary('publish', split, { ...resolve, action: 'approve', milestoneId: 'ms_2', movement: undefined })).toBe(

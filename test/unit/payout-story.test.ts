@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { payoutDetails, payoutStepSummary, payoutSummary } from '../../src/domain/payoutStory';
 
 const payout = {
-  amountMinor: '1050',
+  amountMinor: 1050n,
   amountExponent: 2,
   currency: 'EUR',
   status: 'in_transit' as const,

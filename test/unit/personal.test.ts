@@ -14,6 +14,8 @@ import {
   withoutPersonal,
 } from '../../src/domain/personal';
 import { paymentDetails, paymentState } from './fixtures';
+import { decode } from '@temporalio/common/lib/encoding';
+import { payloadConverter } from '../../src/workflows/payloadConverter';
 
 const KEY = Buffer.alloc(32, 1);
 
@@ -22,7 +24,9 @@ describe('personal data', () => {
     const full = paymentDetails();
     const carried = withoutPersonal(full);
     expect(carried).toStrictEqual(paymentState());
-    expect(JSON.stringify(carried)).not.toMatch(/example\.com|a lamp|"order"|payerEmail|recipientEmail|description|metadata/);
+    expect(decode(payloadConverter.toPayload(carried).data!)).not.toMatch(
+      /example\.com|a lamp|"order"|payerEmail|recipientEmail|description|metadata/,
+    );
     expect(withPersonal(carried, full)).toStrictEqual(full);
     // Only the personal fields come back: a later state's status and amounts stay.
     expect(withPersonal({ ...carried, status: 'released', version: 4 }, full)).toMatchObject({ status: 'released', version: 4 });

@@ -14,10 +14,7 @@ const AUTO = 3600; // seconds
 const AUTO_DUE = SINCE + AUTO * 1000;
 
 const pendingDeposit = paymentState({ status: 'pending_deposit', depositDeadline: '2026-11-30T12:00:00.000Z' });
-const pendingRelease = releasingAt(
-  paymentState({ status: 'pending_release', heldMinor: '12550', autoReleaseAfterSeconds: AUTO }),
-  AUTO_DUE,
-);
+const pendingRelease = releasingAt(paymentState({ status: 'pending_release', heldMinor: 12550n, autoReleaseAfterSeconds: AUTO }), AUTO_DUE);
 const MILESTONE = pendingRelease.milestones[0].id;
 
 describe('pendingTimer', () => {
@@ -136,7 +133,7 @@ describe('planTransition: a due timer wins over a client’s message', () => {
   });
 
   it('with no timer due, it is the table’s answer, resolution included', () => {
-    const disputed = paymentState({ status: 'disputed', heldMinor: '12550' });
+    const disputed = paymentState({ status: 'disputed', heldMinor: 12550n });
     expect(planTransition(disputed, { action: 'resolve', resolution: 'refund' }, DEADLINE + 1)).toMatchObject({ ok: true, to: 'refunded' });
     expect(planTransition(disputed, { action: 'resolve' }, DEADLINE + 1)).toMatchObject({ ok: false, reason: 'resolution_required' });
     expect(planTransition(disputed, { action: 'approve' }, DEADLINE + 1)).toEqual(

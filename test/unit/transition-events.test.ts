@@ -12,7 +12,7 @@ import { paymentState } from './fixtures';
 const AT = '2026-11-24T00:00:00.000Z';
 /** 125.50 USD with a 3.00 fee, 5.50 already refunded, the rest held. */
 const held = (status: PaymentState['status']) =>
-  paymentState({ status, platformFeeMinor: '300', heldMinor: '12000', releasedMinor: '0', refundedMinor: '550', feeCollectedMinor: '0' });
+  paymentState({ status, platformFeeMinor: 300n, heldMinor: 12000n, releasedMinor: 0n, refundedMinor: 550n, feeCollectedMinor: 0n });
 
 function step(state: PaymentState, req: Parameters<typeof planTransition>[1]) {
   const plan = planTransition(state, req, Date.parse(AT));
@@ -34,12 +34,12 @@ describe('emittedEvents', () => {
       status: 'disputed',
       version: state.version,
       updatedAt: AT,
-      heldMinor: '10000',
-      releasedMinor: '0',
-      refundedMinor: '2550',
-      feeCollectedMinor: '0',
+      heldMinor: 10000n,
+      releasedMinor: 0n,
+      refundedMinor: 2550n,
+      feeCollectedMinor: 0n,
     });
-    expect(state).toMatchObject({ status: 'released', heldMinor: '0', releasedMinor: '10000', refundedMinor: '2550' });
+    expect(state).toMatchObject({ status: 'released', heldMinor: 0n, releasedMinor: 10000n, refundedMinor: 2550n });
     // The same as a partial refund of 20.00 from the same state would show.
     const partial = step(held('disputed'), { action: 'refund', amountMinor: 2000n });
     expect(part.state).toEqual(partial.state);

@@ -213,7 +213,7 @@ describe('applyTransition and creationEntry', () => {
   };
 
   it('moves the status, bumps the version by one, writes the amounts and the history entry', () => {
-    const before = paymentState({ status: 'in_custody', version: 2, heldMinor: '12550' });
+    const before = paymentState({ status: 'in_custody', version: 2, heldMinor: 12550n });
     const snapshot = structuredClone(before);
     const { state, entry } = applyTransition(before, planned(before, { action: 'approve' }), meta);
     const milestone = snapshot.milestones[0];
@@ -222,11 +222,11 @@ describe('applyTransition and creationEntry', () => {
       status: 'pending_release',
       updatedAt: meta.at,
       version: 3,
-      platformFeeMinor: '0',
-      heldMinor: '12550',
-      releasedMinor: '0',
-      refundedMinor: '0',
-      feeCollectedMinor: '0',
+      platformFeeMinor: 0n,
+      heldMinor: 12550n,
+      releasedMinor: 0n,
+      refundedMinor: 0n,
+      feeCollectedMinor: 0n,
       milestones: [{ ...milestone, status: 'pending_release' }],
     });
     expect(entry).toStrictEqual({
@@ -244,16 +244,16 @@ describe('applyTransition and creationEntry', () => {
   });
 
   it('records the money a step moved in its entry, as decimal text, in all and per milestone', () => {
-    const before = paymentState({ status: 'pending_release', platformFeeMinor: '300', heldMinor: '12550' });
+    const before = paymentState({ status: 'pending_release', platformFeeMinor: 300n, heldMinor: 12550n });
     const { state, entry } = applyTransition(before, planned(before, { action: 'release' }), meta);
-    expect(entry.movement).toEqual({ deposited: '0', refunded: '0', released: '12550', fee: '300' });
+    expect(entry.movement).toEqual({ deposited: 0n, refunded: 0n, released: 12550n, fee: 300n });
     expect(entry.changes).toEqual([{ id: before.milestones[0].id, from: 'pending_release', to: 'released', movement: entry.movement }]);
     expect(state).toMatchObject({
       status: 'released',
-      platformFeeMinor: '300',
-      heldMinor: '0',
-      releasedMinor: '12550',
-      feeCollectedMinor: '300',
+      platformFeeMinor: 300n,
+      heldMinor: 0n,
+      releasedMinor: 12550n,
+      feeCollectedMinor: 300n,
     });
   });
 
