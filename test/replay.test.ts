@@ -5,6 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { describe, expect, it, inject } from 'vitest';
 import { dataConverter } from '../src/worker/dataConverter';
+import { payloadConverter } from '../src/workflows/payloadConverter';
 
 /**
  * Replays recorded histories (scripts/record-history.ts) through today's workflow code: each file
@@ -29,6 +30,16 @@ describe('workflow determinism', () => {
       'base-handover.json',
       'base-signal-auto-release.json',
       'base-staged-milestones.json',
+      'bigint-approve-release.json',
+      'bigint-clock-auto-release.json',
+      'bigint-deposit-deadline.json',
+      'bigint-dispute-agreement.json',
+      'bigint-dispute-default.json',
+      'bigint-dispute-refund.json',
+      'bigint-failing-receiver.json',
+      'bigint-fee-refund-split.json',
+      'bigint-signal-auto-release.json',
+      'bigint-staged-milestones.json',
       'disputes-dispute-agreement.json',
       'disputes-dispute-default.json',
       'inrun-approve-release.json',
@@ -100,14 +111,25 @@ describe('workflow determinism', () => {
         return m ? [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : m.markerName] : [];
       });
       // The disputes patch is recorded where a dispute opens, and only there: a payment never disputed has no marker.
-      const expected = file.startsWith('disputes-')
-        ? ['one-road', 'deliveries-in-run', 'disputes']
-        : file.startsWith('inrun-')
-          ? ['one-road', 'deliveries-in-run']
-          : file.startsWith('road-')
-            ? ['one-road']
-            : [];
+      const disputed = /dispute|fee-refund-split|staged-milestones/.test(file);
+      const expected =
+        file.startsWith('disputes-') || (file.startsWith('bigint-') && disputed)
+          ? ['one-road', 'deliveries-in-run', 'disputes']
+          : file.startsWith('inrun-') || file.startsWith('bigint-')
+            ? ['one-road', 'deliveries-in-run']
+            : file.startsWith('road-')
+              ? ['one-road']
+              : [];
       expect(markers, file).toEqual(expected);
+    }
+  });
+
+  it('holds money as bigint in the payloads of the bigint set, and as text in every set recorded before it', () => {
+    for (const file of files) {
+      const [started] = historyOf(file).events ?? [];
+      const [input] = started.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+      const payment = payloadConverter.fromPayload<{ payment: { amountMinor: unknown } }>(input).payment;
+      expect(typeof payment.amountMinor, file).toBe(file.startsWith('bigint-') ? 'bigint' : 'string');
     }
   });
 
