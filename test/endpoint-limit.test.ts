@@ -5,8 +5,11 @@
  * waited.
  */
 import http from 'node:http';
+import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
+import { takeLease } from '../src/db/endpointLeases';
 import { eventually, useStack, validPayment } from './helpers/stack';
+import { configureWebhook } from './helpers/webhooks';
 
 const LIMIT = 2;
 // A moment's wait inside the attempt (off by default) for the burst below; the first test holds with or without it.
@@ -94,5 +97,28 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('takeLease (src/db/endpointLeases.ts)', () => {
+  it('of 20 attempts at once to one configuration with a limit of 3, exactly 3 take a lease and the others join the line', async () => {
+    const key = (await stack.newAccount()).test_api_key;
+    const hook = await configureWebhook(stack, key, 'http://127.0.0.1:9/hook');
+    const ids = Array.from({ length: 20 }, () => `dlv_${ulid()}`);
+    await stack.db('webhook_deliveries').insert(ids.map((id) => ({ id, webhook_id: hook.id, event: 'payment.created', body: '{}' })));
+    // Every connection of the pool open first, so that the calls run at once rather than one by one.
+    await Promise.all(Array.from({ length: 10 }, () => stack.db.raw('SELECT pg_sleep(0.05)')));
+    const taken = await Promise.all(
+      ids.map((deliveryId) => takeLease(stack.db, { deliveryId, webhookId: hook.id, limit: 3, leaseMs: 60_000, run: `run-${deliveryId}` })),
+    );
+    expect(taken.filter(Boolean)).toHaveLength(3);
+    const rows = (await stack.db('webhook_deliveries').where({ webhook_id: hook.id })) as {
+      id: string;
+      in_flight_until: Date | null;
+      waiting_run: string | null;
+    }[];
+    const leased = rows.filter((r) => r.in_flight_until !== null).map((r) => r.id);
+    expect(leased.sort()).toEqual(ids.filter((_, i) => taken[i]).sort());
+    expect(rows.filter((r) => r.waiting_run === `run-${r.id}`)).toHaveLength(17);
   });
 });

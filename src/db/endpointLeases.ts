@@ -23,40 +23,27 @@ export interface LeaseRequest {
  * deliveries hold an unexpired one and nobody waits in the durable line, under the configuration's
  * row lock so that concurrent attempts count each other. A delivery the line's last release handed
  * its lease to (still unexpired) takes it whatever the count. False when the endpoint is full.
+ *
+ * One statement, `take_endpoint_lease` (migrations/20261127220000_endpoint_lease_functions.js): the
+ * row lock is held for the function's duration only, not across client round trips, so attempts to
+ * one endpoint queue on it for a statement each. Times are the database's clock.
  */
 export async function takeLease(db: Knex, { deliveryId, webhookId, limit, leaseMs, run }: LeaseRequest): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    await trx('webhooks').where({ id: webhookId }).forUpdate().first('id');
-    const now = new Date();
-    const { rows } = await trx.raw<{ rows: { handed: boolean; busy: string; waiting: boolean }[] }>(
-      `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = :deliveryId AND in_flight_until > :now) AS handed,
-              (SELECT count(*) FROM webhook_deliveries
-                WHERE webhook_id = :webhookId AND id <> :deliveryId AND in_flight_until > :now) AS busy,
-              EXISTS (SELECT 1 FROM webhook_deliveries
-                WHERE webhook_id = :webhookId AND id <> :deliveryId AND waiting_since IS NOT NULL) AS waiting`,
-      { deliveryId, webhookId, now },
-    );
-    const [seen] = rows;
-    const free = seen.handed || (Number(seen.busy) < limit && !seen.waiting);
-    if (!free) {
-      // In line once: a delivery woken and full again keeps its place.
-      if (run !== undefined)
-        await trx('webhook_deliveries')
-          .where({ id: deliveryId })
-          .update({ waiting_since: trx.raw('coalesce(waiting_since, ?)', [now]), waiting_run: run });
-      return false;
-    }
-    await trx('webhook_deliveries')
-      .where({ id: deliveryId })
-      .update({ in_flight_until: new Date(now.getTime() + leaseMs), waiting_since: null, waiting_run: null });
-    return true;
-  });
+  const { rows } = await db.raw<{ rows: { taken: boolean }[] }>(
+    'SELECT take_endpoint_lease(?::text, ?::text, ?::integer, ?::double precision, ?::text) AS taken',
+    [deliveryId, webhookId, limit, leaseMs, run ?? null],
+  );
+  return rows[0].taken;
 }
 
 /**
  * The attempt ended: its lease goes to the configuration's longest waiter in the durable line, if
  * any, for `handMs` (time for its run to make the attempt); the waiter is returned to be woken (its
  * delivery id and the workflow to wake). With nobody in line the lease is simply free.
+ *
+ * Under the configuration's row lock, as takeLease: a delivery joins the line either before this
+ * release (and is handed the lease) or after (and finds it free). One statement,
+ * `release_endpoint_lease`, for the same reason as takeLease's.
  */
 export async function releaseLease(
   db: Knex,
@@ -64,21 +51,10 @@ export async function releaseLease(
   webhookId: string,
   handMs: number,
 ): Promise<{ deliveryId: string; run: string } | undefined> {
-  // Under the configuration's row lock, as takeLease: a delivery joins the line either before this
-  // release (and is handed the lease) or after (and finds it free).
-  return db.transaction(async (trx) => {
-    await trx('webhooks').where({ id: webhookId }).forUpdate().first('id');
-    await trx('webhook_deliveries').where({ id: deliveryId }).update({ in_flight_until: null });
-    const { rows } = await trx.raw<{ rows: { id: string; waiting_run: string }[] }>(
-      `WITH next AS (
-         SELECT id, waiting_run FROM webhook_deliveries
-          WHERE webhook_id = ? AND waiting_since IS NOT NULL
-          ORDER BY waiting_since LIMIT 1)
-       UPDATE webhook_deliveries d SET waiting_since = NULL, waiting_run = NULL, in_flight_until = ? FROM next
-        WHERE d.id = next.id RETURNING d.id, next.waiting_run`,
-      [webhookId, new Date(Date.now() + handMs)],
-    );
-    const [next] = rows as ({ id: string; waiting_run: string } | undefined)[];
-    return next && { deliveryId: next.id, run: next.waiting_run };
-  });
+  const { rows } = await db.raw<{ rows: { delivery_id: string; run: string }[] }>(
+    'SELECT delivery_id, run FROM release_endpoint_lease(?::text, ?::text, ?::double precision)',
+    [deliveryId, webhookId, handMs],
+  );
+  const [next] = rows as ({ delivery_id: string; run: string } | undefined)[];
+  return next && { deliveryId: next.delivery_id, run: next.run };
 }
