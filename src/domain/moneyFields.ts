@@ -6,14 +6,21 @@
 
 const MOVEMENT_FIELDS = new Set(['deposited', 'refunded', 'released', 'fee']);
 
+/** A client's own keys and values (a run started with its personal fields, as recorded before): never money. */
+const CLIENT_MAPS = new Set(['metadata']);
+
 const isMoney = (key: string, inMovement: boolean) => key.endsWith('Minor') || (inMovement && MOVEMENT_FIELDS.has(key));
+
+/** An integer as JSON wrote it: anything else stays as it is, never a throw inside a workflow. */
+const integerText = (v: unknown) => (typeof v === 'string' && /^-?\d+$/.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v));
 
 function walk(value: unknown, inMovement: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => walk(v, false));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    out[key] = isMoney(key, inMovement) && (typeof v === 'string' || typeof v === 'number') ? BigInt(v) : walk(v, key === 'movement');
+    if (CLIENT_MAPS.has(key)) out[key] = v;
+    else out[key] = isMoney(key, inMovement) && integerText(v) ? BigInt(v as string | number) : walk(v, key === 'movement');
   }
   return out;
 }

@@ -52,6 +52,11 @@ describe('withBigintMoney', () => {
   it('leaves a status named like a movement’s field alone outside a movement', () => {
     expect(withBigintMoney({ released: 'yes', fee: '5' })).toEqual({ released: 'yes', fee: '5' });
   });
+
+  it('leaves a client’s metadata and anything not an integer as they are, without throwing', () => {
+    const carried = { amountMinor: '100', metadata: { orderMinor: '12', noteMinor: 'x' }, labelMinor: 'ten', oddMinor: '1.5' };
+    expect(withBigintMoney(carried)).toEqual({ ...carried, amountMinor: 100n });
+  });
 });
 
 describe('moneyJson', () => {
