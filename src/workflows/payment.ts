@@ -74,10 +74,12 @@ class Payment {
   /** How far a test clock moved this payment's time forward (ms); 0 for every live payment. */
   clockOffsetMs = 0;
   private readonly publications: Publications;
+  /** The payment as created: money as bigint also from a history recorded when payloads carried it as text (docs/money.md). */
+  private readonly created: PaymentState;
 
   constructor(private readonly input: PaymentWorkflowInput) {
-    // Money as bigint also from a history recorded when payloads carried it as text (docs/money.md).
-    this.state = withBigintMoney(input.payment);
+    this.created = withBigintMoney(input.payment);
+    this.state = this.created;
     this.publications = new Publications(input.payment.id, { accountId: input.payment.accountId, livemode: input.payment.livemode });
     this.history = input.resumed ? withBigintMoney(input.resumed.history) : [creationEntry(this.state, input.actor)];
     setCurrentDetails(details(this.state, this.history.at(-1)));
@@ -152,8 +154,7 @@ class Payment {
 
   /** The creation's side effects, then every later transition's through `publish`. A repaired run's creation was published by the first. */
   start(): void {
-    if (!this.input.resumed)
-      this.publications.publish({ payment: withBigintMoney(this.input.payment), entry: this.history[0], requestId: this.input.requestId });
+    if (!this.input.resumed) this.publications.publish({ payment: this.created, entry: this.history[0], requestId: this.input.requestId });
   }
 
   /** A client's transition (update or signal): state first, side effects after, never awaited. */
