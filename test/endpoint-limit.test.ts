@@ -7,7 +7,7 @@
 import http from 'node:http';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { takeLease } from '../src/db/endpointLeases';
+import { releaseLease, takeLease } from '../src/db/endpointLeases';
 import { eventually, useStack, validPayment } from './helpers/stack';
 import { configureWebhook } from './helpers/webhooks';
 
@@ -100,12 +100,51 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
   });
 });
 
-describe('takeLease (src/db/endpointLeases.ts)', () => {
+/** A configuration of a new account and `count` deliveries to it, none yet attempted. */
+async function deliveriesTo(count: number) {
+  const key = (await stack.newAccount()).test_api_key;
+  const hook = await configureWebhook(stack, key, 'http://127.0.0.1:9/hook');
+  const ids = Array.from({ length: count }, () => `dlv_${ulid()}`);
+  await stack.db('webhook_deliveries').insert(ids.map((id) => ({ id, webhook_id: hook.id, event: 'payment.created', body: '{}' })));
+  return { webhookId: hook.id, ids };
+}
+
+describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
+  const WAKE_MS = 5_000;
+  const take = (webhookId: string, deliveryId: string, limit: number) =>
+    takeLease(stack.db, { deliveryId, webhookId, limit, leaseMs: 60_000, run: `run-${deliveryId}` });
+
+  it('a freed lease is free at once: an attempt already running takes it while the woken waiter, full again, keeps its place and is woken first next time', async () => {
+    const { webhookId, ids } = await deliveriesTo(3);
+    const [first, waiter, runningAttempt] = ids;
+    expect(await take(webhookId, first, 1)).toBe(true);
+    expect(await take(webhookId, waiter, 1)).toBe(false);
+    expect(await releaseLease(stack.db, first, webhookId, WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
+    // The endpoint is not held idle for the waiter while its run is being woken.
+    expect(await take(webhookId, runningAttempt, 1)).toBe(true);
+    expect(await take(webhookId, waiter, 1)).toBe(false);
+    expect(await releaseLease(stack.db, runningAttempt, webhookId, WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
+    expect(await take(webhookId, waiter, 1)).toBe(true);
+    const rows = (await stack.db('webhook_deliveries').whereIn('id', ids)) as { waiting_since: Date | null }[];
+    expect(rows.filter((r) => r.waiting_since !== null)).toEqual([]);
+  });
+
+  it('releases in quick succession wake the waiters in their order in line, each once', async () => {
+    const { webhookId, ids } = await deliveriesTo(5);
+    const [a, b, ...waiters] = ids;
+    expect(await take(webhookId, a, 2)).toBe(true);
+    expect(await take(webhookId, b, 2)).toBe(true);
+    for (const w of waiters) expect(await take(webhookId, w, 2)).toBe(false);
+    const woken = [await releaseLease(stack.db, a, webhookId, WAKE_MS), await releaseLease(stack.db, b, webhookId, WAKE_MS)];
+    expect(woken.map((w) => w?.deliveryId)).toEqual(waiters.slice(0, 2));
+    // A waiter whose run cannot be woken leaves the line, and the one behind it is woken.
+    expect(await releaseLease(stack.db, waiters[0], webhookId, WAKE_MS)).toEqual({ deliveryId: waiters[2], run: `run-${waiters[2]}` });
+    expect(await releaseLease(stack.db, waiters[1], webhookId, WAKE_MS)).toBeUndefined();
+  });
+
   it('of 20 attempts at once to one configuration with a limit of 3, exactly 3 take a lease and the others join the line', async () => {
-    const key = (await stack.newAccount()).test_api_key;
-    const hook = await configureWebhook(stack, key, 'http://127.0.0.1:9/hook');
-    const ids = Array.from({ length: 20 }, () => `dlv_${ulid()}`);
-    await stack.db('webhook_deliveries').insert(ids.map((id) => ({ id, webhook_id: hook.id, event: 'payment.created', body: '{}' })));
+    const { webhookId, ids } = await deliveriesTo(20);
+    const hook = { id: webhookId };
     // Every connection of the pool open first, so that the calls run at once rather than one by one.
     await Promise.all(Array.from({ length: 10 }, () => stack.db.raw('SELECT pg_sleep(0.05)')));
     const taken = await Promise.all(

@@ -8,7 +8,7 @@ import { webhookSecretKey } from '../config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_URL_REFUSED } from '../domain/failures';
 import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from '../db/webhookDeliveries';
 import { releaseLease, takeLease } from '../db/endpointLeases';
-import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_TURN_MS, ENDPOINT_TURN_SIGNAL } from '../domain/deliverySeries';
+import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../domain/deliverySeries';
 import { EndpointTurns } from './endpointTurns';
 import type { DeliveryRetry } from '../webhookRules/retryPolicy';
 import { attemptDelivery } from './webhookAttempt';
@@ -60,8 +60,8 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
   const turns = new EndpointTurns();
 
   /**
-   * The endpoint's next delivery in the durable line, handed the freed lease, gets its turn now
-   * rather than at its fallback timer; a waiter no signal reaches gives the lease on.
+   * The endpoint's longest waiter in the durable line tries now rather than at its fallback timer;
+   * a waiter no signal reaches leaves the line, and the next is woken instead.
    */
   async function wakeNext(webhookId: string, next: { deliveryId: string; run: string } | undefined): Promise<void> {
     if (!next) return;
@@ -70,7 +70,7 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
     } catch (err) {
       // Its run has ended, or Temporal is out of reach: the waiter's own timer wakes it.
       logger.warn({ delivery_id: next.deliveryId, error: String(err) }, 'could not wake a delivery waiting for its endpoint');
-      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, ENDPOINT_TURN_MS));
+      await wakeNext(webhookId, await releaseLease(db, next.deliveryId, webhookId, ENDPOINT_WAKE_MS));
     }
   }
 
@@ -88,9 +88,9 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
     );
   }
 
-  /** The attempt's exchange with the receiver ended: its lease goes to the durable line's first, else to whoever takes it next. */
+  /** The attempt's exchange with the receiver ended: its lease is free, and the durable line's first waiter not yet woken is woken. */
   async function giveBack(deliveryId: string, webhookId: string): Promise<void> {
-    const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_TURN_MS);
+    const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_WAKE_MS);
     turns.ended(webhookId);
     await wakeNext(webhookId, next);
   }

@@ -1,8 +1,10 @@
 /**
  * Leases on webhook endpoints (docs/webhooks.md, "No tenant slows another"): an attempt in flight
  * holds one until it ends or its time runs out, at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT per
- * configuration. An endpoint's line is first come, first served: a freed lease is handed to the
- * longest waiter of the durable line before anyone else may take it.
+ * configuration. A delivery that finds its endpoint full waits in the endpoint's durable line; a
+ * freed lease is free at once (an attempt already running takes it, so the endpoint is never idle
+ * while deliveries wait) and wakes the line's longest waiter not already woken, which keeps its place
+ * until it takes a lease.
  */
 import type { Knex } from 'knex';
 
@@ -20,11 +22,11 @@ export interface LeaseRequest {
 
 /**
  * An attempt's lease on its endpoint: taken when fewer than `limit` of the configuration's other
- * deliveries hold an unexpired one and nobody waits in the durable line, under the configuration's
- * row lock so that concurrent attempts count each other. A delivery the line's last release handed
- * its lease to (still unexpired) takes it whatever the count. False when the endpoint is full.
+ * deliveries hold an unexpired one, under the configuration's row lock so that concurrent attempts
+ * count each other. False when the endpoint is full: with `run`, the delivery is then in line (at the
+ * place it already had, if woken and full again).
  *
- * One statement, `take_endpoint_lease` (migrations/20261127220000_endpoint_lease_functions.js): the
+ * One statement, `take_endpoint_lease` (migrations/20261129010000_endpoint_line_wakes.js): the
  * row lock is held for the function's duration only, not across client round trips, so attempts to
  * one endpoint queue on it for a statement each. Times are the database's clock.
  */
@@ -37,23 +39,24 @@ export async function takeLease(db: Knex, { deliveryId, webhookId, limit, leaseM
 }
 
 /**
- * The attempt ended: its lease goes to the configuration's longest waiter in the durable line, if
- * any, for `handMs` (time for its run to make the attempt); the waiter is returned to be woken (its
- * delivery id and the workflow to wake). With nobody in line the lease is simply free.
+ * The attempt ended: its lease is free, and the configuration's longest waiter in the durable line
+ * not woken in the last `wakeMs` is returned to be woken (its delivery id and the workflow to wake).
+ * The delivery leaves the line too: a waiter whose run cannot be woken is released so.
  *
  * Under the configuration's row lock, as takeLease: a delivery joins the line either before this
- * release (and is handed the lease) or after (and finds it free). One statement,
- * `release_endpoint_lease`, for the same reason as takeLease's.
+ * release (and is woken by it) or after (and finds the lease free). One statement,
+ * `release_endpoint_lease` (migrations/20261129010000_endpoint_line_wakes.js), for the same reason
+ * as takeLease's.
  */
 export async function releaseLease(
   db: Knex,
   deliveryId: string,
   webhookId: string,
-  handMs: number,
+  wakeMs: number,
 ): Promise<{ deliveryId: string; run: string } | undefined> {
   const { rows } = await db.raw<{ rows: { delivery_id: string; run: string }[] }>(
     'SELECT delivery_id, run FROM release_endpoint_lease(?::text, ?::text, ?::double precision)',
-    [deliveryId, webhookId, handMs],
+    [deliveryId, webhookId, wakeMs],
   );
   const [next] = rows as ({ delivery_id: string; run: string } | undefined)[];
   return next && { deliveryId: next.delivery_id, run: next.run };

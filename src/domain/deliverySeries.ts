@@ -25,10 +25,15 @@ export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
 /**
  * How long a delivery in an endpoint's line waits when no attempt there ends to wake it (a durable
- * timer in its workflow), and so how long a lease handed to the line's first waiter stays its own
- * (src/db/endpointLeases.ts): time for its run to be woken and make the attempt.
+ * timer in its workflow).
  */
 export const ENDPOINT_TURN_MS = 30_000;
+
+/**
+ * How long a release leaves a waiter it has woken alone (src/db/endpointLeases.ts): time for its run
+ * to make the attempt, during which the next releases wake the waiters behind it.
+ */
+export const ENDPOINT_WAKE_MS = 5_000;
 
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
 export const LIVE_PRIORITY = 1;

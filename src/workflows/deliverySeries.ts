@@ -52,7 +52,7 @@ export async function gaveUp(deliveryId: string, series: string, err: unknown): 
 /** Retry now (docs/webhooks.md, "Retry now"): the series, waiting between attempts, runs its next one at once. */
 export const retryNowUpdate = defineUpdate<{ attempt: number }, [RetryNow]>('retryNow');
 
-/** An attempt at a full endpoint ended: the named delivery, next in line, goes now (src/db/endpointLeases.ts). */
+/** An attempt at a full endpoint ended: the named delivery, the line's longest waiter, tries now (src/db/endpointLeases.ts). */
 export const endpointTurnSignal = defineSignal<[{ deliveryId: string }]>(ENDPOINT_TURN_SIGNAL);
 
 export interface RetryNow {
@@ -133,7 +133,7 @@ export class DeliverySeries {
     return { attempt: this.woken + 1 };
   }
 
-  /** An attempt at the endpoint ended, and this delivery was next in line: it tries again now. */
+  /** An attempt at the endpoint ended, and this delivery was the line's longest waiter: it tries again now. */
   turn(): void {
     if (this.waiting?.on === 'endpoint') this.waiting.scope.cancel();
     else this.turnPending = true;
