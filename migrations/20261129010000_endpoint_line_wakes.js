@@ -25,7 +25,7 @@ exports.up = async function up(knex) {
     begin
       perform 1 from webhooks where id = p_webhook_id for update;
       now_ := clock_timestamp();
-      -- A lease of its own still running (handed to it under the earlier rule) is kept whatever the count.
+      -- A lease of its own not yet expired (its activity retried after its worker died) is kept whatever the count.
       select exists (select 1 from webhook_deliveries where id = p_delivery_id and in_flight_until > now_),
              (select count(*) from webhook_deliveries
                where webhook_id = p_webhook_id and id <> p_delivery_id and in_flight_until > now_)

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { releaseLease, takeLease } from '../src/db/endpointLeases';
+import { ENDPOINT_WAKE_MS } from '../src/domain/deliverySeries';
 import { eventually, useStack, validPayment } from './helpers/stack';
 import { configureWebhook } from './helpers/webhooks';
 
@@ -110,7 +111,6 @@ async function deliveriesTo(count: number) {
 }
 
 describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
-  const WAKE_MS = 5_000;
   const take = (webhookId: string, deliveryId: string, limit: number) =>
     takeLease(stack.db, { deliveryId, webhookId, limit, leaseMs: 60_000, run: `run-${deliveryId}` });
 
@@ -119,11 +119,11 @@ describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
     const [first, waiter, runningAttempt] = ids;
     expect(await take(webhookId, first, 1)).toBe(true);
     expect(await take(webhookId, waiter, 1)).toBe(false);
-    expect(await releaseLease(stack.db, first, webhookId, WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
+    expect(await releaseLease(stack.db, first, webhookId, ENDPOINT_WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
     // The endpoint is not held idle for the waiter while its run is being woken.
     expect(await take(webhookId, runningAttempt, 1)).toBe(true);
     expect(await take(webhookId, waiter, 1)).toBe(false);
-    expect(await releaseLease(stack.db, runningAttempt, webhookId, WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
+    expect(await releaseLease(stack.db, runningAttempt, webhookId, ENDPOINT_WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
     expect(await take(webhookId, waiter, 1)).toBe(true);
     const rows = (await stack.db('webhook_deliveries').whereIn('id', ids)) as { waiting_since: Date | null }[];
     expect(rows.filter((r) => r.waiting_since !== null)).toEqual([]);
@@ -135,23 +135,26 @@ describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
     expect(await take(webhookId, a, 2)).toBe(true);
     expect(await take(webhookId, b, 2)).toBe(true);
     for (const w of waiters) expect(await take(webhookId, w, 2)).toBe(false);
-    const woken = [await releaseLease(stack.db, a, webhookId, WAKE_MS), await releaseLease(stack.db, b, webhookId, WAKE_MS)];
+    const woken = [
+      await releaseLease(stack.db, a, webhookId, ENDPOINT_WAKE_MS),
+      await releaseLease(stack.db, b, webhookId, ENDPOINT_WAKE_MS),
+    ];
     expect(woken.map((w) => w?.deliveryId)).toEqual(waiters.slice(0, 2));
     // A waiter whose run cannot be woken leaves the line, and the one behind it is woken.
-    expect(await releaseLease(stack.db, waiters[0], webhookId, WAKE_MS)).toEqual({ deliveryId: waiters[2], run: `run-${waiters[2]}` });
-    expect(await releaseLease(stack.db, waiters[1], webhookId, WAKE_MS)).toBeUndefined();
+    expect(await releaseLease(stack.db, waiters[0], webhookId, ENDPOINT_WAKE_MS)).toEqual({
+      deliveryId: waiters[2],
+      run: `run-${waiters[2]}`,
+    });
+    expect(await releaseLease(stack.db, waiters[1], webhookId, ENDPOINT_WAKE_MS)).toBeUndefined();
   });
 
   it('of 20 attempts at once to one configuration with a limit of 3, exactly 3 take a lease and the others join the line', async () => {
     const { webhookId, ids } = await deliveriesTo(20);
-    const hook = { id: webhookId };
     // Every connection of the pool open first, so that the calls run at once rather than one by one.
     await Promise.all(Array.from({ length: 10 }, () => stack.db.raw('SELECT pg_sleep(0.05)')));
-    const taken = await Promise.all(
-      ids.map((deliveryId) => takeLease(stack.db, { deliveryId, webhookId: hook.id, limit: 3, leaseMs: 60_000, run: `run-${deliveryId}` })),
-    );
+    const taken = await Promise.all(ids.map((deliveryId) => take(webhookId, deliveryId, 3)));
     expect(taken.filter(Boolean)).toHaveLength(3);
-    const rows = (await stack.db('webhook_deliveries').where({ webhook_id: hook.id })) as {
+    const rows = (await stack.db('webhook_deliveries').where({ webhook_id: webhookId })) as {
       id: string;
       in_flight_until: Date | null;
       waiting_run: string | null;
