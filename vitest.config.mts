@@ -10,6 +10,8 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  * - `contract` (`npm run test:contract`): the API's answers checked against its OpenAPI document by
  *   Stoplight Prism's validating proxy.
  * - `e2e` (`npm run test:e2e`): the Temporal UI of a real dev server in Chromium (scripts/install-browser.sh).
+ * - `neighbours` (`npm run test:neighbours`): a quiet account beside a noisy one on a stack of its own
+ *   (scripts/bench/neighbours.ts), the one latency bound of the suite, run alone.
  * - `cluster` (`npm run test:cluster`): docker-compose.yml's topology run by `npm run stack:cluster`
  *   (a Temporal server on PostgreSQL, its UI server, two APIs, two workers), driven from outside as an
  *   operator and a client would. Needs Chromium; stack:cluster installs the Temporal binaries itself
@@ -43,7 +45,7 @@ const stack: TestProjectInlineConfiguration = {
     alias,
     name: 'stack',
     include: ['test/**/*.test.ts'],
-    exclude: ['test/unit/**', 'test/e2e/**', 'test/cluster/**', 'test/contract/**'],
+    exclude: ['test/unit/**', 'test/e2e/**', 'test/cluster/**', 'test/contract/**', 'test/neighbours/**'],
     globalSetup: ['test/globalSetup.ts'],
     pool: 'forks',
     execArgv,
@@ -81,6 +83,21 @@ const e2e: TestProjectInlineConfiguration = {
   },
 };
 
+/** One test with a stack of its own under a bounded flood (test/neighbours): alone on the machine, as its bound is one of latency. */
+const neighbours: TestProjectInlineConfiguration = {
+  test: {
+    alias,
+    name: 'neighbours',
+    include: ['test/neighbours/**/*.test.ts'],
+    globalSetup: ['test/globalSetup.ts'],
+    pool: 'forks',
+    execArgv,
+    maxWorkers: 1,
+    testTimeout: 400_000,
+    hookTimeout: 180_000,
+  },
+};
+
 const cluster: TestProjectInlineConfiguration = {
   test: {
     alias,
@@ -99,7 +116,7 @@ const cluster: TestProjectInlineConfiguration = {
 export default defineConfig({
   test: {
     // Stryker's vitest runner takes no --project option; its workers (STRYKER_MUTATOR_WORKER set) see the unit project alone.
-    projects: process.env.STRYKER_MUTATOR_WORKER === undefined ? [unit, stack, contract, e2e, cluster] : [unit],
+    projects: process.env.STRYKER_MUTATOR_WORKER === undefined ? [unit, stack, contract, e2e, neighbours, cluster] : [unit],
     // A test file that fails to load counts as a failed test (for Stryker; see the reporter).
     reporters: ['default', './test/unit/support/loadFailureReporter.ts'],
   },
