@@ -1,9 +1,9 @@
 /**
- * No tenant slows another (docs/webhooks.md, "No tenant slows another"), as part 15 of the product
- * contract sizes it for a 2-core machine: one account with 4 endpoints whose receiver answers after
- * 9 s creates 12 test payments a second for 30 s; another account's `payment.created` deliveries
- * arrive within 1 s (p95) of what they take without that load in the same run, and its auto-release
- * (a durable timer, no request in its path) shows in its list within 1 s of falling due.
+ * No tenant slows another (docs/webhooks.md, "No tenant slows another"), sized for a 2-core machine:
+ * one account with 4 endpoints whose receiver answers after 9 s creates 12 test payments a second for
+ * 30 s; another account's `payment.created` deliveries arrive within 1 s (p95) of what they take
+ * without that load in the same run, and its auto-release (a durable timer, no request in its path)
+ * shows in its list within 1 s of falling due.
  *
  * A latency bound under an adversary is a correctness property here, not a speed target: the load is
  * bounded, the margin is the contract's, and the stack (dev server, worker, API as processes of their
