@@ -6,7 +6,13 @@
  *   npm run bench:neighbours [-- --duration 30 --rate 12 --endpoints 4 --quiet-rate 2]
  */
 import { DEFAULT_TEST_DATABASE_URL } from '../tools/testSupport';
-import { DEFAULT_NEIGHBOURS_LOAD, type QuietPhase, measureNeighbours } from './bench/neighbours';
+import {
+  DEFAULT_NEIGHBOURS_LOAD,
+  NEIGHBOURS_WEBHOOK_TIMEOUT,
+  SLOW_ANSWER_MS,
+  type QuietPhase,
+  measureNeighbours,
+} from './bench/neighbours';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,7 +41,7 @@ async function main() {
     `| ${name} | ${p.lag.n} | ${p.lag.p50.toFixed(0)} / ${p.lag.p95.toFixed(0)} / ${p.lag.max.toFixed(0)} | ${p.timer.n} | ${p.timer.p50.toFixed(0)} / ${p.timer.p95.toFixed(0)} / ${p.timer.max.toFixed(0)} | ${p.failed} |`;
   console.log(
     [
-      `bench:neighbours, ${duration} s per phase; quiet account ${quietRate}/s; noisy account ${rate}/s to ${endpoints} endpoints (9 s answers, WEBHOOK_TIMEOUT 10s)`,
+      `bench:neighbours, ${duration} s per phase; quiet account ${quietRate}/s; noisy account ${rate}/s to ${endpoints} endpoints (${SLOW_ANSWER_MS / 1000} s answers, WEBHOOK_TIMEOUT ${NEIGHBOURS_WEBHOOK_TIMEOUT})`,
       '',
       '| quiet account | deliveries | payment.created lag p50 / p95 / max (ms) | timers | due → in the list p50 / p95 / max (ms) | failed requests |',
       '| --- | --- | --- | --- | --- | --- |',

@@ -19,8 +19,9 @@ import { Recorder, type Percentiles, summarize } from './stats';
 import { startTarget } from './target';
 
 const AUTO_RELEASE_S = 2;
-/** The noisy account's receiver answers after this long, within the stack's WEBHOOK_TIMEOUT of 10 s. */
-const SLOW_ANSWER_MS = 9_000;
+/** The noisy account's receiver answers after this long, within the stack's WEBHOOK_TIMEOUT. */
+export const SLOW_ANSWER_MS = 9_000;
+export const NEIGHBOURS_WEBHOOK_TIMEOUT = '10s';
 
 export interface NeighboursLoad {
   /** Seconds of each phase. */
@@ -47,7 +48,6 @@ export interface QuietPhase {
 }
 
 export interface NeighboursResult {
-  load: NeighboursLoad;
   alone: QuietPhase;
   loaded: QuietPhase;
   noisyFailed: number;
@@ -97,7 +97,7 @@ async function atRate(perSecond: number, seconds: number, op: () => Promise<void
 /** Starts a stack of its own (API, worker, dev server) on `databaseUrl`, measures both phases back to back, and stops it. */
 export async function measureNeighbours(databaseUrl: string, load: NeighboursLoad, log: (msg: string) => void): Promise<NeighboursResult> {
   const { duration, rate, endpoints, quietRate } = load;
-  const target = await startTarget('dev', databaseUrl, log, { WEBHOOK_TIMEOUT: '10s' });
+  const target = await startTarget('dev', databaseUrl, log, { WEBHOOK_TIMEOUT: NEIGHBOURS_WEBHOOK_TIMEOUT });
   const slow = await slowReceiver(SLOW_ANSWER_MS);
   const quietReceiver = new WebhookReceiver();
   const db = createDb(databaseUrl);
@@ -163,13 +163,15 @@ export async function measureNeighbours(databaseUrl: string, load: NeighboursLoa
 
     log(`phase 1: the quiet account alone, ${duration} s`);
     const alone = await quietPhase(duration);
-    log(`phase 2: the same while the noisy account creates ${rate} payments/s towards ${endpoints} endpoints answering after 9 s`);
+    log(
+      `phase 2: the same while the noisy account creates ${rate} payments/s towards ${endpoints} endpoints answering after ${SLOW_ANSWER_MS / 1000} s`,
+    );
     const noise = atRate(rate, duration, async () => {
       await noisy.call(none, 'create', 'POST', '/api/v1/payments', payment);
     });
     const loaded = await quietPhase(duration);
     const noisyFailed = await noise;
-    return { load, alone, loaded, noisyFailed, noisyReceived: slow.received() };
+    return { alone, loaded, noisyFailed, noisyReceived: slow.received() };
   } finally {
     await db.destroy();
     await quietReceiver.close();
