@@ -113,17 +113,18 @@ async function deliveriesTo(count: number) {
 describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
   const take = (webhookId: string, deliveryId: string, limit: number) =>
     takeLease(stack.db, { deliveryId, webhookId, limit, leaseMs: 60_000, run: `run-${deliveryId}` });
+  const release = (webhookId: string, deliveryId: string) => releaseLease(stack.db, deliveryId, webhookId, ENDPOINT_WAKE_MS);
 
   it('a freed lease is free at once: an attempt already running takes it while the woken waiter, full again, keeps its place and is woken first next time', async () => {
     const { webhookId, ids } = await deliveriesTo(3);
     const [first, waiter, runningAttempt] = ids;
     expect(await take(webhookId, first, 1)).toBe(true);
     expect(await take(webhookId, waiter, 1)).toBe(false);
-    expect(await releaseLease(stack.db, first, webhookId, ENDPOINT_WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
+    expect(await release(webhookId, first)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
     // The endpoint is not held idle for the waiter while its run is being woken.
     expect(await take(webhookId, runningAttempt, 1)).toBe(true);
     expect(await take(webhookId, waiter, 1)).toBe(false);
-    expect(await releaseLease(stack.db, runningAttempt, webhookId, ENDPOINT_WAKE_MS)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
+    expect(await release(webhookId, runningAttempt)).toEqual({ deliveryId: waiter, run: `run-${waiter}` });
     expect(await take(webhookId, waiter, 1)).toBe(true);
     const rows = (await stack.db('webhook_deliveries').whereIn('id', ids)) as { waiting_since: Date | null }[];
     expect(rows.filter((r) => r.waiting_since !== null)).toEqual([]);
@@ -135,17 +136,14 @@ describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
     expect(await take(webhookId, a, 2)).toBe(true);
     expect(await take(webhookId, b, 2)).toBe(true);
     for (const w of waiters) expect(await take(webhookId, w, 2)).toBe(false);
-    const woken = [
-      await releaseLease(stack.db, a, webhookId, ENDPOINT_WAKE_MS),
-      await releaseLease(stack.db, b, webhookId, ENDPOINT_WAKE_MS),
-    ];
+    const woken = [await release(webhookId, a), await release(webhookId, b)];
     expect(woken.map((w) => w?.deliveryId)).toEqual(waiters.slice(0, 2));
     // A waiter whose run cannot be woken leaves the line, and the one behind it is woken.
-    expect(await releaseLease(stack.db, waiters[0], webhookId, ENDPOINT_WAKE_MS)).toEqual({
+    expect(await release(webhookId, waiters[0])).toEqual({
       deliveryId: waiters[2],
       run: `run-${waiters[2]}`,
     });
-    expect(await releaseLease(stack.db, waiters[1], webhookId, ENDPOINT_WAKE_MS)).toBeUndefined();
+    expect(await release(webhookId, waiters[1])).toBeUndefined();
   });
 
   it('of 20 attempts at once to one configuration with a limit of 3, exactly 3 take a lease and the others join the line', async () => {
