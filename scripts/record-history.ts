@@ -7,7 +7,8 @@
  * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
  * payment.disputed delivery's) and a receiver that fails every attempt (each delivery's series runs
  * in the payment's history on the webhooks task queue, and one still failing when the payment ends
- * is handed over to a workflow of its own; the `road` set started a workflow per delivery, the
+ * is handed over to a workflow of its own; a delivery planned while its endpoint is full waits in
+ * line from its publication; the `road` set started a workflow per delivery, the
  * `base` set made the first attempt inline). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
  * named, only theirs (to add one to a set without recording the others again).
  */
@@ -16,6 +17,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
+import { ulid } from 'ulid';
+import { createDb } from '../src/db/knex';
+import { releaseLease, takeLease } from '../src/db/endpointLeases';
+import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/domain/deliverySeries';
 import { transitionSignal } from '../src/workflows';
 import { apiPoster, withLocalStack } from './lib/localStack';
 
@@ -32,7 +37,11 @@ const SCENARIOS = [
   'failing-receiver',
   'dispute-agreement',
   'dispute-default',
+  'full-endpoint',
 ] as const;
+
+/** WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT of the recording: the `full-endpoint` scenario holds this many leases. */
+const ENDPOINT_LIMIT = 4;
 
 async function main() {
   const [prefix, ...only] = process.argv.slice(2);
@@ -61,10 +70,12 @@ async function main() {
   await new Promise((r) => receiver.once('listening', r));
   try {
     // Retries a second apart, so that the retried delivery ends within the recording.
-    const env = { WEBHOOK_RETRY_INITIAL_INTERVAL: '1s' };
-    await withLocalStack(env, async ({ apiUrl, temporalAddress, client, testKey }) => {
+    const env = { WEBHOOK_RETRY_INITIAL_INTERVAL: '1s', WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(ENDPOINT_LIMIT) };
+    await withLocalStack(env, async ({ apiUrl, temporalAddress, client, testKey, databaseUrl }) => {
       const call = apiPoster(apiUrl, testKey);
-      await call('/webhooks/configure', { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` });
+      const configured = await call('/webhooks/configure', {
+        url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`,
+      });
       const base = { currency: 'EUR', payer_email: 'payer@example.com', recipient_email: 'recipient@example.com' };
 
       const released = await call('/payments', { ...base, amount: 25 });
@@ -159,6 +170,16 @@ async function main() {
       await call(`${second}/release`);
       await call(`/test_helpers/payments/${defaulted.id}/advance`, { seconds: 3600 });
 
+      // Its endpoint full when its publication plans the delivery: the delivery joins the line there, and
+      // its series begins with the wait; a freed lease's turn signal, then the attempt.
+      const fullEndpoint = await withEndpointFull(databaseUrl, configured.webhook.id as string, async () => {
+        const payment = await call('/payments', { ...base, amount: 9 });
+        return { payment, inLine: await untilInLine(databaseUrl, payment.id as string) };
+      });
+      for (const next of fullEndpoint.woken)
+        await client.workflow.getHandle(next.run).signal(ENDPOINT_TURN_SIGNAL, { deliveryId: next.deliveryId });
+      await call(`/payments/${fullEndpoint.result.payment.id}/cancel`);
+
       const scenarios: Record<(typeof SCENARIOS)[number], string> = {
         'approve-release': released.id,
         'dispute-refund': disputed.id,
@@ -170,6 +191,7 @@ async function main() {
         'failing-receiver': failingReceiver.id,
         'dispute-agreement': agreed.id,
         'dispute-default': defaulted.id,
+        'full-endpoint': fullEndpoint.result.payment.id,
       };
       const cli = (await findTemporalCli())!;
       for (const [name, id] of Object.entries(scenarios)) {
@@ -187,6 +209,45 @@ async function main() {
     });
   } finally {
     receiver.close();
+  }
+}
+
+/** Runs `fn` while ENDPOINT_LIMIT leases of stand-in deliveries hold the configuration's endpoint full; answers the waiters their release woke. */
+async function withEndpointFull<T>(databaseUrl: string, webhookId: string, fn: () => Promise<T>) {
+  const db = createDb(databaseUrl);
+  try {
+    const holders = Array.from({ length: ENDPOINT_LIMIT }, () => `dlv_${ulid()}`);
+    await db('webhook_deliveries').insert(holders.map((id) => ({ id, webhook_id: webhookId, event: 'payment.created', body: '{}' })));
+    for (const deliveryId of holders) {
+      if (!(await takeLease(db, { deliveryId, webhookId, limit: ENDPOINT_LIMIT, leaseMs: 60_000 })))
+        throw new Error('the endpoint was not free');
+    }
+    const result = await fn();
+    const woken = [];
+    for (const deliveryId of holders) {
+      const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_WAKE_MS);
+      if (next) woken.push(next);
+    }
+    await db('webhook_deliveries').whereIn('id', holders).delete();
+    return { result, woken };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Until the payment's delivery waits in its endpoint's line. */
+async function untilInLine(databaseUrl: string, paymentId: string): Promise<string> {
+  const db = createDb(databaseUrl);
+  try {
+    for (let i = 0; i < 100; i++) {
+      const row = (await db('webhook_deliveries').where({ payment_id: paymentId }).whereNotNull('waiting_run').first()) as
+        { id: string } | undefined;
+      if (row) return row.id;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${paymentId}'s delivery never joined its endpoint's line`);
+  } finally {
+    await db.destroy();
   }
 }
 

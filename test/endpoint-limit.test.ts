@@ -1,14 +1,14 @@
 /**
  * An endpoint has at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight (docs/webhooks.md,
- * "No tenant slows another"): the others wait a moment in their attempt, then in their workflows,
- * send nothing meanwhile, and are then delivered by the same attempt, numbered as if they had never
- * waited.
+ * "No tenant slows another"): the others wait a moment in their attempt, then in their workflows (from
+ * their publication when the endpoint was already full), send nothing meanwhile, and are then
+ * delivered by the same attempt, numbered as if they had never waited.
  */
 import http from 'node:http';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { releaseLease, takeLease } from '../src/db/endpointLeases';
-import { ENDPOINT_WAKE_MS } from '../src/domain/deliverySeries';
+import { joinFullEndpointLines, releaseLease, takeLease } from '../src/db/endpointLeases';
+import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/domain/deliverySeries';
 import { eventually, useStack, validPayment } from './helpers/stack';
 import { configureWebhook } from './helpers/webhooks';
 
@@ -101,6 +101,61 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
   });
 });
 
+describe('a delivery planned while its endpoint is full', () => {
+  it("joins the endpoint's line from its publication and sends nothing until its turn: its first activity is the attempt that delivers it", async () => {
+    const receiver = await slowReceiver(0);
+    try {
+      const key = (await stack.newAccount()).test_api_key;
+      const hook = await configureWebhook(stack, key, receiver.url, ['payment.created']);
+      // The endpoint full: LIMIT attempts of other deliveries in flight for a minute.
+      const holders = Array.from({ length: LIMIT }, () => `dlv_${ulid()}`);
+      await stack.db('webhook_deliveries').insert(holders.map((id) => ({ id, webhook_id: hook.id, event: 'payment.created', body: '{}' })));
+      for (const id of holders)
+        expect(await takeLease(stack.db, { deliveryId: id, webhookId: hook.id, limit: LIMIT, leaseMs: 60_000 })).toBe(true);
+
+      const created = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      expect(created.status).toBe(201);
+      const paymentId = created.body.id as string;
+      const waiting = await eventually(
+        async () => {
+          const row = (await stack.db('webhook_deliveries').where({ webhook_id: hook.id, payment_id: paymentId }).first()) as
+            { id: string; waiting_run: string | null; attempts: number } | undefined;
+          return row?.waiting_run ? row : undefined;
+        },
+        20_000,
+        'the delivery to join the line',
+      );
+      expect(waiting).toMatchObject({ waiting_run: paymentId, attempts: 0 });
+      const deliveries = async () => {
+        const { events } = await stack.client.workflow.getHandle(paymentId).fetchHistory();
+        return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook').length;
+      };
+      // Longer than WEBHOOK_ENDPOINT_WAIT, the moment an attempt would wait before going back to its run.
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(await deliveries()).toBe(0);
+      expect(receiver.seen.received).toBe(0);
+
+      // A lease freed: the line's first waiter is this delivery, woken as an ending attempt wakes it.
+      const next = await releaseLease(stack.db, holders[0], hook.id, ENDPOINT_WAKE_MS);
+      expect(next).toEqual({ deliveryId: waiting.id, run: paymentId });
+      await stack.client.workflow.getHandle(paymentId).signal(ENDPOINT_TURN_SIGNAL, { deliveryId: waiting.id });
+      const delivered = await eventually(
+        async () => {
+          const row = (await stack.db('webhook_deliveries').where({ id: waiting.id }).first()) as { status: string; attempts: number };
+          return row.status === 'succeeded' ? row : undefined;
+        },
+        20_000,
+        'the delivery to succeed',
+      );
+      expect(delivered.attempts).toBe(1);
+      expect(receiver.seen.received).toBe(1);
+      expect(await deliveries()).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 /** A configuration of a new account and `count` deliveries to it, none yet attempted. */
 async function deliveriesTo(count: number) {
   const key = (await stack.newAccount()).test_api_key;
@@ -144,6 +199,34 @@ describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
       run: `run-${waiters[2]}`,
     });
     expect(await release(webhookId, waiters[1])).toBeUndefined();
+  });
+
+  it('joinFullEndpointLines: a delivery joins the line only while the endpoint is full, once, and is woken before a later waiter', async () => {
+    const { webhookId, ids } = await deliveriesTo(4);
+    const [held, planned, again, later] = ids;
+    const join = (deliveryId: string) => joinFullEndpointLines(stack.db, [{ deliveryId, webhookId }], 1, `run-${deliveryId}`);
+    // Room at the endpoint: the delivery's own attempt takes the lease; nothing joins the line.
+    expect([...(await join(planned))]).toEqual([]);
+    expect(await take(webhookId, held, 1)).toBe(true);
+    expect([...(await join(planned))]).toEqual([planned]);
+    const since = ((await stack.db('webhook_deliveries').where({ id: planned }).first()) as { waiting_since: Date }).waiting_since;
+    // A retried publication keeps the place the first took.
+    expect([...(await join(planned))]).toEqual([planned]);
+    expect(((await stack.db('webhook_deliveries').where({ id: planned }).first()) as { waiting_since: Date }).waiting_since).toEqual(since);
+    expect(await take(webhookId, later, 1)).toBe(false);
+    expect(await release(webhookId, held)).toEqual({ deliveryId: planned, run: `run-${planned}` });
+    // Several in one call, in order: each joins while the endpoint stays full.
+    expect(await take(webhookId, again, 1)).toBe(true);
+    const both = await joinFullEndpointLines(
+      stack.db,
+      [
+        { deliveryId: planned, webhookId },
+        { deliveryId: later, webhookId },
+      ],
+      1,
+      'run-x',
+    );
+    expect([...both]).toEqual([planned, later]);
   });
 
   it('of 20 attempts at once to one configuration with a limit of 3, exactly 3 take a lease and the others join the line', async () => {

@@ -61,3 +61,25 @@ export async function releaseLease(
   const [next] = rows as ({ delivery_id: string; run: string } | undefined)[];
   return next && { deliveryId: next.delivery_id, run: next.run };
 }
+
+/**
+ * A transition's deliveries whose endpoints are already full join their endpoints' lines, in the
+ * order given (a configuration's deliveries in the transition's order); the answer is the ids of
+ * those now in line, whose series begin by waiting for their turn. One statement,
+ * `join_full_endpoint_line` per delivery (migrations/20261129070000_endpoint_line_at_publication.js),
+ * under each configuration's row lock as takeLease.
+ */
+export async function joinFullEndpointLines(
+  db: Knex,
+  deliveries: { deliveryId: string; webhookId: string }[],
+  limit: number,
+  run: string,
+): Promise<Set<string>> {
+  if (deliveries.length === 0) return new Set();
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `SELECT t.id FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(id, webhook_id, n)
+      WHERE join_full_endpoint_line(t.id, t.webhook_id, ?::integer, ?::text) ORDER BY t.n`,
+    [deliveries.map((d) => d.deliveryId), deliveries.map((d) => d.webhookId), limit, run],
+  );
+  return new Set(rows.map((r) => r.id));
+}

@@ -73,6 +73,8 @@ export interface SeriesPlacement {
   priority: Priority;
   /** The first attempt alone, then the rest of the series: a chain's next delivery waits for it. */
   firstAlone?: boolean;
+  /** The delivery is already in its endpoint's line (src/activities/publication.ts): the series begins by waiting for its turn. */
+  queued?: boolean;
   /** For the Temporal UI: the event and the configuration's id (never its URL, which may carry a token). */
   label: string;
 }
@@ -162,6 +164,8 @@ export class DeliverySeries {
   }
 
   private async attempts(): Promise<DeliveryOutcome | 'handed-over'> {
+    // Its publication found the endpoint full and put the delivery in line: no attempt until its turn.
+    if (this.placement?.queued) await this.turnAtEndpoint();
     for (;;) {
       if (this.handedOver()) return 'handed-over';
       // A chain's head makes its first attempt alone; the rest of its series follows as a series does.
@@ -210,16 +214,21 @@ export class DeliverySeries {
       // The endpoint was full at the series' attempt `result.busy`: nothing sent. After a wait (or
       // a retry-now), the same attempt and those left, numbered on in the log.
       if (!this.continueAfter(result.busy - 1)) return 'skipped';
-      if (this.turnPending) {
-        this.turnPending = false;
-        continue;
-      }
-      try {
-        await this.cancellable('endpoint', () => sleep(ENDPOINT_TURN_MS));
-      } catch (err) {
-        if (!isCancellation(err)) throw err;
-        this.woken = undefined;
-      }
+      await this.turnAtEndpoint();
+    }
+  }
+
+  /** In the endpoint's line: until its turn comes (a release's signal, or a retry-now), else the fallback timer. */
+  private async turnAtEndpoint(): Promise<void> {
+    if (this.turnPending) {
+      this.turnPending = false;
+      return;
+    }
+    try {
+      await this.cancellable('endpoint', () => sleep(ENDPOINT_TURN_MS));
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+      this.woken = undefined;
     }
   }
 
