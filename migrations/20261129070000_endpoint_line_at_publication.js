@@ -3,8 +3,9 @@
  * A delivery whose endpoint is already full joins the endpoint's line when its transition's
  * publication plans it (docs/webhooks.md, "No tenant slows another"; src/db/endpointLeases.ts), so
  * its series begins by waiting for its turn instead of with an activity that would send nothing.
- * Like `take_endpoint_lease` without the take: the configuration's row is locked, the other
- * deliveries' unexpired leases are counted, and only a full endpoint puts the delivery in line.
+ * Like `take_endpoint_lease` without the take: the other deliveries' unexpired leases are counted,
+ * first without a lock (an endpoint with room answers at once), then, when full, again under the
+ * configuration's row lock, and only a full endpoint puts the delivery in line.
  */
 Object.defineProperty(exports, '__esModule', { value: true });
 
@@ -17,6 +18,14 @@ exports.up = async function up(knex) {
       now_ timestamptz;
       busy bigint;
     begin
+      -- Room at the endpoint, the common case: answered without the lock, and the attempt takes its lease.
+      select count(*) into busy from webhook_deliveries
+       where webhook_id = p_webhook_id and id <> p_delivery_id and in_flight_until > clock_timestamp();
+      if busy < p_limit then
+        return false;
+      end if;
+      -- Full: counted again under the lock, so that a release either sees the delivery in line or
+      -- the delivery sees the lease free (the release's own order, src/db/endpointLeases.ts).
       perform 1 from webhooks where id = p_webhook_id for update;
       now_ := clock_timestamp();
       select count(*) into busy from webhook_deliveries

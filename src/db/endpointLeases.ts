@@ -66,8 +66,9 @@ export async function releaseLease(
  * A transition's deliveries whose endpoints are already full join their endpoints' lines, in the
  * order given (a configuration's deliveries in the transition's order); the answer is the ids of
  * those now in line, whose series begin by waiting for their turn. One statement,
- * `join_full_endpoint_line` per delivery (migrations/20261129070000_endpoint_line_at_publication.js),
- * under each configuration's row lock as takeLease.
+ * `join_full_endpoint_line` per delivery (migrations/20261129070000_endpoint_line_at_publication.js):
+ * an endpoint with room answers without a lock; a full one is counted again under the
+ * configuration's row lock, as takeLease counts.
  */
 export async function joinFullEndpointLines(
   db: Knex,
