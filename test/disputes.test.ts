@@ -373,7 +373,7 @@ describe('a payment never disputed', () => {
       const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
       return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
     });
-    expect(markers).toEqual(['one-road', 'deliveries-in-run']);
+    expect(markers).toEqual(['one-road', 'deliveries-in-run', 'line-at-publication']);
     const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual(['publishTransition', 'publishTransition', 'publishTransition', 'publishTransition']);
     const timers = events.flatMap((e) =>
