@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
+import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { createDb } from '../src/db/knex';
 import { releaseLease, takeLease } from '../src/db/endpointLeases';
@@ -172,13 +173,15 @@ async function main() {
 
       // Its endpoint full when its publication plans the delivery: the delivery joins the line there, and
       // its series begins with the wait; a freed lease's turn signal, then the attempt.
-      const fullEndpoint = await withEndpointFull(databaseUrl, configured.webhook.id as string, async () => {
+      const db = createDb(databaseUrl);
+      const fullEndpoint = await withEndpointFull(db, configured.webhook.id as string, async () => {
         const payment = await call('/payments', { ...base, amount: 9 });
-        return { payment, inLine: await untilInLine(databaseUrl, payment.id as string) };
-      });
+        await untilInLine(db, payment.id as string);
+        return payment;
+      }).finally(() => db.destroy());
       for (const next of fullEndpoint.woken)
         await client.workflow.getHandle(next.run).signal(ENDPOINT_TURN_SIGNAL, { deliveryId: next.deliveryId });
-      await call(`/payments/${fullEndpoint.result.payment.id}/cancel`);
+      await call(`/payments/${fullEndpoint.result.id}/cancel`);
 
       const scenarios: Record<(typeof SCENARIOS)[number], string> = {
         'approve-release': released.id,
@@ -191,7 +194,7 @@ async function main() {
         'failing-receiver': failingReceiver.id,
         'dispute-agreement': agreed.id,
         'dispute-default': defaulted.id,
-        'full-endpoint': fullEndpoint.result.payment.id,
+        'full-endpoint': fullEndpoint.result.id,
       };
       const cli = (await findTemporalCli())!;
       for (const [name, id] of Object.entries(scenarios)) {
@@ -213,42 +216,30 @@ async function main() {
 }
 
 /** Runs `fn` while ENDPOINT_LIMIT leases of stand-in deliveries hold the configuration's endpoint full; answers the waiters their release woke. */
-async function withEndpointFull<T>(databaseUrl: string, webhookId: string, fn: () => Promise<T>) {
-  const db = createDb(databaseUrl);
-  try {
-    const holders = Array.from({ length: ENDPOINT_LIMIT }, () => `dlv_${ulid()}`);
-    await db('webhook_deliveries').insert(holders.map((id) => ({ id, webhook_id: webhookId, event: 'payment.created', body: '{}' })));
-    for (const deliveryId of holders) {
-      if (!(await takeLease(db, { deliveryId, webhookId, limit: ENDPOINT_LIMIT, leaseMs: 60_000 })))
-        throw new Error('the endpoint was not free');
-    }
-    const result = await fn();
-    const woken = [];
-    for (const deliveryId of holders) {
-      const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_WAKE_MS);
-      if (next) woken.push(next);
-    }
-    await db('webhook_deliveries').whereIn('id', holders).delete();
-    return { result, woken };
-  } finally {
-    await db.destroy();
+async function withEndpointFull<T>(db: Knex, webhookId: string, fn: () => Promise<T>) {
+  const holders = Array.from({ length: ENDPOINT_LIMIT }, () => `dlv_${ulid()}`);
+  await db('webhook_deliveries').insert(holders.map((id) => ({ id, webhook_id: webhookId, event: 'payment.created', body: '{}' })));
+  for (const deliveryId of holders) {
+    if (!(await takeLease(db, { deliveryId, webhookId, limit: ENDPOINT_LIMIT, leaseMs: 60_000 })))
+      throw new Error('the endpoint was not free');
   }
+  const result = await fn();
+  const woken = [];
+  for (const deliveryId of holders) {
+    const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_WAKE_MS);
+    if (next) woken.push(next);
+  }
+  await db('webhook_deliveries').whereIn('id', holders).delete();
+  return { result, woken };
 }
 
 /** Until the payment's delivery waits in its endpoint's line. */
-async function untilInLine(databaseUrl: string, paymentId: string): Promise<string> {
-  const db = createDb(databaseUrl);
-  try {
-    for (let i = 0; i < 100; i++) {
-      const row = (await db('webhook_deliveries').where({ payment_id: paymentId }).whereNotNull('waiting_run').first()) as
-        { id: string } | undefined;
-      if (row) return row.id;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`${paymentId}'s delivery never joined its endpoint's line`);
-  } finally {
-    await db.destroy();
+async function untilInLine(db: Knex, paymentId: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await db('webhook_deliveries').where({ payment_id: paymentId }).whereNotNull('waiting_run').first()) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
+  throw new Error(`${paymentId}'s delivery never joined its endpoint's line`);
 }
 
 async function waitForStatus(apiUrl: string, key: string, id: string, status: string): Promise<void> {

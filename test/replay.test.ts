@@ -187,9 +187,9 @@ describe('workflow determinism', () => {
     const first = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook');
     const deliveryId = first?.activityTaskScheduledEventAttributes?.activityId;
     const publication = events.find((e) => e.activityTaskCompletedEventAttributes)!.activityTaskCompletedEventAttributes!;
-    const answer = JSON.parse(Buffer.from(publication.result!.payloads![0].data!).toString('utf8')) as {
-      inRun: { chains: { deliveryId: string; queued?: true }[] };
-    };
+    const answer = payloadConverter.fromPayload<{ inRun: { chains: { deliveryId: string; queued?: true }[] } }>(
+      publication.result!.payloads![0],
+    );
     expect(answer.inRun.chains).toEqual([expect.objectContaining({ deliveryId, queued: true })]);
     const turn = index((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'endpointTurn');
     expect(turn).toBeGreaterThan(0);
