@@ -108,6 +108,39 @@ describe('the projection statement', () => {
     expect(await stack.db('webhook_deliveries').where({ payment_id: state.id }).count({ n: '*' }).first()).toEqual({ n: '1' });
   });
 
+  it('logs an attempt in one statement while its count is the one it read; attempts that read the same count each get a number of their own', async () => {
+    const own = await stack.newAccount();
+    await configureWebhook(stack, own.test_api_key, 'http://127.0.0.1:9/log');
+    const { state, entry } = sampleDeposit(own.account_id);
+    const body = envelope(entry.event, entry.at, paymentView(state), state.version);
+    const [planned] = await projectAndPlan(stack.db, state, entry, [{ envelope: body, ordinal: 0 }], REASON_KEY);
+    const failed = () => ({ at: new Date(), statusCode: 503, durationMs: 3, error: 'HTTP 503' });
+
+    // Only this delivery's statements: the stack's worker shares the handle.
+    const statements: string[] = [];
+    const listen = (q: { sql: string; bindings?: unknown[] }) => {
+      if (q.sql.trim().toUpperCase() === 'BEGIN;' || q.sql.trim().toUpperCase() === 'COMMIT;' || q.bindings?.includes(planned.delivery.id))
+        statements.push(q.sql);
+    };
+    stack.db.on('query', listen);
+    try {
+      expect(await recordAttempt(stack.db, planned, failed(), 'pending')).toBe(1);
+    } finally {
+      stack.db.off('query', listen);
+    }
+    expect(statements).toHaveLength(1);
+
+    // Three attempts that all read a count of 1 as they began: numbered 2, 3 and 4, each logged once with its leaf.
+    const readOne = { ...planned, delivery: { ...planned.delivery, attempts: 1 } };
+    const numbers = await Promise.all([0, 1, 2].map(() => recordAttempt(stack.db, readOne, failed(), 'pending')));
+    expect(numbers.sort()).toEqual([2, 3, 4]);
+    const logged = await stack.db('webhook_delivery_attempts').where({ delivery_id: planned.delivery.id }).orderBy('attempt').pluck('attempt');
+    expect(logged).toEqual([1, 2, 3, 4]);
+    const leaves = await stack.db('audit_leaves').where({ payment_id: state.id, kind: 'webhook.attempt' }).count({ n: '*' }).first();
+    expect(leaves).toEqual({ n: '4' });
+    expect(await stack.db('webhook_deliveries').where({ id: planned.delivery.id }).first('attempts')).toEqual({ attempts: 4 });
+  });
+
   it("plans a split's refunded part before its release, for each configuration as subscribed; two events, one ledger entry, once", async () => {
     // An account of its own: the configurations above would be subscribed too.
     const own = await stack.newAccount();

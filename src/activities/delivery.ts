@@ -80,10 +80,11 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
    */
   async function lease(deliveryId: string, webhookId: string, leaseMs: number, run: string): Promise<boolean> {
     const request = { deliveryId, webhookId, limit: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, leaseMs };
+    // Without a moment's wait, one statement takes the lease or joins the line.
+    if (config.WEBHOOK_ENDPOINT_WAIT <= 0) return takeLease(db, { ...request, run });
     return (
       (await takeLease(db, request)) ||
-      (config.WEBHOOK_ENDPOINT_WAIT > 0 &&
-        (await turns.wait(webhookId, request.limit, () => takeLease(db, request), config.WEBHOOK_ENDPOINT_WAIT))) ||
+      (await turns.wait(webhookId, request.limit, () => takeLease(db, request), config.WEBHOOK_ENDPOINT_WAIT)) ||
       (await takeLease(db, { ...request, run }))
     );
   }
