@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/lib/logger';
 import { buildStack } from '../src/stack';
+import { claimOpenPayment } from '../src/db/openPayments';
 import { startReceiver } from './helpers/receiver';
 import { configureWebhook } from './helpers/webhooks';
 import { eventually, httpClient, useAccount, useStack, validPayment } from './helpers/stack';
@@ -68,6 +69,30 @@ describe('quotas', () => {
       expect(again.status).toBe(201);
       const full = await stack.http.post('/api/v1/payments', { key: acct.test_api_key, body: validPayment() });
       expect(full.status).toBe(409);
+    });
+    it('a claim is one statement; concurrent claims stop at the limit; a retry keeps the place it has', async () => {
+      const own = await stack.newAccount();
+      const scope = { accountId: own.account_id, livemode: false };
+      const first = `pay_claim_${Date.now()}`;
+      // Only this claim's statements: the stack's worker shares the handle.
+      const statements: string[] = [];
+      const listen = (q: { sql: string; bindings?: unknown[] }) => {
+        if (/^(BEGIN|COMMIT|ROLLBACK);?$/i.test(q.sql.trim()) || q.bindings?.includes(first)) statements.push(q.sql);
+      };
+      stack.db.on('query', listen);
+      try {
+        expect(await claimOpenPayment(stack.db, scope, first, 2)).toBe(true);
+      } finally {
+        stack.db.off('query', listen);
+      }
+      expect(statements).toHaveLength(1);
+
+      const others = Array.from({ length: 6 }, (_, i) => `${first}_${i}`);
+      const claimed = await Promise.all(others.map((id) => claimOpenPayment(stack.db, scope, id, 2)));
+      expect(claimed.filter(Boolean)).toHaveLength(1);
+      expect(await claimOpenPayment(stack.db, scope, first, 2)).toBe(true);
+      const rows = await stack.db('payment_claims').where({ account_id: own.account_id }).pluck('payment_id');
+      expect(rows.sort()).toEqual([first, others[claimed.indexOf(true)]].sort());
     });
   });
 

@@ -12,31 +12,20 @@ import type { Scope } from '../domain/tenancy';
  */
 const CLAIM_LIFETIME_MINUTES = 10;
 
-const scopeRow = (scope: Scope) => ({ account_id: scope.accountId, livemode: scope.livemode });
 
 /**
  * Take a place for `paymentId` among the scope's open payments, unless `limit` are open or claimed:
  * counted and added under the count row's lock, so concurrent creates cannot pass the limit together.
- * A retry of a create that already claimed or wrote its payment keeps its place.
+ * A retry of a create that already claimed or wrote its payment keeps its place. One statement,
+ * `claim_open_payment` (migrations/20261129120000_claim_open_payment_function.js): the lock is held
+ * for the function only, never across client round trips.
  */
 export async function claimOpenPayment(db: Knex, scope: Scope, paymentId: string, limit: number): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    await trx('open_payment_counts')
-      .insert({ ...scopeRow(scope), open: 0 })
-      .onConflict(['account_id', 'livemode'])
-      .ignore();
-    const counted = await trx('open_payment_counts').where(scopeRow(scope)).forUpdate().first<{ open: number }>('open');
-    if ((await trx('payment_claims').where({ payment_id: paymentId }).first('payment_id')) !== undefined) return true;
-    if ((await trx('payments').where({ id: paymentId }).first('id')) !== undefined) return true;
-    const claims = await trx('payment_claims')
-      .where(scopeRow(scope))
-      .andWhereRaw('created_at > now() - make_interval(mins => ?)', [CLAIM_LIFETIME_MINUTES])
-      .count<{ n: string }>('* as n')
-      .first();
-    if (counted.open + Number(claims?.n ?? 0) >= limit) return false;
-    await trx('payment_claims').insert({ ...scopeRow(scope), payment_id: paymentId });
-    return true;
-  });
+  const { rows } = await db.raw<{ rows: { claimed: boolean }[] }>(
+    'SELECT claim_open_payment(?::text, ?::boolean, ?::text, ?::integer, ?::integer) AS claimed',
+    [scope.accountId, scope.livemode, paymentId, limit, CLAIM_LIFETIME_MINUTES],
+  );
+  return rows[0].claimed;
 }
 
 /** Claims older than their lifetime (their creates died before starting anything): deleted in passing. */
