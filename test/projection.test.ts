@@ -10,7 +10,7 @@ import type { PaymentDetails } from '../src/domain/paymentRecord';
 import { paymentView } from '../src/views/paymentView';
 import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
 import { projectAndPlan, projectPayment } from '../src/db/projection';
-import { recordAttempt } from '../src/db/webhookDeliveries';
+import { recordAttempt } from '../src/db/attemptLog';
 import { configureWebhook, sampleDeposit } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
 
@@ -134,7 +134,11 @@ describe('the projection statement', () => {
     const readOne = { ...planned, delivery: { ...planned.delivery, attempts: 1 } };
     const numbers = await Promise.all([0, 1, 2].map(() => recordAttempt(stack.db, readOne, failed(), 'pending')));
     expect(numbers.sort()).toEqual([2, 3, 4]);
-    const logged = await stack.db('webhook_delivery_attempts').where({ delivery_id: planned.delivery.id }).orderBy('attempt').pluck('attempt');
+    const logged = await stack
+      .db('webhook_delivery_attempts')
+      .where({ delivery_id: planned.delivery.id })
+      .orderBy('attempt')
+      .pluck('attempt');
     expect(logged).toEqual([1, 2, 3, 4]);
     const leaves = await stack.db('audit_leaves').where({ payment_id: state.id, kind: 'webhook.attempt' }).count({ n: '*' }).first();
     expect(leaves).toEqual({ n: '4' });

@@ -12,7 +12,6 @@ import type { Scope } from '../domain/tenancy';
  */
 const CLAIM_LIFETIME_MINUTES = 10;
 
-
 /**
  * Take a place for `paymentId` among the scope's open payments, unless `limit` are open or claimed:
  * counted and added under the count row's lock, so concurrent creates cannot pass the limit together.

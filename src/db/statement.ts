@@ -1,5 +1,5 @@
 /**
- * A statement built from parts (src/db/projection.ts, the attempt's record in webhookDeliveries.ts):
+ * A statement built from parts (src/db/projection.ts, the attempt's record in attemptLog.ts):
  * its bound values in order, and a custody trail leaf's row as values.
  */
 import type { AuditLeaf } from '../domain/audit';

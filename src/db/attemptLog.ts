@@ -1,0 +1,112 @@
+/**
+ * The delivery log's attempts (docs/webhooks.md, "One road"): each attempt's row, the delivery's
+ * count and status, and its custody trail leaf, written together so that every attempt gets a
+ * number of its own and is logged once.
+ */
+import type { Knex } from 'knex';
+import { webhookAttemptLeaf } from '../domain/audit';
+import { attemptErrorCode } from '../domain/deliveryAttempt';
+import { LEAF_COLUMNS } from './audit';
+import { Bindings, leafValues } from './statement';
+import type { DeliveryRow } from './webhookDeliveries';
+
+export interface AttemptRecord {
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** The first 1 KB of the receiver's answer. */
+  excerpt?: string | null;
+}
+
+/**
+ * The delivery an attempt is for, and its configuration's account and mode (for the trail's leaf);
+ * with `attempts`, the count its attempt read when it began.
+ */
+interface AttemptTarget {
+  delivery: Pick<DeliveryRow, 'id' | 'payment_id' | 'event' | 'webhook_id'> & { attempts?: number };
+  webhook: { account_id: string; livemode: boolean };
+}
+
+/**
+ * Log one attempt as the delivery's next number, leave its status (a final one ends the series) and
+ * append the attempt's custody trail leaf: whatever runs concurrently, each attempt gets a number of
+ * its own and is logged once, never dropped. `atLeast`: the attempt's number in its series as
+ * Temporal counts it, after the attempts before the series. Answers the attempt's number.
+ *
+ * One statement when the delivery's count is still the one the attempt read as it began (the usual
+ * case); else, or without that count, the count is read again in a transaction holding the row.
+ */
+export async function recordAttempt(
+  db: Knex,
+  target: AttemptTarget,
+  a: AttemptRecord,
+  status: DeliveryRow['status'],
+  atLeast = 1,
+): Promise<number> {
+  const read = target.delivery.attempts;
+  if (read !== undefined) {
+    const attempt = Math.max(read + 1, atLeast);
+    const { sql, values } = attemptStatement(target, a, status, attempt, read);
+    const { rowCount } = await db.raw<{ rowCount: number }>(sql, values);
+    if (rowCount === 1) return attempt;
+  }
+  return db.transaction(async (trx) => {
+    const row = await trx<DeliveryRow>('webhook_deliveries').where({ id: target.delivery.id }).forUpdate().first('attempts');
+    // The series' own number (the Temporal UI's) unless the log is past it already.
+    const attempt = Math.max((row?.attempts ?? 0) + 1, atLeast);
+    const { sql, values } = attemptStatement(target, a, status, attempt);
+    await trx.raw(sql, values);
+    return attempt;
+  });
+}
+
+/**
+ * The attempt's row, the delivery's count and status, and the trail's leaf in one statement. With
+ * `unless` (a count read earlier), nothing is written once the count has moved on: the delivery's
+ * update finds no row, and the attempt and the leaf are written from its rows.
+ */
+function attemptStatement(
+  { delivery, webhook }: AttemptTarget,
+  a: AttemptRecord,
+  status: DeliveryRow['status'],
+  attempt: number,
+  unless?: number,
+): { sql: string; values: Knex.RawBinding[] } {
+  const leaf = webhookAttemptLeaf({
+    deliveryId: delivery.id,
+    webhookId: delivery.webhook_id,
+    paymentId: delivery.payment_id,
+    accountId: webhook.account_id,
+    livemode: webhook.livemode,
+    event: delivery.event,
+    attempt,
+    at: a.at,
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    // A code: the text may name the receiver's host, and the trail is never erased.
+    error: attemptErrorCode(a.statusCode, a.error),
+    outcome: status,
+  });
+  const b = new Bindings();
+  const values = [delivery.id, attempt, a.at, a.statusCode, a.durationMs, a.error, a.excerpt ?? null];
+  const types = ['text', 'integer', 'timestamptz', 'integer', 'integer', 'text', 'text'];
+  const insert = (from: 'values' | 'delivery') =>
+    `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt) ` +
+    (from === 'values' ? `VALUES (${b.list(values)})` : `SELECT ${values.map((v, i) => b.add(v, types[i])).join(', ')} FROM delivery`);
+  const update = () =>
+    `UPDATE webhook_deliveries SET status = ${b.add(status)}, attempts = ${b.add(attempt)}, updated_at = ${b.add(new Date())},
+          series = CASE WHEN ${b.add(status)} = 'pending' THEN series END
+        WHERE id = ${b.add(delivery.id)}${unless === undefined ? '' : ` AND attempts = ${b.add(unless)}`} RETURNING id`;
+  // Bound in the order the statement names them. Under the row's lock (no `unless`) the attempt is
+  // written whatever the update finds: a row that is not there fails on the attempt's foreign key
+  // rather than go unlogged.
+  const head =
+    unless === undefined
+      ? `WITH attempt AS (${insert('values')} RETURNING 1), delivery AS (${update()})`
+      : `WITH delivery AS (${update()}), attempt AS (${insert('delivery')} RETURNING 1)`;
+  const sql = `${head}
+      INSERT INTO audit_leaves (${LEAF_COLUMNS.map(([c]) => c).join(', ')})
+      SELECT ${leafValues(b, leaf)} FROM delivery`;
+  return { sql, values: b.values as Knex.RawBinding[] };
+}
