@@ -77,7 +77,9 @@ export async function startCluster(cwd: string, env: NodeJS.ProcessEnv, stateFil
   const child = spawn('npm', ['run', '--silent', 'stack:cluster'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.on('data', (c) => (output += c));
   child.stderr.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Once npm and the stack have let go of the output too: npm can end on Ctrl-C before the stack has
+  // said that it stopped, and 'exit' would then come before the stack's last line.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const readState = (): StackState => JSON.parse(fs.readFileSync(stateFile, 'utf8')) as StackState;
   const run: ClusterRun = {
     child,
