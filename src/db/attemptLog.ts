@@ -34,8 +34,9 @@ interface AttemptTarget {
  * its own and is logged once, never dropped. `atLeast`: the attempt's number in its series as
  * Temporal counts it, after the attempts before the series. Answers the attempt's number.
  *
- * One statement when the delivery's count is still the one the attempt read as it began (the usual
- * case); else, or without that count, the count is read again in a transaction holding the row.
+ * One statement, which writes only while the delivery's count is the one it was given: first the
+ * count the attempt read as it began (the usual case), else the count read again in a transaction
+ * holding the row.
  */
 export async function recordAttempt(
   db: Knex,
@@ -47,32 +48,30 @@ export async function recordAttempt(
   const read = target.delivery.attempts;
   if (read !== undefined) {
     const attempt = Math.max(read + 1, atLeast);
-    const { sql, values } = attemptStatement(target, a, status, attempt, read);
-    const { rowCount } = await db.raw<{ rowCount: number }>(sql, values);
-    if (rowCount === 1) return attempt;
+    if ((await db.raw<{ rowCount: number }>(...attemptStatement(target, a, status, attempt, read))).rowCount === 1) return attempt;
   }
   return db.transaction(async (trx) => {
     const row = await trx<DeliveryRow>('webhook_deliveries').where({ id: target.delivery.id }).forUpdate().first('attempts');
+    if (!row) throw new Error(`delivery ${target.delivery.id} is not in the log: its attempt cannot be logged`);
     // The series' own number (the Temporal UI's) unless the log is past it already.
-    const attempt = Math.max((row?.attempts ?? 0) + 1, atLeast);
-    const { sql, values } = attemptStatement(target, a, status, attempt);
-    await trx.raw(sql, values);
+    const attempt = Math.max(row.attempts + 1, atLeast);
+    await trx.raw(...attemptStatement(target, a, status, attempt, row.attempts));
     return attempt;
   });
 }
 
 /**
- * The attempt's row, the delivery's count and status, and the trail's leaf in one statement. With
- * `unless` (a count read earlier), nothing is written once the count has moved on: the delivery's
- * update finds no row, and the attempt and the leaf are written from its rows.
+ * The attempt's row, the delivery's count and status, and the trail's leaf in one statement,
+ * written only while the delivery's count is still `counted`: once it has moved on, the delivery's
+ * update finds no row, and the attempt and the leaf, written from its rows, are not written either.
  */
 function attemptStatement(
   { delivery, webhook }: AttemptTarget,
   a: AttemptRecord,
   status: DeliveryRow['status'],
   attempt: number,
-  unless?: number,
-): { sql: string; values: Knex.RawBinding[] } {
+  counted: number,
+): [string, Knex.RawBinding[]] {
   const leaf = webhookAttemptLeaf({
     deliveryId: delivery.id,
     webhookId: delivery.webhook_id,
@@ -89,24 +88,18 @@ function attemptStatement(
     outcome: status,
   });
   const b = new Bindings();
-  const values = [delivery.id, attempt, a.at, a.statusCode, a.durationMs, a.error, a.excerpt ?? null];
-  const types = ['text', 'integer', 'timestamptz', 'integer', 'integer', 'text', 'text'];
-  const insert = (from: 'values' | 'delivery') =>
-    `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt) ` +
-    (from === 'values' ? `VALUES (${b.list(values)})` : `SELECT ${values.map((v, i) => b.add(v, types[i])).join(', ')} FROM delivery`);
-  const update = () =>
-    `UPDATE webhook_deliveries SET status = ${b.add(status)}, attempts = ${b.add(attempt)}, updated_at = ${b.add(new Date())},
+  // Bound in the order the statement names them; typed, as a SELECT gives PostgreSQL no column to infer from.
+  const sql = `WITH delivery AS (
+        UPDATE webhook_deliveries SET status = ${b.add(status)}, attempts = ${b.add(attempt)}, updated_at = ${b.add(new Date())},
           series = CASE WHEN ${b.add(status)} = 'pending' THEN series END
-        WHERE id = ${b.add(delivery.id)}${unless === undefined ? '' : ` AND attempts = ${b.add(unless)}`} RETURNING id`;
-  // Bound in the order the statement names them. Under the row's lock (no `unless`) the attempt is
-  // written whatever the update finds: a row that is not there fails on the attempt's foreign key
-  // rather than go unlogged.
-  const head =
-    unless === undefined
-      ? `WITH attempt AS (${insert('values')} RETURNING 1), delivery AS (${update()})`
-      : `WITH delivery AS (${update()}), attempt AS (${insert('delivery')} RETURNING 1)`;
-  const sql = `${head}
+        WHERE id = ${b.add(delivery.id)} AND attempts = ${b.add(counted)} RETURNING id
+      ), attempt AS (
+        INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
+        SELECT ${b.add(delivery.id, 'text')}, ${b.add(attempt, 'integer')}, ${b.add(a.at, 'timestamptz')}, ${b.add(a.statusCode, 'integer')},
+          ${b.add(a.durationMs, 'integer')}, ${b.add(a.error, 'text')}, ${b.add(a.excerpt ?? null, 'text')} FROM delivery
+        RETURNING 1
+      )
       INSERT INTO audit_leaves (${LEAF_COLUMNS.map(([c]) => c).join(', ')})
       SELECT ${leafValues(b, leaf)} FROM delivery`;
-  return { sql, values: b.values as Knex.RawBinding[] };
+  return [sql, b.values as Knex.RawBinding[]];
 }
