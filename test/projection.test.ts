@@ -13,6 +13,7 @@ import { projectAndPlan, projectPayment } from '../src/db/projection';
 import { recordAttempt } from '../src/db/attemptLog';
 import { configureWebhook, sampleDeposit } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
+import { statementsNaming } from './helpers/statements';
 
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
 const REASON_KEY = Buffer.alloc(32, 7);
@@ -116,19 +117,9 @@ describe('the projection statement', () => {
     const [planned] = await projectAndPlan(stack.db, state, entry, [{ envelope: body, ordinal: 0 }], REASON_KEY);
     const failed = () => ({ at: new Date(), statusCode: 503, durationMs: 3, error: 'HTTP 503' });
 
-    // Only this delivery's statements: the stack's worker shares the handle.
-    const statements: string[] = [];
-    const listen = (q: { sql: string; bindings?: unknown[] }) => {
-      if (q.sql.trim().toUpperCase() === 'BEGIN;' || q.sql.trim().toUpperCase() === 'COMMIT;' || q.bindings?.includes(planned.delivery.id))
-        statements.push(q.sql);
-    };
-    stack.db.on('query', listen);
-    try {
-      expect(await recordAttempt(stack.db, planned, failed(), 'pending')).toBe(1);
-    } finally {
-      stack.db.off('query', listen);
-    }
-    expect(statements).toHaveLength(1);
+    const firstLog = await statementsNaming(stack.db, planned.delivery.id, () => recordAttempt(stack.db, planned, failed(), 'pending'));
+    expect(firstLog.result).toBe(1);
+    expect(firstLog.statements).toHaveLength(1);
 
     // Three attempts that all read a count of 1 as they began: numbered 2, 3 and 4, each logged once with its leaf.
     const readOne = { ...planned, delivery: { ...planned.delivery, attempts: 1 } };

@@ -11,6 +11,7 @@ import { claimOpenPayment } from '../src/db/openPayments';
 import { startReceiver } from './helpers/receiver';
 import { configureWebhook } from './helpers/webhooks';
 import { eventually, httpClient, useAccount, useStack, validPayment } from './helpers/stack';
+import { statementsNaming } from './helpers/statements';
 
 const LIMITS = {
   MAX_OPEN_PAYMENTS_TEST: '3',
@@ -74,18 +75,9 @@ describe('quotas', () => {
       const own = await stack.newAccount();
       const scope = { accountId: own.account_id, livemode: false };
       const first = `pay_claim_${Date.now()}`;
-      // Only this claim's statements: the stack's worker shares the handle.
-      const statements: string[] = [];
-      const listen = (q: { sql: string; bindings?: unknown[] }) => {
-        if (/^(BEGIN|COMMIT|ROLLBACK);?$/i.test(q.sql.trim()) || q.bindings?.includes(first)) statements.push(q.sql);
-      };
-      stack.db.on('query', listen);
-      try {
-        expect(await claimOpenPayment(stack.db, scope, first, 2)).toBe(true);
-      } finally {
-        stack.db.off('query', listen);
-      }
-      expect(statements).toHaveLength(1);
+      const claim = await statementsNaming(stack.db, first, () => claimOpenPayment(stack.db, scope, first, 2));
+      expect(claim.result).toBe(true);
+      expect(claim.statements).toHaveLength(1);
 
       const others = Array.from({ length: 6 }, (_, i) => `${first}_${i}`);
       const claimed = await Promise.all(others.map((id) => claimOpenPayment(stack.db, scope, id, 2)));
