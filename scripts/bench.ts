@@ -10,6 +10,8 @@
  *  (B3) the design's floor with its API and read model: B2 behind a node:http front that looks the
  *       API key up in PostgreSQL and writes the payment's row at create, driven over HTTP like A, its
  *       activity projecting each transition onto that row (version-guarded) before the POST;
+ *  (B4) B3 with the projection and the POST as two activities, the POST on a webhooks task queue
+ *       with a fairness key, as the service's contract requires (only with `--systems`);
  *  (C)  a plain node:http + pg server doing the same four transitions as row-locked updates;
  * then reads with many open payments; with `--stack cluster`, A again against `npm run stack:cluster`.
  * Prints tables (stdout), draws an SVG chart, and with `--write-docs` rewrites the "Latest results"
@@ -43,6 +45,7 @@ import {
   type ReadsResult,
   type System,
   STAGED_MILESTONES,
+  SYSTEM_CODE,
   SYSTEM_LABEL,
 } from './bench/results';
 import { fmt, Recorder, summarize } from './bench/stats';
@@ -356,17 +359,18 @@ async function serviceLevels(system: System, opts: BenchOptions, target: Service
   }
 }
 
-const ENGINE_SYSTEMS = ['engine', 'engineWebhooks', 'floorApi'] as const;
+const ENGINE_SYSTEMS = ['engine', 'engineWebhooks', 'floorApi', 'floorSplit'] as const;
+const FLOOR_WORKFLOWS = { floorApi: 'benchFloorWorkflow', floorSplit: 'benchSplitFloorWorkflow' } as const;
 
 /**
- * (B), (B2) and (B3) on a worker process and task queue of their own, on the target's Temporal
- * server; B3 also with its tables and its front (./bench/floor.ts), the front's CPU as `api`.
+ * (B), (B2), (B3) and (B4) on a worker process and task queue of their own, on the target's Temporal
+ * server; B3 and B4 also with their tables and a front each (./bench/floor.ts), the front's CPU as `api`.
  */
 async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver: WebhookReceiver, result: BenchResult) {
   const taskQueue = `bench-engine-${process.pid}`;
   const stops: (() => Promise<unknown>)[] = [];
   try {
-    const tables = opts.systems.includes('floorApi') ? await createFloorTables(target.databaseUrl) : undefined;
+    const tables = opts.systems.some((s) => s in FLOOR_WORKFLOWS) ? await createFloorTables(target.databaseUrl) : undefined;
     if (tables) stops.push(() => tables.drop());
     progress.update('starting the engine worker (bundles its workflows)');
     const worker = await startEngineWorker({
@@ -383,14 +387,16 @@ async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver:
       let lifecycle = (rec: Recorder, answered?: Map<string, number>) =>
         engineLifecycle(target.client, taskQueue, rec, system === 'engineWebhooks' ? answered : undefined);
       let systemPids = pids;
-      if (system === 'floorApi' && tables) {
-        progress.update('starting the B3 front');
+      const floor = system === 'floorApi' || system === 'floorSplit' ? system : undefined;
+      if (floor && tables) {
+        progress.update(`starting the ${SYSTEM_CODE[floor]} front`);
         const front = await startFloorFront({
           address: target.temporalAddress,
           namespace: target.namespace,
           taskQueue,
           databaseUrl: target.databaseUrl,
           tables,
+          workflow: FLOOR_WORKFLOWS[floor],
         });
         const api = new JsonClient(front.url, { 'x-api-key': tables.apiKey });
         stops.push(
@@ -406,10 +412,10 @@ async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver:
       await receiver.waitFor([...warm.keys()], DELIVERY_WAIT_MS);
       let last = '';
       const op = async (rec: Recorder, answered: Map<string, number>) => void (last = await lifecycle(rec, answered));
-      const steps = system === 'floorApi' ? STEP_NAMES : ENGINE_STEPS;
+      const steps = floor ? STEP_NAMES : ENGINE_STEPS;
       result.levels.push(...(await levels(system, opts, systemPids, op, steps, webhooks ? receiver : undefined)));
       (result.histories ??= {})[system] = await historyShape(target.client, last);
-      if (system === 'floorApi' && tables) progress.log(`B3 read model, rows by status and version: ${await tables.census()}`);
+      if (floor && tables) progress.log(`${SYSTEM_CODE[floor]} read model, rows by status and version: ${await tables.census()}`);
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => progress.log(`stopping: ${(err as Error).message}`));

@@ -24,7 +24,8 @@ const ROOT = path.resolve(__dirname, '../..');
 export const USAGE = `usage: npm run bench -- [options]
   --duration <s>          seconds per concurrency level (default 20)
   --concurrency <n>       closed-loop clients; repeatable (default 1, 8, 32)
-  --systems <list>        of A, A10, B, B2, B3, C, comma-separated (default all but A10: A with 10 milestones per payment)
+  --systems <list>        of A, A10, B, B2, B3, B4, C, comma-separated (default all but A10, A with 10 milestones per payment,
+                          and B4, B3 split in two activities)
   --stack cluster         also run A against npm run stack:cluster (two APIs, two workers, Temporal on PostgreSQL)
   --reads <n>             open payments before the read phase (default 5000; 0 skips it)
   --read-concurrency <n>  clients of the read phase (default 8)
@@ -67,7 +68,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       case '--systems':
         for (const code of value(flag, next()).split(',')) {
           const system = SYSTEMS.find((s) => SYSTEM_CODE[s] === code.trim().toUpperCase() && s !== 'cluster');
-          if (!system) throw new Error(`--systems takes A, A10, B, B2, B3 and C, not "${code}"\n${USAGE}`);
+          if (!system) throw new Error(`--systems takes A, A10, B, B2, B3, B4 and C, not "${code}"\n${USAGE}`);
           opts.systems.push(system);
         }
         break;
@@ -105,7 +106,9 @@ export function parseArgs(argv: string[]): BenchOptions {
     }
   }
   if (opts.concurrency.length === 0) opts.concurrency = [1, 8, 32];
-  const chosen = new Set(opts.systems.length ? opts.systems : SYSTEMS.filter((s) => s !== 'cluster' && s !== 'staged'));
+  const chosen = new Set(
+    opts.systems.length ? opts.systems : SYSTEMS.filter((s) => s !== 'cluster' && s !== 'staged' && s !== 'floorSplit'),
+  );
   if (cluster) chosen.add('cluster');
   opts.systems = SYSTEMS.filter((s) => chosen.has(s));
   opts.concurrency = [...new Set(opts.concurrency)].sort((a, b) => a - b);

@@ -1,11 +1,14 @@
 /**
- * The worker of (B), (B2) and (B3), in a process of its own so that its CPU is measured apart from
- * the clients'. Spawned by ./engine.ts with its settings in BENCH_* variables (B3's read-model table
- * in BENCH_FLOOR_PAYMENTS); prints "ready" once it polls, and drains and exits on SIGTERM.
+ * The worker of (B), (B2), (B3) and (B4), in a process of its own so that its CPU is measured apart
+ * from the clients'. Spawned by ./engine.ts with its settings in BENCH_* variables (B3's and B4's
+ * read-model table in BENCH_FLOOR_PAYMENTS); a second worker in the process serves B4's webhooks
+ * task queue, as the service's process serves its own. Prints "ready" once both poll, and drains and
+ * exits on SIGTERM.
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createEngineActivities } from './engineActivities';
 import { createFloorActivities } from './floorActivities';
+import { splitWebhookQueue } from './workflows';
 
 async function main() {
   const env = (name: string) => {
@@ -25,7 +28,13 @@ async function main() {
       ...createFloorActivities(engine, process.env.BENCH_DATABASE_URL, process.env.BENCH_FLOOR_PAYMENTS),
     },
   });
-  const running = worker.run();
+  const webhooks = await Worker.create({
+    connection,
+    namespace: env('BENCH_NAMESPACE'),
+    taskQueue: splitWebhookQueue(env('BENCH_TASK_QUEUE')),
+    activities: engine,
+  });
+  const running = Promise.all([worker.run(), webhooks.run()]);
   process.stdout.write('ready\n');
   await running;
   await connection.close();

@@ -1,5 +1,5 @@
 /**
- * (B3), the design's floor with its API and read model: its tables (an API-key table seeded with one
+ * (B3) and (B4), the design's floor with its API and read model: its tables (an API-key table seeded with one
  * key, and the payments read model) in the `bench` schema under names of this run, dropped at the
  * end; and its HTTP front (./floorFront.ts) as a process of its own, so that its CPU is measured
  * apart. The workflow and its activity run on the engine's worker (./engineWorker.ts).
@@ -70,6 +70,8 @@ export async function startFloorFront(opts: {
   taskQueue: string;
   databaseUrl: string;
   tables: FloorTables;
+  /** B3's `benchFloorWorkflow` or B4's `benchSplitFloorWorkflow`. */
+  workflow: string;
 }): Promise<FloorFront> {
   const port = await freePort();
   const child = await startChild(
@@ -82,6 +84,7 @@ export async function startFloorFront(opts: {
       BENCH_DATABASE_URL: opts.databaseUrl,
       BENCH_FLOOR_KEYS: opts.tables.keys,
       BENCH_FLOOR_PAYMENTS: opts.tables.payments,
+      BENCH_FLOOR_WORKFLOW: opts.workflow,
       BENCH_PORT: String(port),
     },
     async (output) => output().includes('ready'),

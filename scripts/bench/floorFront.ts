@@ -4,7 +4,8 @@
  * Create starts the workflow and INSERTs the payment's read-model row before it answers; a
  * transition checks in the same query as the key that the payment is the key's account's, then is
  * one Workflow Update, answered once the workflow has made it durable (its projection and delivery
- * run after, in the workflow's activity). Prints "ready" once it listens; closes on SIGTERM.
+ * run after, in the workflow's activities). The workflow it starts is BENCH_FLOOR_WORKFLOW's: B3's
+ * `benchFloorWorkflow` or B4's `benchSplitFloorWorkflow`. Prints "ready" once it listens; closes on SIGTERM.
  */
 import type http from 'node:http';
 import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -13,7 +14,7 @@ import { ulid } from 'ulid';
 import { sha256Hex } from './floor';
 import { type Answer, listenForPayments } from './paymentRoutes';
 import { withUser } from './plainPg';
-import { benchFloorWorkflow, floorStepUpdate } from './workflows';
+import { floorStepUpdate } from './workflows';
 
 const UNAUTHORIZED: Answer = [401, { error: 'unauthorized' }];
 
@@ -31,6 +32,7 @@ async function main() {
   const keys = env('BENCH_FLOOR_KEYS');
   const payments = env('BENCH_FLOOR_PAYMENTS');
   const taskQueue = env('BENCH_TASK_QUEUE');
+  const workflowType = env('BENCH_FLOOR_WORKFLOW');
   const pool = new Pool({ connectionString: withUser(env('BENCH_DATABASE_URL')), max: 10 });
   const connection = await Connection.connect({ address: env('BENCH_TEMPORAL_ADDRESS') });
   const client = new Client({ connection, namespace: env('BENCH_NAMESPACE') });
@@ -41,7 +43,7 @@ async function main() {
         const { rows } = await pool.query<{ account_id: string }>(`SELECT account_id FROM ${keys} WHERE key_hash = $1`, [keyHash(req)]);
         if (!rows[0]) return UNAUTHORIZED;
         const id = `pay_${ulid()}`;
-        await client.workflow.start(benchFloorWorkflow, { taskQueue, workflowId: id });
+        await client.workflow.start(workflowType, { taskQueue, workflowId: id });
         await pool.query(
           `INSERT INTO ${payments} (id, account_id, status, version, amount_minor, currency) VALUES ($1, $2, 'pending_deposit', 1, $3, $4)`,
           [id, rows[0].account_id, Math.round(Number(body.amount ?? 0) * 100), body.currency ?? 'USD'],

@@ -49,7 +49,7 @@ const PROCESSES = ['api', 'worker', 'temporal', 'postgres', 'client'] as const;
 export function markdownTables(result: BenchResult): string {
   const levels = byLevel(result);
   const out: string[] = [];
-  const dev: System[] = ['service', 'engine', 'engineWebhooks', 'floorApi', 'plain'];
+  const dev: System[] = ['service', 'engine', 'engineWebhooks', 'floorApi', 'floorSplit', 'plain'];
   out.push(
     table(
       [
@@ -57,6 +57,7 @@ export function markdownTables(result: BenchResult): string {
         ...dev.map((s) => `${SYSTEM_CODE[s]} lifecycles/s`),
         '**A / B2**',
         '**A / B3**',
+        '**A / B4**',
         '**A / B**',
         'A / C',
         `request p99 ms ${dev.map((s) => SYSTEM_CODE[s]).join(' / ')}`,
@@ -67,6 +68,7 @@ export function markdownTables(result: BenchResult): string {
         ...dev.map((s) => fmt(r[s]?.throughput)),
         ratio(r.service, r.engineWebhooks),
         ratio(r.service, r.floorApi),
+        ratio(r.service, r.floorSplit),
         ratio(r.service, r.engine),
         ratio(r.service, r.plain).replace(/\*/g, ''),
         dev.map((s) => ms(r[s]?.request.p99)).join(' / '),
@@ -103,10 +105,10 @@ export function markdownTables(result: BenchResult): string {
   }
   out.push('');
   out.push(
-    "A, B2 and B3 per step (p50 / p95 / p99 ms), the three transitions' requests together (p99), webhook lag from a transition's answer to its delivery's arrival, deliveries (duplicates):",
+    "A, B2, B3 and B4 per step (p50 / p95 / p99 ms), the three transitions' requests together (p99), webhook lag from a transition's answer to its delivery's arrival, deliveries (duplicates):",
   );
   out.push('');
-  const withWebhooks: System[] = ['service', 'staged', 'cluster', 'engineWebhooks', 'floorApi'];
+  const withWebhooks: System[] = ['service', 'staged', 'cluster', 'engineWebhooks', 'floorApi', 'floorSplit'];
   out.push(
     table(
       [
@@ -144,7 +146,7 @@ export function markdownTables(result: BenchResult): string {
   );
   out.push('');
   out.push(
-    "CPU per lifecycle (ms) and peak RSS (MB) by process: api and worker are the service's (for B, B2 and B3 the worker is the engine's; B3's api is its node:http front), temporal the dev server or the cluster's Temporal server, postgres every PostgreSQL server process, client this process (clients, webhook receiver, and for C the plain server):",
+    "CPU per lifecycle (ms) and peak RSS (MB) by process: api and worker are the service's (for B, B2, B3 and B4 the worker is the engine's; B3's and B4's api is their node:http front), temporal the dev server or the cluster's Temporal server, postgres every PostgreSQL server process, client this process (clients, webhook receiver, and for C the plain server):",
   );
   out.push('');
   out.push(
@@ -322,6 +324,7 @@ const COLOR: Record<System, string> = {
   engine: '#1f77b4',
   engineWebhooks: '#9467bd',
   floorApi: '#8c564b',
+  floorSplit: '#bcbd22',
   plain: '#2ca02c',
   cluster: '#ff7f0e',
 };

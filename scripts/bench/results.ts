@@ -2,9 +2,9 @@
 import type { PgWrites } from './pgStats';
 import type { Percentiles } from './stats';
 
-export type System = 'service' | 'staged' | 'engine' | 'engineWebhooks' | 'floorApi' | 'plain' | 'cluster';
+export type System = 'service' | 'staged' | 'engine' | 'engineWebhooks' | 'floorApi' | 'floorSplit' | 'plain' | 'cluster';
 
-export const SYSTEMS: System[] = ['service', 'staged', 'engine', 'engineWebhooks', 'floorApi', 'plain', 'cluster'];
+export const SYSTEMS: System[] = ['service', 'staged', 'engine', 'engineWebhooks', 'floorApi', 'floorSplit', 'plain', 'cluster'];
 
 /** How many milestones each payment of A10 has. */
 export const STAGED_MILESTONES = 10;
@@ -16,6 +16,7 @@ export const SYSTEM_CODE: Record<System, string> = {
   engine: 'B',
   engineWebhooks: 'B2',
   floorApi: 'B3',
+  floorSplit: 'B4',
   plain: 'C',
   cluster: 'A-cluster',
 };
@@ -26,6 +27,7 @@ export const SYSTEM_LABEL: Record<System, string> = {
   engine: 'B: bare Temporal (start + 3 Updates)',
   engineWebhooks: 'B2: bare Temporal + one signed POST activity per transition',
   floorApi: 'B3: B2 + node:http API (key lookup) + read-model row',
+  floorSplit: 'B4: B3 with the projection and the POST as two activities, the POST on a webhooks task queue',
   plain: 'C: plain node:http + pg',
   cluster: 'A on stack:cluster (Temporal server on PostgreSQL, 2 APIs, 2 workers)',
 };

@@ -9,8 +9,13 @@
  *  (B3) `benchFloorWorkflow`, behind its own API (./floorFront.ts): the payment's statuses, a
  *       validator that refuses a step the status does not allow, and per transition one activity that
  *       projects the new version onto the read-model row, then POSTs the event (./floorActivities.ts).
+ *  (B4) `benchSplitFloorWorkflow`, behind the same front: B3 with its two steps as two activities, as
+ *       the service's contract requires (docs/webhooks.md, "One road"): per transition the projection
+ *       on the workflow's task queue, then, once it has answered, the POST on a webhooks task queue of
+ *       its own (`<task queue>-webhooks`) with a fairness key and a priority.
  */
 import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Priority } from '@temporalio/common';
 import type { PaymentStatus } from '../../src/domain/paymentTypes';
 import type { EngineActivities } from './engineActivities';
 import type { FloorActivities, FloorPayment } from './floorActivities';
@@ -26,10 +31,11 @@ export async function benchLifecycleWorkflow(): Promise<number> {
 }
 
 /** The service's retry policy for deliveries, in its test-speed form: the happy path never retries. */
-const { postEvent, projectAndPost } = proxyActivities<EngineActivities & FloorActivities>({
+const DELIVERY_OPTIONS = {
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5 },
-});
+} as const;
+const { postEvent, project, projectAndPost } = proxyActivities<EngineActivities & FloorActivities>(DELIVERY_OPTIONS);
 
 /** The event each step's Update publishes (the service's names, so the receiver keys them alike). */
 const STEP_EVENTS: Record<string, string> = { deposit: 'payment.deposited', approve: 'payment.approved', release: 'payment.released' };
@@ -58,16 +64,37 @@ const FLOOR_STEPS: Partial<Record<string, { from: PaymentStatus; to: PaymentStat
   release: { from: 'pending_release', to: 'released' },
 };
 
+/** B4's webhooks task queue beside the workflow's; the account and mode of the bench's one key, as the service keys a tenant. */
+export const splitWebhookQueue = (taskQueue: string) => `${taskQueue}-webhooks`;
+const TENANT: Priority = { priorityKey: 3, fairnessKey: 'acct_bench:test' };
+
 export async function benchFloorWorkflow(): Promise<FloorPayment> {
+  return floorLifecycle(projectAndPost);
+}
+
+export async function benchSplitFloorWorkflow(): Promise<FloorPayment> {
+  const { postEvent: deliver } = proxyActivities<EngineActivities>({
+    ...DELIVERY_OPTIONS,
+    taskQueue: splitWebhookQueue(workflowInfo().taskQueue),
+    priority: TENANT,
+  });
+  return floorLifecycle(async (payment, event) => {
+    await project(payment);
+    await deliver(payment.id, event);
+  });
+}
+
+/** B3's and B4's payment: its statuses, a validator, and per transition `publish` (projection, then delivery). */
+async function floorLifecycle(publish: (payment: FloorPayment, event: string) => Promise<void>): Promise<FloorPayment> {
   const payment: FloorPayment = { id: workflowInfo().workflowId, status: 'pending_deposit', version: 1 };
   // Version 1 is the front's INSERT at create: this projection leaves the row as it is and only delivers.
-  const deliveries: Promise<void>[] = [projectAndPost({ ...payment }, 'payment.created')];
+  const deliveries: Promise<void>[] = [publish({ ...payment }, 'payment.created')];
   setHandler(
     floorStepUpdate,
     (step) => {
       payment.status = FLOOR_STEPS[step]!.to;
       payment.version++;
-      deliveries.push(projectAndPost({ ...payment }, STEP_EVENTS[step]));
+      deliveries.push(publish({ ...payment }, STEP_EVENTS[step]));
       return { ...payment };
     },
     {
