@@ -8,7 +8,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createEngineActivities } from './engineActivities';
 import { createFloorActivities } from './floorActivities';
-import { splitWebhookQueue } from './workflows';
+import { webhookTaskQueue } from '../../src/webhookRules/retryPolicy';
 
 async function main() {
   const env = (name: string) => {
@@ -31,7 +31,7 @@ async function main() {
   const webhooks = await Worker.create({
     connection,
     namespace: env('BENCH_NAMESPACE'),
-    taskQueue: splitWebhookQueue(env('BENCH_TASK_QUEUE')),
+    taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: env('BENCH_TASK_QUEUE') }),
     activities: engine,
   });
   const running = Promise.all([worker.run(), webhooks.run()]);

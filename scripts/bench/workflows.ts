@@ -12,11 +12,12 @@
  *  (B4) `benchSplitFloorWorkflow`, behind the same front: B3 with its two steps as two activities, as
  *       the service's contract requires (docs/webhooks.md, "One road"): per transition the projection
  *       on the workflow's task queue, then, once it has answered, the POST on a webhooks task queue of
- *       its own (`<task queue>-webhooks`) with a fairness key and a priority.
+ *       its own (named as the service names its own) with a fairness key and a priority.
  */
 import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Priority } from '@temporalio/common';
 import type { PaymentStatus } from '../../src/domain/paymentTypes';
+import { tenantPriority } from '../../src/domain/deliverySeries';
+import { webhookTaskQueue } from '../../src/webhookRules/retryPolicy';
 import type { EngineActivities } from './engineActivities';
 import type { FloorActivities, FloorPayment } from './floorActivities';
 
@@ -64,10 +65,6 @@ const FLOOR_STEPS: Partial<Record<string, { from: PaymentStatus; to: PaymentStat
   release: { from: 'pending_release', to: 'released' },
 };
 
-/** B4's webhooks task queue beside the workflow's; the account and mode of the bench's one key, as the service keys a tenant. */
-export const splitWebhookQueue = (taskQueue: string) => `${taskQueue}-webhooks`;
-const TENANT: Priority = { priorityKey: 3, fairnessKey: 'acct_bench:test' };
-
 export async function benchFloorWorkflow(): Promise<FloorPayment> {
   return floorLifecycle(projectAndPost);
 }
@@ -75,8 +72,9 @@ export async function benchFloorWorkflow(): Promise<FloorPayment> {
 export async function benchSplitFloorWorkflow(): Promise<FloorPayment> {
   const { postEvent: deliver } = proxyActivities<EngineActivities>({
     ...DELIVERY_OPTIONS,
-    taskQueue: splitWebhookQueue(workflowInfo().taskQueue),
-    priority: TENANT,
+    taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: workflowInfo().taskQueue }),
+    // The account and mode of the floor's one key (./floor.ts), keyed as the service keys a tenant.
+    priority: tenantPriority({ accountId: 'acct_bench', livemode: false }),
   });
   return floorLifecycle(async (payment, event) => {
     await project(payment);
