@@ -361,6 +361,7 @@ async function serviceLevels(system: System, opts: BenchOptions, target: Service
 
 const ENGINE_SYSTEMS = ['engine', 'engineWebhooks', 'floorApi', 'floorSplit'] as const;
 const FLOOR_WORKFLOWS = { floorApi: 'benchFloorWorkflow', floorSplit: 'benchSplitFloorWorkflow' } as const;
+const isFloor = (system: System): system is keyof typeof FLOOR_WORKFLOWS => system in FLOOR_WORKFLOWS;
 
 /**
  * (B), (B2), (B3) and (B4) on a worker process and task queue of their own, on the target's Temporal
@@ -370,7 +371,7 @@ async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver:
   const taskQueue = `bench-engine-${process.pid}`;
   const stops: (() => Promise<unknown>)[] = [];
   try {
-    const tables = opts.systems.some((s) => s in FLOOR_WORKFLOWS) ? await createFloorTables(target.databaseUrl) : undefined;
+    const tables = opts.systems.some(isFloor) ? await createFloorTables(target.databaseUrl) : undefined;
     if (tables) stops.push(() => tables.drop());
     progress.update('starting the engine worker (bundles its workflows)');
     const worker = await startEngineWorker({
@@ -388,7 +389,7 @@ async function engineLevels(opts: BenchOptions, target: ServiceTarget, receiver:
       let lifecycle = (rec: Recorder, answered?: Map<string, number>) =>
         engineLifecycle(target.client, taskQueue, rec, system === 'engineWebhooks' ? answered : undefined);
       let systemPids = pids;
-      const floor = system === 'floorApi' || system === 'floorSplit' ? system : undefined;
+      const floor = isFloor(system) ? system : undefined;
       if (floor && tables) {
         progress.update(`starting the ${SYSTEM_CODE[floor]} front`);
         const front = await startFloorFront({
