@@ -113,11 +113,20 @@ const cluster: TestProjectInlineConfiguration = {
   },
 };
 
+/**
+ * Under CI (.ci/run) each vitest run also writes a JUnit report, one file per CI step, so the slowest files
+ * and tests are known (scripts/ci-slowest.ts; docs/testing.md, "How long CI takes"). Not under Stryker.
+ */
+const junit =
+  process.env.CI === 'true' && process.env.STRYKER_MUTATOR_WORKER === undefined
+    ? [['junit', { outputFile: `test-output/junit/${process.env.CI_STEP ?? 'vitest'}.xml` }] as const]
+    : [];
+
 export default defineConfig({
   test: {
     // Stryker's vitest runner takes no --project option; its workers (STRYKER_MUTATOR_WORKER set) see the unit project alone.
     projects: process.env.STRYKER_MUTATOR_WORKER === undefined ? [unit, stack, contract, e2e, neighbours, cluster] : [unit],
     // A test file that fails to load counts as a failed test (for Stryker; see the reporter).
-    reporters: ['default', './test/unit/support/loadFailureReporter.ts'],
+    reporters: ['default', './test/unit/support/loadFailureReporter.ts', ...junit],
   },
 });
