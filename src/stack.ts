@@ -113,10 +113,11 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       await startWorker();
       started.add(undefined, stopWorker);
       const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
-      await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
+      // Created, or brought to this worker's settings (docs/settings.md): what the schedule runs is what the gauge says.
+      const ledgerEvery = await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
       await ensurePayoutBatchSchedule(client, { taskQueue: queue, intervalMs: config.PAYOUT_BATCH_INTERVAL, logger });
-      // The staleness alert's inputs, from the check's own record: a restarted worker reports its real age.
-      ledgerVerifyInterval.set(config.LEDGER_VERIFY_INTERVAL / 1000);
+      // The staleness alert's inputs, from the schedule and the check's own record: a restarted worker reports its real age.
+      ledgerVerifyInterval.set(ledgerEvery / 1000);
       ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);
     }
 
