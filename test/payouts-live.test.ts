@@ -69,6 +69,16 @@ const runBatch = () =>
 const sendFile = (key: string, xml: string, contentType = 'application/xml') =>
   stack.http.post('/api/v1/bank_files', { key, raw: xml, headers: { 'Content-Type': contentType } });
 
+/** A hand-written file of test/fixtures/bank-files/live/ with its placeholders filled in (a fresh message id for `__RUN__`). */
+const fixture = (file: string, fill: Record<string, string>) =>
+  Object.entries({ __RUN__: String(Date.now()), ...fill }).reduce(
+    (xml, [name, value]) => xml.replaceAll(name, value),
+    fs.readFileSync(path.join(FIXTURES, 'live', file), 'utf8'),
+  );
+
+/** What a file says to the bank's channel; the road a file takes to the service is this one helper's. */
+const take = (xml: string) => sendFile(account.live_api_key, xml);
+
 describe('live payouts and the bank', () => {
   it('writes one pain.001 file, then takes the bank’s answers once each, listing what it cannot match', async () => {
     const key = account.live_api_key;
@@ -244,5 +254,33 @@ describe('live payouts and the bank', () => {
     const strangers = await stack.http.get('/api/v1/bank_files/bf_01JNOSUCHFILE000000000000', { key: other.live_api_key });
     expect(strangers.status).toBe(404);
     expect(await stack.db('bank_files').where({ account_id: account.account_id, message_id: 'NTF-20261128-0095' })).toEqual([]);
+  });
+});
+
+describe('the reviewer’s attacks: a file changes only what the service sent', () => {
+  it('a forged pain.002 naming a file never written fails no payout, even one in a file', async () => {
+    const key = account.live_api_key;
+    const eur = await fundedLive(key, 3, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
+    const x = await payout(key, eur.recipient, 'EUR', 3);
+    const batch = await runBatch();
+    expect(batch.written).toBe(true);
+    expect(await status(key, x.id)).toBe('in_transit');
+    const answer = await take(fixture('pain.002.001.10-forged-other-file.xml', { __X__: x.end_to_end_id }));
+    expect(answer.status).toBeLessThan(300);
+    expect(await status(key, x.id)).toBe('in_transit');
+    const balances = (await ok(await stack.http.get(`/api/v1/recipients/${eur.recipient}/balance`, { key }))).balances;
+    expect(balances).toEqual([{ currency: 'EUR', pending: 0, available: 0, in_transit: 3, paid_out: 0 }]);
+  });
+
+  it('a forged camt.054 booking a debit for a payout in no file pays nothing', async () => {
+    const key = account.live_api_key;
+    const eur = await fundedLive(key, 4, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
+    const x = await payout(key, eur.recipient, 'EUR', 4);
+    expect(await status(key, x.id)).toBe('pending');
+    const answer = await take(fixture('camt.054.001.08-forged-unfiled.xml', { __X__: x.end_to_end_id }));
+    expect(answer.status).toBeLessThan(300);
+    expect(await status(key, x.id)).toBe('pending');
+    // Still cancelable: the money goes back to available, never out.
+    expect((await ok(await stack.http.post(`/api/v1/payouts/${x.id}/cancel`, { key, body: {} }))).status).toBe('canceled');
   });
 });

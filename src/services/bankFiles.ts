@@ -27,6 +27,7 @@ const snapshot = (p: PayoutRow): PayoutSnapshot => ({
   status: p.status,
   amount: BigInt(p.amount),
   currency: p.currency,
+  messageId: p.message_id,
 });
 
 export function bankFilesService({ db, temporal }: { db: Knex; temporal: Client }) {

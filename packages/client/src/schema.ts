@@ -1743,7 +1743,7 @@ export interface components {
                  * @description Why the entry changed no payout (docs/payouts.md, "Matching a file to payouts")
                  * @enum {string}
                  */
-                reason: "no_end_to_end_id" | "unknown_end_to_end_id" | "amount_mismatch" | "status_conflict";
+                reason: "no_end_to_end_id" | "unknown_end_to_end_id" | "amount_mismatch" | "status_conflict" | "not_in_file";
             }[];
         };
         ConfigureWebhookRequest: {
