@@ -17,7 +17,7 @@ import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
 import { type PaymentWorkers, createWorker } from './worker/worker';
 import { dataConverter } from './worker/dataConverter';
-import { ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
+import { ensureBankInboxSchedule, ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
 import { ledgerCheckLastSuccess } from './db/ledgerCheck';
 import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
 
@@ -115,6 +115,7 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
       await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
       await ensurePayoutBatchSchedule(client, { taskQueue: queue, intervalMs: config.PAYOUT_BATCH_INTERVAL, logger });
+      await ensureBankInboxSchedule(client, { taskQueue: queue, intervalMs: config.BANK_INBOX_INTERVAL, logger });
       // The staleness alert's inputs, from the check's own record: a restarted worker reports its real age.
       ledgerVerifyInterval.set(config.LEDGER_VERIFY_INTERVAL / 1000);
       ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);

@@ -248,6 +248,14 @@ export const ERRORS = {
     },
     from: quota('test_sends'),
   },
+  route_retired: {
+    status: 410,
+    description: 'the route is retired; the message says what took its place (`POST /api/v1/bank_files`: the bank inbox, docs/bank.md)',
+    example: {
+      message: "bank files are the operator's, taken from the bank inbox (BANK_INBOX_DIR), not posted with an API key: see docs/bank.md",
+      details: { replaced_by: 'BANK_INBOX_DIR' },
+    },
+  },
   payload_too_large: {
     status: 413,
     description: 'the body is larger than 100 KB',

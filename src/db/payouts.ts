@@ -276,14 +276,25 @@ export async function batchPayouts(db: Knex, messageId: string): Promise<BatchPa
   return rows;
 }
 
-/** The payouts of one account and mode a bank file may name: by EndToEndId, and those of the credit transfer file `messageId`. */
-export async function payoutsForBankFile(
+/**
+ * The live payouts a bank file may name, whichever account's (docs/bank.md): by EndToEndId, a
+ * thousand at a time (a file may name tens of thousands), and those of the credit transfer file
+ * `messageId` (a pain.002 rejecting it whole).
+ */
+export async function livePayoutsForBankFile(
   db: Knex,
-  scope: Scope,
   endToEndIds: string[],
   messageId: string | null,
 ): Promise<{ byEndToEndId: PayoutRow[]; ofFile: PayoutRow[] }> {
-  const byEndToEndId = endToEndIds.length ? ((await scoped(db, scope).whereIn('end_to_end_id', endToEndIds)) as PayoutRow[]) : [];
-  const ofFile = messageId === null ? [] : ((await scoped(db, scope).andWhere('message_id', messageId).orderBy('id')) as PayoutRow[]);
+  const byEndToEndId: PayoutRow[] = [];
+  for (let i = 0; i < endToEndIds.length; i += 1000) {
+    byEndToEndId.push(
+      ...((await db('payouts')
+        .where('livemode', true)
+        .whereIn('end_to_end_id', endToEndIds.slice(i, i + 1000))) as PayoutRow[]),
+    );
+  }
+  const ofFile =
+    messageId === null ? [] : ((await db('payouts').where({ livemode: true, message_id: messageId }).orderBy('id')) as PayoutRow[]);
   return { byEndToEndId, ofFile };
 }

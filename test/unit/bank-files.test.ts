@@ -477,3 +477,41 @@ describe('what is not a bank file the service reads', () => {
     expect(refusal(noCurrency)).toMatchObject({ reason: 'invalid_message', message: /Ccy/ });
   });
 });
+
+describe('hostile files (docs/bank.md, "Limits")', () => {
+  /** What reading `xml` throws: a BankFileError's reason and message, or the name of any other error; 'read' when nothing is thrown. */
+  const refusal = (xml: string) => {
+    try {
+      readBankFile(xml);
+      return 'read';
+    } catch (err) {
+      return err instanceof BankFileError ? `${err.reason}: ${err.message}` : `${(err as Error).name}: ${(err as Error).message}`;
+    }
+  };
+
+  it('an element named __proto__ is refused as no ISO 20022 name', () => {
+    expect(refusal(fixture('hostile-proto-element.xml'))).toMatch(/^over_limits: "__proto__" is not an element name/);
+  });
+
+  it('ten thousand levels of nesting are refused, never a stack overflow', () => {
+    const deep = fixture('hostile-deep-nesting.xml').replace('<!--DEEP-->', '<Nest>'.repeat(10_000) + '</Nest>'.repeat(10_000));
+    expect(refusal(deep)).toMatch(/^over_limits: elements nest deeper than 32 levels/);
+  });
+
+  it('65,536 EndToEndIds are more entries than a file may name', () => {
+    const template = fixture('hostile-many-end-to-end-ids.xml');
+    const transaction = /<TxInfAndSts>[\s\S]*<\/TxInfAndSts>/.exec(template)![0];
+    const many = template.replace(transaction, Array.from({ length: 65_536 }, (_, i) => transaction.replace('__N__', String(i))).join(''));
+    expect(refusal(many)).toMatch(/^over_limits: the file names 65536 entries, more than 50000/);
+  });
+
+  it('880,000 attributes are refused unparsed, in well under a second', () => {
+    const wide = fixture('hostile-many-attributes.xml').replace(
+      '<!--ATTRIBUTES-->',
+      Array.from({ length: 880_000 }, (_, i) => `a${i}="1"`).join(' '),
+    );
+    const started = performance.now();
+    expect(refusal(wide)).toMatch(/^over_limits: an element has more than 8 attributes/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
