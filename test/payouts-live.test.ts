@@ -204,6 +204,11 @@ describe('live payouts and the bank', () => {
     expect(byE2e(a).Amt.InstdAmt).toEqual({ '#text': '12.34', '@_Ccy': 'EUR' });
     expect(byE2e(a).CdtrAcct.Id.IBAN).toBe('DE89370400440532013000');
     expect(byE2e(a).Cdtr.Nm).toBe('Shop Owner');
+    // Every name and reference in the SEPA character set: the remittance text names the payout without the `_` of its id.
+    for (const t of transfers) {
+      expect(t.RmtInf.Ustrd).toBe(t.PmtId.EndToEndId);
+      expect(`${t.Cdtr.Nm}${t.RmtInf.Ustrd}`).toMatch(/^[A-Za-z0-9/\-?:().,'+ ]+$/);
+    }
     expect(byE2e(c).Amt.InstdAmt).toEqual({ '#text': '7.50', '@_Ccy': 'USD' });
     expect(byE2e(c).CdtrAcct.Id.Othr.Id).toBe('000123456789');
     expect(byE2e(c).CdtrAgt.FinInstnId.ClrSysMmbId.MmbId).toBe('110000000');

@@ -14,9 +14,12 @@ import { buildPain001 } from '../bankFiles/pain001';
 import { CUSTODY_ACCOUNT_MISSING } from '../domain/failures';
 import { deriveBankAccountKeys, parseCanonicalNumber } from '../domain/bankAccounts';
 import { assignBatch, batchPayouts, unbatchedLivePayouts } from '../db/payouts';
+import { SEPA_NAME_MAX, isSepaText } from '../domain/sepaText';
 import { openBankAccountNumber } from '../lib/sealedBox';
 import { writeOutboxFile } from '../lib/outboxFile';
 import type { ActivityResourcesWithClient } from './resources';
+
+const payableName = (name: string) => name.length > 0 && name.length <= SEPA_NAME_MAX && isSepaText(name);
 
 /** The most payouts one file carries; the next batch takes the rest. */
 export const PAYOUTS_PER_FILE = 1000;
@@ -50,13 +53,18 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
       const key = deriveBankAccountKeys(webhookSecretKey(config)).sealKey;
       for (const p of await unbatchedLivePayouts(db, PAYOUTS_PER_FILE)) {
         if (p.status !== 'pending') continue;
-        // An account deleted since the payout was created has no number left to pay to.
-        await tell(p.id, p.number_sealed === null ? { action: 'fail', failureCode: 'could_not_process' } : { action: 'send' });
+        // An account deleted since the payout was created has no number left to pay to; a holder name
+        // from before names were checked at input, outside the SEPA set, would make the bank refuse
+        // the whole file, every account's payouts in it (docs/bank.md): that payout fails alone.
+        const payable = p.number_sealed !== null && payableName(p.account_holder_name);
+        await tell(p.id, payable ? { action: 'send' } : { action: 'fail', failureCode: 'could_not_process' });
         // Alive: a worker that dies mid-batch is noticed within the heartbeat time-out, not the batch's whole time.
         Context.current().heartbeat();
       }
       await assignBatch(db, input.messageId, PAYOUTS_PER_FILE);
-      const payouts = (await batchPayouts(db, input.messageId)).filter((p) => p.number_sealed !== null);
+      const payouts = (await batchPayouts(db, input.messageId)).filter(
+        (p) => p.number_sealed !== null && payableName(p.account_holder_name),
+      );
       if (payouts.length === 0) return { payouts: 0, written: false };
       const createdAt = new Date(input.createdAtMs);
       const file = buildPain001({
@@ -72,7 +80,8 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
             name: p.account_holder_name,
             account: parseCanonicalNumber(openBankAccountNumber(p.number_sealed!, p.bank_account_id, key)),
           },
-          remittance: p.id,
+          // The payout's reference in the SEPA character set: its id's `_` is outside it (docs/bank.md).
+          remittance: p.end_to_end_id,
         })),
       });
       const { written, path } = await writeOutboxFile(config.PAYOUT_OUTBOX_DIR, `${input.messageId}.xml`, file.xml);

@@ -234,7 +234,7 @@ export async function unattemptedPayoutDeliveries(
 export async function unbatchedLivePayouts(
   db: Knex,
   limit: number,
-): Promise<{ id: string; status: PayoutStatus; number_sealed: string | null }[]> {
+): Promise<{ id: string; status: PayoutStatus; number_sealed: string | null; account_holder_name: string }[]> {
   return db('payouts as p')
     .join('bank_accounts as b', 'b.id', 'p.bank_account_id')
     .where('p.livemode', true)
@@ -242,7 +242,7 @@ export async function unbatchedLivePayouts(
     .whereIn('p.status', ['pending', 'in_transit'])
     .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
     .limit(limit)
-    .select('p.id', 'p.status', 'b.number_sealed');
+    .select('p.id', 'p.status', 'b.number_sealed', 'b.account_holder_name');
 }
 
 /** Record the sent live payouts in no file yet as the batch `messageId`'s (at most `limit`). */

@@ -1766,7 +1766,7 @@ export interface components {
             mode: "test" | "live";
         };
         CreateBankAccountRequest: {
-            /** @description As the bank knows it; at most 140 characters */
+            /** @description As the bank knows it, in the SEPA character set (letters a-z and A-Z, digits, space and / - ? : ( ) . , ' +), at most 70 characters */
             account_holder_name: string;
             country: string;
             currency: string;
