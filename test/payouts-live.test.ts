@@ -143,9 +143,11 @@ describe('live payouts and the bank', () => {
     const strangers = await fundedLive(other.live_api_key, 3, 'EUR', { country: 'DE', iban: 'DE94370400440532010000' });
     const o = await payout(other.live_api_key, strangers.recipient, 'EUR', 1);
 
-    // The batch: every pending live payout sent and in one file; the canceled one in none. The outbox
-    // cannot be written at first (a file stands where its directory goes): the batch fails after
-    // sending and recording its payouts, and its retry writes the file under the same MsgId.
+    // The batch: every pending live payout in one file, sent once the file is written; the canceled
+    // one in none. The outbox cannot be written at first (a file stands where its directory goes):
+    // the batch records its payouts under its MsgId and fails; they stay `pending` (in no file on
+    // disk, never `in_transit`), cannot be canceled, nor their bank account deleted; its retry
+    // writes the file under the same MsgId, and only then are they sent.
     fs.writeFileSync(outbox, 'not a directory');
     const run = await stack.client.workflow.start(payoutBatchWorkflow, {
       taskQueue: stack.taskQueue,
@@ -155,12 +157,17 @@ describe('live payouts and the bank', () => {
       const row = (await stack.db('payouts').where({ id: a.id }).first()) as { message_id: string | null };
       return row.message_id ?? undefined;
     });
-    expect(await status(key, a.id)).toBe('in_transit');
     // Its first attempt failed: the file is not there, the activity waits for its retry.
     await eventually(async () => {
       const pending = (await run.describe()).raw.pendingActivities ?? [];
       return (pending[0]?.attempt ?? 0) >= 2 ? true : undefined;
     });
+    expect(await status(key, a.id)).toBe('pending');
+    const cancel = await stack.http.post(`/api/v1/payouts/${a.id}/cancel`, { key, body: {} });
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+    const deleting = await stack.http.delete(`/api/v1/recipients/${eur.recipient}/bank_accounts/${eur.bankAccount}`, { key });
+    expect(deleting.status, JSON.stringify(deleting.body)).toBe(409);
+    expect(deleting.body.error).toMatchObject({ code: 'bank_account_in_use', details: { bank_account: eur.bankAccount } });
     fs.rmSync(outbox);
     const batch = await run.result();
     expect(batch.messageId).toBe(recorded);

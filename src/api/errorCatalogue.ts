@@ -16,6 +16,7 @@ import {
   QuotaExceeded,
   RateLimited,
   RecipientInUse,
+  BankAccountInUse,
   RecipientNotPayable,
   Unauthenticated,
   isUnavailable,
@@ -196,6 +197,20 @@ export const ERRORS = {
     from: {
       matches: is(RecipientInUse),
       details: (err: RecipientInUse) => ({ recipient: err.recipientId, reason: err.reason }),
+    },
+  },
+  bank_account_in_use: {
+    status: 409,
+    description:
+      'the bank account cannot be deleted yet: a live payout waits to go out to it in a credit transfer file (`details.payout`); once the file is written, or the payout canceled, it can',
+    example: {
+      message:
+        'bank account ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M is the one payout po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N waits to be paid to; it can be deleted once that payout has left in a file, or is canceled',
+      details: { bank_account: 'ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', payout: 'po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N' },
+    },
+    from: {
+      matches: is(BankAccountInUse),
+      details: (err: BankAccountInUse) => ({ bank_account: err.bankAccountId, payout: err.payoutId }),
     },
   },
   payouts_not_enabled: {

@@ -230,7 +230,7 @@ export async function unattemptedPayoutDeliveries(
 
 // Live payouts' files (src/activities/payoutBatch.ts): which payouts a batch carries, by its MsgId.
 
-/** Live payouts in no file yet: pending ones (to be sent), and sent ones a batch did not record (a worker killed in between). */
+/** Live payouts in no file yet: pending ones, and sent ones an earlier version's batch did not record (a worker killed in between). */
 export async function unbatchedLivePayouts(
   db: Knex,
   limit: number,
@@ -245,20 +245,15 @@ export async function unbatchedLivePayouts(
     .select('p.id', 'p.status', 'b.number_sealed', 'b.account_holder_name');
 }
 
-/** Record the sent live payouts in no file yet as the batch `messageId`'s (at most `limit`). */
-export async function assignBatch(db: Knex, messageId: string, limit: number): Promise<void> {
-  await db('payouts')
-    .whereIn(
-      'id',
-      db('payouts')
-        .where('livemode', true)
-        .whereNull('message_id')
-        .andWhere('status', 'in_transit')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .limit(limit)
-        .select('id'),
-    )
-    .update({ message_id: messageId });
+/** Record the live payouts `ids` (those that entered the file) as the batch `messageId`'s, unless already in a file. */
+export async function assignBatch(db: Knex, messageId: string, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 1000) {
+    await db('payouts')
+      .where('livemode', true)
+      .whereNull('message_id')
+      .whereIn('id', ids.slice(i, i + 1000))
+      .update({ message_id: messageId });
+  }
 }
 
 export interface BatchPayout extends PayoutRow {

@@ -1119,7 +1119,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a bank account
-         * @description Its number is erased; payouts that name it keep its id. If it was the default in its currency, the oldest payable account there takes over.
+         * @description Its number is erased; payouts that name it keep its id. If it was the default in its currency, the oldest payable account there takes over. Refused (409 bank_account_in_use) while a live payout to it waits to go out in a credit transfer file.
          */
         delete: operations["deleteRecipientsIdBank_accountsBa"];
         options?: never;
@@ -1907,7 +1907,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "bank_account_in_use" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -15725,6 +15725,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description bank_account_in_use: the bank account cannot be deleted yet: a live payout waits to go out to it in a credit transfer file (`details.payout`); once the file is written, or the payout canceled, it can */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bank_account_in_use",
+                     *         "message": "bank account ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M is the one payout po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N waits to be paid to; it can be deleted once that payout has left in a file, or is canceled",
+                     *         "details": {
+                     *           "bank_account": "ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *           "payout": "po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N"
+                     *         }
                      *       },
                      *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
                      *     }
