@@ -34,7 +34,7 @@ export const payoutSettings = {
     .max(1024 * 1024 * 1024)
     .default(10 * 1024 * 1024),
   /** The custody account live payouts are debited from: its holder's name (ISO 20022 Max140Text). */
-  CUSTODY_ACCOUNT_NAME: z.string().trim().min(1).max(140).optional(),
+  CUSTODY_ACCOUNT_NAME: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().min(1).max(140).optional()),
   /** Its IBAN, checked (mod 97, the country's format) and kept in electronic format. */
   CUSTODY_ACCOUNT_IBAN: z
     .string()
