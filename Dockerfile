@@ -48,6 +48,9 @@ COPY src ./src
 COPY scripts ./scripts
 COPY migrations ./migrations
 COPY --from=build /app/dist ./dist
+# The bank channel's outbox and inbox (docs/bank.md), the worker's to write: a named volume mounted
+# here starts with this ownership.
+RUN mkdir -p /var/lib/payments/outbox /var/lib/payments/inbox && chown -R node:node /var/lib/payments
 USER node
 EXPOSE 3000
 ENTRYPOINT ["/usr/bin/tini", "--"]

@@ -24,7 +24,7 @@ import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
 import { type PaymentWorkers, createWorker } from './worker/worker';
 import { dataConverter } from './worker/dataConverter';
-import { ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
+import { ensureBankInboxSchedule, ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
 import { ledgerCheckLastSuccess } from './db/ledgerCheck';
 import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
 
@@ -149,6 +149,7 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       // Created, or brought to this worker's settings (docs/settings.md): what the schedule runs is what the gauge says.
       const ledgerEvery = await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
       await ensurePayoutBatchSchedule(client, { taskQueue: queue, intervalMs: config.PAYOUT_BATCH_INTERVAL, logger });
+      await ensureBankInboxSchedule(client, { taskQueue: queue, intervalMs: config.BANK_INBOX_INTERVAL, logger });
       // The staleness alert's inputs, from the schedule and the check's own record: a restarted worker reports its real age.
       ledgerVerifyInterval.set(ledgerEvery / 1000);
       ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);

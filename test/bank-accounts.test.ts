@@ -76,6 +76,20 @@ describe('bank accounts', () => {
     expect((await list(account.test_api_key, rcp)).data).toEqual([]);
   });
 
+  it('refuses a holder name outside the SEPA character set or over 70 characters (\\uffff, the reviewer’s), and writes nothing', async () => {
+    const rcp = await newRecipient(account.live_api_key);
+    const iban = { country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' };
+    for (const name of ['Jane\uffffDoe', 'Shop_Owner', 'Łódź 株式会社 and Partners', 'A & B', 'x'.repeat(71)]) {
+      const res = await add(account.live_api_key, rcp, { ...iban, account_holder_name: name });
+      expect(res.status, name).toBe(400);
+      expect(res.body.error.details[0].field, name).toBe('account_holder_name');
+    }
+    expect((await list(account.live_api_key, rcp)).data).toEqual([]);
+    // The set's every character, at the length it allows, is taken.
+    const taken = await add(account.live_api_key, rcp, { ...iban, account_holder_name: "O'Brien-Smith (Ltd.) +/?:,".padEnd(70, 'z') });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(201);
+  });
+
   it("is another account's or mode's recipient: 404, nothing written", async () => {
     const rcp = await newRecipient(account.test_api_key);
     const body = { country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' };

@@ -271,13 +271,28 @@ describe('docker-compose.yml: configuration', () => {
       expect(new URL(config.DATABASE_URL!).hostname).toBe('postgresql');
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
     }
-    // The same configuration, but the tree-head signing key is the workers' alone (and each its database role).
-    const { AUDIT_SIGNING_KEY: signingKey, DATABASE_URL: _w, ...workerRest } = appEnv('worker');
+    // The same configuration, but the tree-head signing key and the custody account the live payout
+    // files are debited from (docs/bank.md) are the workers' alone (and each its database role).
+    const {
+      AUDIT_SIGNING_KEY: signingKey,
+      DATABASE_URL: _w,
+      CUSTODY_ACCOUNT_NAME: _n,
+      CUSTODY_ACCOUNT_IBAN: _i,
+      CUSTODY_ACCOUNT_BIC: _b,
+      ...workerRest
+    } = appEnv('worker');
     const { DATABASE_URL: _a, ...apiRest } = appEnv('api');
     expect(signingKey).toBe(REQUIRED.AUDIT_SIGNING_KEY);
     expect(apiRest).toEqual(workerRest);
     expect(appEnv('api')).not.toHaveProperty('AUDIT_SIGNING_KEY');
     expect(appEnv('migrate')).not.toHaveProperty('AUDIT_SIGNING_KEY');
+    expect(appEnv('api')).not.toHaveProperty('CUSTODY_ACCOUNT_IBAN');
+    // The bank channel's directories: the workers' volumes, not the image's root-owned /app.
+    const worker = services.worker as { volumes?: unknown[] };
+    expect(worker.volumes).toEqual(
+      expect.arrayContaining(['payout-outbox:/var/lib/payments/outbox', 'bank-inbox:/var/lib/payments/inbox']),
+    );
+    expect(appEnv('worker')).toMatchObject({ PAYOUT_OUTBOX_DIR: '/var/lib/payments/outbox', BANK_INBOX_DIR: '/var/lib/payments/inbox' });
   });
 
   it('names only settings the app reads, with the app’s own defaults', () => {

@@ -4,19 +4,25 @@
  * PAYOUT_OUTBOX_DIR (exact NbOfTxs and CtrlSum, one EndToEndId per payout, the custody account as
  * debtor), a canceled one left out, a batch that fails between recording its payouts and writing
  * its file writing it whole on its retry, a second batch writing nothing; then the bank's answers
- * (test/fixtures/bank-files/live/) through POST /api/v1/bank_files: a rejection, a payment, a
- * statement that pays one and returns another, each file taken once, an amount that disagrees and
- * another account's EndToEndId listed unmatched with nothing changed, malformed files refused.
+ * (test/fixtures/bank-files/live/) dropped into the bank inbox (BANK_INBOX_DIR) and taken by its
+ * Temporal Schedule (docs/bank.md): a rejection, a payment, a statement that pays one and returns
+ * another, each file taken once for the whole service, each tenant shown only its own entries, an
+ * amount that disagrees listed with nothing changed, malformed and hostile files moved to rejected/
+ * with their reason; then the reviewer's attacks, each refused with nothing changed.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { afterAll, beforeAll } from 'vitest';
+import { bankInboxScheduleId } from '../src/worker/schedules';
 import { payoutBatchWorkflow } from '../src/workflows';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-outbox-')), 'outbox');
+const inbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bank-inbox-')), 'inbox');
 const stack = useStack({
   env: {
     CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
@@ -25,6 +31,9 @@ const stack = useStack({
     PAYOUT_OUTBOX_DIR: outbox,
     // The test runs its batches itself: the schedule's would split them.
     PAYOUT_BATCH_INTERVAL: '365 days',
+    BANK_INBOX_DIR: inbox,
+    // The inbox's schedule is triggered by the test as each file is dropped.
+    BANK_INBOX_INTERVAL: '365 days',
   },
 });
 const account = useAccount(stack);
@@ -69,6 +78,58 @@ const runBatch = () =>
 const sendFile = (key: string, xml: string, contentType = 'application/xml') =>
   stack.http.post('/api/v1/bank_files', { key, raw: xml, headers: { 'Content-Type': contentType } });
 
+beforeAll(() => fs.mkdirSync(inbox, { recursive: true }));
+// The stack's schedule would outlive its worker: removed with it.
+afterAll(async () => {
+  await stack.client.schedule
+    .getHandle(bankInboxScheduleId(stack.taskQueue))
+    .delete()
+    .catch(() => undefined);
+});
+
+let dropped = 0;
+
+/**
+ * A file as the bank's channel delivers it: written into the inbox (under a dot name first, then
+ * renamed, as a dropping client does), the inbox's real Temporal Schedule triggered, and its fate
+ * awaited: `taken/` (with the bank file's id, found by its message id) or `rejected/` (with the reason).
+ */
+async function drop(content: string | Buffer, name = `file-${++dropped}.xml`): Promise<{ taken: boolean; id?: string; reason?: string }> {
+  fs.writeFileSync(path.join(inbox, `.${name}.part`), content);
+  fs.renameSync(path.join(inbox, `.${name}.part`), path.join(inbox, name));
+  await stack.client.schedule.getHandle(bankInboxScheduleId(stack.taskQueue)).trigger(ScheduleOverlapPolicy.BUFFER_ONE);
+  const where = await eventually(
+    async () => {
+      if (fs.existsSync(path.join(inbox, name))) return undefined;
+      if (fs.existsSync(path.join(inbox, 'taken', name))) return 'taken' as const;
+      if (fs.existsSync(path.join(inbox, 'rejected', name))) return 'rejected' as const;
+      return undefined;
+    },
+    60_000,
+    `${name} taken from the inbox`,
+  );
+  if (where === 'rejected') return { taken: false, reason: fs.readFileSync(path.join(inbox, 'rejected', `${name}.reason.txt`), 'utf8') };
+  const messageId = /<MsgId>([^<]+)<\/MsgId>/.exec(content.toString())![1];
+  const row = (await stack.db('bank_files').whereNull('account_id').andWhere({ message_id: messageId }).first()) as { id: string };
+  return { taken: true, id: row.id };
+}
+
+/** A tenant's view of a taken file. */
+const seen = async (key: string, id: string) => stack.http.get(`/api/v1/bank_files/${id}`, { key });
+
+/** A hand-written file of test/fixtures/bank-files/live/ with its placeholders filled in (a fresh message id for `__RUN__`). */
+const fixture = (file: string, fill: Record<string, string>) =>
+  Object.entries({ __RUN__: String(Date.now()), ...fill }).reduce(
+    (xml, [name, value]) => xml.replaceAll(name, value),
+    fs.readFileSync(path.join(FIXTURES, 'live', file), 'utf8'),
+  );
+
+/** What a file says to the bank's channel; the road a file takes to the service is this one helper's. */
+const take = async (xml: string) => {
+  const result = await drop(xml);
+  return { status: result.taken ? 201 : 422, body: result };
+};
+
 describe('live payouts and the bank', () => {
   it('writes one pain.001 file, then takes the bank’s answers once each, listing what it cannot match', async () => {
     const key = account.live_api_key;
@@ -82,9 +143,11 @@ describe('live payouts and the bank', () => {
     const strangers = await fundedLive(other.live_api_key, 3, 'EUR', { country: 'DE', iban: 'DE94370400440532010000' });
     const o = await payout(other.live_api_key, strangers.recipient, 'EUR', 1);
 
-    // The batch: every pending live payout sent and in one file; the canceled one in none. The outbox
-    // cannot be written at first (a file stands where its directory goes): the batch fails after
-    // sending and recording its payouts, and its retry writes the file under the same MsgId.
+    // The batch: every pending live payout in one file, sent once the file is written; the canceled
+    // one in none. The outbox cannot be written at first (a file stands where its directory goes):
+    // the batch records its payouts under its MsgId and fails; they stay `pending` (in no file on
+    // disk, never `in_transit`), cannot be canceled, nor their bank account deleted; its retry
+    // writes the file under the same MsgId, and only then are they sent.
     fs.writeFileSync(outbox, 'not a directory');
     const run = await stack.client.workflow.start(payoutBatchWorkflow, {
       taskQueue: stack.taskQueue,
@@ -94,12 +157,17 @@ describe('live payouts and the bank', () => {
       const row = (await stack.db('payouts').where({ id: a.id }).first()) as { message_id: string | null };
       return row.message_id ?? undefined;
     });
-    expect(await status(key, a.id)).toBe('in_transit');
     // Its first attempt failed: the file is not there, the activity waits for its retry.
     await eventually(async () => {
       const pending = (await run.describe()).raw.pendingActivities ?? [];
       return (pending[0]?.attempt ?? 0) >= 2 ? true : undefined;
     });
+    expect(await status(key, a.id)).toBe('pending');
+    const cancel = await stack.http.post(`/api/v1/payouts/${a.id}/cancel`, { key, body: {} });
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+    const deleting = await stack.http.delete(`/api/v1/recipients/${eur.recipient}/bank_accounts/${eur.bankAccount}`, { key });
+    expect(deleting.status, JSON.stringify(deleting.body)).toBe(409);
+    expect(deleting.body.error).toMatchObject({ code: 'bank_account_in_use', details: { bank_account: eur.bankAccount } });
     fs.rmSync(outbox);
     const batch = await run.result();
     expect(batch.messageId).toBe(recorded);
@@ -143,6 +211,11 @@ describe('live payouts and the bank', () => {
     expect(byE2e(a).Amt.InstdAmt).toEqual({ '#text': '12.34', '@_Ccy': 'EUR' });
     expect(byE2e(a).CdtrAcct.Id.IBAN).toBe('DE89370400440532013000');
     expect(byE2e(a).Cdtr.Nm).toBe('Shop Owner');
+    // Every name and reference in the SEPA character set: the remittance text names the payout without the `_` of its id.
+    for (const t of transfers) {
+      expect(t.RmtInf.Ustrd).toBe(t.PmtId.EndToEndId);
+      expect(`${t.Cdtr.Nm}${t.RmtInf.Ustrd}`).toMatch(/^[A-Za-z0-9/\-?:().,'+ ]+$/);
+    }
     expect(byE2e(c).Amt.InstdAmt).toEqual({ '#text': '7.50', '@_Ccy': 'USD' });
     expect(byE2e(c).CdtrAcct.Id.Othr.Id).toBe('000123456789');
     expect(byE2e(c).CdtrAgt.FinInstnId.ClrSysMmbId.MmbId).toBe('110000000');
@@ -151,9 +224,11 @@ describe('live payouts and the bank', () => {
     expect(await runBatch()).toMatchObject({ payouts: 0, written: false });
     expect(fs.readdirSync(outbox)).toEqual([`${batch.messageId}.xml`]);
 
+    const tag = Date.now();
     const fill = (file: string) =>
       fs
         .readFileSync(path.join(FIXTURES, 'live', file), 'utf8')
+        .replaceAll('LIVE-', `LIVE-${tag}-`)
         .replaceAll('__MSG__', batch.messageId)
         .replaceAll('__A__', a.end_to_end_id)
         .replaceAll('__B__', b.end_to_end_id)
@@ -161,49 +236,55 @@ describe('live payouts and the bank', () => {
         .replaceAll('__OTHER__', o.end_to_end_id);
 
     // pain.002: C rejected with AC04 → failed, account_closed; its account errored; A and B accepted, unchanged.
-    const report = await ok(await sendFile(key, fill('pain.002.001.10-rejects-c.xml')), 201);
-    expect(report).toMatchObject({
+    const report = await drop(fill('pain.002.001.10-rejects-c.xml'));
+    expect(report.taken, report.reason).toBe(true);
+    const shown = await ok(await seen(key, report.id!));
+    expect(shown).toMatchObject({
       id: expect.stringMatching(/^bf_/),
       object: 'bank_file',
-      message_id: 'LIVE-STS-0001',
+      message_id: `LIVE-${tag}-STS-0001`,
       message_type: 'pain.002.001.10',
     });
-    expect(report.entries).toEqual([
+    expect(shown.entries).toEqual([
       { end_to_end_id: a.end_to_end_id, amount: null, currency: null, outcome: 'no_change', payout: a.id },
       { end_to_end_id: b.end_to_end_id, amount: null, currency: null, outcome: 'no_change', payout: b.id },
       { end_to_end_id: c.end_to_end_id, amount: 7.5, currency: 'USD', outcome: 'failed', payout: c.id },
     ]);
-    expect(report.unmatched).toEqual([]);
+    expect(shown.unmatched).toEqual([]);
     expect(await ok(await stack.http.get(`/api/v1/payouts/${c.id}`, { key }))).toMatchObject({
       status: 'failed',
       failure_code: 'account_closed',
     });
     const usdAccounts = await ok(await stack.http.get(`/api/v1/recipients/${usd.recipient}/bank_accounts`, { key }));
     expect(usdAccounts.data[0].status).toBe('errored');
-    // The same file again: its first answer, 200, nothing changed.
-    const again = await sendFile(key, fill('pain.002.001.10-rejects-c.xml'));
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(report);
-    expect(await ok(await stack.http.get(`/api/v1/bank_files/${report.id}`, { key }))).toEqual(report);
+    // The same file again, byte for byte: taken once, nothing changed.
+    const again = await drop(fill('pain.002.001.10-rejects-c.xml'));
+    expect(again).toEqual({ taken: true, id: report.id });
+    expect(await ok(await seen(key, report.id!))).toEqual(shown);
+    // The other account's payout was in the file but not in this report: to it, this file is none.
+    expect((await seen(other.live_api_key, report.id!)).status).toBe(404);
 
-    // camt.054: A paid; B's amount disagrees and another account's payout is no payout here: listed, nothing changed.
-    const notification = await ok(await sendFile(key, fill('camt.054.001.08-pays-a.xml')), 201);
-    expect(notification.entries).toEqual([
-      { end_to_end_id: a.end_to_end_id, amount: 12.34, currency: 'EUR', outcome: 'paid', payout: a.id },
-    ]);
-    expect(notification.unmatched).toEqual([
-      { end_to_end_id: b.end_to_end_id, amount: 999.99, currency: 'EUR', reason: 'amount_mismatch' },
-      { end_to_end_id: o.end_to_end_id, amount: 1, currency: 'EUR', reason: 'unknown_end_to_end_id' },
-      { end_to_end_id: null, amount: 2.5, currency: 'EUR', reason: 'no_end_to_end_id' },
-    ]);
+    // camt.054, the operator's for every account: A paid, and the other account's payout too; B's
+    // amount disagrees: listed, nothing changed. Each account sees only its own entries.
+    const notification = await drop(fill('camt.054.001.08-pays-a.xml'));
+    expect(notification.taken, notification.reason).toBe(true);
+    const ours = await ok(await seen(key, notification.id!));
+    expect(ours.entries).toEqual([{ end_to_end_id: a.end_to_end_id, amount: 12.34, currency: 'EUR', outcome: 'paid', payout: a.id }]);
+    expect(ours.unmatched).toEqual([{ end_to_end_id: b.end_to_end_id, amount: 999.99, currency: 'EUR', reason: 'amount_mismatch' }]);
+    const theirs = await ok(await seen(other.live_api_key, notification.id!));
+    expect(theirs.entries).toEqual([{ end_to_end_id: o.end_to_end_id, amount: 1, currency: 'EUR', outcome: 'paid', payout: o.id }]);
+    expect(theirs.unmatched).toEqual([]);
+    expect((await seen(account.test_api_key, notification.id!)).status).toBe(404);
     expect([await status(key, a.id), await status(key, b.id), await status(other.live_api_key, o.id)]).toEqual([
       'paid',
       'in_transit',
-      'in_transit',
+      'paid',
     ]);
 
     // camt.053: A's debit again changes nothing, B is paid, A comes back (AC06 → account_frozen).
-    const statement = await ok(await sendFile(key, fill('camt.053.001.08-pays-b-returns-a.xml')), 201);
+    const taken = await drop(fill('camt.053.001.08-pays-b-returns-a.xml'));
+    expect(taken.taken, taken.reason).toBe(true);
+    const statement = await ok(await seen(key, taken.id!));
     expect(statement.entries.map((e: any) => `${e.payout} ${e.outcome}`)).toEqual([`${a.id} paid`, `${b.id} paid`, `${a.id} returned`]);
     expect(await ok(await stack.http.get(`/api/v1/payouts/${a.id}`, { key }))).toMatchObject({
       status: 'returned',
@@ -223,26 +304,113 @@ describe('live payouts and the bank', () => {
     expect(await stack.services.ledger.verify(account.account_id, { workflows: false })).toEqual([]);
   });
 
-  it('refuses what is no bank file of ours, naming why, and changes nothing', async () => {
+  it('rejects what is no bank file of ours into rejected/, naming why, and changes nothing', async () => {
     const key = account.live_api_key;
-    const malformed = await sendFile(key, fs.readFileSync(path.join(FIXTURES, 'malformed-truncated.xml'), 'utf8'));
-    expect(malformed.status).toBe(400);
-    expect(malformed.body.error.details).toEqual([{ field: 'body', message: expect.stringMatching(/^not_xml: /) }]);
-    const unsupported = await sendFile(key, fs.readFileSync(path.join(FIXTURES, 'camt.052.001.08-unsupported.xml'), 'utf8'));
-    expect(unsupported.status).toBe(400);
-    expect(unsupported.body.error.details[0].message).toMatch(/^unsupported_message: /);
-    const tooPrecise = await sendFile(key, fs.readFileSync(path.join(FIXTURES, 'camt.054.001.08-amount-too-precise.xml'), 'utf8'));
-    expect(tooPrecise.status).toBe(400);
-    expect(tooPrecise.body.error.details[0].message).toMatch(/^invalid_message: /);
-    const json = await sendFile(key, '{"hello": "bank"}', 'application/json');
-    expect(json.status).toBe(415);
-    const inTest = await sendFile(
-      account.test_api_key,
-      fs.readFileSync(path.join(FIXTURES, 'camt.054.001.08-debits-and-return.xml'), 'utf8'),
-    );
-    expect(inTest.status).toBe(403);
+    const before = await stack.db('bank_files').count({ n: '*' }).first();
+    const read = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
+    expect((await drop(read('malformed-truncated.xml'))).reason).toMatch(/^not_xml: /);
+    expect((await drop(read('camt.052.001.08-unsupported.xml'))).reason).toMatch(/^unsupported_message: /);
+    expect((await drop(read('camt.054.001.08-amount-too-precise.xml'))).reason).toMatch(/^invalid_message: /);
+    expect((await drop('{"hello": "bank"}', 'hello.json')).reason).toMatch(/^not_xml: /);
+    expect(await stack.db('bank_files').count({ n: '*' }).first()).toEqual(before);
     const strangers = await stack.http.get('/api/v1/bank_files/bf_01JNOSUCHFILE000000000000', { key: other.live_api_key });
     expect(strangers.status).toBe(404);
     expect(await stack.db('bank_files').where({ account_id: account.account_id, message_id: 'NTF-20261128-0095' })).toEqual([]);
+    expect(key).toBeTruthy();
   });
 });
+
+describe('the reviewer’s attacks: a file changes only what the service sent', () => {
+  it('a forged pain.002 naming a file never written fails no payout, even one in a file', async () => {
+    const key = account.live_api_key;
+    const eur = await fundedLive(key, 3, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
+    const x = await payout(key, eur.recipient, 'EUR', 3);
+    const batch = await runBatch();
+    expect(batch.written).toBe(true);
+    expect(await status(key, x.id)).toBe('in_transit');
+    const answer = await take(fixture('pain.002.001.10-forged-other-file.xml', { __X__: x.end_to_end_id }));
+    expect(answer.status).toBeLessThan(300);
+    expect(await status(key, x.id)).toBe('in_transit');
+    const balances = (await ok(await stack.http.get(`/api/v1/recipients/${eur.recipient}/balance`, { key }))).balances;
+    expect(balances).toEqual([{ currency: 'EUR', pending: 0, available: 0, in_transit: 3, paid_out: 0 }]);
+  });
+
+  it('a forged camt.054 booking a debit for a payout in no file pays nothing', async () => {
+    const key = account.live_api_key;
+    const eur = await fundedLive(key, 4, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
+    const x = await payout(key, eur.recipient, 'EUR', 4);
+    expect(await status(key, x.id)).toBe('pending');
+    const answer = await take(fixture('camt.054.001.08-forged-unfiled.xml', { __X__: x.end_to_end_id }));
+    expect(answer.status).toBeLessThan(300);
+    expect(await status(key, x.id)).toBe('pending');
+    // Still cancelable: the money goes back to available, never out.
+    expect((await ok(await stack.http.post(`/api/v1/payouts/${x.id}/cancel`, { key, body: {} }))).status).toBe('canceled');
+  });
+
+  it('POST /api/v1/bank_files is retired: 410 naming the inbox, in live and test mode alike, and nothing taken', async () => {
+    const before = await stack.db('bank_files').count({ n: '*' }).first();
+    const camt = fs.readFileSync(path.join(FIXTURES, 'camt.054.001.08-debits-and-return.xml'), 'utf8');
+    for (const key of [account.live_api_key, account.test_api_key]) {
+      const res = await sendFile(key, camt);
+      expect(res.status, JSON.stringify(res.body)).toBe(410);
+      expect(res.body.error).toMatchObject({ code: 'route_retired', message: expect.stringContaining('BANK_INBOX_DIR') });
+    }
+    expect((await sendFile(account.live_api_key, '{}', 'application/json')).status).toBe(410);
+    expect(await stack.db('bank_files').count({ n: '*' }).first()).toEqual(before);
+  });
+
+  it('a file under a message id already taken, with other content, is rejected, and the first stands', async () => {
+    const key = account.live_api_key;
+    const eur = await fundedLive(key, 2, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
+    const x = await payout(key, eur.recipient, 'EUR', 2);
+    expect((await runBatch()).written).toBe(true);
+    const run = String(Date.now());
+    const first = await drop(
+      fixture('pain.002.001.10-accepts-x.xml', { __RUN__: run, __X__: x.end_to_end_id, __MSG__: await fileOf(x.id) }),
+    );
+    expect(first.taken, first.reason).toBe(true);
+    // The same message id, now rejecting X: not answered with the first file's result, not taken.
+    const second = await drop(
+      fixture('pain.002.001.10-rejects-x.xml', { __RUN__: run, __X__: x.end_to_end_id, __MSG__: await fileOf(x.id) }),
+    );
+    expect(second.taken).toBe(false);
+    expect(second.reason).toMatch(new RegExp(`^message_id_reused: message id SAME-${run} was taken as ${first.id}`));
+    expect(await status(key, x.id)).toBe('in_transit');
+    const rows = await stack
+      .db('bank_files')
+      .whereNull('account_id')
+      .andWhere({ message_id: `SAME-${run}` });
+    expect(rows).toHaveLength(1);
+    expect(rows[0].sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Buffer.from(rows[0].raw).toString('utf8')).toContain('<TxSts>ACCP</TxSts>');
+    expect(rows[0].received_at).toBeInstanceOf(Date);
+  });
+
+  it('hostile files are rejected cleanly, each with its reason, and nothing changes', async () => {
+    const before = await stack.db('bank_files').count({ n: '*' }).first();
+    const read = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
+    expect((await drop(read('hostile-proto-element.xml'))).reason).toMatch(/^over_limits: "__proto__" is not an element name/);
+    const deep = read('hostile-deep-nesting.xml').replace('<!--DEEP-->', '<Nest>'.repeat(10_000) + '</Nest>'.repeat(10_000));
+    expect((await drop(deep)).reason).toMatch(/^over_limits: elements nest deeper than 32 levels/);
+    const transaction = read('hostile-many-end-to-end-ids.xml').match(/<TxInfAndSts>[\s\S]*<\/TxInfAndSts>/)![0];
+    const many = read('hostile-many-end-to-end-ids.xml').replace(
+      transaction,
+      Array.from({ length: 65_536 }, (_, i) => transaction.replace('__N__', String(i))).join(''),
+    );
+    expect((await drop(many)).reason).toMatch(/^over_limits: the file names 65536 entries, more than 50000/);
+    const attributes = read('hostile-many-attributes.xml');
+    const wide = attributes.replace('<!--ATTRIBUTES-->', Array.from({ length: 880_000 }, (_, i) => `a${i}="1"`).join(' '));
+    expect(Buffer.byteLength(wide)).toBeLessThan(10 * 1024 * 1024);
+    expect((await drop(wide)).reason).toMatch(/^over_limits: an element has more than 8 attributes/);
+    const big = attributes.replace('<!--ATTRIBUTES-->', `Note="${'x'.repeat(10_900_000)}"`);
+    expect((await drop(big)).reason).toMatch(/^too_large: the file has \d+ bytes, more than 10485760/);
+    expect(await stack.db('bank_files').count({ n: '*' }).first()).toEqual(before);
+    // The API answered throughout.
+    expect((await stack.http.get('/api/v1/payouts', { key: account.live_api_key })).status).toBe(200);
+  });
+});
+
+/** The MsgId of the pain.001 file a payout went out in. */
+async function fileOf(payoutId: string): Promise<string> {
+  return ((await stack.db('payouts').where({ id: payoutId }).first()) as { message_id: string }).message_id;
+}

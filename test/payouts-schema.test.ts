@@ -92,4 +92,25 @@ describe('the payouts table', () => {
     await stack.db('bank_files').insert(file(`bf_c${n}`, { livemode: false }));
     await stack.db('bank_files').insert(file(`bf_d${n}`, { account_id: 'acct_y' }));
   });
+
+  it("takes an operator's file once for the whole service by its message id, and keeps its raw bytes and their hash", async () => {
+    n += 1;
+    const operators = (id: string, over: Record<string, unknown> = {}) => ({
+      id,
+      account_id: null,
+      livemode: null,
+      message_id: `INBOX-${n}`,
+      message_type: 'camt.054.001.08',
+      answer: null,
+      raw: Buffer.from('<Document/>'),
+      sha256: 'a'.repeat(64),
+      received_at: new Date(),
+      source: 'inbox:a.xml',
+      created_at: new Date(),
+      ...over,
+    });
+    await stack.db('bank_files').insert(operators(`bf_e${n}`));
+    expect(await refused(stack.db('bank_files').insert(operators(`bf_f${n}`, { sha256: 'b'.repeat(64) })))).toBe(true);
+    expect(await refused(stack.db('bank_files').insert(operators(`bf_g${n}`, { message_id: `INBOX-${n}-2`, raw: null })))).toBe(true);
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * The activities, the workflows' only way out, one file per concern: a transition's publication,
- * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps.
+ * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox.
  */
 import { auditHeadActivities } from './auditHead';
+import { bankInboxActivities } from './bankInbox';
 import { deliveryActivities } from './delivery';
 import { ledgerActivities } from './ledger';
 import { payoutActivities } from './payout';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityResourcesWithClient) {
     ...ledgerActivities(deps),
     ...payoutActivities(deps),
     ...payoutBatchActivities(deps),
+    ...bankInboxActivities(deps),
   };
 }
 

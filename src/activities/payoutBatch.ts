@@ -1,10 +1,11 @@
 /**
- * Live payouts' credit transfer files (docs/payouts.md, "Live mode"): the pending live payouts sent
- * (each workflow takes its `send` step first, so a cancel racing the batch either wins before the
- * payout is in the file or is refused), then recorded under the batch's MsgId, then written as one
- * pain.001.001.09 file into PAYOUT_OUTBOX_DIR. A retry with the same MsgId writes the same file
- * (src/lib/outboxFile.ts): a worker killed between the entries and the file neither loses a payout
- * nor puts it in two files.
+ * Live payouts' credit transfer files (docs/payouts.md, "Live mode"; docs/bank.md, "The outbox"):
+ * the pending live payouts put in the batch's file (each workflow takes the `enterFile` update
+ * first, so a cancel racing the batch either wins before the payout is in the file or is refused),
+ * recorded under the batch's MsgId, written as one pain.001.001.09 file into PAYOUT_OUTBOX_DIR
+ * (written, flushed, renamed), and only then sent (`in_transit`). A retry with the same MsgId
+ * writes the same file (src/lib/outboxFile.ts): a worker killed anywhere in between neither loses a
+ * payout nor puts it in two files, and no payout is `in_transit` in no file.
  */
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
@@ -14,18 +15,21 @@ import { buildPain001 } from '../bankFiles/pain001';
 import { CUSTODY_ACCOUNT_MISSING } from '../domain/failures';
 import { deriveBankAccountKeys, parseCanonicalNumber } from '../domain/bankAccounts';
 import { assignBatch, batchPayouts, unbatchedLivePayouts } from '../db/payouts';
+import { SEPA_NAME_MAX, isSepaText } from '../domain/sepaText';
 import { openBankAccountNumber } from '../lib/sealedBox';
 import { writeOutboxFile } from '../lib/outboxFile';
 import type { ActivityResourcesWithClient } from './resources';
+
+const payableName = (name: string) => name.length > 0 && name.length <= SEPA_NAME_MAX && isSepaText(name);
 
 /** The most payouts one file carries; the next batch takes the rest. */
 export const PAYOUTS_PER_FILE = 1000;
 
 export function payoutBatchActivities({ db, config, temporal, logger }: ActivityResourcesWithClient) {
-  /** A bank outcome for a payout's workflow; false when the workflow refuses it (a cancel came first) or its run is over. */
-  async function tell(payoutId: string, outcome: { action: 'send' | 'fail'; failureCode?: 'could_not_process' }): Promise<boolean> {
+  /** An update of a payout's workflow (by name); false when the workflow refuses it (a cancel came first) or its run is over. */
+  async function tell(payoutId: string, update: 'bankOutcome' | 'enterFile', arg: unknown): Promise<boolean> {
     try {
-      await temporal.workflow.getHandle(payoutId).executeUpdate('bankOutcome', { args: [outcome] });
+      await temporal.workflow.getHandle(payoutId).executeUpdate(update, { args: [arg] });
       return true;
     } catch (err) {
       const closed = err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /already completed/i.test(err.message));
@@ -48,15 +52,28 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
     async writePayoutBatch(input: { messageId: string; createdAtMs: number }): Promise<{ payouts: number; written: boolean }> {
       const debtor = custodyAccountOrFail();
       const key = deriveBankAccountKeys(webhookSecretKey(config)).sealKey;
+      const entered: string[] = [];
       for (const p of await unbatchedLivePayouts(db, PAYOUTS_PER_FILE)) {
-        if (p.status !== 'pending') continue;
-        // An account deleted since the payout was created has no number left to pay to.
-        await tell(p.id, p.number_sealed === null ? { action: 'fail', failureCode: 'could_not_process' } : { action: 'send' });
+        // An account deleted since the payout was created has no number left to pay to; a holder name
+        // from before names were checked at input, outside the SEPA set, would make the bank refuse
+        // the whole file, every account's payouts in it (docs/bank.md): that payout fails alone.
+        const payable = p.number_sealed !== null && payableName(p.account_holder_name);
+        if (!payable) {
+          if (p.status === 'pending') await tell(p.id, 'bankOutcome', { action: 'fail', failureCode: 'could_not_process' });
+        } else if (await tell(p.id, 'enterFile', { messageId: input.messageId })) {
+          // In the file from now on: its cancel is refused; a cancel that came first kept it out.
+          entered.push(p.id);
+        }
         // Alive: a worker that dies mid-batch is noticed within the heartbeat time-out, not the batch's whole time.
         Context.current().heartbeat();
       }
-      await assignBatch(db, input.messageId, PAYOUTS_PER_FILE);
-      const payouts = (await batchPayouts(db, input.messageId)).filter((p) => p.number_sealed !== null);
+      await assignBatch(db, input.messageId, entered);
+      const carried = await batchPayouts(db, input.messageId);
+      // A bank account cannot be deleted while a payout to it waits for its file (409): none should lack its number here.
+      for (const p of carried.filter((c) => c.number_sealed === null && c.status === 'pending')) {
+        await tell(p.id, 'bankOutcome', { action: 'fail', failureCode: 'could_not_process' });
+      }
+      const payouts = carried.filter((p) => p.number_sealed !== null && payableName(p.account_holder_name));
       if (payouts.length === 0) return { payouts: 0, written: false };
       const createdAt = new Date(input.createdAtMs);
       const file = buildPain001({
@@ -72,7 +89,8 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
             name: p.account_holder_name,
             account: parseCanonicalNumber(openBankAccountNumber(p.number_sealed!, p.bank_account_id, key)),
           },
-          remittance: p.id,
+          // The payout's reference in the SEPA character set: its id's `_` is outside it (docs/bank.md).
+          remittance: p.end_to_end_id,
         })),
       });
       const { written, path } = await writeOutboxFile(config.PAYOUT_OUTBOX_DIR, `${input.messageId}.xml`, file.xml);
@@ -80,6 +98,11 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
         { message_id: input.messageId, payouts: payouts.length, control_sum: file.controlSum, path, written },
         'payout file written',
       );
+      // Durably written (src/lib/outboxFile.ts: written, flushed, linked, its directory flushed): only now is each payout sent.
+      for (const p of payouts) {
+        if (p.status === 'pending') await tell(p.id, 'bankOutcome', { action: 'send' });
+        Context.current().heartbeat();
+      }
       return { payouts: payouts.length, written };
     },
   };

@@ -5,7 +5,7 @@ import { authenticate } from './auth';
 import type { AppDeps, AppState } from './context';
 import { ApiError, errorMiddleware } from './errors';
 import { idempotency } from './middleware/idempotency';
-import { rawBody } from './middleware/jsonBody';
+import { unreadBody } from './middleware/jsonBody';
 import { authFailureLimit, loginRateLimit, rateLimit } from './middleware/limits';
 import { otherModeNotFound } from './middleware/otherMode';
 import { requestLog } from './middleware/requestLog';
@@ -18,7 +18,7 @@ import { openRoutes } from './routes/open';
 import { paymentRoutes } from './routes/payments';
 import { bankAccountRoutes } from './routes/bankAccounts';
 import { payoutRoutes } from './routes/payouts';
-import { bankFileRoutes } from './routes/bankFiles';
+import { RETIRED_BANK_FILES_PATH, bankFileRoutes } from './routes/bankFiles';
 import { recipientRoutes } from './routes/recipients';
 import { testHelperRoutes } from './routes/testHelpers';
 import { webhookRoutes } from './routes/webhooks';
@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const api = new Router<AppState>({ prefix: '/api/v1', ...EXACT_PATHS });
   api.use(
-    rawBody({ '/api/v1/bank_files': { maxBytes: config.BANK_FILE_MAX_BYTES, setting: 'BANK_FILE_MAX_BYTES' } }),
+    unreadBody([RETIRED_BANK_FILES_PATH]),
     authenticate(services.accounts, limit, authFailures),
     idempotency(services.idempotency),
     otherModeNotFound(services.modes),

@@ -16,6 +16,7 @@ import {
   QuotaExceeded,
   RateLimited,
   RecipientInUse,
+  BankAccountInUse,
   RecipientNotPayable,
   Unauthenticated,
   isUnavailable,
@@ -198,6 +199,20 @@ export const ERRORS = {
       details: (err: RecipientInUse) => ({ recipient: err.recipientId, reason: err.reason }),
     },
   },
+  bank_account_in_use: {
+    status: 409,
+    description:
+      'the bank account cannot be deleted yet: a live payout waits to go out to it in a credit transfer file (`details.payout`); once the file is written, or the payout canceled, it can',
+    example: {
+      message:
+        'bank account ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M is the one payout po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N waits to be paid to; it can be deleted once that payout has left in a file, or is canceled',
+      details: { bank_account: 'ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', payout: 'po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N' },
+    },
+    from: {
+      matches: is(BankAccountInUse),
+      details: (err: BankAccountInUse) => ({ bank_account: err.bankAccountId, payout: err.payoutId }),
+    },
+  },
   payouts_not_enabled: {
     status: 409,
     description:
@@ -247,6 +262,14 @@ export const ERRORS = {
       details: { limit: 60, setting: 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR' },
     },
     from: quota('test_sends'),
+  },
+  route_retired: {
+    status: 410,
+    description: 'the route is retired; the message says what took its place (`POST /api/v1/bank_files`: the bank inbox, docs/bank.md)',
+    example: {
+      message: "bank files are the operator's, taken from the bank inbox (BANK_INBOX_DIR), not posted with an API key: see docs/bank.md",
+      details: { replaced_by: 'BANK_INBOX_DIR' },
+    },
   },
   payload_too_large: {
     status: 413,

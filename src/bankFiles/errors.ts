@@ -1,10 +1,11 @@
 /**
  * The refusals of a bank file (docs/payouts.md, "Live mode"): a body that is not XML, XML of a
- * message the service does not read, or a message missing what its definition requires. Typed by
- * meaning so the use case maps each to a 400 naming the problem.
+ * message the service does not read, a message missing what its definition requires, or a file
+ * beyond the limits of docs/bank.md ("Limits"). Typed by meaning, so that the inbox writes each as
+ * the reason of a rejected file.
  */
 
-export type BankFileRefusal = 'not_xml' | 'unsupported_message' | 'invalid_message';
+export type BankFileRefusal = 'not_xml' | 'unsupported_message' | 'invalid_message' | 'too_large' | 'over_limits';
 
 export class BankFileError extends Error {
   constructor(

@@ -20,15 +20,26 @@ export interface PayoutSnapshot {
   status: PayoutStatus;
   amount: bigint;
   currency: string;
+  /** The pain.001 file (its MsgId) the payout went out in; null while it is in none. */
+  messageId: string | null;
 }
 
 /**
  * Why an entry changes no payout, for an operator (docs/payouts.md, "Matching a file to payouts"):
  * it names no EndToEndId; no payout of this account and mode has it (another account's, or none);
  * the bank's amount or currency is not the payout's (nothing is changed on a guess); what the bank
- * says cannot follow the payout's status (a rejection of a payout already paid).
+ * says cannot follow the payout's status (a rejection of a payout already paid); the payout is not
+ * in the file the entry is about (docs/bank.md, "What a file may change"): a pain.002 answers only
+ * the payouts of the pain.001 its `OrgnlMsgId` names, and a booked debit or a return is only ever
+ * about a payout that went out in a file.
  */
-export const UNMATCHED_REASONS = ['no_end_to_end_id', 'unknown_end_to_end_id', 'amount_mismatch', 'status_conflict'] as const;
+export const UNMATCHED_REASONS = [
+  'no_end_to_end_id',
+  'unknown_end_to_end_id',
+  'amount_mismatch',
+  'status_conflict',
+  'not_in_file',
+] as const;
 export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 
 export interface MatchedEntry {
@@ -114,6 +125,15 @@ export function planBankFile(
     const payout = payouts.get(endToEndId) ?? ofOriginalFile.find((p) => p.endToEndId === endToEndId);
     if (!payout) {
       plan.unmatched.push({ endToEndId, amount, currency, reason: 'unknown_end_to_end_id' });
+      continue;
+    }
+    // What the bank says of a payout is only about a file the service wrote: a pain.002 about the
+    // one its OrgnlMsgId names, a booking about one the payout went out in. Anything else is forged
+    // or mistaken, and changes nothing (docs/bank.md, "What a file may change").
+    const pain002 = file.messageType === 'pain.002.001.10';
+    const inFile = pain002 ? payout.messageId === file.originalMessageId : payout.messageId !== null;
+    if (!inFile && (pain002 || entry.outcome !== 'no_change')) {
+      plan.unmatched.push({ endToEndId, amount, currency, reason: 'not_in_file' });
       continue;
     }
     if ((amount !== null && amount !== payout.amount) || (currency !== null && currency !== payout.currency)) {

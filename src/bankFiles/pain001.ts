@@ -9,6 +9,7 @@
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { create } from 'xmlbuilder2';
 import type { BankAccountNumber } from '../domain/bankAccounts';
+import { SEPA_NAME_MAX, isSepaText } from '../domain/sepaText';
 import { isoAmountText, sumDecimalTexts } from './amounts';
 
 export const PAIN_001_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
@@ -99,10 +100,13 @@ export function buildPain001(input: Pain001Input): Pain001File {
     check(!ids.has(t.endToEndId), `EndToEndId ${t.endToEndId} appears twice`);
     ids.add(t.endToEndId);
     check(
-      t.creditor.name.length > 0 && t.creditor.name.length <= 140,
-      `the creditor's name of ${t.endToEndId} must be 1 to 140 characters`,
+      t.creditor.name.length > 0 && t.creditor.name.length <= SEPA_NAME_MAX && isSepaText(t.creditor.name),
+      `the creditor's name of ${t.endToEndId} must be 1 to ${SEPA_NAME_MAX} characters of the SEPA set`,
     );
-    check(t.remittance === undefined || t.remittance.length <= 140, `the remittance text of ${t.endToEndId} is longer than 140 characters`);
+    check(
+      t.remittance === undefined || (t.remittance.length <= 140 && isSepaText(t.remittance)),
+      `the remittance text of ${t.endToEndId} must be at most 140 characters of the SEPA set`,
+    );
   }
 
   // One payment instruction per currency (and per SEPA or not): a bank books each as one batch.

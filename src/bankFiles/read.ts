@@ -12,6 +12,7 @@ import { SyntaxValidator } from 'fast-xml-validator';
 import { type PayoutFailureCode, failureCodeOfIsoReason } from '../domain/payout';
 import { minorOfIsoAmount } from './amounts';
 import { BankFileError } from './errors';
+import { type BankFileLimits, checkXmlLimits } from './limits';
 
 const ISO_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:';
 
@@ -216,9 +217,31 @@ function messageTypeOf(document: XmlNode): BankFileMessageType {
   return known;
 }
 
-/** Read a bank file: its message, id and the outcome of each transaction it names. */
-export function readBankFile(body: string | Uint8Array): BankFile {
+/** No more than a 10 MB file of the smallest elements: the limits a caller that names none is held to. */
+export const DEFAULT_LIMITS: BankFileLimits = { maxBytes: 10 * 1024 * 1024, maxElements: 500_000, maxEntries: 50_000 };
+
+/**
+ * Read a bank file: its message, id and the outcome of each transaction it names. A file beyond
+ * `limits` (src/bankFiles/limits.ts) is refused before it is parsed, and one naming more entries
+ * than `limits.maxEntries` once it is.
+ */
+export function readBankFile(body: string | Uint8Array, limits: BankFileLimits = DEFAULT_LIMITS): BankFile {
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  if (size > limits.maxBytes)
+    throw new BankFileError('too_large', `the file has ${size} bytes, more than ${limits.maxBytes} (BANK_FILE_MAX_BYTES)`);
   const xml = decode(body).replace(/^\uFEFF/, '');
+  checkXmlLimits(xml, limits);
+  const file = parse(xml);
+  if (file.entries.length > limits.maxEntries) {
+    throw new BankFileError(
+      'over_limits',
+      `the file names ${file.entries.length} entries, more than ${limits.maxEntries} (BANK_FILE_MAX_ENTRIES)`,
+    );
+  }
+  return file;
+}
+
+function parse(xml: string): BankFile {
   try {
     SyntaxValidator.validate(xml);
   } catch (err) {

@@ -65,7 +65,12 @@ export async function listBankAccounts(db: Knex, scope: Scope, recipientId: stri
 }
 
 /** Delete one: its number erased, the default handed on. False when the recipient has no such account. */
-export async function deleteBankAccount(db: Knex, scope: Scope, recipientId: string, id: string): Promise<boolean> {
+export async function deleteBankAccount(
+  db: Knex,
+  scope: Scope,
+  recipientId: string,
+  id: string,
+): Promise<boolean | { waitingPayout: string }> {
   return db.transaction(async (tx) => {
     const recipient = await tx('recipients')
       .where({ id: recipientId, account_id: scope.accountId, livemode: scope.livemode })
@@ -74,6 +79,11 @@ export async function deleteBankAccount(db: Knex, scope: Scope, recipientId: str
     if (!recipient) return false;
     const row = await live(tx, scope, recipientId).andWhere({ id }).first();
     if (!row) return false;
+    // A live payout still pending waits for its file, which reads this number (docs/bank.md, "The outbox").
+    const waiting = await tx<{ id: string; bank_account_id: string; livemode: boolean; status: string }>('payouts')
+      .where({ bank_account_id: id, livemode: true, status: 'pending' })
+      .first('id');
+    if (waiting) return { waitingPayout: waiting.id };
     await tx('bank_accounts')
       .where({ id })
       .update({ deleted_at: new Date(), number_sealed: null, status: 'disabled', default_for_currency: false });

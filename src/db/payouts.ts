@@ -230,11 +230,11 @@ export async function unattemptedPayoutDeliveries(
 
 // Live payouts' files (src/activities/payoutBatch.ts): which payouts a batch carries, by its MsgId.
 
-/** Live payouts in no file yet: pending ones (to be sent), and sent ones a batch did not record (a worker killed in between). */
+/** Live payouts in no file yet: pending ones, and sent ones an earlier version's batch did not record (a worker killed in between). */
 export async function unbatchedLivePayouts(
   db: Knex,
   limit: number,
-): Promise<{ id: string; status: PayoutStatus; number_sealed: string | null }[]> {
+): Promise<{ id: string; status: PayoutStatus; number_sealed: string | null; account_holder_name: string }[]> {
   return db('payouts as p')
     .join('bank_accounts as b', 'b.id', 'p.bank_account_id')
     .where('p.livemode', true)
@@ -242,23 +242,18 @@ export async function unbatchedLivePayouts(
     .whereIn('p.status', ['pending', 'in_transit'])
     .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
     .limit(limit)
-    .select('p.id', 'p.status', 'b.number_sealed');
+    .select('p.id', 'p.status', 'b.number_sealed', 'b.account_holder_name');
 }
 
-/** Record the sent live payouts in no file yet as the batch `messageId`'s (at most `limit`). */
-export async function assignBatch(db: Knex, messageId: string, limit: number): Promise<void> {
-  await db('payouts')
-    .whereIn(
-      'id',
-      db('payouts')
-        .where('livemode', true)
-        .whereNull('message_id')
-        .andWhere('status', 'in_transit')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .limit(limit)
-        .select('id'),
-    )
-    .update({ message_id: messageId });
+/** Record the live payouts `ids` (those that entered the file) as the batch `messageId`'s, unless already in a file. */
+export async function assignBatch(db: Knex, messageId: string, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 1000) {
+    await db('payouts')
+      .where('livemode', true)
+      .whereNull('message_id')
+      .whereIn('id', ids.slice(i, i + 1000))
+      .update({ message_id: messageId });
+  }
 }
 
 export interface BatchPayout extends PayoutRow {
@@ -276,14 +271,25 @@ export async function batchPayouts(db: Knex, messageId: string): Promise<BatchPa
   return rows;
 }
 
-/** The payouts of one account and mode a bank file may name: by EndToEndId, and those of the credit transfer file `messageId`. */
-export async function payoutsForBankFile(
+/**
+ * The live payouts a bank file may name, whichever account's (docs/bank.md): by EndToEndId, a
+ * thousand at a time (a file may name tens of thousands), and those of the credit transfer file
+ * `messageId` (a pain.002 rejecting it whole).
+ */
+export async function livePayoutsForBankFile(
   db: Knex,
-  scope: Scope,
   endToEndIds: string[],
   messageId: string | null,
 ): Promise<{ byEndToEndId: PayoutRow[]; ofFile: PayoutRow[] }> {
-  const byEndToEndId = endToEndIds.length ? ((await scoped(db, scope).whereIn('end_to_end_id', endToEndIds)) as PayoutRow[]) : [];
-  const ofFile = messageId === null ? [] : ((await scoped(db, scope).andWhere('message_id', messageId).orderBy('id')) as PayoutRow[]);
+  const byEndToEndId: PayoutRow[] = [];
+  for (let i = 0; i < endToEndIds.length; i += 1000) {
+    byEndToEndId.push(
+      ...((await db('payouts')
+        .where('livemode', true)
+        .whereIn('end_to_end_id', endToEndIds.slice(i, i + 1000))) as PayoutRow[]),
+    );
+  }
+  const ofFile =
+    messageId === null ? [] : ((await db('payouts').where({ livemode: true, message_id: messageId }).orderBy('id')) as PayoutRow[]);
   return { byEndToEndId, ofFile };
 }

@@ -1,4 +1,4 @@
-/** The live payouts' settings of src/config.ts: their outbox, their batches, bank files, the custody account (docs/payouts.md). */
+/** The live payouts' settings of src/config.ts: their outbox, their batches, the bank's inbox and files, the custody account (docs/payouts.md, docs/bank.md). */
 import path from 'node:path';
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { z } from 'zod';
@@ -12,7 +12,21 @@ export const payoutSettings = {
     .default(path.resolve(__dirname, '..', '..', '.data', 'payout-outbox')),
   /** Pending live payouts are written as one file at most this often. */
   PAYOUT_BATCH_INTERVAL: duration('1h').refine((v) => v >= 1000, 'PAYOUT_BATCH_INTERVAL must be at least 1s'),
-  /** The largest bank file `POST /api/v1/bank_files` reads (bytes; default 10 MB). */
+  /**
+   * Where the bank's files arrive (docs/bank.md, "The inbox"): a host-to-host or EBICS client drops
+   * them here; a Temporal Schedule takes each new one and moves it to `taken/` or `rejected/`.
+   */
+  BANK_INBOX_DIR: z
+    .string()
+    .min(1)
+    .default(path.resolve(__dirname, '..', '..', '.data', 'bank-inbox')),
+  /** How often the inbox is looked at. */
+  BANK_INBOX_INTERVAL: duration('1 min').refine((v) => v >= 1000, 'BANK_INBOX_INTERVAL must be at least 1s'),
+  /** The most elements a bank file may hold; a file with more is rejected unread (docs/bank.md, "Limits"). */
+  BANK_FILE_MAX_ELEMENTS: z.coerce.number().int().positive().max(10_000_000).default(500_000),
+  /** The most entries (transactions) a bank file may name; a file with more is rejected. */
+  BANK_FILE_MAX_ENTRIES: z.coerce.number().int().positive().max(1_000_000).default(50_000),
+  /** The largest bank file the inbox reads (bytes; default 10 MB); a larger one is rejected unread. */
   BANK_FILE_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -20,7 +34,7 @@ export const payoutSettings = {
     .max(1024 * 1024 * 1024)
     .default(10 * 1024 * 1024),
   /** The custody account live payouts are debited from: its holder's name (ISO 20022 Max140Text). */
-  CUSTODY_ACCOUNT_NAME: z.string().trim().min(1).max(140).optional(),
+  CUSTODY_ACCOUNT_NAME: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().min(1).max(140).optional()),
   /** Its IBAN, checked (mod 97, the country's format) and kept in electronic format. */
   CUSTODY_ACCOUNT_IBAN: z
     .string()

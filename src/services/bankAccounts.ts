@@ -17,7 +17,7 @@ import type { Scope } from '../domain/tenancy';
 import { type BankAccountRow, deleteBankAccount, insertBankAccount, listBankAccounts } from '../db/bankAccounts';
 import { findRecipient } from '../db/recipients';
 import { sealBankAccountNumber } from '../lib/sealedBox';
-import { InvalidInput, NotFound } from './errors';
+import { BankAccountInUse, InvalidInput, NotFound } from './errors';
 import type { Call } from './paymentRun';
 
 export interface NewBankAccountInput {
@@ -80,7 +80,9 @@ export function bankAccountsService({ db, config }: { db: Knex; config: Config }
 
     async remove(scope: Scope, recipientId: string, id: string): Promise<void> {
       await recipientOf(scope, recipientId);
-      if (!(await deleteBankAccount(db, scope, recipientId, id))) throw new NotFound('bank_account');
+      const deleted = await deleteBankAccount(db, scope, recipientId, id);
+      if (!deleted) throw new NotFound('bank_account');
+      if (deleted !== true) throw new BankAccountInUse(id, deleted.waitingPayout);
     },
   };
 }

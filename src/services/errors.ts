@@ -99,6 +99,18 @@ export class RecipientNotPayable extends DomainError {
 }
 
 /** A recipient that may not be erased yet: money is still its (pending, available, in transit) or an open payment names it. */
+/** A bank account a live payout waits to go out to (in no file yet, or in one not yet written): it cannot be deleted (docs/bank.md). */
+export class BankAccountInUse extends DomainError {
+  constructor(
+    readonly bankAccountId: string,
+    readonly payoutId: string,
+  ) {
+    super(
+      `bank account ${bankAccountId} is the one payout ${payoutId} waits to be paid to; it can be deleted once that payout has left in a file, or is canceled`,
+    );
+  }
+}
+
 export class RecipientInUse extends DomainError {
   constructor(
     readonly recipientId: string,

@@ -1,9 +1,10 @@
-/** The worker's Temporal Schedules, created or brought to its settings when it starts: the periodic ledger check (docs/money.md), live payouts' files (docs/payouts.md). */
+/** The worker's Temporal Schedules, created or brought to its settings when it starts: the periodic ledger check (docs/money.md), live payouts' files (docs/payouts.md), the bank inbox (docs/bank.md). */
 import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
 import { type Client, ScheduleAlreadyRunning, type ScheduleDescription, ScheduleOverlapPolicy, type Workflow } from '@temporalio/client';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import type { Logger } from '../lib/logger';
 import { ledgerVerifyWorkflow } from '../workflows/ledgerVerify';
+import { bankInboxWorkflow } from '../workflows/bankInbox';
 import { payoutBatchWorkflow } from '../workflows/payout';
 
 interface ScheduleOptions {
@@ -132,5 +133,22 @@ export function ensurePayoutBatchSchedule(client: Client, opts: ScheduleOptions)
     workflowId: `payout-batch-${opts.taskQueue}`,
     kind: 'batch',
     purpose: 'writes pending live payouts as pain.001 files into PAYOUT_OUTBOX_DIR',
+  });
+}
+
+export const bankInboxScheduleId = (taskQueue: string) => `bank-inbox:${taskQueue}`;
+
+/**
+ * The bank's files taken from BANK_INBOX_DIR every BANK_INBOX_INTERVAL (docs/bank.md, "The inbox");
+ * a run still going when the next is due makes it skipped, so one taker reads the inbox at a time.
+ */
+export function ensureBankInboxSchedule(client: Client, opts: ScheduleOptions): Promise<number> {
+  return ensureSchedule(client, {
+    ...opts,
+    scheduleId: bankInboxScheduleId(opts.taskQueue),
+    workflowType: bankInboxWorkflow,
+    workflowId: `bank-inbox-${opts.taskQueue}`,
+    kind: 'batch',
+    purpose: "takes the bank's files from BANK_INBOX_DIR, each once, into taken/ or rejected/",
   });
 }

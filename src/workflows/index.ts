@@ -8,3 +8,4 @@ export * from './legacyDelivery';
 export * from './audit';
 export * from './ledgerVerify';
 export * from './payout';
+export * from './bankInbox';

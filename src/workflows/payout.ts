@@ -52,6 +52,12 @@ export const cancelPayoutUpdate = defineUpdate<PayoutRunState, [{ actor: string;
 export const advancePayoutClockUpdate = defineUpdate<PayoutRunState, [{ seconds: number }]>('advanceClock');
 /** Live mode: what the bank said (its file written, a payment booked, a rejection, a return). */
 export const bankOutcomeUpdate = defineUpdate<PayoutRunState, [BankOutcome]>('bankOutcome');
+/**
+ * Live mode: the batch puts the payout in the credit transfer file `messageId` before it writes it
+ * (docs/bank.md, "The outbox"); from then on the payout cannot be canceled, and it is `in_transit`
+ * (the `send` step) only once the file is durably written.
+ */
+export const enterFileUpdate = defineUpdate<PayoutRunState, [{ messageId: string }]>('enterFile');
 export const getPayoutQuery = defineQuery<PayoutRunState>('getPayout');
 
 /**
@@ -80,6 +86,8 @@ class Payout {
   state: PayoutRunState;
   /** How far a test clock moved this payout's time forward (ms); 0 for every live payout. */
   clockOffsetMs = 0;
+  /** Live mode: the credit transfer file (its MsgId) the payout is in, once a batch put it there. */
+  fileMessageId: string | null = null;
   /** The steps' writes, in the order the steps were taken: the creation's deliveries first. */
   private writes: Promise<unknown>;
 
@@ -98,6 +106,12 @@ class Payout {
 
   /** Refuse an action its status does not allow, naming the status. */
   validate(action: PayoutAction): void {
+    if (action === 'cancel' && this.fileMessageId !== null) {
+      throw transitionRefusal(
+        this.state.status,
+        `cannot cancel a payout that is in the credit transfer file ${this.fileMessageId}, written for the bank`,
+      );
+    }
     const check = checkPayoutTransition(this.state.status, action);
     if (!check.ok) throw transitionRefusal(this.state.status, check.message);
   }
@@ -152,6 +166,21 @@ class Payout {
     const offsetSeconds = this.clockOffsetMs / 1000;
     this.writes = this.writes.then(() => recordPayoutClock({ payoutId: this.state.id, offsetSeconds }));
     await this.writes;
+    return this.state;
+  }
+
+  validateEnterFile({ messageId }: { messageId: string }): void {
+    if (!this.state.livemode) throw ApplicationFailure.nonRetryable('a test payout is paid by the simulated bank', LIVE_PAYMENT);
+    if (this.state.status !== 'pending' && this.state.status !== 'in_transit') {
+      throw transitionRefusal(this.state.status, `a payout whose status is ${this.state.status} goes in no file`);
+    }
+    if (this.fileMessageId !== null && this.fileMessageId !== messageId) {
+      throw transitionRefusal(this.state.status, `the payout is in the credit transfer file ${this.fileMessageId} already`);
+    }
+  }
+
+  enterFile({ messageId }: { messageId: string }): PayoutRunState {
+    this.fileMessageId = messageId;
     return this.state;
   }
 
@@ -220,6 +249,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   setHandler(advancePayoutClockUpdate, ({ seconds }) => payout.advance(seconds), {
     validator: ({ seconds }) => payout.validateAdvance(seconds),
   });
+  setHandler(enterFileUpdate, (input) => payout.enterFile(input), { validator: (input) => payout.validateEnterFile(input) });
   setHandler(bankOutcomeUpdate, (outcome) => payout.bankOutcome(outcome), {
     validator: (outcome) => payout.validateBankOutcome(outcome),
   });

@@ -8,12 +8,19 @@ import { statementOf } from './fixtures';
 
 const read = (name: string) => readBankFile(readFileSync(path.join(__dirname, '../fixtures/bank-files', name), 'utf8'));
 
-const payout = (endToEndId: string, status: PayoutSnapshot['status'], amount: bigint, currency = 'EUR'): PayoutSnapshot => ({
+const payout = (
+  endToEndId: string,
+  status: PayoutSnapshot['status'],
+  amount: bigint,
+  currency = 'EUR',
+  messageId: string | null = 'MSG-01JDZ6Q4W8M3T5V7X9Z1B3D5F7',
+): PayoutSnapshot => ({
   id: endToEndId.replace('-', '_'),
   endToEndId,
   status,
   amount,
   currency,
+  messageId,
 });
 const byId = (...ps: PayoutSnapshot[]) => new Map(ps.map((p) => [p.endToEndId, p]));
 
@@ -127,12 +134,50 @@ describe('a pain.002', () => {
   });
 
   it('rejecting a whole file fails every payout it carried, with the file reason mapped', () => {
-    const carried = [payout('po-A', 'in_transit', 100n), payout('po-B', 'in_transit', 200n)];
+    const carried = [
+      payout('po-A', 'in_transit', 100n, 'EUR', 'MSG-01JDZ7A0B1C2D3E4F5G6H7J8K9'),
+      payout('po-B', 'in_transit', 200n, 'EUR', 'MSG-01JDZ7A0B1C2D3E4F5G6H7J8K9'),
+    ];
     const plan = planBankFile(read('pain.002.001.10-file-rejected.xml'), new Map(), carried);
     expect(plan.entries.map((e) => [e.payoutId, e.steps, e.failureCode])).toEqual([
       ['po_A', ['fail'], 'could_not_process'],
       ['po_B', ['fail'], 'could_not_process'],
     ]);
     expect(plan.unmatched).toEqual([]);
+  });
+});
+
+describe('what a file may change (docs/bank.md)', () => {
+  it('a pain.002 changes only payouts of the file its OrgnlMsgId names: one of another file is listed not_in_file', () => {
+    const plan = planBankFile(
+      read('pain.002.001.10-rejections.xml'),
+      byId(
+        payout('po-01JDZ6R0A1B2C3D4E5F6G7H8J9', 'in_transit', 25000n),
+        payout('po-01JDZ6R1K2M3N4P5Q6R7S8T9V0', 'in_transit', 100005n, 'EUR', 'B-ANOTHERFILE'),
+        payout('po-01JDZ6R2W3X4Y5Z6A7B8C9D0E1', 'pending', 10000n, 'EUR', null),
+      ),
+    );
+    expect(plan.entries.map((e) => [e.payoutId, e.steps])).toEqual([['po_01JDZ6R0A1B2C3D4E5F6G7H8J9', []]]);
+    expect(plan.unmatched.map((u) => [u.endToEndId, u.reason])).toEqual([
+      ['po-01JDZ6R1K2M3N4P5Q6R7S8T9V0', 'not_in_file'],
+      ['po-01JDZ6R2W3X4Y5Z6A7B8C9D0E1', 'not_in_file'],
+      ['po-01JDZ6R3F4G5H6J7K8M9N0P1Q2', 'unknown_end_to_end_id'],
+    ]);
+  });
+
+  it('a booked debit or a return of a payout in no file changes nothing and is listed not_in_file', () => {
+    const file = read('camt.054.001.08-debits-and-return.xml');
+    const plan = planBankFile(
+      file,
+      byId(
+        payout('po-01JDZ6S5T6V7W8X9Y0Z1A2B3C4', 'pending', 10050n, 'EUR', null),
+        payout('po-01JDZ5M0N1P2Q3R4S5T6V7W8X9', 'paid', 4000n, 'EUR', null),
+      ),
+    );
+    expect(plan.entries).toEqual([]);
+    expect(plan.unmatched.filter((u) => u.reason === 'not_in_file').map((u) => u.endToEndId)).toEqual([
+      'po-01JDZ6S5T6V7W8X9Y0Z1A2B3C4',
+      'po-01JDZ5M0N1P2Q3R4S5T6V7W8X9',
+    ]);
   });
 });

@@ -50,7 +50,7 @@ describe('bank file matching, for any file and payouts', () => {
     fc.assert(
       fc.property(arbitraryPayouts, arbitraryEntries, (statuses, entries) => {
         const payouts = new Map<string, PayoutSnapshot>(
-          ids.map((id, i) => [id, { id, endToEndId: id, status: statuses[i], amount: 100n, currency: 'EUR' }]),
+          ids.map((id, i) => [id, { id, endToEndId: id, status: statuses[i], amount: 100n, currency: 'EUR', messageId: 'B-1' }]),
         );
         const paths = new Map(ids.map((id, i) => [id, [...PATHS[statuses[i]]]]));
         const file = fileOf(entries);

@@ -20,8 +20,8 @@ const transfers: CreditTransfer[] = [
     endToEndId: 'po-01JDZ6R0A1B2C3D4E5F6G7H8J9',
     amount: 25000n,
     currency: 'EUR',
-    creditor: { name: 'Müller & Söhne <GmbH>', account: { scheme: 'iban', iban: 'DE94370400440532010000' } },
-    remittance: 'Payout po_01JDZ6R0A1B2C3D4E5F6G7H8J9',
+    creditor: { name: "Mueller + Soehne (O'Neil GmbH)", account: { scheme: 'iban', iban: 'DE94370400440532010000' } },
+    remittance: 'Payout po-01JDZ6R0A1B2C3D4E5F6G7H8J9',
   },
   {
     endToEndId: 'po-01JDZ6S5T6V7W8X9Y0Z1A2B3C4',
@@ -201,14 +201,13 @@ describe('pain.001.001.09 credit transfer files', () => {
     }
     const [first, , us] = root.PmtInf.flatMap((p: any) => p.CdtTrfTxInf);
     expect(first.CdtrAcct).toEqual({ Id: { IBAN: 'DE94370400440532010000' } });
-    expect(first.RmtInf).toEqual({ Ustrd: 'Payout po_01JDZ6R0A1B2C3D4E5F6G7H8J9' });
+    expect(first.RmtInf).toEqual({ Ustrd: 'Payout po-01JDZ6R0A1B2C3D4E5F6G7H8J9' });
     expect(us.CdtrAcct).toEqual({ Id: { Othr: { Id: '000123450000' } } });
     expect(us.CdtrAgt).toEqual({ FinInstnId: { ClrSysMmbId: { ClrSysId: { Cd: 'USABA' }, MmbId: '110000000' } } });
   });
 
-  it('escape what names hold, as XML requires, and read back the same text', () => {
-    expect(file.xml).toContain('Müller &amp; Söhne &lt;GmbH&gt;');
-    expect(root.PmtInf[0].CdtTrfTxInf[0].Cdtr.Nm).toBe('Müller & Söhne <GmbH>');
+  it('carry names of the SEPA character set as they are, and read back the same text', () => {
+    expect(root.PmtInf[0].CdtTrfTxInf[0].Cdtr.Nm).toBe("Mueller + Soehne (O'Neil GmbH)");
   });
 
   it('are the sample file in test/fixtures byte for byte (the docs show it)', () => {
@@ -222,7 +221,12 @@ describe('pain.001.001.09 credit transfer files', () => {
     expect(refused({ messageId: 'M'.repeat(36) })).toThrow(/MsgId/);
     expect(refused({ transfers: [transfers[0], transfers[0]] })).toThrow(/appears twice/);
     expect(refused({ transfers: [{ ...transfers[0], amount: 0n }] })).toThrow(RangeError);
-    expect(refused({ transfers: [{ ...transfers[0], creditor: { ...transfers[0].creditor, name: 'x'.repeat(141) } }] })).toThrow(/name/);
+    expect(refused({ transfers: [{ ...transfers[0], creditor: { ...transfers[0].creditor, name: 'x'.repeat(71) } }] })).toThrow(/name/);
+    // Outside the SEPA character set (docs/bank.md): the file would be refused whole, every tenant's payouts in it.
+    for (const name of ['Müller & Söhne <GmbH>', 'Jane\uffffDoe', 'Shop_Owner']) {
+      expect(refused({ transfers: [{ ...transfers[0], creditor: { ...transfers[0].creditor, name } }] })).toThrow(/SEPA set/);
+    }
+    expect(refused({ transfers: [{ ...transfers[0], remittance: 'Payout po_01' }] })).toThrow(/remittance text/);
     expect(refused({ debtor: { ...debtor, iban: 'DE89370400440532013001' } })).toThrow('CUSTODY_ACCOUNT_IBAN');
     expect(refused({ debtor: { ...debtor, bic: 'NOTABIC' } })).toThrow('CUSTODY_ACCOUNT_BIC');
     expect(refused({ executionDate: '27.11.2026' })).toThrow(/execution date/);
@@ -475,5 +479,43 @@ describe('what is not a bank file the service reads', () => {
     expect(refusal(sideways)).toMatchObject({ reason: 'invalid_message' });
     const noCurrency = fixture('camt.054.001.08-debits-and-return.xml').replace('<Amt Ccy="EUR">350.50</Amt>', '<Amt>350.50</Amt>');
     expect(refusal(noCurrency)).toMatchObject({ reason: 'invalid_message', message: /Ccy/ });
+  });
+});
+
+describe('hostile files (docs/bank.md, "Limits")', () => {
+  /** What reading `xml` throws: a BankFileError's reason and message, or the name of any other error; 'read' when nothing is thrown. */
+  const refusal = (xml: string) => {
+    try {
+      readBankFile(xml);
+      return 'read';
+    } catch (err) {
+      return err instanceof BankFileError ? `${err.reason}: ${err.message}` : `${(err as Error).name}: ${(err as Error).message}`;
+    }
+  };
+
+  it('an element named __proto__ is refused as no ISO 20022 name', () => {
+    expect(refusal(fixture('hostile-proto-element.xml'))).toMatch(/^over_limits: "__proto__" is not an element name/);
+  });
+
+  it('ten thousand levels of nesting are refused, never a stack overflow', () => {
+    const deep = fixture('hostile-deep-nesting.xml').replace('<!--DEEP-->', '<Nest>'.repeat(10_000) + '</Nest>'.repeat(10_000));
+    expect(refusal(deep)).toMatch(/^over_limits: elements nest deeper than 32 levels/);
+  });
+
+  it('65,536 EndToEndIds are more entries than a file may name', () => {
+    const template = fixture('hostile-many-end-to-end-ids.xml');
+    const transaction = /<TxInfAndSts>[\s\S]*<\/TxInfAndSts>/.exec(template)![0];
+    const many = template.replace(transaction, Array.from({ length: 65_536 }, (_, i) => transaction.replace('__N__', String(i))).join(''));
+    expect(refusal(many)).toMatch(/^over_limits: the file names 65536 entries, more than 50000/);
+  });
+
+  it('880,000 attributes are refused unparsed, in well under a second', () => {
+    const wide = fixture('hostile-many-attributes.xml').replace(
+      '<!--ATTRIBUTES-->',
+      Array.from({ length: 880_000 }, (_, i) => `a${i}="1"`).join(' '),
+    );
+    const started = performance.now();
+    expect(refusal(wide)).toMatch(/^over_limits: an element has more than 8 attributes/);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

@@ -139,7 +139,14 @@ describe('a bank file answer', () => {
     const payouts = new Map([
       [
         'po-01JE1A0B1C2D3E4F5G6H7J8K9M',
-        { id: 'po_A', endToEndId: 'po-01JE1A0B1C2D3E4F5G6H7J8K9M', status: 'in_transit' as const, amount: 10000n, currency: 'EUR' },
+        {
+          id: 'po_A',
+          endToEndId: 'po-01JE1A0B1C2D3E4F5G6H7J8K9M',
+          status: 'in_transit' as const,
+          amount: 10000n,
+          currency: 'EUR',
+          messageId: 'B-1',
+        },
       ],
     ]);
     const plan = planBankFile(file, payouts);

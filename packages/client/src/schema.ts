@@ -1119,7 +1119,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a bank account
-         * @description Its number is erased; payouts that name it keep its id. If it was the default in its currency, the oldest payable account there takes over.
+         * @description Its number is erased; payouts that name it keep its id. If it was the default in its currency, the oldest payable account there takes over. Refused (409 bank_account_in_use) while a live payout to it waits to go out in a credit transfer file.
          */
         delete: operations["deleteRecipientsIdBank_accountsBa"];
         options?: never;
@@ -1215,8 +1215,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Take a file the bank returned: a pain.002 status report, or a camt.054 or camt.053 about the custody account
-         * @description The raw XML as the bank sent it, with a live key, up to BANK_FILE_MAX_BYTES. Its entries are matched to payouts by EndToEndId: a rejected transaction fails its payout (the ISO reason mapped to a failure_code), a booked debit pays it, a booked credit with return information returns it. What changed no payout is listed in unmatched, with why. A file is taken once, by its message id: sent again, it answers 200 with the same object and changes nothing.
+         * Retired: bank files are taken from the operator’s bank inbox, never posted with an API key
+         * @deprecated
+         * @description One custody account holds every tenant's live money, so the bank's files carry every tenant's entries: they are the operator's. They arrive in BANK_INBOX_DIR, where a Temporal Schedule takes each once for the whole service (docs/bank.md). This route answers 410 in live and test mode alike, and reads no body.
          */
         post: operations["postBank_files"];
         delete?: never;
@@ -1232,7 +1233,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a bank file taken: what it did to which payout, and what it could not match */
+        /**
+         * Read a bank file taken from the bank inbox: what it did to your payouts
+         * @description Only the entries that touched your own payouts (the file is the operator’s, and carries every account’s entries); a file that touched none of them is a 404.
+         */
         get: operations["getBank_filesId"];
         put?: never;
         post?: never;
@@ -1743,7 +1747,7 @@ export interface components {
                  * @description Why the entry changed no payout (docs/payouts.md, "Matching a file to payouts")
                  * @enum {string}
                  */
-                reason: "no_end_to_end_id" | "unknown_end_to_end_id" | "amount_mismatch" | "status_conflict";
+                reason: "no_end_to_end_id" | "unknown_end_to_end_id" | "amount_mismatch" | "status_conflict" | "not_in_file";
             }[];
         };
         ConfigureWebhookRequest: {
@@ -1762,7 +1766,7 @@ export interface components {
             mode: "test" | "live";
         };
         CreateBankAccountRequest: {
-            /** @description As the bank knows it; at most 140 characters */
+            /** @description As the bank knows it, in the SEPA character set (letters a-z and A-Z, digits, space and / - ? : ( ) . , ' +), at most 70 characters */
             account_holder_name: string;
             country: string;
             currency: string;
@@ -1903,7 +1907,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "bank_account_in_use" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -15728,6 +15732,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description bank_account_in_use: the bank account cannot be deleted yet: a live payout waits to go out to it in a credit transfer file (`details.payout`); once the file is written, or the payout canceled, it can */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bank_account_in_use",
+                     *         "message": "bank account ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M is the one payout po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N waits to be paid to; it can be deleted once that payout has left in a file, or is canceled",
+                     *         "details": {
+                     *           "bank_account": "ba_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *           "payout": "po_01JQ8Z3N4X5Y6Z7A8B9C0D1E2N"
+                     *         }
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description payload_too_large: the body is larger than 100 KB */
             413: {
                 headers: {
@@ -16737,7 +16764,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The ISO 20022 XML file, byte for byte */
+        /** @description Not read */
         requestBody: {
             content: {
                 /**
@@ -16760,78 +16787,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The same file, taken before: its first answer, nothing changed */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "bf_01JDZ7A0B1C2D3E4F5G6H7J8K9",
-                     *       "object": "bank_file",
-                     *       "message_id": "NTF-20261128-0093",
-                     *       "message_type": "camt.054.001.08",
-                     *       "entries": [
-                     *         {
-                     *           "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
-                     *           "amount": 10.5,
-                     *           "currency": "EUR",
-                     *           "outcome": "paid",
-                     *           "payout": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9"
-                     *         }
-                     *       ],
-                     *       "unmatched": [
-                     *         {
-                     *           "end_to_end_id": null,
-                     *           "amount": 2.5,
-                     *           "currency": "EUR",
-                     *           "reason": "no_end_to_end_id"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BankFile"];
-                };
-            };
-            /** @description The file, taken now */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "bf_01JDZ7A0B1C2D3E4F5G6H7J8K9",
-                     *       "object": "bank_file",
-                     *       "message_id": "NTF-20261128-0093",
-                     *       "message_type": "camt.054.001.08",
-                     *       "entries": [
-                     *         {
-                     *           "end_to_end_id": "po-01JDZ6R0A1B2C3D4E5F6G7H8J9",
-                     *           "amount": 10.5,
-                     *           "currency": "EUR",
-                     *           "outcome": "paid",
-                     *           "payout": "po_01JDZ6R0A1B2C3D4E5F6G7H8J9"
-                     *         }
-                     *       ],
-                     *       "unmatched": [
-                     *         {
-                     *           "end_to_end_id": null,
-                     *           "amount": 2.5,
-                     *           "currency": "EUR",
-                     *           "reason": "no_end_to_end_id"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BankFile"];
-                };
-            };
             /** @description invalid_request: the request is malformed; `details` names every bad field */
             400: {
                 headers: {
@@ -16879,26 +16834,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description forbidden: a credential may not do this: create keys of the other mode, or send bank files with a test key (they are about live payouts) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "forbidden",
-                     *         "message": "a test-mode credential can only create test keys"
-                     *       },
-                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
@@ -16912,6 +16847,29 @@ export interface operations {
                      *       "error": {
                      *         "code": "idempotency_conflict",
                      *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description route_retired: the route is retired; the message says what took its place (`POST /api/v1/bank_files`: the bank inbox, docs/bank.md) */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "route_retired",
+                     *         "message": "bank files are the operator's, taken from the bank inbox (BANK_INBOX_DIR), not posted with an API key: see docs/bank.md",
+                     *         "details": {
+                     *           "replaced_by": "BANK_INBOX_DIR"
+                     *         }
                      *       },
                      *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
                      *     }
@@ -17011,7 +16969,7 @@ export interface operations {
                 "X-Service-Mode"?: "test" | "live";
             };
             path: {
-                /** @description The bank file id (bf_…), as POST /api/v1/bank_files answered it */
+                /** @description The bank file id (bf_…), as the payout it touched was told of it */
                 id: string;
             };
             cookie?: never;

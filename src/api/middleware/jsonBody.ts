@@ -49,6 +49,21 @@ export function rawBody(paths: Record<string, { maxBytes: number; setting: strin
   };
 }
 
+/**
+ * Retired routes (`POST /api/v1/bank_files`, docs/bank.md) whose body is never read: their answer
+ * (410) does not depend on it, and reading megabytes before authentication is work for nobody.
+ * Every other request goes on to `jsonBody`.
+ */
+export function unreadBody(paths: readonly string[]) {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'POST' || !paths.includes(ctx.path)) return jsonBody(ctx, next);
+    const state = ctx.state as AppState;
+    state.rawBody = Buffer.alloc(0);
+    state.body = {};
+    await next();
+  };
+}
+
 /** JSON bodies only, at most 100 KB; malformed JSON is a 400, never a 500. */
 export async function jsonBody(ctx: Context, next: Next) {
   const state = ctx.state as AppState;

@@ -53,8 +53,10 @@ export function bankAccountRoutes(bankAccounts: BankAccountsService) {
       tag,
       summary: 'Delete a bank account',
       description:
-        'Its number is erased; payouts that name it keep its id. If it was the default in its currency, the oldest payable account there takes over.',
+        'Its number is erased; payouts that name it keep its id. If it was the default in its currency, the oldest payable account there takes over. ' +
+        'Refused (409 bank_account_in_use) while a live payout to it waits to go out in a credit transfer file.',
       responses: { 200: { description: 'Deleted', schema: DeletedResponse } },
+      errors: ['bank_account_in_use'],
     },
     async (ctx) => {
       await bankAccounts.remove(scopeOf(ctx.state.principal!), ctx.params.id, ctx.params.ba);

@@ -1,10 +1,20 @@
-/** The bank file routes (docs/payouts.md, "What the service reads"): take a file the bank returned, read one taken. Parse, call one use case, respond. */
+/**
+ * The bank file routes (docs/bank.md): the bank's files are the operator's, taken from the inbox by
+ * the worker; a tenant reads of one only the entries that touched its own payouts. Posting a file
+ * with an API key is retired (410 naming the inbox), its body never read.
+ */
 import { scopeOf } from '../../domain/tenancy';
 import type { BankFilesService } from '../../services/bankFiles';
-import { callOf } from '../context';
 import { ApiError } from '../errors';
 import { Routes } from '../registry';
 import { BankFile } from '../schemas';
+
+/** The path whose body is never read (src/api/app.ts): the route answers 410 whatever it is sent. */
+export const RETIRED_BANK_FILES_PATH = '/api/v1/bank_files';
+
+export const BANK_FILES_RETIRED =
+  "bank files are the operator's, taken from the bank inbox (BANK_INBOX_DIR) by the worker, not posted with an API key: " +
+  'the operator drops them there or runs `npm run bank-files -- take FILE` (docs/bank.md)';
 
 const EXAMPLE = `<?xml version="1.0" encoding="UTF-8"?>
 <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.08">
@@ -23,7 +33,7 @@ const EXAMPLE = `<?xml version="1.0" encoding="UTF-8"?>
 
 export function bankFileRoutes(bankFiles: BankFilesService) {
   const routes = new Routes({ prefix: '/api/v1', auth: true });
-  routes.param('id', 'bank file', 'The bank file id (bf_…), as POST /api/v1/bank_files answered it');
+  routes.param('id', 'bank file', 'The bank file id (bf_…), as the payout it touched was told of it');
   const tag = 'Payouts';
 
   routes.add(
@@ -31,26 +41,18 @@ export function bankFileRoutes(bankFiles: BankFilesService) {
       method: 'post',
       path: '/bank_files',
       tag,
-      summary: 'Take a file the bank returned: a pain.002 status report, or a camt.054 or camt.053 about the custody account',
+      summary: 'Retired: bank files are taken from the operator’s bank inbox, never posted with an API key',
       description:
-        'The raw XML as the bank sent it, with a live key, up to BANK_FILE_MAX_BYTES. Its entries are matched to payouts by ' +
-        'EndToEndId: a rejected transaction fails its payout (the ISO reason mapped to a failure_code), a booked debit pays it, a ' +
-        'booked credit with return information returns it. What changed no payout is listed in unmatched, with why. A file is ' +
-        'taken once, by its message id: sent again, it answers 200 with the same object and changes nothing.',
-      rawBody: { contentType: 'application/xml', description: 'The ISO 20022 XML file, byte for byte', example: EXAMPLE },
-      responses: {
-        201: { description: 'The file, taken now', schema: BankFile },
-        200: { description: 'The same file, taken before: its first answer, nothing changed', schema: BankFile },
-      },
-      errors: ['forbidden'],
+        "One custody account holds every tenant's live money, so the bank's files carry every tenant's entries: they are the " +
+        "operator's. They arrive in BANK_INBOX_DIR, where a Temporal Schedule takes each once for the whole service " +
+        '(docs/bank.md). This route answers 410 in live and test mode alike, and reads no body.',
+      deprecated: true,
+      rawBody: { contentType: 'application/xml', description: 'Not read', example: EXAMPLE },
+      responses: {},
+      errors: ['route_retired'],
     },
-    async (ctx) => {
-      // After authentication: a request without credentials is a 401 whatever it sends.
-      if (!ctx.is('application/xml', 'text/xml'))
-        throw new ApiError(415, 'unsupported_media_type', 'send bank files as Content-Type: application/xml');
-      const { first, view } = await bankFiles.receive(callOf(ctx.state), ctx.state.rawBody ?? Buffer.alloc(0));
-      ctx.status = first ? 201 : 200;
-      ctx.body = view;
+    () => {
+      throw new ApiError(410, 'route_retired', BANK_FILES_RETIRED, { replaced_by: 'BANK_INBOX_DIR' }, { Connection: 'close' });
     },
   );
 
@@ -59,7 +61,10 @@ export function bankFileRoutes(bankFiles: BankFilesService) {
       method: 'get',
       path: '/bank_files/:id',
       tag,
-      summary: 'Read a bank file taken: what it did to which payout, and what it could not match',
+      summary: 'Read a bank file taken from the bank inbox: what it did to your payouts',
+      description:
+        'Only the entries that touched your own payouts (the file is the operator’s, and carries every account’s entries); ' +
+        'a file that touched none of them is a 404.',
       responses: { 200: { description: 'The bank file', schema: BankFile } },
     },
     async (ctx) => {

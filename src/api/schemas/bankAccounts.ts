@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { checkBankAccountNumber } from '../../domain/bankAccounts';
 import { currencyRefusal, isCurrency } from '../../domain/money';
+import { SEPA_NAME_MAX, firstOutsideSepa } from '../../domain/sepaText';
 import { BankAccountViewSchema } from '../../views/bankAccountView';
 import { component, exampleOf } from '../components';
 import { text, wholeListOf } from './common';
@@ -17,9 +18,22 @@ export const CreateBankAccountRequest = component(
   'CreateBankAccountRequest',
   z
     .object({
-      account_holder_name: text(140)
+      account_holder_name: text(SEPA_NAME_MAX)
         .min(1, 'account_holder_name must not be empty')
-        .describe('As the bank knows it; at most 140 characters'),
+        .superRefine((name, ctx) => {
+          const outside = firstOutsideSepa(name);
+          if (outside) {
+            ctx.addIssue({
+              code: 'custom',
+              message:
+                `account_holder_name must be of the SEPA character set (a-z, A-Z, 0-9, space and / - ? : ( ) . , ' +), ` +
+                `as the bank's credit transfer file carries it; ${outside} is not (write e.g. ü as ue)`,
+            });
+          }
+        })
+        .describe(
+          "As the bank knows it, in the SEPA character set (letters a-z and A-Z, digits, space and / - ? : ( ) . , ' +), at most 70 characters",
+        ),
       country: z.preprocess(upper, z.string().regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code, e.g. DE')),
       currency: z.preprocess(upper, z.string().regex(/^[A-Z]{3}$/, 'currency must be a three-letter ISO 4217 code')),
       iban: z.string().max(64).optional().describe('Any account outside the US; spaces allowed'),

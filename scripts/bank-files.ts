@@ -1,0 +1,75 @@
+/**
+ * `npm run bank-files -- take FILE | list [--json]`: the bank inbox by hand (docs/bank.md).
+ * `take` does for one file what the inbox's schedule does for each: reads it within the limits,
+ * takes it once for the whole service, and moves it into BANK_INBOX_DIR's `taken/` or `rejected/`
+ * (a reason file beside it). `list` prints every file taken, with its hash, whence it came and what
+ * each entry did to whose payout. Exit 0 taken (or taken before, byte for byte), 1 rejected or
+ * being taken by another right now, 2 a usage or start-up error.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/lib/logger';
+import { bankInbox } from '../src/activities/bankInbox';
+import { buildStack } from '../src/stack';
+
+const USAGE = 'usage: npm run bank-files -- take FILE | list [--json]';
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' } } });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const [command, file, ...rest] = parsed.positionals;
+  const ok = (command === 'take' && file !== undefined && rest.length === 0) || (command === 'list' && file === undefined);
+  if (!ok) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const logger = createLogger('silent');
+  const stack = await buildStack({ config, logger });
+  try {
+    const inbox = bankInbox({ db: stack.db, temporal: stack.client, config, logger });
+    if (command === 'list') {
+      const files = await inbox.list();
+      if (parsed.values.json) process.stdout.write(`${JSON.stringify(files, null, 2)}\n`);
+      else
+        for (const f of files)
+          process.stdout.write(
+            `${f.id} ${f.message_type} ${f.message_id} ${f.received_at} ${f.source}: ${f.entries.length} entries, ${f.unmatched.length} unmatched\n`,
+          );
+      return 0;
+    }
+    const result = await inbox.takePath(file, `cli:${file}`);
+    const where = result.movedTo ? ` → ${result.movedTo}` : '';
+    switch (result.outcome) {
+      case 'taken':
+        process.stdout.write(
+          `taken as ${result.id}: ${result.record.entries.length} entries, ${result.record.unmatched.length} unmatched${where}\n`,
+        );
+        return 0;
+      case 'already_taken':
+        process.stdout.write(`already taken as ${result.id}, byte for byte: nothing changed${where}\n`);
+        return 0;
+      case 'busy':
+        process.stderr.write(`${result.id} is being taken by another taker right now; try again in a few minutes\n`);
+        return 1;
+      case 'rejected':
+        process.stderr.write(`rejected: ${result.reason}${where}\n`);
+        return 1;
+    }
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bank-files could not run: ${(err as Error).message}\n`);
+    process.exit(2);
+  },
+);
