@@ -3,6 +3,10 @@
  * errors thrown below the API) the error class it answers. `toApiError`, the error schema's code
  * enum and the OpenAPI document's error texts and examples all come from here.
  */
+import type { ErrorEntry } from './errorEntry';
+import { RECIPIENT_ERRORS } from './recipientErrors';
+
+export type { ErrorEntry };
 import {
   DeliveryInProgress,
   DependencyUnavailable,
@@ -15,28 +19,9 @@ import {
   PayoutRefused,
   QuotaExceeded,
   RateLimited,
-  RecipientInUse,
-  RecipientNotPayable,
   Unauthenticated,
   isUnavailable,
 } from '../services/errors';
-
-export interface ErrorEntry {
-  status: number;
-  /** What the code means, for the document (the code itself is prefixed there). */
-  description: string;
-  example: { message: string; details?: unknown };
-  /** Which use-case errors this code answers, and what to show of them. */
-  from?: {
-    matches: (err: unknown) => boolean;
-    details?: (err: never) => unknown;
-    headers?: (err: never) => Record<string, string>;
-    /** The message a client sees, when not the error's own (never a dependency's internals). */
-    message?: string;
-  };
-  /** Response headers every answer with this code carries. */
-  headers?: readonly ('Retry-After' | 'WWW-Authenticate')[];
-}
 
 const is =
   <C extends abstract new (...args: never[]) => unknown>(cls: C) =>
@@ -171,33 +156,7 @@ export const ERRORS = {
     },
     from: quota('open_payments'),
   },
-  recipient_not_payable: {
-    status: 409,
-    description:
-      'the recipient a payment (or milestone) names may not be paid: its verification is `rejected` (`details.field` names the field, `details.recipient` the recipient)',
-    example: {
-      message: 'recipient: recipient rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M is rejected; no payment may name it',
-      details: { field: 'recipient', recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', status: 'rejected' },
-    },
-    from: {
-      matches: is(RecipientNotPayable),
-      details: (err: RecipientNotPayable) => ({ field: err.field, recipient: err.recipientId, status: err.status }),
-    },
-  },
-  recipient_in_use: {
-    status: 409,
-    description:
-      'the recipient cannot be erased yet: money is still pending, available or in transit for it, or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance` or `open_payment`)',
-    example: {
-      message:
-        'recipient rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M still has money pending, available or in transit; it can be erased once none is left',
-      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', reason: 'balance' },
-    },
-    from: {
-      matches: is(RecipientInUse),
-      details: (err: RecipientInUse) => ({ recipient: err.recipientId, reason: err.reason }),
-    },
-  },
+  ...RECIPIENT_ERRORS,
   payouts_not_enabled: {
     status: 409,
     description:
@@ -240,7 +199,7 @@ export const ERRORS = {
   test_send_limit_reached: {
     status: 409,
     description:
-      'this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC); send again in the next hour (`details.limit` says how many)',
+      "this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC), or the account's configurations of this mode MAX_TEST_SENDS_PER_ACCOUNT_HOUR (default 60) together, deleted ones included; send again in the next hour (`details.limit` says how many, `details.setting` which limit)",
     example: {
       message:
         'webhook wh_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F was sent 60 test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour',

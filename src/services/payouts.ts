@@ -27,6 +27,7 @@ import {
   listPayouts,
 } from '../db/payouts';
 import { findRecipient } from '../db/recipients';
+import { notErased } from './recipients';
 import { type PayoutRunState, advancePayoutClockUpdate, cancelPayoutUpdate, payoutWorkflow } from '../workflows';
 import { withinDeadline } from './deadline';
 import { InvalidInput, NotFound, PayoutRefused, isClosedRun, pageOrRefuse } from './errors';
@@ -117,6 +118,7 @@ export function payoutsService({ db, temporal, config }: PayoutsDeps) {
       const id = `po_${call.resourceId ?? ulid()}`;
       const recipient = await findRecipient(db, scope, input.recipient);
       if (!recipient) throw new InvalidInput([{ field: 'recipient', message: 'no such recipient in this account and mode' }]);
+      notErased(recipient, 'recipient');
       const accounts = await listBankAccounts(db, scope, recipient.id);
       const lastFourOf = (bankAccountId: string) => accounts.find((b) => b.id === bankAccountId)?.last4 ?? '';
       const earlier = await findPayout(db, scope, id);
