@@ -162,8 +162,15 @@ export const ERRORS = {
     description:
       "the recipient's payouts are not enabled: its verification is not `verified`, or requirements are past due (docs/payouts.md)",
     example: {
-      message: "the recipient's payouts are not enabled",
-      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M' },
+      message:
+        "the recipient's payouts are not enabled: its verification is pending; they are enabled once it is verified with nothing past due, as reported by POST /api/v1/recipients/rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M/verification",
+      details: {
+        recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M',
+        currency: 'EUR',
+        verification_status: 'pending',
+        past_due: [],
+        route: 'POST /api/v1/recipients/rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M/verification',
+      },
     },
     from: payoutRefusal('payouts_not_enabled'),
   },
