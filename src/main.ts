@@ -70,6 +70,12 @@ async function main(started: Started) {
   if (demo) {
     say(`  Demo login   ${demo.email} / ${demo.password}`);
     say(`  Test key     ${demo.test_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)})`);
+    // Live mode moves real money's records: the key is shown as the test key is, with where to read first.
+    say(
+      demo.live_api_key
+        ? `  Live key     ${demo.live_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)}; live mode: docs/quickstart.md, "Live mode")`
+        : '  Live key     not kept for this older demo account: create one with POST /api/v1/api-keys and X-Service-Mode: live (docs/quickstart.md, "Live mode")',
+    );
   } else say('  Accounts     this database had accounts before its first `npm start` here: no demo account');
   say('');
 

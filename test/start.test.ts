@@ -51,6 +51,13 @@ describe('npm start', () => {
     try {
       const key = await eventually(async () => /Test key\s+(svc_test_\S+)/.exec(out)?.[1], 90_000, `banner; output so far:\n${out}`);
       expect(out).toContain(`API          http://127.0.0.1:${port}/api/v1`);
+      // Both keys are handed over: the live one beside the test one, in the banner and in demo.json.
+      const liveKey = /Live key\s+(svc_live_\S+)/.exec(out)?.[1];
+      expect(liveKey).toBeDefined();
+      expect(JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_FILE), 'utf8'))).toMatchObject({
+        test_api_key: key,
+        live_api_key: liveKey,
+      });
       // The UI link is the list of payments, without the schedules' runs (docs/operations.md).
       expect(out).toContain(
         `Temporal UI  http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent('RecordKind="payment"')}`,
