@@ -35,6 +35,7 @@ import {
   findDelivery,
   getDelivery,
   listDeliveries,
+  pendingDeliveriesSince,
 } from '../db/webhookDeliveries';
 import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhookRules/retryPolicy';
 import { checkResolvedHost, checkWebhookUrl, webhookUrlRules } from '../webhookRules/urlPolicy';
@@ -153,7 +154,8 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
      * new series of attempts now, at most RECOVER_MAX_DELIVERIES per call. A delivery still being
      * retried is left to its running series.
      */
-    async recover(scope: Scope, id: string, since: Date): Promise<{ ids: string[]; hasMore: boolean }> {
+    /** `pending`: deliveries since then still pending, which recover leaves to their series (docs/webhooks.md). */
+    async recover(scope: Scope, id: string, since: Date): Promise<{ ids: string[]; hasMore: boolean; pending: number }> {
       const row = await load(scope, id);
       const max = config.RECOVER_MAX_DELIVERIES;
       const found = await failedDeliveriesSince(db, row.id, since, max + 1);
@@ -165,7 +167,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
         const resent = await Promise.all(part.map((d) => resend(scope, row, d.id, d.attempts)));
         part.forEach((d, j) => 'attempt' in resent[j] && ids.push(d.id));
       }
-      return { ids, hasMore: found.length > max };
+      return { ids, hasMore: found.length > max, pending: await pendingDeliveriesSince(db, row.id, since) };
     },
 
     /** The delivery log, readable after the configuration's deletion too. */

@@ -3016,6 +3016,10 @@ export interface components {
             queued: number;
             /** @description More failed deliveries remain since that time: call again */
             has_more: boolean;
+            /** @description Deliveries since that time still pending: their series is retrying them on its own schedule, so recover queues none of them (resend one to try it now) */
+            pending: number;
+            /** @description What was queued and what was left, in words: a queued 0 says why */
+            message: string;
         };
         WebhookResent: {
             /** @constant */
@@ -12097,7 +12101,9 @@ export interface operations {
                      *         "dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K"
                      *       ],
                      *       "queued": 1,
-                     *       "has_more": false
+                     *       "has_more": false,
+                     *       "pending": 0,
+                     *       "message": "1 failed delivery queued for a new series of attempts"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookRecovered"];
