@@ -16,4 +16,10 @@ export default {
   // What the sandbox copy does not need (the Temporal CLI binary alone is 250 MB).
   ignorePatterns: ['.cache', '.data', 'test-output', 'dist', 'reports'],
   tempDirName: '.stryker-tmp',
+  // Incremental: the last full run's results are committed in test/mutation/incremental.json, and a run
+  // re-tests only the mutants whose code or covering tests changed since; the score (and its break) is
+  // over every mutant, reused or re-tested. `npm run test:mutation:full` re-tests them all and rewrites
+  // the file (docs/testing.md, "Mutation testing, incremental").
+  incremental: true,
+  incrementalFile: 'test/mutation/incremental.json',
 };

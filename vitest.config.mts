@@ -7,9 +7,10 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  *   `npm run test:mutation` runs it under Stryker.
  * - `stack` (with `unit`, `npm test`): against one real Temporal dev server and real PostgreSQL
  *   (test/globalSetup.ts).
- * - `contract` (`npm run test:contract`): the API's answers checked against its OpenAPI document by
- *   Stoplight Prism's validating proxy.
- * - `e2e` (`npm run test:e2e`): the Temporal UI of a real dev server in Chromium (scripts/install-browser.sh).
+ * - `e2e`: one real dev server with its UI for two suites, booted once when both run (`vitest run
+ *   --project e2e`, as .ci/run does): `npm run test:contract` (test/contract: the API's answers checked
+ *   against its OpenAPI document by Stoplight Prism's validating proxy) and `npm run test:e2e`
+ *   (test/e2e: the Temporal UI in Chromium, scripts/install-browser.sh).
  * - `neighbours` (`npm run test:neighbours`): a quiet account beside a noisy one on a stack of its own
  *   (scripts/bench/neighbours.ts), the one latency bound of the suite, run alone.
  * - `cluster` (`npm run test:cluster`): docker-compose.yml's topology run by `npm run stack:cluster`
@@ -55,30 +56,16 @@ const stack: TestProjectInlineConfiguration = {
   },
 };
 
-const contract: TestProjectInlineConfiguration = {
-  test: {
-    alias,
-    name: 'contract',
-    include: ['test/contract/**/*.test.ts'],
-    globalSetup: ['test/globalSetup.ts'],
-    pool: 'forks',
-    execArgv,
-    maxWorkers: 1,
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
-  },
-};
-
 const e2e: TestProjectInlineConfiguration = {
   test: {
     alias,
     name: 'e2e',
-    include: ['test/e2e/**/*.test.ts'],
+    include: ['test/e2e/**/*.test.ts', 'test/contract/**/*.test.ts'],
     globalSetup: ['test/e2e/globalSetup.ts'],
     pool: 'forks',
     execArgv,
     maxWorkers: 1,
-    testTimeout: 120_000,
+    testTimeout: 180_000,
     hookTimeout: 180_000,
   },
 };
@@ -113,11 +100,20 @@ const cluster: TestProjectInlineConfiguration = {
   },
 };
 
+/**
+ * Under CI (.ci/run) each vitest run also writes a JUnit report, one file per CI step, so the slowest files
+ * and tests are known (scripts/ci-slowest.ts; docs/testing.md, "How long CI takes"). Not under Stryker.
+ */
+const junit =
+  process.env.CI === 'true' && process.env.STRYKER_MUTATOR_WORKER === undefined
+    ? [['junit', { outputFile: `test-output/junit/${process.env.CI_STEP ?? 'vitest'}.xml` }] as const]
+    : [];
+
 export default defineConfig({
   test: {
     // Stryker's vitest runner takes no --project option; its workers (STRYKER_MUTATOR_WORKER set) see the unit project alone.
-    projects: process.env.STRYKER_MUTATOR_WORKER === undefined ? [unit, stack, contract, e2e, neighbours, cluster] : [unit],
+    projects: process.env.STRYKER_MUTATOR_WORKER === undefined ? [unit, stack, e2e, neighbours, cluster] : [unit],
     // A test file that fails to load counts as a failed test (for Stryker; see the reporter).
-    reporters: ['default', './test/unit/support/loadFailureReporter.ts'],
+    reporters: ['default', './test/unit/support/loadFailureReporter.ts', ...junit],
   },
 });

@@ -9,7 +9,9 @@ import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { checkInWorker, checkText, ledgerService } from '../src/services/ledger';
-import { connectClient } from '../src/stack';
+import { connectClient, temporalTarget } from '../src/stack';
+
+const SCRIPT_CONNECT_TIMEOUT_MS = 3000;
 
 const USAGE = 'usage: npm run ledger:verify [-- --account <account id> | --all] [--skip-workflows]';
 
@@ -40,7 +42,8 @@ async function onDatabase(config: Config, accountId?: string) {
 
 /** The check run by a worker, as the schedule runs it; without TEMPORAL_ADDRESS, of the dev server `npm start` runs. */
 async function inWorker(config: Config, opts: { account?: string; all?: boolean }) {
-  const client = await connectClient(config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_PORT}`, config.TEMPORAL_NAMESPACE);
+  // A few seconds: a server that answers at all answers at once; one that does not is named, with its setting.
+  const client = await connectClient(temporalTarget(config, 'dev-server'), config.TEMPORAL_NAMESPACE, SCRIPT_CONNECT_TIMEOUT_MS);
   try {
     return await checkInWorker(client, { taskQueue: config.TEMPORAL_TASK_QUEUE, accountId: opts.account, all: opts.all });
   } finally {

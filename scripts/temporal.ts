@@ -4,10 +4,16 @@
  * otherwise (`--address`, or TEMPORAL_ADDRESS). `workflow describe` shows search attributes readably.
  */
 import { spawnSync } from 'node:child_process';
+import { Connection } from '@temporalio/client';
 import { findTemporalCli } from '../src/lib/temporalDevServer';
+import { temporalTarget, temporalUnreachable } from '../src/lib/temporalTarget';
 
 const args = process.argv.slice(2);
-const address = process.env.TEMPORAL_ADDRESS ?? `127.0.0.1:${process.env.TEMPORAL_DEV_PORT ?? '7233'}`;
+const target = temporalTarget(
+  { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS || undefined, TEMPORAL_DEV_PORT: Number(process.env.TEMPORAL_DEV_PORT ?? '7233') },
+  'dev-server',
+);
+const address = target.address;
 // Only commands that talk to a server take --address; `temporal --version` and `help` do not.
 const talksToServer =
   args.length > 0 &&
@@ -33,12 +39,24 @@ function readableSearchAttributes(text: string): string {
   });
 }
 
+/** The server the command would talk to, reached in a few seconds, or a message naming the address and the setting. */
+async function reachable(): Promise<void> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 3000 });
+    await connection.close();
+  } catch (err) {
+    throw temporalUnreachable(target, err);
+  }
+}
+
 async function main() {
   const cli = await findTemporalCli((msg) => process.stderr.write(`${msg}\n`));
   if (!cli) {
     process.stderr.write('no Temporal CLI found: set TEMPORAL_CLI_PATH, or install Go so that it can be built\n');
     process.exit(1);
   }
+  // The CLI's own words for a server it cannot reach name neither the setting nor, often, the address.
+  if (talksToServer) await reachable();
   const plainDescribe = args[0] === 'workflow' && args[1] === 'describe' && !args.some((a) => /^(-o|--output)(=|$)/.test(a));
   if (plainDescribe) {
     const result = spawnSync(cli, fullArgs, { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });

@@ -9,7 +9,8 @@ import { createLogger, resolveLogFormat } from './lib/logger';
 import { type Config, stackPorts } from './config';
 import { loadConfigWithLocalSecrets } from './localSecrets';
 import { checkPortsFree } from './lib/net';
-import { runMain, type Started } from './lib/startup';
+import { exists, npmLaunchers, processesHolding } from './lib/processes';
+import { ConfigError, runMain, type Started } from './lib/startup';
 import { buildStack } from './stack';
 import { paymentsListUrl } from './domain/searchAttributes';
 
@@ -30,6 +31,22 @@ async function main(started: Started) {
         ]),
     ...(config.API_METRICS_PORT ? [{ setting: 'API_METRICS_PORT', port: config.API_METRICS_PORT, host: config.HOST }] : []),
   ]);
+  // Temporal's state under DATA_DIR is one dev server's at a time: a second one on the same file fails
+  // (SQLITE_BUSY) or dies after it came up ("Failed to connect before the deadline"), so an earlier
+  // `npm start` still running or still stopping, on any ports, is named instead (docs/operations.md).
+  const temporalState = path.join(config.DATA_DIR, 'temporal.sqlite');
+  if (!config.TEMPORAL_ADDRESS) {
+    const holders = processesHolding(temporalState);
+    if (holders.length > 0) {
+      throw new ConfigError(
+        [
+          `Temporal's state ${temporalState} is open in ${holders.map((h) => `process ${h.pid} (${h.command})`).join(', ')}:`,
+          '  another `npm start` on this DATA_DIR is still running or stopping. Stop it (Ctrl-C in its terminal,',
+          `  or kill ${holders.map((h) => h.pid).join(' ')}) and start again, or give this one another DATA_DIR.`,
+        ].join('\n'),
+      );
+    }
+  }
   const say = (msg: string) => process.stdout.write(`${msg}\n`);
   const stack = started.add(
     await buildStack({
@@ -42,7 +59,7 @@ async function main(started: Started) {
         : {
             port: config.TEMPORAL_DEV_PORT,
             uiPort: config.TEMPORAL_UI_PORT,
-            dbFilename: path.join(config.DATA_DIR, 'temporal.sqlite'),
+            dbFilename: temporalState,
             log: say,
           },
       migrate: true,
@@ -88,6 +105,18 @@ async function main(started: Started) {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+  // A signal sent to npm alone (`kill <npm's pid>`) never reaches this process: npm exits, its `sh -c`
+  // with it, and the stack would go on holding its ports, its database and Temporal's state. So the
+  // stack also stops when the npm that started it is gone (docs/operations.md).
+  const launchers = npmLaunchers();
+  if (launchers.length > 0) {
+    setInterval(() => {
+      const gone = launchers.find((pid) => !exists(pid));
+      if (gone === undefined || stopping) return;
+      logger.warn({ pid: gone }, 'the npm that started this stack has exited: stopping');
+      void stop();
+    }, 1000).unref();
+  }
   await stack.workerRunning;
 }
 

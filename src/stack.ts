@@ -12,6 +12,13 @@ import { createDb, migrate } from './db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from './domain/searchAttributes';
 import type { Logger } from './lib/logger';
 import { Started } from './lib/startup';
+import {
+  DEFAULT_TEMPORAL_ADDRESS,
+  type TemporalTarget,
+  TemporalUnreachable,
+  temporalTarget,
+  temporalUnreachable,
+} from './lib/temporalTarget';
 import { type DevServer, type DevServerOptions, startDevServer } from './lib/temporalDevServer';
 import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
@@ -23,7 +30,7 @@ import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
 
 export type { ApiServer, Services };
 
-export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export { DEFAULT_TEMPORAL_ADDRESS, type TemporalTarget, TemporalUnreachable, temporalTarget, temporalUnreachable };
 
 interface StackParts {
   config: Config;
@@ -61,9 +68,17 @@ export interface Stack {
 /** The process's Temporal runtime, installed once: resolves to Core's metrics port. */
 let runtime: Promise<number> | undefined;
 
-export async function connectClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace, dataConverter });
+/** A client of the server at `target`, or TemporalUnreachable naming it. */
+export async function connectClient(target: TemporalTarget, namespace: string, connectTimeoutMs?: number): Promise<Client> {
+  try {
+    const connection = await Connection.connect({
+      address: target.address,
+      ...(connectTimeoutMs ? { connectTimeout: connectTimeoutMs } : {}),
+    });
+    return new Client({ connection, namespace, dataConverter });
+  } catch (err) {
+    throw temporalUnreachable(target, err);
+  }
 }
 
 export async function buildStack(parts: StackParts): Promise<Stack> {
@@ -85,10 +100,23 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       : undefined;
     // Every port of the dev server, its internal ones included, is the stack's own: no webhook reaches it.
     if (devServer) addStackPorts(config, devServer.ports);
-    const temporalAddress = devServer?.address ?? config.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS;
+    const target: TemporalTarget = devServer
+      ? { address: devServer.address, setting: `TEMPORAL_DEV_PORT=${parts.devServer!.port}, the dev server this process started` }
+      : temporalTarget(config, 'default');
+    const temporalAddress = target.address;
     if (parts.migrate) await migrate(db);
 
-    const client = started.add(await connectClient(temporalAddress, config.TEMPORAL_NAMESPACE), (c) => c.connection.close());
+    // The dev server may have exited since it answered (its state file held by another process, say): its words then say why.
+    const devServerEnd = () => {
+      const end = devServer?.exited?.();
+      return end ? `; the dev server ${end}` : '';
+    };
+    const client = started.add(
+      await connectClient(target, config.TEMPORAL_NAMESPACE).catch((err: unknown) => {
+        throw err instanceof TemporalUnreachable && devServerEnd() ? new TemporalUnreachable(err.message + devServerEnd()) : err;
+      }),
+      (c) => c.connection.close(),
+    );
     let worker: PaymentWorkers | undefined;
     let workerRunning: Promise<void> | undefined;
     const stopWorker = async () => {
@@ -98,7 +126,12 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
     let startWorker = () => Promise.resolve();
     if (parts.worker) {
       const { taskQueue, workflowBundlePath } = parts.worker;
-      const connection = started.add(await NativeConnection.connect({ address: temporalAddress }), (c) => c.close());
+      const connection = started.add(
+        await NativeConnection.connect({ address: temporalAddress }).catch((err: unknown) => {
+          throw temporalUnreachable(target, err, devServerEnd());
+        }),
+        (c) => c.close(),
+      );
       startWorker = async () => {
         const next = await createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath });
         const running = next.run();
@@ -115,10 +148,11 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       await startWorker();
       started.add(undefined, stopWorker);
       const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
-      await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
+      // Created, or brought to this worker's settings (docs/settings.md): what the schedule runs is what the gauge says.
+      const ledgerEvery = await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
       await ensurePayoutBatchSchedule(client, { taskQueue: queue, intervalMs: config.PAYOUT_BATCH_INTERVAL, logger });
-      // The staleness alert's inputs, from the check's own record: a restarted worker reports its real age.
-      ledgerVerifyInterval.set(config.LEDGER_VERIFY_INTERVAL / 1000);
+      // The staleness alert's inputs, from the schedule and the check's own record: a restarted worker reports its real age.
+      ledgerVerifyInterval.set(ledgerEvery / 1000);
       ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);
     }
 

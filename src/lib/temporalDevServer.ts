@@ -72,6 +72,8 @@ export interface DevServer {
    * looked at (Linux's /proc, or lsof), its internal services' ports too.
    */
   ports: number[];
+  /** When the server process this module spawned has exited since it came up: how, with the end of its output. */
+  exited?: () => string | undefined;
   stop(): Promise<void>;
 }
 
@@ -204,6 +206,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     uiUrl: opts.headless || !opts.uiPort ? undefined : `http://127.0.0.1:${opts.uiPort}`,
     pid: child.pid,
     ports,
+    exited: () =>
+      child.exitCode === null && child.signalCode === null
+        ? undefined
+        : `exited (${child.exitCode ?? child.signalCode}): ${stderr.trim().split('\n').slice(-3).join('\n').slice(-1000)}`,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

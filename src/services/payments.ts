@@ -3,7 +3,7 @@
  * workflows for clients, sends them updates and reads the payment repository. Routes parse, call
  * one of these and respond.
  */
-import { type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { reasonHashKey } from '../config';
 import { ulid } from 'ulid';
@@ -21,10 +21,10 @@ import {
 } from '../domain/paymentTypes';
 import { isTerminal, nextActions, refusalMessage } from '../domain/payment';
 import type { PaymentDetails, PaymentRecord } from '../domain/paymentRecord';
-import { reasonHash, withPersonal } from '../domain/personal';
+import { isReasonHash, reasonHash, withPersonal } from '../domain/personal';
 import { type Scope, scopeOf } from '../domain/tenancy';
 import { type ListFilter, findPayment, listPaymentEvents, listPayments } from '../db/payments';
-import { findRedaction, saveReason } from '../db/personal';
+import { findPersonal, findRedaction, saveReason } from '../db/personal';
 import { withDisputeTexts } from '../db/disputeTexts';
 import {
   type ActionRequest,
@@ -33,9 +33,13 @@ import {
   actionUpdate,
   advanceClockUpdate,
   disputeUpdate,
+  getHistoryQuery,
+  getPaymentQuery,
   milestoneUpdate,
+  paymentWorkflow,
 } from '../workflows';
 import { DisputeOutOfTurn, InvalidInput, InvalidTransition, NotFound, isClosedRun, pageOrRefuse } from './errors';
+import { withinDeadline } from './deadline';
 import { paymentCreation } from './paymentCreation';
 import { type Call, type PaymentsDeps, paymentRun } from './paymentRun';
 
@@ -96,15 +100,51 @@ function amountOf(payment: Pick<PaymentRecord, 'currency' | 'amountExponent'>, a
   return parsed.minor;
 }
 
+/** A payment id as creates make them: only such an id is looked for among the workflows. */
+const PAYMENT_ID = /^pay_[0-9A-Za-z]{1,64}$/;
+
 export function paymentsService(deps: PaymentsDeps) {
   const { db, temporal, config } = deps;
   const { within, showDurable } = paymentRun(deps);
 
-  /** The payment, or NotFound across accounts and modes. */
+  /**
+   * The run of a payment of this account and mode whose read-model row is missing, or undefined. A
+   * payment answered 201 is never 404 afterwards: when the API's write of its row failed and the
+   * workflow's projection has not caught up yet, its workflow answers for it (docs/api.md, "A payment
+   * before its row").
+   */
+  async function runOf(scope: Scope, id: string): Promise<{ handle: WorkflowHandle; state: PaymentRecord } | undefined> {
+    if (!PAYMENT_ID.test(id)) return undefined;
+    const handle = temporal.workflow.getHandle(id);
+    const ran = await withinDeadline(temporal, async () => {
+      const described = await handle.describe();
+      if (described.type !== paymentWorkflow.name) return undefined;
+      return handle.query(getPaymentQuery);
+    }).catch((err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    });
+    if (!ran || ran.accountId !== scope.accountId || ran.livemode !== scope.livemode) return undefined;
+    return { handle, state: withPersonal(ran, await findPersonal(db, id)) };
+  }
+
+  /** The payment (its row, else its workflow's state), or NotFound across accounts and modes. */
   async function load(scope: Scope, id: string): Promise<PaymentRecord> {
-    const payment = await findPayment(db, scope, id);
+    const payment = (await findPayment(db, scope, id)) ?? (await runOf(scope, id))?.state;
     if (!payment) throw new NotFound('payment');
     return payment;
+  }
+
+  /** Its transitions from its workflow, a client's reason shown as the text kept for its hash (as the projection writes it). */
+  async function historyOfRun(id: string, handle: WorkflowHandle): Promise<HistoryEntry[]> {
+    const entries = await withinDeadline(temporal, () => handle.query(getHistoryQuery));
+    const hashes = entries.map((e) => e.reason).filter((r): r is string => isReasonHash(r));
+    const texts = new Map<string, string>(
+      hashes.length
+        ? (await db('payment_reasons').where({ payment_id: id }).whereIn('reason_hash', hashes)).map((r) => [r.reason_hash, r.reason])
+        : [],
+    );
+    return entries.map((e) => (isReasonHash(e.reason) ? { ...e, reason: texts.get(e.reason) ?? e.reason } : e));
   }
 
   /** A retried update's first answer, which Temporal keeps by its id after the run closed; undefined when it was not applied. */
@@ -128,8 +168,14 @@ export function paymentsService(deps: PaymentsDeps) {
 
     /** Its transitions, then its erasure if it was erased: who asked, when; it moves no status and no money. */
     async history(scope: Scope, id: string): Promise<HistoryRecord[]> {
-      const payment = await load(scope, id);
-      const [stored, redaction] = await Promise.all([listPaymentEvents(db, id), findRedaction(db, id)]);
+      const row = await findPayment(db, scope, id);
+      const run = row ? undefined : await runOf(scope, id);
+      const payment = row ?? run?.state;
+      if (!payment) throw new NotFound('payment');
+      const [stored, redaction] = await Promise.all([
+        run ? historyOfRun(id, run.handle) : listPaymentEvents(db, id),
+        findRedaction(db, id),
+      ]);
       const entries = stored.map(({ milestoneId, ...e }) => ({ ...e, milestone_id: milestoneId ?? null }));
       if (!redaction) return entries;
       const at = { seq: payment.version, action: 'redact', from: payment.status, to: payment.status, event: null, reason: null } as const;

@@ -1,5 +1,6 @@
-/** The worker's Temporal Schedules, created idempotently when it starts: the periodic ledger check (docs/money.md), live payouts' files (docs/payouts.md). */
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Workflow } from '@temporalio/client';
+/** The worker's Temporal Schedules, created or brought to its settings when it starts: the periodic ledger check (docs/money.md), live payouts' files (docs/payouts.md). */
+import type { SearchAttributePair, TypedSearchAttributes } from '@temporalio/common';
+import { type Client, ScheduleAlreadyRunning, type ScheduleDescription, ScheduleOverlapPolicy, type Workflow } from '@temporalio/client';
 import { type RecordKind, RecordKindKey } from '../domain/searchAttributes';
 import type { Logger } from '../lib/logger';
 import { ledgerVerifyWorkflow } from '../workflows/ledgerVerify';
@@ -12,39 +13,100 @@ interface ScheduleOptions {
 }
 
 /**
- * A schedule starting `workflowType` every `intervalMs` on `taskQueue`, created once: another worker
- * (or an earlier start) that made it already leaves one schedule for them all. A run still going
- * when the next is due makes the next skipped, never stacked.
+ * A schedule starting `workflowType` every `intervalMs` on `taskQueue`: created when missing, and
+ * brought to these settings when its interval or its action differs (a changed LEDGER_VERIFY_INTERVAL
+ * or PAYOUT_BATCH_INTERVAL takes effect at the worker's next start, which logs it: docs/settings.md).
+ * Another worker that made it already leaves one schedule for them all. A run still going when the
+ * next is due makes the next skipped, never stacked. Returns the interval the schedule now runs (ms).
  */
 async function ensureSchedule(
   client: Client,
   opts: ScheduleOptions & { scheduleId: string; workflowType: Workflow; workflowId: string; kind: RecordKind; purpose: string },
-): Promise<void> {
+): Promise<number> {
+  const spec = { intervals: [{ every: opts.intervalMs }] };
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: opts.workflowType,
+    taskQueue: opts.taskQueue,
+    workflowId: opts.workflowId,
+    // Kept out of the operators' payments list (docs/operations.md).
+    typedSearchAttributes: [{ key: RecordKindKey, value: opts.kind }],
+  };
   try {
     await client.schedule.create({
       scheduleId: opts.scheduleId,
-      spec: { intervals: [{ every: opts.intervalMs }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: opts.workflowType,
-        taskQueue: opts.taskQueue,
-        workflowId: opts.workflowId,
-        // Kept out of the operators' payments list (docs/operations.md).
-        typedSearchAttributes: [{ key: RecordKindKey, value: opts.kind }],
-      },
+      spec,
+      action,
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
       memo: { purpose: opts.purpose },
     });
-    opts.logger.info({ schedule_id: opts.scheduleId }, `${opts.kind} schedule created`);
+    opts.logger.info({ schedule_id: opts.scheduleId, interval_ms: opts.intervalMs }, `${opts.kind} schedule created`);
+    return opts.intervalMs;
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
+  const handle = client.schedule.getHandle(opts.scheduleId);
+  const current = await handle.describe();
+  const stale = staleParts(current, { ...opts, workflowTypeName: opts.workflowType.name });
+  if (stale.length === 0) return opts.intervalMs;
+  try {
+    await handle.update((previous) => ({ ...previous, spec, action }));
+  } catch (err) {
+    // Another worker changed it meanwhile (its update's conflict token won): it runs what that one set.
+    opts.logger.warn({ schedule_id: opts.scheduleId, err }, `${opts.kind} schedule could not be updated to this worker's settings`);
+    const now = (await handle.describe()).spec.intervals ?? [];
+    return now.length === 1 ? now[0].every : opts.intervalMs;
+  }
+  opts.logger.info(
+    { schedule_id: opts.scheduleId, was: intervalsOf(current), now: `${opts.intervalMs}ms`, changed: stale },
+    `${opts.kind} schedule updated to this worker's settings (${stale.join(', ')} differed)`,
+  );
+  return opts.intervalMs;
+}
+
+const intervalsOf = (d: ScheduleDescription) => (d.spec.intervals ?? []).map((i) => `${i.every}ms`).join(', ') || 'none';
+
+/** The action's RecordKind, as the description gives its search attributes (a list, or the SDK's typed map). */
+function kindOf(attrs: SearchAttributePair[] | TypedSearchAttributes | undefined) {
+  if (!attrs) return undefined;
+  if (Array.isArray(attrs)) return attrs.find((p) => p.key.name === RecordKindKey.name)?.value;
+  return attrs.get(RecordKindKey);
+}
+
+/** What of the schedule differs from the settings: its spec (one interval, no offset, nothing else), its action. */
+function staleParts(
+  d: ScheduleDescription,
+  want: { intervalMs: number; workflowTypeName: string; taskQueue: string; workflowId: string; kind: RecordKind },
+): ('interval' | 'action')[] {
+  const {
+    intervals = [],
+    calendars = [],
+    cronExpressions = [],
+  } = d.spec as {
+    intervals?: { every: unknown; offset?: unknown }[];
+    calendars?: unknown[];
+    cronExpressions?: unknown[];
+  };
+  const specDiffers =
+    intervals.length !== 1 ||
+    Number(intervals[0].every) !== want.intervalMs ||
+    Number(intervals[0].offset ?? 0) !== 0 ||
+    calendars.length > 0 ||
+    cronExpressions.length > 0;
+  const a = d.action;
+  const actionDiffers =
+    a.workflowType !== want.workflowTypeName ||
+    a.taskQueue !== want.taskQueue ||
+    a.workflowId !== want.workflowId ||
+    kindOf(a.typedSearchAttributes) !== want.kind;
+  return [...(specDiffers ? (['interval'] as const) : []), ...(actionDiffers ? (['action'] as const) : [])];
 }
 
 /** One schedule per task queue, so that stacks sharing a Temporal namespace (tests) each check with their own worker. */
 export const ledgerScheduleId = (taskQueue: string) => `ledger-verify:${taskQueue}`;
 
-export function ensureLedgerSchedule(client: Client, opts: ScheduleOptions): Promise<void> {
+/** The interval the ledger check's schedule runs (ms): the staleness gauge reports it (docs/money.md). */
+export function ensureLedgerSchedule(client: Client, opts: ScheduleOptions): Promise<number> {
   return ensureSchedule(client, {
     ...opts,
     scheduleId: ledgerScheduleId(opts.taskQueue),
@@ -62,7 +124,7 @@ export const payoutBatchScheduleId = (taskQueue: string) => `payout-batch:${task
  * "Live mode"); a batch still running when the next is due makes it skipped, so two files never
  * carry one payout.
  */
-export function ensurePayoutBatchSchedule(client: Client, opts: ScheduleOptions): Promise<void> {
+export function ensurePayoutBatchSchedule(client: Client, opts: ScheduleOptions): Promise<number> {
   return ensureSchedule(client, {
     ...opts,
     scheduleId: payoutBatchScheduleId(opts.taskQueue),

@@ -3,15 +3,25 @@
  * Temporal server on PostgreSQL with SQL visibility, its UI server, two APIs, two workers on the production
  * workflow bundle), driven from outside through HTTP, the Temporal CLI, signals and a real browser.
  * Nothing is mocked. The databases are dropped first, so the schema setup runs from scratch every time.
+ *
+ * The topology is booted once, and from a fresh clone, as docs/commands.md tells a new user: no `.cache/`
+ * in the project, no Temporal CLI on PATH or in TEMPORAL_CLI_PATH, nothing of `.ci/run`'s preparation. It
+ * installs what it needs itself (tools/local-cluster/temporal-binaries.sh). The clone is the working
+ * tree's files (tracked and new, not ignored) copied to a temporary directory, with the dependencies
+ * `npm install` gave it. Binaries come from the machine-wide cache when an earlier run built them (as
+ * .ci/run's does before this suite): the code path is the new user's, whose project cache is empty; only
+ * Go's ten-minute build is spared.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import pg from 'pg';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binaryDirs } from '../../tools/local-cluster/binaries';
 import { composeVersions } from '../../tools/local-cluster/compose';
 import { startReceiver, type Received } from '../helpers/receiver';
 import { eventually, httpClient, validPayment } from '../helpers/stack';
@@ -22,6 +32,28 @@ const OUT = path.join(ROOT, 'test-output', 'cluster');
 const STATE_FILE = path.join(OUT, 'state.json');
 const CLI = process.env.TEMPORAL_CLI_PATH ?? path.join(ROOT, '.cache', 'bin', 'temporal');
 const CHROMIUM = '/usr/bin/chromium';
+const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'custody-fresh-clone-'));
+
+/** The working tree as a clone of it would be: tracked and untracked files, none that .gitignore excludes. */
+function copyWorkingTree(to: string): void {
+  const listed = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) throw new Error(`git ls-files: ${listed.stderr}`);
+  for (const file of listed.stdout.split('\0').filter(Boolean)) {
+    // node_modules may be a symbolic link, which a directory pattern in .gitignore does not match.
+    if (file === 'node_modules' || !fs.existsSync(path.join(ROOT, file))) continue;
+    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
+    fs.cpSync(path.join(ROOT, file), path.join(to, file), { verbatimSymlinks: true });
+  }
+  // What `npm install` gives a clone (not part of .ci/run's preparation this test leaves out).
+  fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(to, 'node_modules'));
+}
+
+/** PATH without any directory holding a `temporal`: the new user has no CLI installed. */
+const pathWithoutTemporal = () =>
+  (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir && !fs.existsSync(path.join(dir, 'temporal')))
+    .join(path.delimiter);
 
 let appUrl: string;
 let stack: ClusterRun | undefined;
@@ -82,10 +114,12 @@ async function delivered(id: string, events: string[]): Promise<void> {
 beforeAll(async () => {
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
+  copyWorkingTree(clone);
   ({ appUrl } = await freshDatabases('cluster'));
   receiver = await startReceiver((_n, r) => respond(r));
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
+    PATH: pathWithoutTemporal(),
     DATABASE_URL: appUrl,
     ...(await clusterPorts()),
     STACK_DATA_DIR: OUT,
@@ -97,7 +131,9 @@ beforeAll(async () => {
     WEBHOOK_MAX_ATTEMPTS: '20',
     RATE_LIMIT_PER_SECOND: '1000',
   };
-  stack = await startCluster(ROOT, env, STATE_FILE);
+  delete env.TEMPORAL_CLI_PATH;
+  expect(fs.existsSync(path.join(clone, '.cache'))).toBe(false);
+  stack = await startCluster(clone, env, STATE_FILE);
   state = readState();
   [api1, api2] = state.apiUrls.map((u) => httpClient(u));
   const admin = spawnSync(
@@ -129,9 +165,17 @@ afterAll(async () => {
   // Whatever a failed test left running (the last test stops the stack itself).
   await stack?.stop();
   await receiver?.close();
+  fs.rmSync(clone, { recursive: true, force: true });
 });
 
 describe('npm run stack:cluster', () => {
+  it('on a fresh clone, installs the Temporal binaries it needs itself', () => {
+    const bin = binaryDirs(composeVersions(), clone);
+    for (const file of [bin.temporalServer, bin.sqlTool, bin.uiServer, path.join(bin.cliDir, 'temporal')])
+      expect(fs.existsSync(file), `${path.relative(clone, file)} installed in the clone`).toBe(true);
+    expect(stack!.output()).toContain('stack:cluster: installing ');
+  });
+
   it('runs the Temporal server and UI releases docker-compose.yml pins, with its search attributes, on PostgreSQL', async () => {
     const versions = composeVersions();
     const connection = await Connection.connect({ address: state.temporalAddress });

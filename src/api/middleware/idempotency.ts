@@ -4,13 +4,36 @@ import type { Context, Next } from 'koa';
 import { scopeOf } from '../../domain/tenancy';
 import type { IdempotencyService } from '../../services/idempotency';
 import type { AppState } from '../context';
-import { ApiError, errorBody, toApiError } from '../errors';
+import { ApiError, type ErrorCode, errorBody, toApiError } from '../errors';
 
 /**
  * Payment creates and transitions carry the key's resource id into Temporal (the workflow id, the
  * update id), and Temporal runs each at most once: they may run again while the key is "in progress".
  */
 const REENTRANT_OPERATION = /^\/api\/v1\/payments(\/[^/]+\/[a-z]+)?$/;
+
+/**
+ * Answers of a request that did not run (docs/api.md, "Idempotency-Key"): bad input, an object not
+ * there (or not visible yet: a payment whose row is being written), a conflicting, forbidden or
+ * rate-limited request, a quota that says to wait. None is kept for replay, like a failure on our
+ * side (5xx, 503): a retry with the same key and request runs again.
+ */
+const NOT_RUN = new Set<ErrorCode>([
+  'invalid_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'idempotency_conflict',
+  'rate_limited',
+  'webhook_limit_reached',
+  'api_key_limit_reached',
+  'open_payment_limit_reached',
+  'test_send_limit_reached',
+]);
+
+/** Whether the answer is one to keep for replay: the request ran (a success, or a refusal the operation decided). */
+const ran = (status: number, code: ErrorCode | undefined) => status < 500 && !(code !== undefined && NOT_RUN.has(code));
 
 /** JSON with every object's keys sorted, so that equal values give equal text. */
 /** What a key is bound to: the parsed request decides, not its bytes (the same JSON with other spacing or key order is the same request). */
@@ -55,14 +78,16 @@ export function idempotency(keys: IdempotencyService) {
     try {
       await next();
     } catch (err) {
-      // A refusal (4xx) is the answer to replay; a failure on our side leaves the key retryable.
+      // A refusal the operation decided is the answer to replay; one of a request that did not run,
+      // or a failure on our side, leaves the key usable: the same request runs again.
       const answer = toApiError(err);
-      if (answer && answer.status < 500) {
+      if (answer && ran(answer.status, answer.code)) {
         await keys.complete(scope, key, answer.status, errorBody(answer, state.answerRequestId), false);
       } else await keys.fail(scope, key);
       throw err;
     }
-    if (ctx.status >= 500) await keys.fail(scope, key);
+    const code = (ctx.body as { error?: { code?: ErrorCode } } | undefined)?.error?.code;
+    if (!ran(ctx.status, code)) await keys.fail(scope, key);
     else await keys.complete(scope, key, ctx.status, ctx.body, state.responseHoldsSecret === true);
   };
 }
