@@ -100,5 +100,6 @@ if (require.main === module) {
     process.exit(1);
   }
   const port = Number(process.env.PORT ?? 4000);
-  createReceiver(secret).listen(port, () => console.error(`webhook receiver listening on http://127.0.0.1:${port}`));
+  // On loopback only, as it says: the service reaches it there (WEBHOOK_LOOPBACK_PORTS lists 4000 in the quickstart).
+  createReceiver(secret).listen(port, '127.0.0.1', () => console.error(`webhook receiver listening on http://127.0.0.1:${port}`));
 }

@@ -6,8 +6,10 @@
  *
  * The key: --api-key, else SERVICE_API_KEY, else KEY (docs/quickstart.md's), else the demo test
  * key `npm start` keeps in DATA_DIR/demo.json. The API: --api, else API (the quickstart's, ending in
- * /api/v1), else http://127.0.0.1:$PORT/api/v1 (PORT default 3000). Without --forward-to it answers
- * every verified delivery itself: the quickstart's one receiver (docs/quickstart.md).
+ * /api/v1), else http://127.0.0.1:$PORT/api/v1 (PORT default 3000). The receiver's port: --port, else
+ * WEBHOOKS_LISTEN_PORT, else 4000, the port the quickstart lists in the service's
+ * WEBHOOK_LOOPBACK_PORTS (docs/quickstart.md; docs/security.md, "Loopback only to the ports listed").
+ * Without --forward-to it answers every verified delivery itself: the quickstart's one receiver.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,6 +17,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { verifyWebhook } from '../src/webhookRules/signature';
+
+/** The receiver's port unless told otherwise: the one docs/quickstart.md lists in WEBHOOK_LOOPBACK_PORTS. */
+const QUICKSTART_RECEIVER_PORT = 4000;
 
 /** Headers a receiver needs to verify a forwarded delivery; hop-by-hop ones are not forwarded. */
 const FORWARDED = [
@@ -56,16 +61,17 @@ async function main() {
       'forward-to': { type: 'string' },
       api: { type: 'string' },
       'api-key': { type: 'string' },
-      port: { type: 'string', default: '0' },
+      port: { type: 'string', default: process.env.WEBHOOKS_LISTEN_PORT ?? String(QUICKSTART_RECEIVER_PORT) },
     },
   });
   const api = (values.api ?? process.env.API ?? `http://127.0.0.1:${process.env.PORT ?? '3000'}/api/v1`).replace(/\/$/, '');
   const key = apiKey(values['api-key']);
   if (!key.startsWith('svc_test_')) fail('webhooks:listen is for test mode: use a svc_test_… key');
   const forwardTo = values['forward-to'];
-  if (forwardTo !== undefined && !URL.canParse(forwardTo)) fail(`--forward-to must be an absolute URL, e.g. http://127.0.0.1:4000/hook`);
+  if (forwardTo !== undefined && !URL.canParse(forwardTo)) fail(`--forward-to must be an absolute URL, e.g. http://127.0.0.1:5000/hook`);
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail('--port must be a port number (0, the default, picks a free one)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port must be a port number (default ${QUICKSTART_RECEIVER_PORT}; 0 picks a free one)`);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   let secret = '';
 
@@ -112,7 +118,11 @@ async function main() {
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE'
+        ? fail(`port ${port} is in use: pass --port N (and list N in the service's WEBHOOK_LOOPBACK_PORTS)`)
+        : reject(err),
+    );
     server.listen(port, '127.0.0.1', resolve);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -129,7 +139,12 @@ async function main() {
       return fail(`cannot reach the API at ${api} (${err instanceof Error ? err.message : String(err)}); is \`npm start\` running?`);
     }
     const answer = (await res.json().catch(() => ({}))) as Record<string, any>;
-    if (!res.ok) fail(`${method} ${route}: ${res.status} ${answer.error?.message ?? ''}`);
+    const detail = String(answer.error?.details?.[0]?.message ?? answer.error?.message ?? '');
+    // The service lists the loopback ports a test webhook may reach: say how to add this one.
+    const hint = detail.includes('WEBHOOK_LOOPBACK_PORTS')
+      ? ` (start the service with WEBHOOK_LOOPBACK_PORTS=${(server.address() as AddressInfo).port}, as docs/quickstart.md does)`
+      : '';
+    if (!res.ok) fail(`${method} ${route}: ${res.status} ${detail}${hint}`);
     return answer;
   };
   const configuring = call('POST', '/webhooks/configure', { url }).then((configured) => {

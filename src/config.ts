@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { privateKeyFromSeed } from './lib/ed25519';
 import { payoutSettings } from './lib/payoutSettings';
-import { duration, flag, parseSecretKey, port, portList } from './lib/settingValues';
+import { duration, flag, parseSecretKey, port, portList, portRanges } from './lib/settingValues';
 import { ConfigError } from './lib/startup';
 import { temporalSettings } from './lib/temporalSettings';
 
@@ -83,8 +83,14 @@ const schema = z.object({
     }),
   /** How often the Temporal Schedule signs a tree head. */
   AUDIT_HEAD_INTERVAL: duration('1 min').refine((v) => v >= 1000, 'AUDIT_HEAD_INTERVAL must be at least 1s'),
-  /** Test-mode webhooks may target loopback (plain http too), never the stack's own ports. Off unless set; `npm start` sets it. */
+  /** Test-mode webhooks may target loopback (plain http too), only on WEBHOOK_LOOPBACK_PORTS. Off unless set; `npm start` sets it. */
   WEBHOOK_ALLOW_LOOPBACK: flag(false),
+  /**
+   * The loopback ports a test-mode webhook may reach while WEBHOOK_ALLOW_LOOPBACK is on: ports and
+   * runs (`4000,4100-4199`), none unless listed; a port of the stack's own never, even listed
+   * (docs/security.md, "Loopback only to the ports listed").
+   */
+  WEBHOOK_LOOPBACK_PORTS: portRanges(),
   /**
    * Ports this stack's processes listen on that no other setting names (a Temporal server's internal
    * ports, other replicas'): no webhook may target them (docs/security.md, "The stack's own ports").
@@ -124,6 +130,11 @@ const schema = z.object({
   MAX_OPEN_PAYMENTS_TEST: z.coerce.number().int().positive().default(10_000),
   /** `POST /webhooks/:id/test` per configuration and clock hour; then 409 `test_send_limit_reached`. */
   MAX_TEST_SENDS_PER_WEBHOOK_HOUR: z.coerce.number().int().positive().default(60),
+  /**
+   * `POST /webhooks/:id/test` per account and mode and clock hour, all its configurations together,
+   * deleted ones included (a new configuration is no fresh budget); then 409 `test_send_limit_reached`.
+   */
+  MAX_TEST_SENDS_PER_ACCOUNT_HOUR: z.coerce.number().int().positive().default(60),
   /** A configuration with more deliveries not yet ended is disabled (`disabled_reason: "backlog"`). */
   MAX_PENDING_DELIVERIES_PER_WEBHOOK: z.coerce.number().int().positive().default(10_000),
   /** How long a dispute's respondent has to answer before it is decided for the party that opened it (docs/concepts.md, "Disputes"). */
@@ -168,7 +179,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return Object.freeze(parsed.data);
+  const config = Object.freeze(parsed.data);
+  // A single port listed for receivers that a setting gives the stack itself is a mistake: say so at start.
+  const own = stackPorts(config);
+  const clash = config.WEBHOOK_LOOPBACK_PORTS.find(([low, high]) => low === high && own.has(low));
+  if (clash) {
+    throw new ConfigError(
+      `invalid configuration:\n  WEBHOOK_LOOPBACK_PORTS: port ${clash[0]} is one this stack listens on (API, metrics, Temporal or database); no webhook may reach it: list only your receivers' ports`,
+    );
+  }
+  return config;
 }
 
 const HOW_TO = {

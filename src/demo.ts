@@ -22,6 +22,8 @@ export interface Demo {
   email: string;
   password: string;
   test_api_key: string;
+  /** The demo account's live key (docs/quickstart.md, "Live mode"); absent for a demo account made before it was kept. */
+  live_api_key?: string;
 }
 
 /**
@@ -101,13 +103,13 @@ export async function demoCredentials(
   if (!demo && (await countAccounts(db)) === 0) {
     const password = randomPassword();
     const created = await accounts.createAccount(DEMO_EMAIL, password);
-    demo = { email: DEMO_EMAIL, password, test_api_key: created.test_api_key };
+    demo = { email: DEMO_EMAIL, password, test_api_key: created.test_api_key, live_api_key: created.live_api_key };
   }
-  if (demo) kept.set(database, { email: demo.email, password: demo.password, test_api_key: demo.test_api_key });
+  if (demo) kept.set(database, demo);
   else kept.delete(database);
   const databases = Object.fromEntries(kept);
   const next: DemoFile = demo
-    ? { email: demo.email, password: demo.password, test_api_key: demo.test_api_key, database, databases }
+    ? { email: demo.email, password: demo.password, test_api_key: demo.test_api_key, live_api_key: demo.live_api_key, database, databases }
     : { database, databases };
   // The top level is rewritten either way: it never shows another database's credentials.
   fs.mkdirSync(config.DATA_DIR, { recursive: true });

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { demoCredentials, DEMO_FILE } from './demo';
 import { createLogger, resolveLogFormat } from './lib/logger';
-import { stackPorts } from './config';
+import { type Config, stackPorts } from './config';
 import { loadConfigWithLocalSecrets } from './localSecrets';
 import { checkPortsFree } from './lib/net';
 import { exists, npmLaunchers, processesHolding } from './lib/processes';
@@ -83,14 +83,16 @@ async function main(started: Started) {
   say(
     `  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`,
   );
-  say(
-    config.WEBHOOK_ALLOW_LOOPBACK
-      ? `  Webhooks     test mode may target loopback, plain http too (WEBHOOK_ALLOW_LOOPBACK=true), never this stack's ${stackPorts(config).size} ports`
-      : '  Webhooks     https to public addresses only (WEBHOOK_ALLOW_LOOPBACK=false)',
-  );
+  say(webhooksLine(config));
   if (demo) {
     say(`  Demo login   ${demo.email} / ${demo.password}`);
     say(`  Test key     ${demo.test_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)})`);
+    // Live mode moves real money's records: the key is shown as the test key is, with where to read first.
+    say(
+      demo.live_api_key
+        ? `  Live key     ${demo.live_api_key}   (also in ${path.join(config.DATA_DIR, DEMO_FILE)}; live mode: docs/quickstart.md, "Live mode")`
+        : '  Live key     not kept for this older demo account: create one with POST /api/v1/api-keys and X-Service-Mode: live (docs/quickstart.md, "Live mode")',
+    );
   } else say('  Accounts     this database had accounts before its first `npm start` here: no demo account');
   say('');
 
@@ -119,3 +121,12 @@ async function main(started: Started) {
 }
 
 runMain(main);
+
+/** The banner's webhooks line: which loopback ports a test webhook may reach, and how to list one (docs/security.md). */
+function webhooksLine(config: Config): string {
+  if (!config.WEBHOOK_ALLOW_LOOPBACK) return '  Webhooks     https to public addresses only (WEBHOOK_ALLOW_LOOPBACK=false)';
+  const listed = config.WEBHOOK_LOOPBACK_PORTS.map(([low, high]) => (low === high ? String(low) : `${low}-${high}`)).join(',');
+  return listed
+    ? `  Webhooks     test mode may target loopback ports ${listed}, plain http too (WEBHOOK_LOOPBACK_PORTS=${listed}), never this stack's ${stackPorts(config).size} ports`
+    : "  Webhooks     test mode may target no loopback port yet: list your receiver's (WEBHOOK_LOOPBACK_PORTS=4000 for the quickstart's)";
+}

@@ -65,7 +65,8 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-let runtime: Promise<void> | undefined;
+/** The process's Temporal runtime, installed once: resolves to Core's metrics port. */
+let runtime: Promise<number> | undefined;
 
 /** A client of the server at `target`, or TemporalUnreachable naming it. */
 export async function connectClient(target: TemporalTarget, namespace: string, connectTimeoutMs?: number): Promise<Client> {
@@ -88,7 +89,8 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
     const db = started.add(createDb(config.DATABASE_URL, config.DATA_DIR), (d) => d.destroy());
     if (parts.worker) {
       runtime ??= installRuntime(parts.runtimeLogger ?? logger);
-      await runtime;
+      // Core's metrics listener is one of this process's ports: no webhook may reach it.
+      addStackPorts(config, [await runtime]);
     }
     const devServer = parts.devServer
       ? started.add(

@@ -260,6 +260,27 @@ describe('refusals and bad input: nothing moved', () => {
     const notEnabled = await stack.http.post('/api/v1/payouts', { key, body: { recipient: unverified.id, currency: 'EUR', amount: 1 } });
     expect(notEnabled.status).toBe(409);
     expect(notEnabled.body.error.code).toBe('payouts_not_enabled');
+    // It names the verification status and the route that changes it.
+    const route = `POST /api/v1/recipients/${unverified.id}/verification`;
+    expect(notEnabled.body.error.details).toMatchObject({
+      recipient: unverified.id,
+      verification_status: 'unverified',
+      past_due: [],
+      route,
+    });
+    expect(notEnabled.body.error.message).toContain('its verification is unverified');
+    expect(notEnabled.body.error.message).toContain(route);
+    const verifiedPastDue = await stack.http.post(`/api/v1/recipients/${unverified.id}/verification`, {
+      key,
+      body: { status: 'verified', requirements: { past_due: ['individual.id_number'] } },
+    });
+    expect(verifiedPastDue.status).toBe(200);
+    const pastDue = await stack.http.post('/api/v1/payouts', { key, body: { recipient: unverified.id, currency: 'EUR', amount: 1 } });
+    expect(pastDue.body.error).toMatchObject({
+      code: 'payouts_not_enabled',
+      details: { verification_status: 'verified', past_due: ['individual.id_number'], route },
+    });
+    expect(pastDue.body.error.message).toContain('individual.id_number past due');
 
     const { recipient } = await fundedRecipient(key, 10);
     const inUsd = await stack.http.post('/api/v1/payouts', { key, body: { recipient, currency: 'USD', amount: 1 } });

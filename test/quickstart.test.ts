@@ -33,7 +33,12 @@ describe('docs/quickstart.md', () => {
     const acct = await stack.newAccount();
     const env = { API: `${stack.url}/api/v1`, KEY: acct.test_api_key };
     const { SERVICE_API_KEY: _ignored, ...inherited } = process.env;
-    const listener = spawn('bash', ['-c', listenBlocks[0]], { cwd: ROOT, env: { ...inherited, ...env }, detached: true });
+    // The receiver on an ephemeral port (a test opens no fixed one), which the test stack's WEBHOOK_LOOPBACK_PORTS covers.
+    const listener = spawn('bash', ['-c', listenBlocks[0]], {
+      cwd: ROOT,
+      env: { ...inherited, ...env, WEBHOOKS_LISTEN_PORT: '0' },
+      detached: true,
+    });
     let listened = '';
     listener.stdout.on('data', (c: Buffer) => (listened += c.toString()));
     listener.stderr.on('data', (c: Buffer) => (listened += c.toString()));

@@ -10,13 +10,14 @@ import { buildStack } from '../src/stack';
 import { claimOpenPayment } from '../src/db/openPayments';
 import { startReceiver } from './helpers/receiver';
 import { configureWebhook } from './helpers/webhooks';
-import { eventually, httpClient, useAccount, useStack, validPayment } from './helpers/stack';
+import { TEST_LOOPBACK_PORTS, eventually, httpClient, useAccount, useStack, validPayment } from './helpers/stack';
 import { statementsNaming } from './helpers/statements';
 
 const LIMITS = {
   MAX_OPEN_PAYMENTS_TEST: '3',
   MAX_OPEN_PAYMENTS_LIVE: '2',
   MAX_TEST_SENDS_PER_WEBHOOK_HOUR: '2',
+  MAX_TEST_SENDS_PER_ACCOUNT_HOUR: '3',
   MAX_PENDING_DELIVERIES_PER_WEBHOOK: '2',
   // A failed first attempt leaves its delivery pending for the hour: the backlog grows.
   WEBHOOK_RETRY_INITIAL_INTERVAL: '1h',
@@ -109,6 +110,7 @@ describe('quotas', () => {
             SERVICE_JWT_SECRET: stack.config.SERVICE_JWT_SECRET,
             WEBHOOK_SECRET_KEY: stack.config.WEBHOOK_SECRET_KEY?.toString('base64'),
             WEBHOOK_ALLOW_LOOPBACK: 'true',
+            WEBHOOK_LOOPBACK_PORTS: TEST_LOOPBACK_PORTS,
             API_METRICS_PORT: '0',
             LOG_LEVEL: 'silent',
           }),
@@ -126,6 +128,59 @@ describe('quotas', () => {
           expect(refused.body.error.details).toEqual({ limit: 2, setting: 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR' });
         }
         expect((await send(elsewhere, other.id)).status).toBe(202);
+      } finally {
+        await receiver.close();
+      }
+    });
+  });
+
+  describe('test sends per account and mode and hour', () => {
+    const acct = useAccount(stack);
+
+    it('MAX_TEST_SENDS_PER_ACCOUNT_HOUR holds whatever the configurations: configure, test, delete, configure again is no fresh budget', async () => {
+      const receiver = await startReceiver();
+      try {
+        const key = acct.test_api_key;
+        const send = (id: string, k = key) => stack.http.post(`/api/v1/webhooks/${id}/test`, { key: k, body: {} });
+        const first = await configureWebhook(stack, key, receiver.url);
+        expect((await send(first.id)).status).toBe(202);
+        expect((await send(first.id)).status).toBe(202);
+        expect((await send(first.id)).body.error.details).toEqual({ limit: 2, setting: 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR' });
+        expect((await stack.http.delete(`/api/v1/webhooks/${first.id}`, { key })).status).toBe(200);
+
+        const again = await configureWebhook(stack, key, receiver.url);
+        expect((await send(again.id)).status).toBe(202);
+        const deliveries = async () =>
+          (await stack.db('webhook_deliveries').whereIn('webhook_id', [first.id, again.id]).count({ n: '*' }))[0].n;
+        const before = Number(await deliveries());
+        // The account's third: its budget is spent, on a configuration that has sent only one.
+        for (const id of [again.id, (await configureWebhook(stack, key, receiver.url)).id]) {
+          const refused = await send(id);
+          expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+          expect(refused.body.error.code).toBe('test_send_limit_reached');
+          expect(refused.body.error.details).toEqual({ limit: 3, setting: 'MAX_TEST_SENDS_PER_ACCOUNT_HOUR' });
+          expect(refused.body.error.message).toMatch(/test webhook configurations were sent 3 test events this hour/);
+        }
+        // A refusal sends and records nothing.
+        expect(Number(await deliveries())).toBe(before);
+
+        // The other mode, and another account, have budgets of their own.
+        const live = await stack
+          .db('webhooks')
+          .insert({
+            id: `wh_live${Date.now()}`,
+            account_id: acct.account_id,
+            livemode: true,
+            url: 'https://192.0.2.1/hook',
+            secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+            events: ['payment.created'],
+            active: true,
+          })
+          .returning('id');
+        expect((await send(live[0].id as string, acct.live_api_key)).status).toBe(202);
+        const stranger = await stack.newAccount();
+        const theirs = await configureWebhook(stack, stranger.test_api_key, receiver.url);
+        expect((await send(theirs.id, stranger.test_api_key)).status).toBe(202);
       } finally {
         await receiver.close();
       }

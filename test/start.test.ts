@@ -22,7 +22,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start', () => {
   it('brings up dev server, worker and API on PGlite, prints the banner, serves payments, stops on SIGTERM', async () => {
-    const [port, devPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const [port, devPort, uiPort, receiverPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: String(port),
@@ -32,6 +32,7 @@ describe('npm start', () => {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       API_METRICS_PORT: '0',
+      WEBHOOK_LOOPBACK_PORTS: String(receiverPort),
     };
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
@@ -50,6 +51,13 @@ describe('npm start', () => {
     try {
       const key = await eventually(async () => /Test key\s+(svc_test_\S+)/.exec(out)?.[1], 90_000, `banner; output so far:\n${out}`);
       expect(out).toContain(`API          http://127.0.0.1:${port}/api/v1`);
+      // Both keys are handed over: the live one beside the test one, in the banner and in demo.json.
+      const liveKey = /Live key\s+(svc_live_\S+)/.exec(out)?.[1];
+      expect(liveKey).toBeDefined();
+      expect(JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_FILE), 'utf8'))).toMatchObject({
+        test_api_key: key,
+        live_api_key: liveKey,
+      });
       // The UI link is the list of payments, without the schedules' runs (docs/operations.md).
       expect(out).toContain(
         `Temporal UI  http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent('RecordKind="payment"')}`,
@@ -60,21 +68,29 @@ describe('npm start', () => {
       expect(password).toMatch(/^[\w-]{16}$/);
       // Bound to loopback: nothing else on the machine's network reaches it.
       expect(out).not.toContain('on every interface');
-      // Loopback receivers are allowed here, and the banner says so, but never a port of the stack's own.
-      expect(out).toMatch(/Webhooks\s+test mode may target loopback.*\(WEBHOOK_ALLOW_LOOPBACK=true\)/);
+      // Loopback receivers are allowed here on the ports listed, and the banner says so, but never a port of the stack's own.
+      expect(out).toMatch(
+        new RegExp(`Webhooks\\s+test mode may target loopback ports ${receiverPort}, .*\\(WEBHOOK_LOOPBACK_PORTS=${receiverPort}\\)`),
+      );
       const metricsPort = Number(/Metrics\s+http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(out)?.[1]);
       const children = fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
       const devServerPorts = children.flatMap(listeningPorts);
       expect(devServerPorts).toEqual(expect.arrayContaining([devPort, uiPort]));
       expect(devServerPorts.length).toBeGreaterThanOrEqual(6);
       const hooks = httpClient(`http://127.0.0.1:${port}`);
-      for (const target of [port, metricsPort, ...devServerPorts]) {
+      // Every port the npm start process itself listens on (API, metrics, the worker's Temporal Core metrics) and the dev server's.
+      const ownPorts = listeningPorts(child.pid!);
+      expect(ownPorts.length).toBeGreaterThanOrEqual(3);
+      for (const target of [port, metricsPort, ...ownPorts, ...devServerPorts]) {
         const res = await hooks.post('/api/v1/webhooks/configure', { key, body: { url: `http://localhost:${target}/hook` } });
         expect(res.status, `port ${target}`).toBe(400);
       }
-      expect(
-        (await hooks.post('/api/v1/webhooks/configure', { key, body: { url: `http://localhost:${await freePort()}/hook` } })).status,
-      ).toBe(201);
+      // A loopback port not listed is refused; the listed one is allowed.
+      const unlisted = await hooks.post('/api/v1/webhooks/configure', { key, body: { url: `http://localhost:${await freePort()}/hook` } });
+      expect(unlisted.body.error?.details?.[0]?.message).toMatch(/WEBHOOK_LOOPBACK_PORTS/);
+      expect((await hooks.post('/api/v1/webhooks/configure', { key, body: { url: `http://localhost:${receiverPort}/hook` } })).status).toBe(
+        201,
+      );
 
       const api = httpClient(`http://127.0.0.1:${port}`);
       const created = await api.post('/api/v1/payments', { key, body: validPayment() });

@@ -203,12 +203,13 @@ describe('DNS and connect-time checks', () => {
   it('a name resolving to loopback passes the DNS check only when loopback is allowed in test mode', async () => {
     const { checkResolvedHost } = await import('../src/webhookRules/urlPolicy');
     const url = new URL('https://localhost/hook');
-    expect((await checkResolvedHost(url, { livemode: false, allowLoopback: true })).ok).toBe(true);
+    expect((await checkResolvedHost(url, { livemode: false, allowLoopback: true, loopbackPorts: [[443, 443]] })).ok).toBe(true);
+    expect((await checkResolvedHost(url, { livemode: false, allowLoopback: true })).ok).toBe(false);
     expect((await checkResolvedHost(url, { livemode: false, allowLoopback: false })).ok).toBe(false);
     expect((await checkResolvedHost(url, { livemode: true, allowLoopback: true })).ok).toBe(false);
   });
 
-  it('the test-mode delivery agent connects to loopback only when it is allowed', async () => {
+  it('the test-mode delivery agent connects to loopback only when it is allowed and the checks found the target there', async () => {
     const { deliveryAgent } = await import('../src/webhookRules/urlPolicy');
     const receiver = await startReceiver();
     try {
@@ -216,18 +217,24 @@ describe('DNS and connect-time checks', () => {
       const ok = await fetch(url, {
         method: 'POST',
         body: '{}',
-        dispatcher: deliveryAgent({ livemode: false, allowLoopback: true }, new URL(url)),
+        dispatcher: deliveryAgent({ livemode: false, allowLoopback: true }, true),
       });
       expect(ok.status).toBe(200);
-      const err = await fetch(url, {
-        method: 'POST',
-        body: '{}',
-        dispatcher: deliveryAgent({ livemode: false, allowLoopback: false }, new URL(url)),
-      }).then(
-        () => undefined,
-        (e: Error & { cause?: { code?: string } }) => e,
-      );
-      expect(err?.cause?.code).toBe('EBLOCKEDADDRESS');
+      // Loopback off, or a target the checks found elsewhere (a name rebound to loopback since): refused at connect.
+      for (const [allowLoopback, loopbackTarget] of [
+        [false, true],
+        [true, false],
+      ]) {
+        const err = await fetch(url, {
+          method: 'POST',
+          body: '{}',
+          dispatcher: deliveryAgent({ livemode: false, allowLoopback }, loopbackTarget),
+        }).then(
+          () => undefined,
+          (e: Error & { cause?: { code?: string } }) => e,
+        );
+        expect(err?.cause?.code, `allowLoopback ${allowLoopback}, loopback target ${loopbackTarget}`).toBe('EBLOCKEDADDRESS');
+      }
       expect(receiver.received).toHaveLength(1);
     } finally {
       await receiver.close();

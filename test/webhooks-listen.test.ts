@@ -21,10 +21,13 @@ interface Listener {
   exited: Promise<number | null>;
 }
 
-/** `node --import tsx scripts/webhooks-listen.ts …`, with SERVICE_API_KEY, KEY and API unset unless `env` sets them. */
+/**
+ * `node --import tsx scripts/webhooks-listen.ts …`, with SERVICE_API_KEY, KEY and API unset unless
+ * `env` sets them; its receiver on an ephemeral port (WEBHOOKS_LISTEN_PORT=0), never the quickstart's 4000.
+ */
 function listen(args: string[], env: Record<string, string> = {}): Listener {
   const { SERVICE_API_KEY: _ignored, KEY: _key, API: _api, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { env: { ...inherited, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { env: { ...inherited, WEBHOOKS_LISTEN_PORT: '0', ...env } });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));

@@ -16,7 +16,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createAccount } from '../../src/db/accounts';
 import { createDb, migrate } from '../../src/db/knex';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
-import { freePort } from '../../src/lib/net';
+import { ephemeralPortRange, freePort } from '../../src/lib/net';
 import { freePortPair } from '../../tools/testSupport';
 import { startDevServer } from '../../src/lib/temporalDevServer';
 import { answers, startChild } from './child';
@@ -56,6 +56,7 @@ const APP_SETTINGS = {
   LOG_LEVEL: 'error',
   RATE_LIMIT_PER_SECOND: '1000000',
   WEBHOOK_ALLOW_LOOPBACK: 'true',
+  WEBHOOK_LOOPBACK_PORTS: ephemeralPortRange(),
   MAX_OPEN_PAYMENTS_TEST: '100000000',
 };
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
-import { freePort } from '../../src/lib/net';
+import { ephemeralPortRange, freePort } from '../../src/lib/net';
 import { buildStack } from '../../src/stack';
 import { DEFAULT_TEST_DATABASE_URL } from '../../tools/testSupport';
 
@@ -32,6 +32,7 @@ export async function withLocalStack<T>(env: Record<string, string>, fn: (stack:
     API_METRICS_PORT: '0',
     // Its receivers are on loopback (never on the stack's own ports, which it learns as it starts).
     WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_LOOPBACK_PORTS: ephemeralPortRange(),
     ...env,
   });
   const stack = await buildStack({

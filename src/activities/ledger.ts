@@ -1,6 +1,7 @@
 /** The ledger's scheduled verification (docs/money.md). */
 import { Context } from '@temporalio/activity';
 import type { PaymentState } from '../domain/paymentTypes';
+import type { PayoutStatus } from '../domain/payout';
 import { ledgerReport, runLedgerCheck, verifyLedger } from '../db/ledgerCheck';
 import { ledgerInvariantViolations, ledgerVerifyLastFailure, ledgerVerifyLastSuccess } from '../lib/metrics';
 import { queryOrUndefined } from '../lib/workflowQuery';
@@ -11,6 +12,8 @@ const REPORT_LINES = 50;
 
 export function ledgerActivities({ db, config, logger }: ActivityResources) {
   const workflowState = (id: string) => queryOrUndefined<PaymentState>(Context.current().client, id, 'getPayment');
+  const payoutState = (id: string) =>
+    queryOrUndefined<{ status: PayoutStatus; version: number }>(Context.current().client, id, 'getPayout');
   /** A run that throws is a failed run: its time is the metric the staleness alert's twin watches. */
   const failing = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -31,7 +34,7 @@ export function ledgerActivities({ db, config, logger }: ActivityResources) {
   return {
     /** Every invariant of one account (a check started by hand), open payments against their workflow's own state. */
     async verifyLedgerInvariants(accountId: string): Promise<{ violations: number; report: string[] }> {
-      return failing(async () => summary((await verifyLedger(db, workflowState, accountId)).violations));
+      return failing(async () => summary((await verifyLedger(db, workflowState, accountId, undefined, { state: payoutState })).violations));
     },
 
     /**
@@ -40,7 +43,7 @@ export function ledgerActivities({ db, config, logger }: ActivityResources) {
      */
     async checkLedgerPage(name: string, fromFirst = false) {
       return failing(async () => {
-        const run = await runLedgerCheck(db, workflowState, { name, pageSize: config.LEDGER_VERIFY_PAGE_SIZE, fromFirst });
+        const run = await runLedgerCheck(db, workflowState, { name, pageSize: config.LEDGER_VERIFY_PAGE_SIZE, fromFirst, payoutState });
         ledgerVerifyLastSuccess.set(Date.now() / 1000);
         const { violations, report } = summary(run.violations);
         return { violations, report, payments: run.payments, first: run.first, last: run.last, wrapped: run.wrapped };

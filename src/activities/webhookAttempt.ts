@@ -4,14 +4,13 @@
  */
 import { fetch } from 'undici';
 import ms from 'ms';
-import { stackPorts } from '../config';
 import { answerError, refusedError, statusAfterAttempt, timeoutError } from '../domain/deliveryAttempt';
 import { disableWebhook } from '../db/webhookConfigurations';
 import { type LoadedDelivery, failingSince, markSkipped } from '../db/webhookDeliveries';
 import { recordAttempt } from '../db/attemptLog';
 import { webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhookRules/signature';
-import { checkResolvedHost, checkWebhookUrl, deliveryAgent } from '../webhookRules/urlPolicy';
+import { checkResolvedHost, checkWebhookUrl, deliveryAgent, webhookUrlRules } from '../webhookRules/urlPolicy';
 import type { ActivityResources } from './resources';
 import { WEBHOOK_DELIVERY_FAILED, WEBHOOK_DISABLED, WEBHOOK_GONE, WEBHOOK_URL_REFUSED } from '../domain/failures';
 
@@ -64,7 +63,7 @@ export async function attemptDelivery(
     return { outcome: 'failed', retryable: false, type: WEBHOOK_URL_REFUSED, message: reason };
   };
   // The URL rules apply again at delivery time, in both modes: DNS may have changed since configuration.
-  const rules = { livemode: webhook.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, stackPorts: stackPorts(config) };
+  const rules = webhookUrlRules(config, webhook.livemode);
   const check = checkWebhookUrl(webhook.url, rules);
   if (!check.ok) return refuse(check.message, 0);
   const resolved = await checkResolvedHost(check.url, rules);
@@ -78,7 +77,7 @@ export async function attemptDelivery(
     const response = await fetch(webhook.url, {
       method: 'POST',
       // Connect only to an address that passed the check (no DNS rebinding).
-      dispatcher: deliveryAgent(rules, check.url),
+      dispatcher: deliveryAgent(rules, resolved.loopback),
       body: delivery.body,
       redirect: 'manual', // a redirect is a failed attempt, never followed
       signal: AbortSignal.timeout(req.timeoutMs),
@@ -99,7 +98,10 @@ export async function attemptDelivery(
       },
     });
     statusCode = response.status;
-    excerpt = await readExcerpt(response.body);
+    // A loopback receiver's answer is never kept: a local service's reply would be readable by the
+    // test key that configured it (docs/security.md, "Loopback only to the ports listed").
+    if (resolved.loopback) await response.body?.cancel().catch(() => undefined);
+    else excerpt = await readExcerpt(response.body);
     error = answerError(statusCode);
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };

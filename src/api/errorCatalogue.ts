@@ -3,6 +3,10 @@
  * errors thrown below the API) the error class it answers. `toApiError`, the error schema's code
  * enum and the OpenAPI document's error texts and examples all come from here.
  */
+import type { ErrorEntry } from './errorEntry';
+import { RECIPIENT_ERRORS } from './recipientErrors';
+
+export type { ErrorEntry };
 import {
   DeliveryInProgress,
   DependencyUnavailable,
@@ -15,29 +19,10 @@ import {
   PayoutRefused,
   QuotaExceeded,
   RateLimited,
-  RecipientInUse,
   BankAccountInUse,
-  RecipientNotPayable,
   Unauthenticated,
   isUnavailable,
 } from '../services/errors';
-
-export interface ErrorEntry {
-  status: number;
-  /** What the code means, for the document (the code itself is prefixed there). */
-  description: string;
-  example: { message: string; details?: unknown };
-  /** Which use-case errors this code answers, and what to show of them. */
-  from?: {
-    matches: (err: unknown) => boolean;
-    details?: (err: never) => unknown;
-    headers?: (err: never) => Record<string, string>;
-    /** The message a client sees, when not the error's own (never a dependency's internals). */
-    message?: string;
-  };
-  /** Response headers every answer with this code carries. */
-  headers?: readonly ('Retry-After' | 'WWW-Authenticate')[];
-}
 
 const is =
   <C extends abstract new (...args: never[]) => unknown>(cls: C) =>
@@ -172,33 +157,6 @@ export const ERRORS = {
     },
     from: quota('open_payments'),
   },
-  recipient_not_payable: {
-    status: 409,
-    description:
-      'the recipient a payment (or milestone) names may not be paid: its verification is `rejected` (`details.field` names the field, `details.recipient` the recipient)',
-    example: {
-      message: 'recipient: recipient rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M is rejected; no payment may name it',
-      details: { field: 'recipient', recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', status: 'rejected' },
-    },
-    from: {
-      matches: is(RecipientNotPayable),
-      details: (err: RecipientNotPayable) => ({ field: err.field, recipient: err.recipientId, status: err.status }),
-    },
-  },
-  recipient_in_use: {
-    status: 409,
-    description:
-      'the recipient cannot be erased yet: money is still pending, available or in transit for it, or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance` or `open_payment`)',
-    example: {
-      message:
-        'recipient rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M still has money pending, available or in transit; it can be erased once none is left',
-      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M', reason: 'balance' },
-    },
-    from: {
-      matches: is(RecipientInUse),
-      details: (err: RecipientInUse) => ({ recipient: err.recipientId, reason: err.reason }),
-    },
-  },
   bank_account_in_use: {
     status: 409,
     description:
@@ -213,13 +171,21 @@ export const ERRORS = {
       details: (err: BankAccountInUse) => ({ bank_account: err.bankAccountId, payout: err.payoutId }),
     },
   },
+  ...RECIPIENT_ERRORS,
   payouts_not_enabled: {
     status: 409,
     description:
       "the recipient's payouts are not enabled: its verification is not `verified`, or requirements are past due (docs/payouts.md)",
     example: {
-      message: "the recipient's payouts are not enabled",
-      details: { recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M' },
+      message:
+        "the recipient's payouts are not enabled: its verification is pending; they are enabled once it is verified with nothing past due, as reported by POST /api/v1/recipients/rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M/verification",
+      details: {
+        recipient: 'rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M',
+        currency: 'EUR',
+        verification_status: 'pending',
+        past_due: [],
+        route: 'POST /api/v1/recipients/rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M/verification',
+      },
     },
     from: payoutRefusal('payouts_not_enabled'),
   },
@@ -255,7 +221,7 @@ export const ERRORS = {
   test_send_limit_reached: {
     status: 409,
     description:
-      'this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC); send again in the next hour (`details.limit` says how many)',
+      "this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC), or the account's configurations of this mode MAX_TEST_SENDS_PER_ACCOUNT_HOUR (default 60) together, deleted ones included; send again in the next hour (`details.limit` says how many, `details.setting` which limit)",
     example: {
       message:
         'webhook wh_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F was sent 60 test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour',

@@ -43,13 +43,23 @@ export async function settleDefault(tx: Knex.Transaction, scope: Scope, recipien
  * Insert a bank account of a recipient of `scope`; a retry with the same id writes nothing twice.
  * Undefined when there is no such recipient.
  */
-export async function insertBankAccount(db: Knex, scope: Scope, account: NewBankAccount): Promise<BankAccountRow | undefined> {
+/**
+ * A new bank account under its recipient's lock; undefined when there is no such recipient, and
+ * `erasedAt` when it was erased (it takes no bank account: docs/concepts.md, "Recipients").
+ */
+export async function insertBankAccount(
+  db: Knex,
+  scope: Scope,
+  account: NewBankAccount,
+): Promise<BankAccountRow | { erasedAt: string } | undefined> {
   return db.transaction(async (tx) => {
-    const recipient = await tx('recipients')
+    const recipient: { id: string; redacted_at: Date | null } | undefined = await tx('recipients')
       .where({ id: account.recipient_id, account_id: scope.accountId, livemode: scope.livemode })
       .forUpdate()
-      .first('id');
+      .first('id', 'redacted_at');
     if (!recipient) return undefined;
+    // Erased meanwhile (under this lock, as redaction takes it): no bank account may be added.
+    if (recipient.redacted_at) return { erasedAt: recipient.redacted_at.toISOString() };
     await tx('bank_accounts')
       .insert({ ...account, status: 'new', default_for_currency: false })
       .onConflict('id')

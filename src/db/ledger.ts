@@ -106,8 +106,11 @@ export interface LedgerViolation {
     | 'account_balance_equals_postings'
     | 'payment_amounts'
     | 'milestone_amounts'
+    | 'payout_entries'
     | 'workflow_state';
   paymentId?: string;
+  /** A payout's breach (src/db/payoutCheck.ts) names the payout. */
+  payoutId?: string;
   entryId?: string;
   message: string;
 }

@@ -8,21 +8,26 @@ import type { MilestoneState, PaymentState, PaymentStatus } from '../domain/paym
 import { isTerminal } from '../domain/payment';
 import { amountsOf } from '../domain/paymentMoney';
 import { type LedgerViolation, type PaymentMoneyRow, type PaymentPage, findLedgerViolations } from './ledger';
+import { type PayoutWorkflowState, findPayoutViolations } from './payoutCheck';
 
 type WorkflowState = (paymentId: string) => Promise<PaymentState | undefined>;
 
 /**
  * Every invariant of docs/money.md, including, for each open payment, its workflow's own state
- * (`workflowState` queries it; undefined when no workflow answers). A workflow ahead of the read
- * model is a projection in flight, not a breach.
+ * (`workflowState` queries it; undefined when no workflow answers), and each payout's entries and
+ * (`payoutState`) its workflow's status (src/db/payoutCheck.ts; `payoutPage` pages them as `page`
+ * pages the payments). A workflow ahead of the read model is a projection in flight, not a breach.
  */
 export async function verifyLedger(
   db: Knex,
   workflowState: WorkflowState,
   accountId?: string,
   page?: PaymentPage,
-): Promise<{ violations: LedgerViolation[]; checked: PaymentMoneyRow[] }> {
+  payouts: { state?: PayoutWorkflowState; page?: PaymentPage } = {},
+): Promise<{ violations: LedgerViolation[]; checked: PaymentMoneyRow[]; payoutsChecked: string[] }> {
   const { violations, payments } = await findLedgerViolations(db, accountId, page);
+  const payoutCheck = await findPayoutViolations(db, payouts.state, accountId, payouts.page);
+  violations.push(...payoutCheck.violations);
   const open = payments.filter((p) => !isTerminal(p.status as PaymentStatus));
   // A few queries at a time: the check must not crowd out the payments' own work.
   for (let i = 0; i < open.length; i += 16) {
@@ -59,7 +64,7 @@ export async function verifyLedger(
       }
     });
   }
-  return { violations, checked: payments };
+  return { violations, checked: payments, payoutsChecked: payoutCheck.checked };
 }
 
 /** The report `ledger:verify` prints: one line per breach, naming the payment. */
@@ -67,7 +72,7 @@ export function ledgerReport(violations: LedgerViolation[]): string {
   if (violations.length === 0) return 'ledger verified: every invariant holds';
   return [
     `ledger verification failed: ${violations.length} breach${violations.length === 1 ? '' : 'es'}`,
-    ...violations.map((v) => `  [${v.check}]${v.paymentId ? ` ${v.paymentId}` : ''}: ${v.message}`),
+    ...violations.map((v) => `  [${v.check}]${(v.paymentId ?? v.payoutId) ? ` ${v.paymentId ?? v.payoutId}` : ''}: ${v.message}`),
   ].join('\n');
 }
 
@@ -90,14 +95,27 @@ export interface LedgerCheckRun {
 export async function runLedgerCheck(
   db: Knex,
   workflowState: WorkflowState,
-  opts: { name: string; pageSize: number; fromFirst?: boolean },
+  opts: { name: string; pageSize: number; fromFirst?: boolean; payoutState?: PayoutWorkflowState },
 ): Promise<LedgerCheckRun> {
   const { name, pageSize } = opts;
-  const state = (await db('ledger_check_state').where({ name }).first()) as { after_payment_id: string | null } | undefined;
+  const state = (await db('ledger_check_state').where({ name }).first()) as
+    { after_payment_id: string | null; after_payout_id: string | null } | undefined;
   const after = opts.fromFirst ? null : (state?.after_payment_id ?? null);
-  const { violations, checked } = await verifyLedger(db, workflowState, undefined, { after, limit: pageSize });
+  // The payouts are paged as the payments are, on a cursor of their own.
+  const afterPayout = opts.fromFirst ? null : (state?.after_payout_id ?? null);
+  const { violations, checked, payoutsChecked } = await verifyLedger(
+    db,
+    workflowState,
+    undefined,
+    { after, limit: pageSize },
+    { state: opts.payoutState, page: { after: afterPayout, limit: pageSize } },
+  );
   const wrapped = checked.length < pageSize;
-  const row = { after_payment_id: wrapped ? null : checked[checked.length - 1].id, last_success_at: db.fn.now() };
+  const row = {
+    after_payment_id: wrapped ? null : checked[checked.length - 1].id,
+    after_payout_id: payoutsChecked.length < pageSize ? null : payoutsChecked[payoutsChecked.length - 1],
+    last_success_at: db.fn.now(),
+  };
   await db('ledger_check_state')
     .insert({ name, ...row, passes: wrapped ? 1 : 0 })
     .onConflict('name')

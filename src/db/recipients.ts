@@ -49,6 +49,7 @@ function fromRow(r: RecipientRow): RecipientState {
     version: r.version,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
+    redactedAt: r.redacted_at ? r.redacted_at.toISOString() : null,
   };
 }
 
@@ -243,6 +244,27 @@ export async function redactRecipient(
     }
     return erased;
   });
+}
+
+/**
+ * The latest paid payout of the recipient still inside its return window (`windowMs` after it was
+ * paid: a paid row's last change), and when that window closes; undefined when none is.
+ */
+export async function openReturnWindow(
+  db: Knex | Knex.Transaction,
+  recipientId: string,
+  windowMs: number,
+  now = new Date(),
+): Promise<{ payoutId: string; closesAt: Date } | undefined> {
+  const row: { id: string; updated_at: Date } | undefined = await db('payouts')
+    .where({ recipient_id: recipientId, status: 'paid' })
+    .andWhere('updated_at', '>', new Date(now.getTime() - windowMs))
+    .orderBy([
+      { column: 'updated_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('id', 'updated_at');
+  return row && { payoutId: row.id, closesAt: new Date(row.updated_at.getTime() + windowMs) };
 }
 
 /** Whether anything is still the recipient's to be paid: pending, available or in transit, in any currency. */

@@ -175,20 +175,52 @@ export async function setWebhookActive(db: Knex, scope: Scope, id: string, activ
   return row && withoutSecret(row);
 }
 
+/** A count refused the send: its transaction is rolled back, so the other count is not taken either. */
+class SendRefused extends Error {
+  constructor(readonly by: 'webhook' | 'account') {
+    super(`test send refused by the ${by} count`);
+  }
+}
+
 /**
- * Count one test send against the configuration's clock hour (UTC), unless `limit` were sent in it
- * already: one statement, so concurrent sends from any API process cannot pass the limit together.
+ * Count one test send against the configuration's clock hour (UTC) and against its account's and
+ * mode's (docs/security.md, "Quotas"), unless either was sent its limit in it already: one statement
+ * each, in one transaction, so concurrent sends from any API process cannot pass a limit together and
+ * a refused send counts nowhere. The account's count outlives its configurations: deleting one and
+ * configuring another gives no fresh budget. Answers which count refused, or undefined when counted.
  */
-export async function countTestSend(db: Knex, webhookId: string, limit: number): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: unknown[] }>(
-    `INSERT INTO webhook_test_sends (webhook_id, hour, sent) VALUES (?, date_trunc('hour', now()), 1)
-     ON CONFLICT (webhook_id) DO UPDATE
-       SET sent = CASE WHEN webhook_test_sends.hour = excluded.hour THEN webhook_test_sends.sent + 1 ELSE 1 END, hour = excluded.hour
-       WHERE webhook_test_sends.hour <> excluded.hour OR webhook_test_sends.sent < ?
-     RETURNING sent`,
-    [webhookId, limit],
-  );
-  return rows.length > 0;
+export async function countTestSend(
+  db: Knex,
+  scope: Scope,
+  webhookId: string,
+  limits: { perWebhook: number; perAccount: number },
+): Promise<'webhook' | 'account' | undefined> {
+  try {
+    await db.transaction(async (tx) => {
+      const webhook = await tx.raw<{ rows: unknown[] }>(
+        `INSERT INTO webhook_test_sends (webhook_id, hour, sent) VALUES (?, date_trunc('hour', now()), 1)
+         ON CONFLICT (webhook_id) DO UPDATE
+           SET sent = CASE WHEN webhook_test_sends.hour = excluded.hour THEN webhook_test_sends.sent + 1 ELSE 1 END, hour = excluded.hour
+           WHERE webhook_test_sends.hour <> excluded.hour OR webhook_test_sends.sent < ?
+         RETURNING sent`,
+        [webhookId, limits.perWebhook],
+      );
+      if (webhook.rows.length === 0) throw new SendRefused('webhook');
+      const account = await tx.raw<{ rows: unknown[] }>(
+        `INSERT INTO account_test_sends (account_id, livemode, hour, sent) VALUES (?, ?, date_trunc('hour', now()), 1)
+         ON CONFLICT (account_id, livemode) DO UPDATE
+           SET sent = CASE WHEN account_test_sends.hour = excluded.hour THEN account_test_sends.sent + 1 ELSE 1 END, hour = excluded.hour
+           WHERE account_test_sends.hour <> excluded.hour OR account_test_sends.sent < ?
+         RETURNING sent`,
+        [scope.accountId, scope.livemode, limits.perAccount],
+      );
+      if (account.rows.length === 0) throw new SendRefused('account');
+    });
+    return undefined;
+  } catch (err) {
+    if (err instanceof SendRefused) return err.by;
+    throw err;
+  }
 }
 
 /**

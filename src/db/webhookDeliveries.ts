@@ -173,6 +173,15 @@ export async function failedDeliveriesSince(
     .select('id', 'attempts');
 }
 
+/** How many deliveries of the configuration since `since` are still pending (their series running or waiting). */
+export async function pendingDeliveriesSince(db: Knex, webhookId: string, since: Date): Promise<number> {
+  const [row] = await db('webhook_deliveries')
+    .where({ webhook_id: webhookId, status: 'pending' })
+    .andWhere('created_at', '>=', since)
+    .count({ n: '*' });
+  return Number(row.n);
+}
+
 /** A delivery that will never be attempted (its configuration was deleted): its series ends. */
 export async function markSkipped(db: Knex, deliveryId: string): Promise<void> {
   await db('webhook_deliveries').where({ id: deliveryId }).update({ status: 'skipped', series: null, updated_at: new Date() });

@@ -33,6 +33,14 @@ export interface PayoutMovement {
 }
 
 /** The ledger entry a payout step writes; each at most once per payout, so it is the entry's idempotency key too. */
+/**
+ * How long a paid payout may still be returned by the bank: SEPA allows returns for weeks, ACH for
+ * 60 days after settlement. A paid live payout's run waits this long (src/workflows/payout.ts), and a
+ * recipient paid by a payout inside it cannot be erased (docs/payouts.md, "Returns and erasure").
+ */
+export const PAYOUT_RETURN_WINDOW = '90 days';
+export const PAYOUT_RETURN_WINDOW_MS = 90 * 24 * 3600 * 1000;
+
 export const PAYOUT_ENTRY_TYPES = ['payout', 'payout_paid', 'payout_failed', 'payout_canceled', 'payout_returned'] as const;
 export type PayoutEntryType = (typeof PAYOUT_ENTRY_TYPES)[number];
 

@@ -45,6 +45,8 @@ export interface RecipientState {
   version: number;
   createdAt: string;
   updatedAt: string;
+  /** When it was erased (`POST /recipients/:id/redact`): it then takes no more writes (docs/concepts.md, "Recipients"). */
+  redactedAt?: string | null;
 }
 
 /** Payouts are enabled exactly when the recipient is verified and nothing is past due. */

@@ -71,6 +71,9 @@ export function setCoreMetricsUrl(url: string): void {
   coreMetricsUrl = url;
 }
 
+/** Where this process's Temporal Core exports its metrics, once a worker's runtime is installed here. */
+export const coreMetricsAddress = (): string | undefined => coreMetricsUrl;
+
 /** This process's metrics, plus the Temporal worker's own when a worker runs here. */
 async function renderMetrics(): Promise<string> {
   const own = await registry.metrics();

@@ -16,6 +16,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * This machine's ephemeral port range as WEBHOOK_LOOPBACK_PORTS reads it (`32768-60999` on Linux's
+ * default), for throw-away stacks (tests, benches, the local cluster) whose receivers listen on
+ * port 0; a stack's own ports stay refused inside it. Elsewhere than Linux: 1024-65535.
+ */
+export function ephemeralPortRange(): string {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low >= 1 && high <= 65535 && low <= high) return `${low}-${high}`;
+  } catch {
+    // Not Linux: the whole unprivileged range.
+  }
+  return '1024-65535';
+}
+
 /** A port a setting names is taken: the message says which setting to change. */
 class PortInUseError extends Error {
   constructor(

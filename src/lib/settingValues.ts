@@ -43,6 +43,29 @@ export const portList = () =>
       return ports;
     });
 
+/** A comma-separated list of ports and runs of ports (`low-high`), e.g. `4000, 4100-4199`: each as `[low, high]`. */
+export const portRanges = () =>
+  z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const ranges: (readonly [number, number])[] = [];
+      for (const item of text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)) {
+        const ends = item.split('-').map((t) => t.trim());
+        const valid = ends.length <= 2 && ends.every((t) => /^\d{1,5}$/.test(t));
+        const [low, high] = valid ? [Number(ends[0]), Number(ends[ends.length - 1])] : [NaN, NaN];
+        if (!(low >= 1 && high <= 65535 && low <= high)) {
+          ctx.addIssue({ code: 'custom', message: `not a port or a run of ports: "${item}" (use e.g. 4000 or 4000,4100-4199)` });
+          return z.NEVER;
+        }
+        ranges.push([low, high] as const);
+      }
+      return ranges;
+    });
+
 /**
  * WEBHOOK_SECRET_KEY: 32 random bytes, as 64 hex digits or as base64 (44 characters, e.g. the
  * output of `openssl rand -base64 32`). It keys AES-256-GCM for webhook secrets at rest.

@@ -17,7 +17,8 @@ import type { Scope } from '../domain/tenancy';
 import { type BankAccountRow, deleteBankAccount, insertBankAccount, listBankAccounts } from '../db/bankAccounts';
 import { findRecipient } from '../db/recipients';
 import { sealBankAccountNumber } from '../lib/sealedBox';
-import { BankAccountInUse, InvalidInput, NotFound } from './errors';
+import { BankAccountInUse, InvalidInput, NotFound, RecipientErased } from './errors';
+import { notErased } from './recipients';
 import type { Call } from './paymentRun';
 
 export interface NewBankAccountInput {
@@ -51,7 +52,7 @@ export function bankAccountsService({ db, config }: { db: Knex; config: Config }
   return {
     async create(call: Call, recipientId: string, input: NewBankAccountInput): Promise<BankAccountRow> {
       const scope = { accountId: call.principal.accountId, livemode: call.principal.livemode };
-      await recipientOf(scope, recipientId);
+      notErased(await recipientOf(scope, recipientId));
       const check = checkBankAccountNumber(input);
       // The request schema ran the same check: this is the use case holding its own rule.
       if (!check.ok) throw new InvalidInput([{ field: check.problem.field, message: check.problem.message }]);
@@ -70,6 +71,7 @@ export function bankAccountsService({ db, config }: { db: Knex; config: Config }
         created_at: new Date(),
       });
       if (!row) throw new NotFound('recipient');
+      if ('erasedAt' in row) throw new RecipientErased(recipientId, row.erasedAt);
       return row;
     },
 

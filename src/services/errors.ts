@@ -98,6 +98,22 @@ export class RecipientNotPayable extends DomainError {
   }
 }
 
+/**
+ * A write to a recipient that was erased (docs/concepts.md, "Recipients"): its personal data is gone
+ * for good, so it takes no new e-mail, name, metadata, verification, bank account, payment or payout.
+ */
+export class RecipientErased extends DomainError {
+  constructor(
+    readonly recipientId: string,
+    readonly erasedAt: string,
+    readonly field?: string,
+  ) {
+    super(
+      `${field ? `${field}: ` : ''}recipient ${recipientId} was erased at ${erasedAt}; it takes no more changes, bank accounts, payments or payouts: create a new recipient`,
+    );
+  }
+}
+
 /** A recipient that may not be erased yet: money is still its (pending, available, in transit) or an open payment names it. */
 /** A bank account a live payout waits to go out to (in no file yet, or in one not yet written): it cannot be deleted (docs/bank.md). */
 export class BankAccountInUse extends DomainError {
@@ -114,12 +130,16 @@ export class BankAccountInUse extends DomainError {
 export class RecipientInUse extends DomainError {
   constructor(
     readonly recipientId: string,
-    readonly reason: 'balance' | 'open_payment',
+    readonly reason: 'balance' | 'open_payment' | 'return_window',
+    /** `return_window`: the paid payout a bank may still return, and when its window closes. */
+    readonly returnWindow?: { payoutId: string; closesAt: Date },
   ) {
     super(
       reason === 'balance'
         ? `recipient ${recipientId} still has money pending, available or in transit; it can be erased once none is left`
-        : `an open payment names recipient ${recipientId}; it can be erased once every such payment is released, cancelled or refunded`,
+        : reason === 'return_window'
+          ? `payout ${returnWindow?.payoutId} paid recipient ${recipientId} and its bank may return it until ${returnWindow?.closesAt.toISOString()} (the money would then be owed to this recipient again); it can be erased after then`
+          : `an open payment names recipient ${recipientId}; it can be erased once every such payment is released, cancelled or refunded`,
     );
   }
 }

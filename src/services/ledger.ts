@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { balanceView, ledgerEntryView } from '../views/ledgerView';
 import type { PaymentState } from '../domain/paymentTypes';
+import type { PayoutStatus } from '../domain/payout';
 import type { Scope } from '../domain/tenancy';
 import { type LedgerEntryFilter, findBalances, listLedgerEntries, paymentLedger } from '../db/ledger';
 import { ledgerReport, verifyLedger } from '../db/ledgerCheck';
@@ -66,7 +67,15 @@ export function ledgerService({ db, temporal }: { db: Knex; temporal?: Client })
   async function verify(accountId?: string, opts: { workflows?: boolean } = {}) {
     const state = (id: string) =>
       temporal ? queryOrUndefined<PaymentState>(temporal, id, getPaymentQuery.name) : Promise.resolve(undefined);
-    const { violations } = await verifyLedger(db, opts.workflows === false ? () => Promise.resolve(undefined) : state, accountId);
+    const payoutState = (id: string) =>
+      temporal ? queryOrUndefined<{ status: PayoutStatus; version: number }>(temporal, id, 'getPayout') : Promise.resolve(undefined);
+    const { violations } = await verifyLedger(
+      db,
+      opts.workflows === false ? () => Promise.resolve(undefined) : state,
+      accountId,
+      undefined,
+      opts.workflows === false ? {} : { state: payoutState },
+    );
     return opts.workflows === false ? violations.filter((v) => v.check !== 'workflow_state') : violations;
   }
 

@@ -12,6 +12,7 @@ import { personalOf, withPersonal, withoutPersonal } from '../domain/personal';
 import { type Scope, scopeOf } from '../domain/tenancy';
 import { isPayable } from '../domain/recipients';
 import { findRecipients } from '../db/recipients';
+import { notErased } from './recipients';
 import { claimOpenPayment, purgeStaleClaims } from '../db/openPayments';
 import { findPayment } from '../db/payments';
 import { savePersonal } from '../db/personal';
@@ -128,6 +129,7 @@ export function paymentCreation(deps: PaymentsDeps) {
       throw new InvalidInput(unknown.map((n) => ({ field: n.field, message: `no recipient ${n.id} in this account and mode` })));
     for (const n of named) {
       const r = found.get(n.id)!;
+      notErased(r, n.field);
       if (!isPayable(r)) throw new RecipientNotPayable(r.id, n.field, r.verification.status);
       if (r.email === input.payerEmail.toLowerCase())
         throw new InvalidInput([{ field: n.field, message: "the recipient's e-mail must differ from payer_email" }]);

@@ -27,6 +27,8 @@ import {
   listPayouts,
 } from '../db/payouts';
 import { findRecipient } from '../db/recipients';
+import type { RecipientState } from '../domain/recipients';
+import { notErased } from './recipients';
 import { type PayoutRunState, advancePayoutClockUpdate, cancelPayoutUpdate, payoutWorkflow } from '../workflows';
 import { withinDeadline } from './deadline';
 import { InvalidInput, NotFound, PayoutRefused, isClosedRun, pageOrRefuse } from './errors';
@@ -46,9 +48,31 @@ interface PayoutsDeps {
   config: Config;
 }
 
-/** A creation's refusal as the error the API maps: a bank account not the recipient's is bad input on its field. */
-function refusalError(r: PayoutCreationRefusal, recipient: string, currency: string, exponent: number): Error {
+/**
+ * A creation's refusal as the error the API maps: a bank account not the recipient's is bad input on
+ * its field; payouts not enabled name the recipient's verification status, what is past due, and the
+ * route that changes them (docs/payouts.md, "Creating a payout").
+ */
+function refusalError(
+  r: PayoutCreationRefusal,
+  recipient: string,
+  currency: string,
+  exponent: number,
+  verification?: RecipientState['verification'],
+): Error {
   switch (r.code) {
+    case 'payouts_not_enabled': {
+      const status = verification?.status ?? 'unverified';
+      const pastDue = verification?.requirements.past_due ?? [];
+      const route = `POST /api/v1/recipients/${recipient}/verification`;
+      const why =
+        pastDue.length > 0 ? `its verification is ${status} with ${pastDue.join(', ')} past due` : `its verification is ${status}`;
+      return new PayoutRefused(
+        r.code,
+        `the recipient's payouts are not enabled: ${why}; they are enabled once it is verified with nothing past due, as reported by ${route}`,
+        { recipient, currency, verification_status: status, past_due: pastDue, route },
+      );
+    }
     case 'unknown_bank_account':
       return new InvalidInput([{ field: 'bank_account', message: r.message }]);
     case 'insufficient_available_balance':
@@ -117,6 +141,7 @@ export function payoutsService({ db, temporal, config }: PayoutsDeps) {
       const id = `po_${call.resourceId ?? ulid()}`;
       const recipient = await findRecipient(db, scope, input.recipient);
       if (!recipient) throw new InvalidInput([{ field: 'recipient', message: 'no such recipient in this account and mode' }]);
+      notErased(recipient, 'recipient');
       const accounts = await listBankAccounts(db, scope, recipient.id);
       const lastFourOf = (bankAccountId: string) => accounts.find((b) => b.id === bankAccountId)?.last4 ?? '';
       const earlier = await findPayout(db, scope, id);
@@ -147,7 +172,7 @@ export function payoutsService({ db, temporal, config }: PayoutsDeps) {
         })),
         bankAccountId: input.bank_account,
       });
-      if (!check.ok) throw refusalError(check.refusal, recipient.id, currency, exponent);
+      if (!check.ok) throw refusalError(check.refusal, recipient.id, currency, exponent, recipient.verification);
       let row: PayoutRow;
       try {
         row = await insertPayout(db, {

@@ -17,6 +17,7 @@ import {
   findRecipient,
   holdsMoney,
   openPaymentNames,
+  openReturnWindow,
   redactRecipient,
   insertRecipient,
   listRecipients,
@@ -27,7 +28,8 @@ import { recipientBalanceView } from '../views/recipientView';
 import { deliveryRetry, webhookTaskQueue } from '../webhookRules/retryPolicy';
 import { webhookDeliveryWorkflow } from '../workflows';
 import { withinDeadline } from './deadline';
-import { NotFound, RecipientInUse, pageOrRefuse } from './errors';
+import { NotFound, RecipientErased, RecipientInUse, pageOrRefuse } from './errors';
+import { PAYOUT_RETURN_WINDOW_MS } from '../domain/payout';
 import type { Call } from './paymentRun';
 
 export interface NewRecipient {
@@ -54,6 +56,12 @@ interface RecipientsDeps {
   db: Knex;
   temporal: Client;
   config: Config;
+}
+
+/** An erased recipient takes no more writes (docs/concepts.md, "Recipients"): a 409 naming when it was erased. */
+export function notErased(r: RecipientState, field?: string): RecipientState {
+  if (r.redactedAt) throw new RecipientErased(r.id, r.redactedAt, field);
+  return r;
 }
 
 export function recipientsService({ db, temporal, config }: RecipientsDeps) {
@@ -116,7 +124,7 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
 
     async update(scope: Scope, id: string, input: RecipientChange): Promise<RecipientState> {
       const r = await changeRecipient(db, scope, id, (before) => ({
-        ...before,
+        ...notErased(before),
         ...(input.email === undefined ? {} : { email: input.email.toLowerCase() }),
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
@@ -134,11 +142,15 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
 
     /**
      * Erase its e-mail, name and metadata everywhere (docs/operations.md), once nothing is pending,
-     * available or in transit for it and no open payment names it (else 409); id, country and amounts stay.
+     * available or in transit for it, no paid payout of its is inside its return window (a return
+     * would owe it money again: docs/payouts.md, "Returns and erasure") and no open payment names it
+     * (else 409); id, country and amounts stay.
      */
     async redact(scope: Scope, id: string): Promise<RecipientState> {
       const r = await redactRecipient(db, scope, id, async (tx) => {
         if (await holdsMoney(tx, id)) throw new RecipientInUse(id, 'balance');
+        const window = await openReturnWindow(tx, id, PAYOUT_RETURN_WINDOW_MS);
+        if (window) throw new RecipientInUse(id, 'return_window', window);
         if (await openPaymentNames(tx, scope, id)) throw new RecipientInUse(id, 'open_payment');
       });
       if (!r) throw new NotFound('recipient');
@@ -152,7 +164,7 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
         scope,
         id,
         (before) => ({
-          ...before,
+          ...notErased(before),
           verification: {
             status: report.status,
             requirements: { ...NO_REQUIREMENTS, ...report.requirements },

@@ -6,7 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { type Config, stackPorts, webhookSecretKey } from '../config';
+import { type Config, webhookSecretKey } from '../config';
 import { ORIGINAL_SERIES } from '../domain/deliveryAttempt';
 import { type DeliveryView, deliveryView } from '../views/deliveryView';
 import { PAYMENT_EVENTS } from '../domain/paymentTypes';
@@ -35,9 +35,10 @@ import {
   findDelivery,
   getDelivery,
   listDeliveries,
+  pendingDeliveriesSince,
 } from '../db/webhookDeliveries';
 import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from '../webhookRules/retryPolicy';
-import { checkResolvedHost, checkWebhookUrl } from '../webhookRules/urlPolicy';
+import { checkResolvedHost, checkWebhookUrl, webhookUrlRules } from '../webhookRules/urlPolicy';
 import { withAccountLock } from '../db/accounts';
 import { deliverySeries } from './deliverySeries';
 import { DeliveryInProgress, InvalidInput, NotFound, QuotaExceeded, pageOrRefuse } from './errors';
@@ -78,7 +79,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   return {
     /** The URL is checked against the mode's rules, by name and by what it resolves to. */
     async configure(scope: Scope, input: { url: string; events?: string[] }): Promise<WebhookWithSecret> {
-      const rules = { livemode: scope.livemode, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, stackPorts: stackPorts(config) };
+      const rules = webhookUrlRules(config, scope.livemode);
       const check = checkWebhookUrl(input.url, rules);
       if (!check.ok) throw badUrl(check.message);
       const resolved = await checkResolvedHost(check.url, rules);
@@ -112,10 +113,17 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
     /** Sends `payment.test` with the sample payment, whose status is "test" so that no receiver mistakes it for a real one. */
     async sendTest(scope: Scope, id: string): Promise<string> {
       const row = await load(scope, id);
-      const limit = config.MAX_TEST_SENDS_PER_WEBHOOK_HOUR;
-      if (!(await countTestSend(db, row.id, limit))) {
-        const message = `webhook ${row.id} was sent ${limit} test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour`;
-        throw new QuotaExceeded('test_sends', limit, 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR', message);
+      const perWebhook = config.MAX_TEST_SENDS_PER_WEBHOOK_HOUR;
+      const perAccount = config.MAX_TEST_SENDS_PER_ACCOUNT_HOUR;
+      const refusedBy = await countTestSend(db, scope, row.id, { perWebhook, perAccount });
+      if (refusedBy === 'webhook') {
+        const message = `webhook ${row.id} was sent ${perWebhook} test events this hour, the most it may be (MAX_TEST_SENDS_PER_WEBHOOK_HOUR); send again next hour`;
+        throw new QuotaExceeded('test_sends', perWebhook, 'MAX_TEST_SENDS_PER_WEBHOOK_HOUR', message);
+      }
+      if (refusedBy === 'account') {
+        const mode = scope.livemode ? 'live' : 'test';
+        const message = `this account's ${mode} webhook configurations were sent ${perAccount} test events this hour, the most they may be together, deleted ones included (MAX_TEST_SENDS_PER_ACCOUNT_HOUR); send again next hour`;
+        throw new QuotaExceeded('test_sends', perAccount, 'MAX_TEST_SENDS_PER_ACCOUNT_HOUR', message);
       }
       const now = new Date().toISOString();
       const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
@@ -146,7 +154,8 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
      * new series of attempts now, at most RECOVER_MAX_DELIVERIES per call. A delivery still being
      * retried is left to its running series.
      */
-    async recover(scope: Scope, id: string, since: Date): Promise<{ ids: string[]; hasMore: boolean }> {
+    /** `pending`: deliveries since then still pending, which recover leaves to their series (docs/webhooks.md). */
+    async recover(scope: Scope, id: string, since: Date): Promise<{ ids: string[]; hasMore: boolean; pending: number }> {
       const row = await load(scope, id);
       const max = config.RECOVER_MAX_DELIVERIES;
       const found = await failedDeliveriesSince(db, row.id, since, max + 1);
@@ -158,7 +167,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
         const resent = await Promise.all(part.map((d) => resend(scope, row, d.id, d.attempts)));
         part.forEach((d, j) => 'attempt' in resent[j] && ids.push(d.id));
       }
-      return { ids, hasMore: found.length > max };
+      return { ids, hasMore: found.length > max, pending: await pendingDeliveriesSince(db, row.id, since) };
     },
 
     /** The delivery log, readable after the configuration's deletion too. */

@@ -3,6 +3,10 @@ import { BlockList, isIP } from 'node:net';
 import dns from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { Agent } from 'undici';
+import { type Config, stackPorts } from '../config';
+import { ipv4Of, isLoopbackAddress } from './addresses';
+
+export { isLoopbackAddress };
 
 /** Addresses a webhook may never reach: private, loopback, link-local, metadata, unspecified. */
 const blocked = new BlockList();
@@ -58,7 +62,7 @@ for (const [net, prefix] of [
 /** Is this address in a special-purpose range that is not globally reachable (live mode refuses it)? */
 function isNotGloballyReachable(address: string): boolean {
   const v4 = ipv4Of(address);
-  if (v4) return notGloballyReachable.check(v4, 'ipv4');
+  if (v4 && notGloballyReachable.check(v4, 'ipv4')) return true;
   return isIP(address) === 6 && notGloballyReachable.check(address, 'ipv6');
 }
 
@@ -72,12 +76,30 @@ const METADATA_NAMES = new Set([
   'metadata.azure.internal',
 ]);
 
+/** A run of ports, both ends included (a single port is `[p, p]`). */
+export type PortRange = readonly [number, number];
+
 /** Which destinations a configuration may reach: live mode never loopback; test mode only while WEBHOOK_ALLOW_LOOPBACK is on. */
-interface UrlRules {
+export interface UrlRules {
   livemode: boolean;
   allowLoopback: boolean;
   /** Ports the stack's own processes listen on (config's `stackPorts`): never a webhook's on loopback, whatever the switch. */
   stackPorts?: ReadonlySet<number>;
+  /**
+   * The only loopback ports a test-mode webhook may reach while the switch is on
+   * (WEBHOOK_LOOPBACK_PORTS; docs/security.md, "Loopback only to the ports listed"). None unless given.
+   */
+  loopbackPorts?: readonly PortRange[];
+}
+
+/** The URL rules a webhook of this mode is checked by, at configure and at every delivery (docs/security.md). */
+export function webhookUrlRules(config: Config, livemode: boolean): UrlRules {
+  return {
+    livemode,
+    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
+    stackPorts: stackPorts(config),
+    loopbackPorts: config.WEBHOOK_LOOPBACK_PORTS,
+  };
 }
 
 const loopbackAllowed = (rules: UrlRules) => !rules.livemode && rules.allowLoopback;
@@ -88,27 +110,19 @@ const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'ht
 /** Does the URL name a port of the stack's own (refused on loopback even while loopback is allowed)? */
 const isStackPort = (url: URL, rules: UrlRules) => rules.stackPorts?.has(portOf(url)) ?? false;
 
-function ipv4Of(address: string): string | undefined {
-  if (isIP(address) === 4) return address;
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-}
+/** Does the URL name a loopback port the operator listed (WEBHOOK_LOOPBACK_PORTS)? */
+const isListedPort = (url: URL, rules: UrlRules) => {
+  const port = portOf(url);
+  return (rules.loopbackPorts ?? []).some(([low, high]) => port >= low && port <= high);
+};
 
-const loopback6 = new BlockList();
-loopback6.addAddress('::1', 'ipv6');
-
-/** 127.0.0.0/8 (also IPv4-mapped) and ::1. */
-function isLoopbackAddress(address: string): boolean {
-  const v4 = ipv4Of(address);
-  if (v4) return v4.startsWith('127.');
-  return isIP(address) === 6 && loopback6.check(address, 'ipv6');
-}
-
+/** Blocked as the IPv4 address it stands for, or as an IPv6 address (all of `::/96` stays blocked). */
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
   const v4 = ipv4Of(address);
-  if (v4) return blocked.check(v4, 'ipv4');
-  return blocked.check(address, 'ipv6');
+  if (v4 && blocked.check(v4, 'ipv4')) return true;
+  return family === 6 && blocked.check(address, 'ipv6');
 }
 
 /** May a configuration under these rules reach this address? */
@@ -128,17 +142,28 @@ function bareHost(url: URL): string {
 const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
+type ResolvedCheck = { ok: true; url: URL; loopback: boolean } | { ok: false; message: string };
 
 const PRIVATE = 'url host is a private, loopback, link-local or metadata address';
 const stackPortRefusal = (url: URL) =>
   `url port ${portOf(url)} on loopback is one the service's own stack listens on (API, metrics, Temporal or database): a webhook may never target it`;
+const unlistedPortRefusal = (url: URL) =>
+  `url port ${portOf(url)} on loopback is not one the operator allows: a test-mode webhook may reach loopback only on the ports WEBHOOK_LOOPBACK_PORTS lists`;
 const RESERVED =
   'url host is in a special-purpose range that is not globally reachable (documentation, discard, Teredo or IPv4-translated)';
+
+/** Why a loopback target under rules that allow loopback is refused: a port of the stack's, or one not listed; undefined when allowed. */
+function loopbackPortRefusal(url: URL, rules: UrlRules): string | undefined {
+  if (isStackPort(url, rules)) return stackPortRefusal(url);
+  if (!isListedPort(url, rules)) return unlistedPortRefusal(url);
+  return undefined;
+}
 
 /**
  * Syntax, scheme and literal-address rules, the same in both modes: absolute https, never a
  * private, link-local or metadata host. The one exception: loopback (plain http too) in test mode
- * while WEBHOOK_ALLOW_LOOPBACK is on. Names are resolved by `checkResolvedHost`.
+ * while WEBHOOK_ALLOW_LOOPBACK is on, and then only to a port WEBHOOK_LOOPBACK_PORTS lists that is
+ * none of the stack's own. Names are resolved by `checkResolvedHost`.
  */
 export function checkWebhookUrl(text: string, rules: UrlRules): UrlCheck {
   let url: URL;
@@ -163,14 +188,20 @@ export function checkWebhookUrl(text: string, rules: UrlRules): UrlCheck {
   } else if (url.protocol !== 'https:') {
     return { ok: false, message: 'url must use https' };
   }
-  if (loopbackOk) return isStackPort(url, rules) ? { ok: false, message: stackPortRefusal(url) } : { ok: true, url };
+  if (loopbackOk) {
+    const refusal = loopbackPortRefusal(url, rules);
+    return refusal ? { ok: false, message: refusal } : { ok: true, url };
+  }
   if (loopback || METADATA_NAMES.has(host) || (isIP(host) !== 0 && isBlockedAddress(host))) return { ok: false, message: PRIVATE };
   if (rules.livemode && isIP(host) !== 0 && isNotGloballyReachable(host)) return { ok: false, message: RESERVED };
   return { ok: true, url };
 }
 
-/** Every address the host resolves to must be allowed (checked at configure and at delivery). */
-export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<UrlCheck> {
+/**
+ * Every address the host resolves to must be allowed (checked at configure and at delivery).
+ * `loopback`: the host is or resolves to loopback (a delivery keeps no excerpt of its answer).
+ */
+export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<ResolvedCheck> {
   const host = bareHost(url);
   let addresses: string[];
   try {
@@ -178,7 +209,9 @@ export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<UrlC
   } catch {
     return { ok: false, message: `url host ${host} does not resolve` };
   }
-  if (isStackPort(url, rules) && addresses.some(isLoopbackAddress)) return { ok: false, message: stackPortRefusal(url) };
+  const loopback = isLoopbackName(host) || addresses.some(isLoopbackAddress);
+  if (loopback && isStackPort(url, rules)) return { ok: false, message: stackPortRefusal(url) };
+  if (loopback && loopbackAllowed(rules) && !isListedPort(url, rules)) return { ok: false, message: unlistedPortRefusal(url) };
   if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a, rules))) {
     return {
       ok: false,
@@ -187,7 +220,7 @@ export async function checkResolvedHost(url: URL, rules: UrlRules): Promise<UrlC
         : 'url host resolves to a private, loopback, link-local or metadata address',
     };
   }
-  return { ok: true, url };
+  return { ok: true, url, loopback };
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address?: string | dns.LookupAddress[], family?: number) => void;
@@ -224,11 +257,12 @@ const testAgents = {
 };
 
 /**
- * The agent a delivery to `url` under these rules connects through (every mode is checked at
- * connect time): to one of the stack's own ports, an agent that never connects to loopback, so a
- * name that resolves elsewhere at the check and to loopback at the connect reaches nothing of ours.
+ * The agent a delivery under these rules connects through (every mode is checked at connect time):
+ * only a target the checks found on loopback, and allowed there, may connect to loopback; any other
+ * connects through an agent that never does, so a name that resolves elsewhere at the check and to
+ * loopback at the connect reaches nothing on this machine.
  */
-export function deliveryAgent(rules: UrlRules, url: URL): Agent {
+export function deliveryAgent(rules: UrlRules, loopbackTarget: boolean): Agent {
   if (rules.livemode) return liveDeliveryAgent;
-  return rules.allowLoopback && !isStackPort(url, rules) ? testAgents.loopback : testAgents.strict;
+  return loopbackAllowed(rules) && loopbackTarget ? testAgents.loopback : testAgents.strict;
 }

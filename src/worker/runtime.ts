@@ -17,8 +17,10 @@ const LEVELS: Record<string, LogLevel> = {
 /**
  * Install the Temporal runtime once per process: SDK, workflow and activity logs go to the same
  * JSON logger as the API, and Core's own worker metrics are exported for `/metrics` to include.
+ * Resolves to the port Core's metrics listen on: a port of the stack's own, which no webhook may
+ * reach (src/stack.ts adds it to `stackPorts`; docs/security.md, "The stack's own ports").
  */
-export async function installRuntime(logger: Logger): Promise<void> {
+export async function installRuntime(logger: Logger): Promise<number> {
   const coreMetricsPort = await freePort();
   const bindAddress = `127.0.0.1:${coreMetricsPort}`;
   Runtime.install({
@@ -30,4 +32,5 @@ export async function installRuntime(logger: Logger): Promise<void> {
     telemetryOptions: { metrics: { prometheus: { bindAddress } } },
   });
   setCoreMetricsUrl(`http://${bindAddress}/metrics`);
+  return coreMetricsPort;
 }

@@ -19,7 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { CUSTODY_ACCOUNT_MISSING, INVALID_PAYOUT_TRANSITION, LIVE_PAYMENT, PAYOUT_STEP_REFUSED } from '../domain/failures';
-import { type PayoutAction, type PayoutFailureCode, checkPayoutTransition, isTerminalPayout } from '../domain/payout';
+import { type PayoutAction, type PayoutFailureCode, PAYOUT_RETURN_WINDOW, checkPayoutTransition, isTerminalPayout } from '../domain/payout';
 import { nextSimulatedStep } from '../domain/simulatedBank';
 import { type PayoutStoryState, payoutDetails, payoutStepSummary } from '../domain/payoutStory';
 import { clockAdvanceRefusal } from '../domain/paymentTimers';
@@ -61,10 +61,10 @@ export const enterFileUpdate = defineUpdate<PayoutRunState, [{ messageId: string
 export const getPayoutQuery = defineQuery<PayoutRunState>('getPayout');
 
 /**
- * How long a paid live payout's run waits for a return before it closes: SEPA allows returns for
- * weeks, ACH for 60 days after settlement. A return reported later is refused and listed for an operator.
+ * How long a paid live payout's run waits for a return before it closes (src/domain/payout.ts). A
+ * return reported later is refused and listed for an operator.
  */
-export const PAYOUT_RETURN_WINDOW = '90 days';
+export { PAYOUT_RETURN_WINDOW };
 
 // A step's write must happen, whatever the outage: retried without end (no maximumAttempts), a minute apart at most;
 // only a step the row refuses (workflow and read model disagree) stops, and fails the run for an operator.

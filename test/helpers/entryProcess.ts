@@ -6,6 +6,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { inject } from 'vitest';
+import { TEST_LOOPBACK_PORTS } from './stack';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -24,6 +25,7 @@ export function spawnEntry(entry: string, taskQueue: string, env: Record<string,
       TEMPORAL_TASK_QUEUE: taskQueue,
       // As test stacks: receivers on loopback, never on the shared dev server's ports.
       WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_LOOPBACK_PORTS: TEST_LOOPBACK_PORTS,
       STACK_PORTS: inject('temporalPorts'),
       ...env,
     },

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/lib/logger';
+import { ephemeralPortRange } from '../../src/lib/net';
 import { auditScheduleId } from '../../src/services/audit';
 import { type ApiServer, type Services, buildStack } from '../../src/stack';
 
@@ -36,6 +37,13 @@ export interface TestAccount {
   live_api_key: string;
 }
 
+/**
+ * The loopback ports test stacks let webhooks reach (WEBHOOK_LOOPBACK_PORTS): the machine's ephemeral
+ * range, where every receiver of a test listens (port 0), and 9 and 4567, which tests name as closed
+ * receivers; the stack's own ports stay refused inside them (docs/security.md).
+ */
+export const TEST_LOOPBACK_PORTS = `9,4567,${ephemeralPortRange()}`;
+
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const address = env.TEMPORAL_ADDRESS ?? inject('temporalAddress');
   const taskQueue = `test-${randomUUID()}`;
@@ -52,6 +60,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     AUDIT_SIGNING_KEY: inject('auditSigningKey'),
     // Tests receive webhooks on loopback, never on the shared dev server's ports; metrics on any free port.
     WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_LOOPBACK_PORTS: TEST_LOOPBACK_PORTS,
     STACK_PORTS: inject('temporalPorts'),
     API_METRICS_PORT: '0',
     ...env,

@@ -58,7 +58,8 @@ describe('state machine table', () => {
 
 describe('webhook URL policy', () => {
   const LIVE = { livemode: true, allowLoopback: false };
-  const TEST = { livemode: false, allowLoopback: true }; // test mode with WEBHOOK_ALLOW_LOOPBACK on
+  // Test mode with WEBHOOK_ALLOW_LOOPBACK on and port 4000 listed in WEBHOOK_LOOPBACK_PORTS.
+  const TEST = { livemode: false, allowLoopback: true, loopbackPorts: [[4000, 4000]] as const };
   it('blocks private, loopback, link-local and metadata addresses', () => {
     for (const a of [
       '127.0.0.1',

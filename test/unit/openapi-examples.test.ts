@@ -80,11 +80,11 @@ describe('OpenAPI examples and descriptions', () => {
     const transition = paths['/api/v1/payments/{id}/release'].post;
     expect(transition.requestBody?.required).toBe(false);
     expect(paths['/api/v1/payments'].post.requestBody?.required).toBe(true);
-    // A create has no status to refuse a transition from: its 409s are the Idempotency-Key's, the open payments' quota and a rejected recipient.
+    // A create has no status to refuse a transition from: its 409s are the Idempotency-Key's, the open payments' quota, a rejected recipient and an erased one.
     const createConflicts = paths['/api/v1/payments'].post.responses['409'].content?.['application/json'].examples ?? {};
     expect(Object.values(createConflicts).map((e) => S.ErrorResponse.parse(e.value).error.code)).toEqual(
-      expect.arrayContaining(['idempotency_conflict', 'open_payment_limit_reached', 'recipient_not_payable']),
+      expect.arrayContaining(['idempotency_conflict', 'open_payment_limit_reached', 'recipient_not_payable', 'recipient_erased']),
     );
-    expect(Object.keys(createConflicts)).toHaveLength(3);
+    expect(Object.keys(createConflicts)).toHaveLength(4);
   });
 });

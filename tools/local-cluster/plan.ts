@@ -9,6 +9,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { ephemeralPortRange } from '../../src/lib/net';
 import { binaryDirs } from './binaries';
 import {
   ROOT,
@@ -343,6 +344,7 @@ export function planCluster(opts: {
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
     WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
+    WEBHOOK_LOOPBACK_PORTS: env.WEBHOOK_LOOPBACK_PORTS ?? ephemeralPortRange(),
     // But never a port of this stack: each process's settings name its own, this the others'.
     STACK_PORTS: clusterPorts(settings, ports, Number(pg.port)).join(','),
   };

@@ -1021,7 +1021,7 @@ export interface paths {
         head?: never;
         /**
          * Change a recipient's e-mail, name or metadata
-         * @description A change is a recipient.updated event. Payments already created keep the e-mail they were created with.
+         * @description A change is a recipient.updated event. Payments already created keep the e-mail they were created with. An erased recipient takes no change (409 recipient_erased).
          */
         patch: operations["patchRecipientsId"];
         trace?: never;
@@ -1037,7 +1037,7 @@ export interface paths {
         put?: never;
         /**
          * Report a recipient's verification
-         * @description The platform (or its identity-verification vendor, through it) reports the outcome; the service examines no documents. payouts_enabled becomes true exactly when status is verified and requirements.past_due is empty; when it does, one ledger entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event.
+         * @description The platform (or its identity-verification vendor, through it) reports the outcome; the service examines no documents. payouts_enabled becomes true exactly when status is verified and requirements.past_due is empty; when it does, one ledger entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event. An erased recipient takes no report (409 recipient_erased).
          */
         post: operations["postRecipientsIdVerification"];
         delete?: never;
@@ -1057,7 +1057,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a recipient's personal data
-         * @description Once nothing is pending, available or in transit for it and no payment not yet released, cancelled or refunded names it (otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them (the recipient, its events’ delivery bodies, stored idempotent answers). Its id, country, verification and amounts stay; payments that named it keep their own recipient_email until they are redacted themselves. Idempotent.
+         * @description Once nothing is pending, available or in transit for it, no paid payout of its is inside its 90-day return window (a bank may still return it: the 409 names the payout and when the window closes) and no payment not yet released, cancelled or refunded names it (otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them (the recipient, its events’ delivery bodies, stored idempotent answers). Its id, country, verification and amounts stay; payments that named it keep their own recipient_email until they are redacted themselves. Idempotent. Once erased, it takes no more changes, verification reports, bank accounts, payments or payouts (409 recipient_erased).
          */
         post: operations["postRecipientsIdRedact"];
         delete?: never;
@@ -1098,7 +1098,7 @@ export interface paths {
         put?: never;
         /**
          * Add a bank account to a recipient
-         * @description An IBAN (mod 97 and the country format) or, for a US account in USD, a routing number (ABA checksum) and an account number. The full number is stored sealed and never shown again: the answer shows last4 and a fingerprint. The first account in a currency becomes its default.
+         * @description An IBAN (mod 97 and the country format) or, for a US account in USD, a routing number (ABA checksum) and an account number. The full number is stored sealed and never shown again: the answer shows last4 and a fingerprint. The first account in a currency becomes its default. An erased recipient takes none (409 recipient_erased).
          */
         post: operations["postRecipientsIdBank_accounts"];
         delete?: never;
@@ -1907,7 +1907,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "recipient_not_payable" | "recipient_in_use" | "bank_account_in_use" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -3020,6 +3020,10 @@ export interface components {
             queued: number;
             /** @description More failed deliveries remain since that time: call again */
             has_more: boolean;
+            /** @description Deliveries since that time still pending: their series is retrying them on its own schedule, so recover queues none of them (resend one to try it now) */
+            pending: number;
+            /** @description What was queued and what was left, in words: a queued 0 says why */
+            message: string;
         };
         WebhookResent: {
             /** @constant */
@@ -3633,7 +3637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description open_payment_limit_reached: the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting); or recipient_not_payable: the recipient a payment (or milestone) names may not be paid: its verification is `rejected` (`details.field` names the field, `details.recipient` the recipient); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description open_payment_limit_reached: the account and mode already have MAX_OPEN_PAYMENTS_LIVE (default 1,000,000) or MAX_OPEN_PAYMENTS_TEST (default 10,000) open payments, those not released, cancelled or refunded; wait for one to end (`details.limit` says how many, `details.setting` which setting); or recipient_not_payable: the recipient a payment (or milestone) names may not be paid: its verification is `rejected` (`details.field` names the field, `details.recipient` the recipient); or recipient_erased: the recipient was erased (`POST /recipients/:id/redact`): it takes no more changes, verification reports, bank accounts, payments or payouts; create a new recipient (`details.erased_at` says when, `details.field` the field that named it, when one did); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11766,7 +11770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description test_send_limit_reached: this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC); send again in the next hour (`details.limit` says how many); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description test_send_limit_reached: this webhook configuration was sent MAX_TEST_SENDS_PER_WEBHOOK_HOUR (default 60) test events in this clock hour (UTC), or the account's configurations of this mode MAX_TEST_SENDS_PER_ACCOUNT_HOUR (default 60) together, deleted ones included; send again in the next hour (`details.limit` says how many, `details.setting` which limit); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12101,7 +12105,9 @@ export interface operations {
                      *         "dlv_01JQ8Z3N4X5Y6Z7A8B9C0D1E2K"
                      *       ],
                      *       "queued": 1,
-                     *       "has_more": false
+                     *       "has_more": false,
+                     *       "pending": 0,
+                     *       "message": "1 failed delivery queued for a new series of attempts"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookRecovered"];
@@ -14578,6 +14584,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description recipient_erased: the recipient was erased (`POST /recipients/:id/redact`): it takes no more changes, verification reports, bank accounts, payments or payouts; create a new recipient (`details.erased_at` says when, `details.field` the field that named it, when one did) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "recipient_erased",
+                     *         "message": "recipient: recipient rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M was erased at 2026-12-01T09:30:00.000Z; it takes no more changes, bank accounts, payments or payouts: create a new recipient",
+                     *         "details": {
+                     *           "recipient": "rcp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2M",
+                     *           "erased_at": "2026-12-01T09:30:00.000Z",
+                     *           "field": "recipient"
+                     *         }
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description payload_too_large: the body is larger than 100 KB */
             413: {
                 headers: {
@@ -14789,7 +14819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description recipient_erased: the recipient was erased (`POST /recipients/:id/redact`): it takes no more changes, verification reports, bank accounts, payments or payouts; create a new recipient (`details.erased_at` says when, `details.field` the field that named it, when one did); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14797,15 +14827,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "idempotency_conflict",
-                     *         "message": "this Idempotency-Key was used with a different request"
-                     *       },
-                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -15015,7 +15036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description recipient_in_use: the recipient cannot be erased yet: money is still pending, available or in transit for it, or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance` or `open_payment`); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description recipient_in_use: the recipient cannot be erased yet: money is still pending, available or in transit for it, a paid payout of its is still inside its return window (a bank may return it, and the money would be owed to it again: `details.payout` and `details.return_window_closes_at`, after which it can be erased), or a payment not yet released, cancelled or refunded names it (`details.reason`: `balance`, `return_window` or `open_payment`); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15531,7 +15552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description recipient_erased: the recipient was erased (`POST /recipients/:id/redact`): it takes no more changes, verification reports, bank accounts, payments or payouts; create a new recipient (`details.erased_at` says when, `details.field` the field that named it, when one did); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15539,15 +15560,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "idempotency_conflict",
-                     *         "message": "this Idempotency-Key was used with a different request"
-                     *       },
-                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -16080,7 +16092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description payouts_not_enabled: the recipient's payouts are not enabled: its verification is not `verified`, or requirements are past due (docs/payouts.md); or no_payable_bank_account: the bank account named, or the recipient's default in the currency, cannot take the payout: there is none, it is `errored` or `disabled`, or it receives another currency; or insufficient_available_balance: the recipient's `available` balance in the currency does not cover the payout (`details.available`, major units): of two payouts racing for the same money, one is created; or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description payouts_not_enabled: the recipient's payouts are not enabled: its verification is not `verified`, or requirements are past due (docs/payouts.md); or no_payable_bank_account: the bank account named, or the recipient's default in the currency, cannot take the payout: there is none, it is `errored` or `disabled`, or it receives another currency; or insufficient_available_balance: the recipient's `available` balance in the currency does not cover the payout (`details.available`, major units): of two payouts racing for the same money, one is created; or recipient_erased: the recipient was erased (`POST /recipients/:id/redact`): it takes no more changes, verification reports, bank accounts, payments or payouts; create a new recipient (`details.erased_at` says when, `details.field` the field that named it, when one did); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

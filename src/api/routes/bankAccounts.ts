@@ -22,9 +22,10 @@ export function bankAccountRoutes(bankAccounts: BankAccountsService) {
       description:
         'An IBAN (mod 97 and the country format) or, for a US account in USD, a routing number (ABA checksum) and an account number. ' +
         'The full number is stored sealed and never shown again: the answer shows last4 and a fingerprint. The first account in a ' +
-        'currency becomes its default.',
+        'currency becomes its default. An erased recipient takes none (409 recipient_erased).',
       body: CreateBankAccountRequest,
       responses: { 201: { description: 'The bank account, status new', schema: BankAccount } },
+      errors: ['recipient_erased'],
     },
     async (ctx, { body }) => {
       ctx.status = 201;

@@ -84,7 +84,7 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
       summary: 'Create a payment (starts its workflow)',
       body: createPaymentRequest(maxAmount),
       responses: { 201: { description: 'The payment, status pending_deposit', schema: Payment } },
-      errors: ['open_payment_limit_reached', 'recipient_not_payable'],
+      errors: ['open_payment_limit_reached', 'recipient_not_payable', 'recipient_erased'],
     },
     async (ctx, { body }) => {
       ctx.status = 201;

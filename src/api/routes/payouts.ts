@@ -25,7 +25,7 @@ export function payoutRoutes(payouts: PayoutsService) {
         'A test payout is paid by the simulated bank (docs/payouts.md); a live one goes out in the next pain.001 file.',
       body: CreatePayoutRequest,
       responses: { 201: { description: 'The payout, status pending', schema: Payout } },
-      errors: ['payouts_not_enabled', 'no_payable_bank_account', 'insufficient_available_balance'],
+      errors: ['payouts_not_enabled', 'no_payable_bank_account', 'insufficient_available_balance', 'recipient_erased'],
     },
     async (ctx, { body }) => {
       ctx.status = 201;

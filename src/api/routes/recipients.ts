@@ -71,9 +71,12 @@ export function recipientRoutes(recipients: RecipientsService) {
       path: '/recipients/:id',
       tag,
       summary: "Change a recipient's e-mail, name or metadata",
-      description: 'A change is a recipient.updated event. Payments already created keep the e-mail they were created with.',
+      description:
+        'A change is a recipient.updated event. Payments already created keep the e-mail they were created with. ' +
+        'An erased recipient takes no change (409 recipient_erased).',
       body: UpdateRecipientRequest,
       responses: { 200: { description: 'The recipient', schema: Recipient } },
+      errors: ['recipient_erased'],
     },
     async (ctx, { body }) => {
       ctx.body = recipientView(await recipients.update(scopeOf(ctx.state.principal!), ctx.params.id, body));
@@ -89,9 +92,11 @@ export function recipientRoutes(recipients: RecipientsService) {
       description:
         'The platform (or its identity-verification vendor, through it) reports the outcome; the service examines no documents. ' +
         'payouts_enabled becomes true exactly when status is verified and requirements.past_due is empty; when it does, one ledger ' +
-        "entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event.",
+        "entry moves everything in the recipient's pending balances to available (docs/money.md). A change is a recipient.updated event. " +
+        'An erased recipient takes no report (409 recipient_erased).',
       body: RecipientVerificationRequest,
       responses: { 200: { description: 'The recipient', schema: Recipient } },
+      errors: ['recipient_erased'],
     },
     async (ctx, { body }) => {
       const report = { status: body.status, requirements: body.requirements, disabledReason: body.disabled_reason };
@@ -106,10 +111,12 @@ export function recipientRoutes(recipients: RecipientsService) {
       tag,
       summary: "Erase a recipient's personal data",
       description:
-        'Once nothing is pending, available or in transit for it and no payment not yet released, cancelled or refunded names it ' +
-        '(otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them ' +
+        'Once nothing is pending, available or in transit for it, no paid payout of its is inside its 90-day return window ' +
+        '(a bank may still return it: the 409 names the payout and when the window closes) and no payment not yet released, ' +
+        'cancelled or refunded names it (otherwise 409 recipient_in_use): its e-mail, name and metadata become "[redacted]" everywhere the service keeps them ' +
         '(the recipient, its events’ delivery bodies, stored idempotent answers). Its id, country, verification and amounts stay; ' +
-        'payments that named it keep their own recipient_email until they are redacted themselves. Idempotent.',
+        'payments that named it keep their own recipient_email until they are redacted themselves. Idempotent. Once erased, it ' +
+        'takes no more changes, verification reports, bank accounts, payments or payouts (409 recipient_erased).',
       responses: { 200: { description: 'The recipient, erased', schema: Recipient } },
       errors: ['recipient_in_use'],
     },

@@ -155,9 +155,16 @@ export function webhookRoutes(webhooks: WebhooksService) {
       responses: { 202: { description: 'The deliveries resent', schema: WebhookRecovered } },
     },
     async (ctx, { body: { since } }) => {
-      const { ids, hasMore } = await webhooks.recover(scope(ctx.state), ctx.params.id, new Date(since));
+      const { ids, hasMore, pending } = await webhooks.recover(scope(ctx.state), ctx.params.id, new Date(since));
       ctx.status = 202;
-      ctx.body = { success: true, delivery_ids: ids, queued: ids.length, has_more: hasMore };
+      ctx.body = {
+        success: true,
+        delivery_ids: ids,
+        queued: ids.length,
+        has_more: hasMore,
+        pending,
+        message: recoverMessage(ids.length, pending),
+      };
     },
   );
 
@@ -210,4 +217,18 @@ export function webhookRoutes(webhooks: WebhooksService) {
   );
 
   return routes;
+}
+
+/** A recover's answer in words: what it queued, and the pending deliveries it left to their series (docs/webhooks.md). */
+function recoverMessage(queued: number, pending: number): string {
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const queuedText =
+    queued === 0
+      ? 'no failed delivery to queue'
+      : `${plural(queued, 'failed delivery')} queued for a new series of attempts`.replace('deliverys', 'deliveries');
+  if (pending === 0) return queuedText;
+  return `${queuedText}; ${plural(pending, 'delivery')} since then ${pending === 1 ? 'is' : 'are'} still pending, retried by ${pending === 1 ? 'its' : 'their'} series on ${pending === 1 ? 'its' : 'their'} own schedule (recover queues only failed ones; resend one to try it now)`.replace(
+    'deliverys',
+    'deliveries',
+  );
 }

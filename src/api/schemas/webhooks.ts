@@ -110,8 +110,22 @@ export const WebhookRecovered = component(
     delivery_ids: z.array(z.string()).describe('The deliveries queued for a new series of attempts, oldest first'),
     queued: z.number().int().describe('How many were queued: at most RECOVER_MAX_DELIVERIES (default 1,000) per call'),
     has_more: z.boolean().describe('More failed deliveries remain since that time: call again'),
+    pending: z
+      .number()
+      .int()
+      .describe(
+        'Deliveries since that time still pending: their series is retrying them on its own schedule, so recover queues none of them (resend one to try it now)',
+      ),
+    message: z.string().describe('What was queued and what was left, in words: a queued 0 says why'),
   }),
-  { success: true, delivery_ids: [S.delivery.id], queued: 1, has_more: false },
+  {
+    success: true,
+    delivery_ids: [S.delivery.id],
+    queued: 1,
+    has_more: false,
+    pending: 0,
+    message: '1 failed delivery queued for a new series of attempts',
+  },
 );
 
 /** What every webhook delivery's body holds (docs/webhooks.md): one envelope per event name. */
