@@ -4,41 +4,14 @@
  * change it agrees with its workflow. A mismatch forged in PostgreSQL is reported, naming the payout.
  */
 import { expect, it } from 'vitest';
-import { useAccount, useStack, validPayment } from './helpers/stack';
+import { paidTestPayout } from './helpers/payouts';
+import { useAccount, useStack } from './helpers/stack';
 
 const stack = useStack();
 const account = useAccount(stack);
-const DAY = 86_400;
-
-async function ok(res: { status: number; body: unknown }, status = 200) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  return res.body as any;
-}
 
 /** A paid test payout of 50 EUR to a new recipient. */
-async function paidPayout(key: string) {
-  const recipient = (
-    await ok(await stack.http.post('/api/v1/recipients', { key, body: { email: 'payee@example.com', country: 'DE' } }), 201)
-  ).id as string;
-  await ok(await stack.http.post(`/api/v1/recipients/${recipient}/verification`, { key, body: { status: 'verified' } }));
-  await ok(
-    await stack.http.post(`/api/v1/recipients/${recipient}/bank_accounts`, {
-      key,
-      body: { account_holder_name: 'Payee', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
-    }),
-    201,
-  );
-  const { recipient_email: _e, ...body } = validPayment({ amount: 50, currency: 'EUR', recipient });
-  const payment = await ok(await stack.http.post('/api/v1/payments', { key, body }), 201);
-  for (const action of ['deposit', 'approve', 'release'])
-    await ok(await stack.http.post(`/api/v1/payments/${payment.id}/${action}`, { key, body: {} }));
-  const payout = await ok(await stack.http.post('/api/v1/payouts', { key, body: { recipient, currency: 'EUR' } }), 201);
-  await ok(await stack.http.post(`/api/v1/test_helpers/payouts/${payout.id}/advance`, { key, body: { seconds: 2 * DAY } }));
-  await expect
-    .poll(async () => (await stack.http.get(`/api/v1/payouts/${payout.id}`, { key })).body.status, { timeout: 20_000 })
-    .toBe('paid');
-  return payout.id as string;
-}
+const paidPayout = async (key: string) => (await paidTestPayout(stack, key, { email: 'payee@example.com', holder: 'Payee' })).payout;
 
 it('a paid payout checks clean; its status forged to failed is reported against its entries and its workflow, naming it', async () => {
   const key = account.test_api_key;

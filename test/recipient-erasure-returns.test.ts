@@ -6,11 +6,11 @@
  */
 import { expect, it } from 'vitest';
 import { PAYOUT_RETURN_WINDOW_MS } from '../src/domain/payout';
+import { paidTestPayout } from './helpers/payouts';
 import { useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack();
 const account = useAccount(stack);
-const DAY = 86_400;
 
 async function ok(res: { status: number; body: unknown }, status = 200) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -19,26 +19,8 @@ async function ok(res: { status: number; body: unknown }, status = 200) {
 
 it('a paid payout inside its return window stops erasure with a 409 naming when it closes; after it, erasure goes through', async () => {
   const key = account.test_api_key;
-  const recipient = (
-    await ok(await stack.http.post('/api/v1/recipients', { key, body: { email: 'paid.person@example.com', country: 'DE' } }), 201)
-  ).id as string;
-  await ok(await stack.http.post(`/api/v1/recipients/${recipient}/verification`, { key, body: { status: 'verified' } }));
-  await ok(
-    await stack.http.post(`/api/v1/recipients/${recipient}/bank_accounts`, {
-      key,
-      body: { account_holder_name: 'Paid Person', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
-    }),
-    201,
-  );
-  const { recipient_email: _e, ...body } = validPayment({ amount: 50, currency: 'EUR', recipient });
-  const payment = await ok(await stack.http.post('/api/v1/payments', { key, body }), 201);
-  for (const action of ['deposit', 'approve', 'release'])
-    await ok(await stack.http.post(`/api/v1/payments/${payment.id}/${action}`, { key, body: {} }));
-  const payout = await ok(await stack.http.post('/api/v1/payouts', { key, body: { recipient, currency: 'EUR' } }), 201);
-  await ok(await stack.http.post(`/api/v1/test_helpers/payouts/${payout.id}/advance`, { key, body: { seconds: 2 * DAY } }));
-  await expect
-    .poll(async () => (await stack.http.get(`/api/v1/payouts/${payout.id}`, { key })).body.status, { timeout: 20_000 })
-    .toBe('paid');
+  const { recipient, payout: payoutId } = await paidTestPayout(stack, key, { email: 'paid.person@example.com', holder: 'Paid Person' });
+  const payout = { id: payoutId };
   // Nothing pending, available or in transit: all of it paid out, and a bank may still return it.
   const [eur] = (await ok(await stack.http.get(`/api/v1/recipients/${recipient}/balance`, { key }))).balances;
   expect(eur).toMatchObject({ available: 0, in_transit: 0, pending: 0, paid_out: 50 });
