@@ -145,6 +145,8 @@ export const LOCAL_DIFFERENCES: Record<string, Record<string, string>> = {
       'the stack’s own role (stackRoles: <database>_api): roles belong to the whole server, which several stacks may share',
     DATABASE_WORKER_ROLE: 'the stack’s own role (stackRoles: <database>_worker), as DATABASE_API_ROLE',
     TEMPORAL_ADDRESS: '127.0.0.1:TEMPORAL_PORT instead of the compose service name',
+    PAYOUT_OUTBOX_DIR: 'a folder of the stack’s own data directory, where compose mounts the payout-outbox volume',
+    BANK_INBOX_DIR: 'a folder of the stack’s own data directory, where compose mounts the bank-inbox volume',
   },
 };
 
@@ -180,6 +182,8 @@ export function planCluster(opts: {
   root?: string;
   nodePath?: string;
   uiRoot?: string;
+  /** The stack's own folder (stack-cluster.ts: STACK_DATA_DIR): the payout outbox and the bank inbox live in it. */
+  dataDir?: string;
 }): Plan {
   const { settings, ports, secrets } = opts;
   const env = opts.env ?? {};
@@ -212,6 +216,7 @@ export function planCluster(opts: {
     PAYMENTS_WORKER_DB_PASSWORD: '-',
   };
   const roles = stackRoles(appDb);
+  const dataDir = opts.dataDir ?? path.join(root, '.data', 'cluster', appDb);
   // As compose: api and workers connect as their own roles, to the same server and database.
   const roleUrl = (role: string) => {
     const url = new URL(settings.DATABASE_URL);
@@ -341,6 +346,8 @@ export function planCluster(opts: {
     DATABASE_API_ROLE: roles.api,
     DATABASE_WORKER_ROLE: roles.worker,
     TEMPORAL_ADDRESS: temporalAddress,
+    PAYOUT_OUTBOX_DIR: path.join(dataDir, 'payout-outbox'),
+    BANK_INBOX_DIR: path.join(dataDir, 'bank-inbox'),
     WEBHOOK_SECRET_KEY: secrets.WEBHOOK_SECRET_KEY,
     // Webhook receivers of this one-machine stack are on loopback (the cluster tests' receivers too).
     WEBHOOK_ALLOW_LOOPBACK: env.WEBHOOK_ALLOW_LOOPBACK ?? 'true',
@@ -387,14 +394,19 @@ export function planCluster(opts: {
       stopGraceMs: 20_000,
     });
   }
+  // What compose gives the workers beyond the app's shared environment (the custody account's settings).
+  const apiCompose = composeValues(services.api, env, required);
+  const workerOnly = Object.fromEntries(
+    Object.entries(composeValues(services.worker, env, required)).filter(([name]) => !(name in apiCompose)),
+  );
   for (let i = 0; i < replicas; i++) {
     const metrics = metricsEnv(API_REPLICAS + i);
     steps.push({
       service: 'worker',
       name: `worker-${i + 1}`,
       ...command('worker'),
-      // As compose: only workers hold the tree-head signing key.
-      env: { ...appEnv, DATABASE_URL: roleUrl(roles.worker), ...metrics, AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY },
+      // As compose: only workers hold the tree-head signing key and the custody account's settings.
+      env: { ...appEnv, ...workerOnly, DATABASE_URL: roleUrl(roles.worker), ...metrics, AUDIT_SIGNING_KEY: secrets.AUDIT_SIGNING_KEY },
       cwd: root,
       kind: 'service',
       health: { http: `http://127.0.0.1:${metrics.WORKER_METRICS_PORT}/healthz` },

@@ -291,7 +291,7 @@ async function main() {
     metrics,
   };
   const uiRoot = path.join(dataDir, 'temporal-ui');
-  const plan: Plan = planCluster({ settings, ports, secrets, env: process.env, uiRoot });
+  const plan: Plan = planCluster({ settings, ports, secrets, env: process.env, uiRoot, dataDir });
   // The UI image's configuration, as its start script makes it: the dockerize template rendered over the
   // environment (older releases), or config/docker.yaml that ui-server templates itself (newer ones).
   const ui = plan.steps.find((s) => s.service === 'temporal-ui')!;
