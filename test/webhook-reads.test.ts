@@ -81,7 +81,9 @@ describe('recover and retry now', () => {
       receiver.comeBack();
       const recovered = await stack.http.post(`/api/v1/webhooks/${hook.id}/recover`, { key, body: { since } });
       expect(recovered.status).toBe(202);
-      expect(recovered.body).toEqual({ success: true, delivery_ids: [], queued: 0, has_more: false });
+      // Nothing queued, and the answer says the one delivery still pending is its series' (pending: 1).
+      expect(recovered.body).toMatchObject({ success: true, delivery_ids: [], queued: 0, has_more: false, pending: 1 });
+      expect(recovered.body.message).toContain('1 delivery since then is still pending');
 
       const resend = await stack.http.post(`${log}/${pending.id}/resend`, { key });
       expect(resend.status).toBe(202);

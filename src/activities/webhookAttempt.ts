@@ -11,6 +11,7 @@ import { recordAttempt } from '../db/attemptLog';
 import { webhookDeliveries, webhookDuration } from '../lib/metrics';
 import { signWebhookBody, standardWebhookHeaders } from '../webhookRules/signature';
 import { checkResolvedHost, checkWebhookUrl, deliveryAgent, webhookUrlRules } from '../webhookRules/urlPolicy';
+import { readExcerpt } from '../webhookRules/excerpt';
 import type { ActivityResources } from './resources';
 import { WEBHOOK_DELIVERY_FAILED, WEBHOOK_DISABLED, WEBHOOK_GONE, WEBHOOK_URL_REFUSED } from '../domain/failures';
 
@@ -140,28 +141,4 @@ export async function attemptDelivery(
   }
   log.info({ attempt, status_code: statusCode, duration_ms: durationMs }, 'webhook delivered');
   return { outcome: 'succeeded' };
-}
-
-const EXCERPT_BYTES = 1024;
-
-/** The first 1 KB of a receiver's answer, as text PostgreSQL can store; the rest is not read. */
-async function readExcerpt(body: ReadableStream<Uint8Array> | null): Promise<string | null> {
-  if (!body) return null;
-  const reader = body.getReader();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(Buffer.from(value));
-      size += value.byteLength;
-    }
-  } catch {
-    // An answer cut short still has the part read.
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-  return text.replace(/\u0000/g, '').toWellFormed();
 }
