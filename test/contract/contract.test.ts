@@ -425,9 +425,13 @@ describe('every operation through Prism’s validating proxy', () => {
 
   it('exercised every documented operation with an answer of success and (but the probes) a refusal', () => {
     const missing: string[] = [];
+    // No success to send here: the retired POST answers 410 only (docs/bank.md), and a bank file is seen by
+    // a tenant only once the operator's inbox took one touching its payouts, which
+    // test/payouts-live.test.ts does (its `seen`, 200 with the tenant's entries).
+    const NO_SUCCESS_HERE = ['post /api/v1/bank_files', 'get /api/v1/bank_files/{id}'];
     for (const op of documented) {
       const seen = exchanges.filter((e) => e.operation === op);
-      if (!seen.some((e) => e.status < 300)) missing.push(`${op}: no success`);
+      if (!NO_SUCCESS_HERE.includes(op) && !seen.some((e) => e.status < 300)) missing.push(`${op}: no success`);
       if (!/^get \/(healthz|readyz)$/.test(op) && !seen.some((e) => e.status >= 400)) missing.push(`${op}: no refusal`);
     }
     expect(missing).toEqual([]);
