@@ -10,7 +10,8 @@
  * against real PostgreSQL (DATABASE_URL, default the test database) and a Temporal dev server started here.
  *
  * Not carried out, because they act on the image's operating system rather than the application:
- * `apt-get` lines (tini), `npm cache clean` (image size only; here it would wipe this machine's npm cache),
+ * `apt-get` lines (tini), folders made and owned at the image's absolute paths (the volumes' mount points,
+ * `mkdir -p /… && chown -R node:node /…`), `npm cache clean` (image size only; here it would wipe this machine's npm cache),
  * USER, and the tini ENTRYPOINT (the command runs as `node`, as under tini). Usage: bash tools/local-cluster/image-check.sh
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -50,6 +51,12 @@ export function instructions(text: string): { op: string; rest: string }[] {
 function run(cmd: string, stage: Stage): void {
   if (/\bapt-get\b/.test(cmd)) {
     say(`  skip (image OS): ${cmd}`);
+    return;
+  }
+  // Folders made and owned at absolute paths of the image (the volumes' mount points, for its `node`
+  // user): here they would be this machine's, which has no such user.
+  if (cmd.split('&&').every((c) => /^\s*(mkdir -p|chown -R \S+)( \/[\w/.-]+)+\s*$/.test(c))) {
+    say(`  skip (image file system): ${cmd}`);
     return;
   }
   const cmds = cmd
