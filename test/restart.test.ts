@@ -10,24 +10,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/lib/net';
 import { eventually } from './helpers/stack';
+import { processesMentioning } from './helpers/entryProcess';
 
 const ROOT = path.resolve(__dirname, '..');
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
-
-/** Processes whose command line mentions `text` (the dev server gets `--db-filename <DATA_DIR>/…`). */
-function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      /* gone */
-    }
-  }
-  return pids;
-}
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');

@@ -2,6 +2,7 @@
  * One of the project's entry files (src/bin/api.ts, src/bin/worker.ts, …) as its own process, the way
  * `npm run` starts it, against this run's Temporal dev server and PostgreSQL.
  */
+import fs from 'node:fs';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -31,4 +32,18 @@ export function spawnEntry(entry: string, taskQueue: string, env: Record<string,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Processes whose command line mentions `text` (the dev server gets `--db-filename <DATA_DIR>/…`). */
+export function processesMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
 }
