@@ -3,51 +3,56 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The import directions of docs/architecture.md ("Rooms and the direction of imports"): for each
- * room, the rooms and packages it must never import (type imports included).
+ * The import directions of docs/architecture.md ("Rooms, and the direction of imports"): rooms are
+ * concepts (src/payments, src/ledger, …), and inside every room a file's kind is its suffix
+ * (`.rules`, `.routes`, …). For each kind, the kinds it must never import (type imports included),
+ * told by the import's own path.
  */
 function importDirections() {
-  const room = (...names) => ({
-    regex: `^(\\.\\./)+(${names.join('|')})(/|$)`,
-    message: 'docs/architecture.md: imports run one way (entry points → stack → api/worker → services/activities → workflows/db → domain)',
-  });
-  const packages = (...names) => names.map((name) => ({ regex: `^${name}(/|$)`, message: 'docs/architecture.md: not in this room' }));
+  const message = 'docs/architecture.md: imports run one way (entry points → stack → http/worker → services/activities → workflows/repositories → rules)';
+  const kind = {
+    http: '\\.(routes|schemas|middleware)$|(^|/)http/',
+    service: '\\.service$|(^|/)services$',
+    worker: '(^|/)worker/',
+    activities: '\\.activities$|(^|/)(activities|activityResources)$',
+    workflow: '\\.(workflow|messages)$',
+    repository: '\\.repository$|(^|/)database/',
+    format: '\\.format$',
+    rules: '\\.rules$',
+    lib: '(^|/)lib/|(^|/)config$',
+    entry: '(^|/)(main|stack|demo|localSecrets)$|(^|/)bin/',
+  };
+  const never = (...kinds) => ({ regex: `^\\.\\.?/.*(${kinds.map((k) => kind[k]).join('|')})`, message });
+  const only = (allowed, why) => ({ regex: `^\\.\\.?/(?!(.*/)?(${allowed}))`, message: `docs/architecture.md: ${why}` });
+  const packages = (...names) => names.map((name) => ({ regex: `^${name}(/|$)`, message: 'docs/architecture.md: not in this kind of file' }));
+  const io = ['@temporalio/client', '@temporalio/worker', 'knex', 'pg', 'node:fs', 'node:http'];
   const rule = (files, ...patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
-  const entry = ['stack', 'main', 'bin'];
+  // Plain helpers of a room (no kind suffix): what src/platform/lib holds, kept beside their concept.
+  const helpers = ['src/webhooks/{addresses,responseExcerpt,retrySchedule,secretBox,signature,urlPolicy}.ts', 'src/audit/ed25519.ts', 'src/payouts/outboxFile.ts', 'src/platform/lib/**'];
   return [
     rule(
-      ['src/api/**'],
-      room('db', 'workflows', 'activities', 'worker', ...entry),
+      ['src/**/*.routes.ts', 'src/**/*.schemas.ts', 'src/**/*.middleware.ts', 'src/platform/http/**'],
+      never('repository', 'workflow', 'activities', 'worker', 'entry'),
       ...packages('@temporalio/client', '@temporalio/worker', 'knex', 'pg'),
     ),
-    rule(['src/worker/**'], room('api', 'services', ...entry)),
-    rule(['src/services/**'], room('api', 'worker', 'activities', ...entry)),
-    rule(['src/activities/**'], room('api', 'services', 'worker', 'workflows', ...entry)),
+    rule(['src/platform/worker/**'], never('http', 'service', 'entry')),
+    rule(['src/**/*.service.ts', 'src/platform/services.ts'], never('http', 'worker', 'activities', 'entry')),
+    rule(['src/**/*.activities.ts', 'src/platform/activities.ts'], never('http', 'service', 'worker', 'workflow', 'entry')),
     rule(
-      ['src/workflows/**'],
-      room('api', 'services', 'worker', 'db', 'lib', 'config', 'bankFiles', ...entry),
-      // Of src/webhookRules, only the retry schedule (pure functions) may be imported into workflow code.
-      {
-        regex: '^(\\.\\./)+webhookRules/(?!retryPolicy$)',
-        message: 'docs/architecture.md: workflows import src/webhookRules/retryPolicy only',
-      },
+      ['src/**/*.workflow.ts', 'src/**/*.messages.ts'],
+      // Workflow code runs in Temporal's sandbox: the pure rules, other workflow code, the activities'
+      // types, views, and of the webhook helpers the retry schedule (pure functions) only.
+      only('[^/]*\\.(rules|workflow|messages|view|activities)$|(activities|retrySchedule)$', 'workflow code imports rules, workflow code, views and activity types only'),
       ...packages('@temporalio/client', 'knex', 'pg'),
     ),
-    rule(['src/db/**'], room('api', 'services', 'worker', 'workflows', 'activities', ...entry)),
+    rule(['src/**/*.repository.ts', 'src/platform/database/**'], never('http', 'service', 'worker', 'workflow', 'activities', 'entry')),
     // The bank's file formats (ISO 20022 XML) read the pure rules and nothing with I/O.
-    rule(
-      ['src/bankFiles/**'],
-      room('api', 'services', 'worker', 'workflows', 'activities', 'db', ...entry),
-      ...packages('@temporalio/client', '@temporalio/worker', 'knex', 'pg', 'node:fs', 'node:http'),
-    ),
-    rule(['src/webhookRules/**', 'src/lib/**'], room('api', 'services', 'worker', 'workflows', 'activities', 'db', 'domain', ...entry)),
-    // The pure rules import nothing of ours outside src/domain, and no I/O.
-    rule(
-      ['src/domain/**'],
-      { regex: '^\\.\\./', message: 'docs/architecture.md: src/domain imports nothing of ours' },
-      ...packages('@temporalio/client', '@temporalio/worker', 'knex', 'pg', 'node:fs', 'node:http'),
-    ),
-    rule(['src/config.ts'], { regex: '^\\./(?!lib/)', message: 'docs/architecture.md: src/config.ts imports only src/lib' }),
+    rule(['src/**/*.format.ts'], only('[^/]*\\.(rules|format)$', 'a bank file format imports rules and formats only'), ...packages(...io)),
+    rule(helpers, never('http', 'service', 'worker', 'workflow', 'activities', 'repository', 'rules', 'entry')),
+    rule(['src/**/*.view.ts'], only('[^/]*\\.(rules|format|view)$', 'a view imports rules, formats and views only'), ...packages(...io)),
+    // The pure rules import nothing of ours but rules, and no I/O.
+    rule(['src/**/*.rules.ts'], only('[^/]*\\.rules$', 'rules import nothing of ours but rules'), ...packages(...io)),
+    rule(['src/platform/config.ts'], { regex: '^\\./(?!lib/)', message: 'docs/architecture.md: src/platform/config.ts imports only src/platform/lib' }),
   ];
 }
 

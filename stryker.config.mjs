@@ -1,8 +1,8 @@
-// Mutation testing of the pure rules (src/domain) against the stack-free unit tests: `npm run test:mutation`.
+// Mutation testing of the pure rules (src/**/*.rules.ts) and the views (*.view.ts) against the stack-free unit tests: `npm run test:mutation`.
 // See docs/testing.md for how to read a surviving mutant and the equivalent mutants accepted.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: ['src/domain/**/*.ts', 'src/views/**/*.ts'],
+  mutate: ['src/**/*.rules.ts', 'src/**/*.view.ts'],
   testRunner: 'vitest',
   // vitest.config.mts gives Stryker's workers its `unit` project alone.
   vitest: { configFile: 'vitest.config.mts' },

@@ -35,7 +35,7 @@ const unit: TestProjectInlineConfiguration = {
 };
 
 /**
- * The Temporal SDK `require`s the payload converter by path (src/worker/dataConverter.ts): in the
+ * The Temporal SDK `require`s the payload converter by path (src/platform/worker/dataConverter.ts): in the
  * forked test processes Node loads it through tsx, as `npm start` does.
  */
 const execArgv = ['--import', 'tsx'];

@@ -6,7 +6,7 @@
  * Existing clear rows are sealed here when WEBHOOK_SECRET_KEY is in the environment (as it is for
  * `npm run migrate` in production). Rows this migration could not seal (no key in its environment,
  * e.g. under `npm start`, whose key lives in DATA_DIR) are sealed by the service the first time it
- * reads them (src/db/webhooks.ts). The format is the one src/webhookRules/secretBox.ts reads.
+ * reads them (src/db/webhooks.ts). The format is the one src/webhooks/secretBox.ts reads.
  */
 const { createCipheriv, randomBytes } = require('node:crypto');
 

@@ -7,7 +7,7 @@
  */
 Object.defineProperty(exports, '__esModule', { value: true });
 
-/** The entry id for a payment's version: as `ledgerEntryId` in src/db/ledger.ts computes it. */
+/** The entry id for a payment's version: as `ledgerEntryId` in src/ledger/ledger.repository.ts computes it. */
 const ENTRY_ID = (payment, version) => `'le_' || substr(encode(sha256(convert_to(${payment} || '|' || ${version}, 'UTF8')), 'hex'), 1, 26)`;
 
 /** @param {import('knex').Knex} knex */

@@ -13,7 +13,7 @@ exports.up = async function up(knex) {
   await knex.schema.createTable('audit_leaves', (t) => {
     // Arrival order of the writers' inserts (may have gaps: rolled-back transactions).
     t.bigIncrements('id');
-    // The position in the log: gap-free, assigned once by the sequencer (src/db/audit.ts).
+    // The position in the log: gap-free, assigned once by the sequencer (src/audit/trail.repository.ts).
     t.bigInteger('leaf_index').unique();
     // What the leaf records, e.g. `transition:<payment id>:<version>`: a repeated write never appends twice.
     t.text('entry_key').notNullable().unique();

@@ -6,7 +6,7 @@
  * `payments`, whatever writes the row (the API's write-through, the projection, a repair). A create
  * first claims a place in `payment_claims` under the count row's lock, before its workflow starts;
  * the payment's row, once written, replaces its claim in the same statement (the trigger deletes it).
- * Terminal statuses are those of src/domain/payment.ts's TERMINAL_STATUSES.
+ * Terminal statuses are those of src/payments/payment.rules.ts's TERMINAL_STATUSES.
  *
  * Test sends per webhook configuration: one row per configuration, its hour and the sends in it.
  *

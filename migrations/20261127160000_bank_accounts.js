@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Bank accounts of recipients (docs/payouts.md, "Bank accounts"): the full number sealed
- * (src/lib/sealedBox.ts), `last4` and the keyed `fingerprint` beside it. At most one default per
+ * (src/platform/lib/sealedBox.ts), `last4` and the keyed `fingerprint` beside it. At most one default per
  * recipient and currency among accounts not deleted; a deleted account keeps its row for the
  * payouts that name it, without its number.
  */

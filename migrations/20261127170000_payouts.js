@@ -56,7 +56,7 @@ exports.up = async function up(knex) {
     t.boolean('livemode').notNullable();
     t.text('message_id').notNullable();
     t.text('message_type').notNullable();
-    // The answer as given the first time (src/views/bankFileView.ts): a file sent again is answered the same.
+    // The answer as given the first time (src/payouts/bankFile.view.ts): a file sent again is answered the same.
     t.jsonb('answer').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.unique(['account_id', 'livemode', 'message_id']);

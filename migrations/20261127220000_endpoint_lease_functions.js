@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * An endpoint's lease taken and given back in one statement each (docs/webhooks.md, "No tenant
- * slows another"; src/db/endpointLeases.ts): the configuration's row is locked, then the leases and
+ * slows another"; src/webhooks/endpointLeases.repository.ts): the configuration's row is locked, then the leases and
  * the line are read and written, inside one function, so the lock is held for the function's
  * duration and not across client round trips. Under READ COMMITTED each statement of a volatile
  * PL/pgSQL function takes a fresh snapshot: what is read after the lock includes what the

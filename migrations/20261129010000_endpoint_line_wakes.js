@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * An endpoint's line wakes its waiters instead of reserving leases for them (docs/webhooks.md, "No
- * tenant slows another"; src/db/endpointLeases.ts). A freed lease is free at once: an attempt
+ * tenant slows another"; src/webhooks/endpointLeases.repository.ts). A freed lease is free at once: an attempt
  * already running takes it while the line's first waiter is being woken, so an endpoint whose
  * receiver answers quickly is never idle while deliveries wait. The waiter keeps its place in line
  * (`waiting_since`) until it takes a lease; `woken_until` keeps the next releases from waking the

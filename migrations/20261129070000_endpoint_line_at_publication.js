@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * A delivery whose endpoint is already full joins the endpoint's line when its transition's
- * publication plans it (docs/webhooks.md, "No tenant slows another"; src/db/endpointLeases.ts), so
+ * publication plans it (docs/webhooks.md, "No tenant slows another"; src/webhooks/endpointLeases.repository.ts), so
  * its series begins by waiting for its turn instead of with an activity that would send nothing.
  * Like `take_endpoint_lease` without the take: the other deliveries' unexpired leases are counted,
  * first without a lock (an endpoint with room answers at once), then, when full, again under the
@@ -25,7 +25,7 @@ exports.up = async function up(knex) {
         return false;
       end if;
       -- Full: counted again under the lock, so that a release either sees the delivery in line or
-      -- the delivery sees the lease free (the release's own order, src/db/endpointLeases.ts).
+      -- the delivery sees the lease free (the release's own order, src/webhooks/endpointLeases.repository.ts).
       perform 1 from webhooks where id = p_webhook_id for update;
       now_ := clock_timestamp();
       select count(*) into busy from webhook_deliveries

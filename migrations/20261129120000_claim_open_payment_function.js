@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * A create's place among its account's open payments (docs/security.md, "Quotas";
- * src/db/openPayments.ts) in one statement: the count row's lock is held for the function only,
+ * src/payments/openPayments.repository.ts) in one statement: the count row's lock is held for the function only,
  * not across a transaction's client round trips, so an account's concurrent creates queue on it for
  * a statement each. The same steps as before, in the same order: the count row made and locked, a
  * retry that already claimed or wrote its payment keeps its place, else the open payments and the

@@ -1,9 +1,9 @@
 /** `npm run admin -- create-account --email E --password P` prints the new account as one JSON object. */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { loadConfig } from '../src/config';
-import { EmailTakenError, createAccount } from '../src/db/accounts';
-import { createDb, migrate } from '../src/db/knex';
+import { loadConfig } from '../src/platform/config';
+import { EmailTakenError, createAccount } from '../src/tenants/tenants.repository';
+import { createDb, migrate } from '../src/platform/database/knex';
 
 const USAGE = 'usage: npm run admin -- create-account --email <email> --password <password>';
 

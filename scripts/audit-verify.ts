@@ -1,24 +1,24 @@
 /**
  * `npm run audit:verify`: rebuild the custody trail's Merkle tree from the leaves' text and check
  * every stored tree head (root and Ed25519 signature), then hold every leaf against what it records
- * (src/db/auditSources.ts; `--tree-only` skips that, for a copy of the trail's tables alone). Exit 0
+ * (src/audit/trailSources.repository.ts; `--tree-only` skips that, for a copy of the trail's tables alone). Exit 0
  * when all hold; exit 1 naming the first bad leaf, or each leaf nothing accounts for, otherwise. Trusted keys: `--public-key <base64>` (repeatable, e.g. after a rotation), else
  * the public half of AUDIT_SIGNING_KEY (from the environment, or DATA_DIR/secrets.json for npm start).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config';
-import { parseSecretKey } from '../src/lib/settingValues';
-import { checkLog } from '../src/domain/auditCheck';
-import { treeHeadMessage } from '../src/domain/canonicalJson';
-import { allHeads, sequencedLeaves } from '../src/db/audit';
-import { unaccountedLeaves } from '../src/db/auditSources';
+import { loadConfig } from '../src/platform/config';
+import { parseSecretKey } from '../src/platform/lib/settingValues';
+import { checkLog } from '../src/audit/trailCheck.rules';
+import { treeHeadMessage } from '../src/audit/canonicalJson.rules';
+import { allHeads, sequencedLeaves } from '../src/audit/trail.repository';
+import { unaccountedLeaves } from '../src/audit/trailSources.repository';
 
 /** At most this many unaccounted leaves are named, then how many more. */
 const SHOWN = 50;
-import { createDb } from '../src/db/knex';
-import { privateKeyFromSeed, rawPublicKey, verifyEd25519 } from '../src/lib/ed25519';
+import { createDb } from '../src/platform/database/knex';
+import { privateKeyFromSeed, rawPublicKey, verifyEd25519 } from '../src/audit/ed25519';
 import { LOCAL_SECRETS_FILE } from '../src/localSecrets';
 
 function trustedKeys(flags: string[]): Buffer[] {

@@ -7,10 +7,10 @@
  * being taken by another right now, 2 a usage or start-up error.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/lib/logger';
-import { bankInbox } from '../src/activities/bankInbox';
-import { buildStack } from '../src/stack';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/lib/logger';
+import { bankInbox } from '../src/payouts/bankInbox.activities';
+import { buildStack } from '../src/platform/stack';
 
 const USAGE = 'usage: npm run bank-files -- take FILE | list [--json]';
 

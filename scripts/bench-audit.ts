@@ -9,11 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_TEST_DATABASE_URL } from '../tools/testSupport';
-import { appendLeaf, consistencyProof, inclusionProofs, rootAt, sequence, signTreeHead, treeSize } from '../src/db/audit';
-import { createDb, migrate } from '../src/db/knex';
-import { CompactRange, leafHash, verifyConsistency, verifyInclusion } from '../src/domain/merkle';
-import { canonicalJson } from '../src/domain/canonicalJson';
-import { privateKeyFromSeed, signEd25519 } from '../src/lib/ed25519';
+import { appendLeaf, consistencyProof, inclusionProofs, rootAt, sequence, signTreeHead, treeSize } from '../src/audit/trail.repository';
+import { createDb, migrate } from '../src/platform/database/knex';
+import { CompactRange, leafHash, verifyConsistency, verifyInclusion } from '../src/audit/merkle.rules';
+import { canonicalJson } from '../src/audit/canonicalJson.rules';
+import { privateKeyFromSeed, signEd25519 } from '../src/audit/ed25519';
 
 const say = (msg: string) => process.stdout.write(`${msg}\n`);
 const ms = (ns: bigint) => Number(ns) / 1e6;

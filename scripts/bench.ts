@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
-import { findTemporalCli } from '../src/lib/temporalDevServer';
+import { findTemporalCli } from '../src/platform/lib/temporalDevServer';
 import { type BenchOptions, parseArgs } from './bench/args';
 import { engineLifecycle, ENGINE_STEPS, startEngineWorker } from './bench/engine';
 import { createFloorTables, startFloorFront } from './bench/floor';

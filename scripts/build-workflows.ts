@@ -2,12 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_BUNDLE_PATH } from '../src/worker/worker';
-import { PAYLOAD_CONVERTER_PATH } from '../src/worker/dataConverter';
+import { WORKFLOW_BUNDLE_PATH } from '../src/platform/worker/worker';
+import { PAYLOAD_CONVERTER_PATH } from '../src/platform/worker/dataConverter';
 
 export async function buildWorkflowBundle(out = WORKFLOW_BUNDLE_PATH): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: path.resolve(__dirname, '../src/workflows'),
+    workflowsPath: path.resolve(__dirname, '../src/platform/workflows.workflow.ts'),
     payloadConverterPath: PAYLOAD_CONVERTER_PATH,
   });
   fs.mkdirSync(path.dirname(out), { recursive: true });

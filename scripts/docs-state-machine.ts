@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { paymentStatusRulesTable, stateMachineMermaid } from '../src/domain/stateMachineDiagram';
+import { paymentStatusRulesTable, stateMachineMermaid } from '../src/payments/stateMachineDiagram.rules';
 
 export const CONCEPTS = path.resolve(__dirname, '../docs/concepts.md');
 

@@ -6,10 +6,10 @@
  * Prints a report; exit 0 when all hold, 1 on any breach, 2 on bad usage or when it could not run.
  */
 import { parseArgs } from 'node:util';
-import { type Config, loadConfig } from '../src/config';
-import { createDb } from '../src/db/knex';
-import { checkInWorker, checkText, ledgerService } from '../src/services/ledger';
-import { connectClient, temporalTarget } from '../src/stack';
+import { type Config, loadConfig } from '../src/platform/config';
+import { createDb } from '../src/platform/database/knex';
+import { checkInWorker, checkText, ledgerService } from '../src/ledger/ledgerCheck.service';
+import { connectClient, temporalTarget } from '../src/platform/stack';
 
 const SCRIPT_CONNECT_TIMEOUT_MS = 3000;
 

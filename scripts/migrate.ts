@@ -1,10 +1,10 @@
 /**
  * `npm run migrate`: knex migrations against DATABASE_URL (or the embedded PGlite database), then, with
- * DATABASE_API_ROLE and DATABASE_WORKER_ROLE set (the compose topology), their grants (src/db/roles.ts).
+ * DATABASE_API_ROLE and DATABASE_WORKER_ROLE set (the compose topology), their grants (src/platform/database/roles.ts).
  */
-import { loadConfig } from '../src/config';
-import { createDb, migrate } from '../src/db/knex';
-import { grantRoles } from '../src/db/roles';
+import { loadConfig } from '../src/platform/config';
+import { createDb, migrate } from '../src/platform/database/knex';
+import { grantRoles } from '../src/platform/database/roles';
 
 const config = loadConfig();
 const db = createDb(config.DATABASE_URL, config.DATA_DIR);

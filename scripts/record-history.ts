@@ -16,13 +16,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { findTemporalCli } from '../src/lib/temporalDevServer';
+import { findTemporalCli } from '../src/platform/lib/temporalDevServer';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
-import { createDb } from '../src/db/knex';
-import { releaseLease, takeLease } from '../src/db/endpointLeases';
-import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/domain/deliverySeries';
-import { transitionSignal } from '../src/workflows';
+import { createDb } from '../src/platform/database/knex';
+import { releaseLease, takeLease } from '../src/webhooks/endpointLeases.repository';
+import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/webhooks/deliverySeries.rules';
+import { transitionSignal } from '../src/platform/workflows.workflow';
 import { apiPoster, withLocalStack } from './lib/localStack';
 
 export const HISTORY_DIR = path.resolve(__dirname, '../test/fixtures/histories');

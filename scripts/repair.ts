@@ -3,10 +3,10 @@
  * timed out or reset a new run from the durable state (docs/operations.md). Idempotent.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/lib/logger';
-import { buildStack } from '../src/stack';
-import type { RepairResult } from '../src/services/repair';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/lib/logger';
+import { buildStack } from '../src/platform/stack';
+import type { RepairResult } from '../src/payments/repair.service';
 
 const USAGE = 'usage: npm run repair -- --payment <payment id> | --all [--account <account id>]';
 

@@ -5,8 +5,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { Connection } from '@temporalio/client';
-import { findTemporalCli } from '../src/lib/temporalDevServer';
-import { temporalTarget, temporalUnreachable } from '../src/lib/temporalTarget';
+import { findTemporalCli } from '../src/platform/lib/temporalDevServer';
+import { temporalTarget, temporalUnreachable } from '../src/platform/lib/temporalTarget';
 
 const args = process.argv.slice(2);
 const target = temporalTarget(

@@ -16,7 +16,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { verifyWebhook } from '../src/webhookRules/signature';
+import { verifyWebhook } from '../src/webhooks/signature';
 
 /** The receiver's port unless told otherwise: the one docs/quickstart.md lists in WEBHOOK_LOOPBACK_PORTS. */
 const QUICKSTART_RECEIVER_PORT = 4000;

@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import type { Config } from './config';
-import { countAccounts } from './db/accounts';
-import type { AccountsService } from './services/accounts';
+import type { Config } from './platform/config';
+import { countAccounts } from './tenants/tenants.repository';
+import type { AccountsService } from './tenants/tenants.service';
 
 const DEMO_EMAIL = 'demo@example.com';
 /** The password every demo login had before they were random: anyone can guess it. */

@@ -5,14 +5,14 @@
  */
 import path from 'node:path';
 import { demoCredentials, DEMO_FILE } from './demo';
-import { createLogger, resolveLogFormat } from './lib/logger';
-import { type Config, stackPorts } from './config';
+import { createLogger, resolveLogFormat } from './platform/lib/logger';
+import { type Config, stackPorts } from './platform/config';
 import { loadConfigWithLocalSecrets } from './localSecrets';
-import { checkPortsFree } from './lib/net';
-import { exists, npmLaunchers, processesHolding } from './lib/processes';
-import { ConfigError, runMain, type Started } from './lib/startup';
-import { buildStack } from './stack';
-import { paymentsListUrl } from './domain/searchAttributes';
+import { checkPortsFree } from './platform/lib/net';
+import { exists, npmLaunchers, processesHolding } from './platform/lib/processes';
+import { ConfigError, runMain, type Started } from './platform/lib/startup';
+import { buildStack } from './platform/stack';
+import { paymentsListUrl } from './platform/searchAttributes.rules';
 
 async function main(started: Started) {
   // SERVICE_JWT_SECRET and WEBHOOK_SECRET_KEY from the environment, else generated once under DATA_DIR.

@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { appendLeaf } from '../src/db/audit';
-import { createDb, migrate } from '../src/db/knex';
-import { canonicalJson } from '../src/domain/canonicalJson';
-import { auditScheduleId } from '../src/services/audit';
+import { appendLeaf } from '../src/audit/trail.repository';
+import { createDb, migrate } from '../src/platform/database/knex';
+import { canonicalJson } from '../src/audit/canonicalJson.rules';
+import { auditScheduleId } from '../src/audit/audit.service';
 import { startReceiver } from './helpers/receiver';
 import { type Stack, eventually, startStack, validPayment } from './helpers/stack';
 

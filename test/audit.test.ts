@@ -3,8 +3,8 @@
  * Temporal Schedule signs heads, and the API's proofs verify offline with examples/verify-proof.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyConsistency } from '../src/domain/merkle';
-import { auditScheduleId } from '../src/services/audit';
+import { verifyConsistency } from '../src/audit/merkle.rules';
+import { auditScheduleId } from '../src/audit/audit.service';
 import { checkProof, verifyTreeHead } from '../examples/verify-proof';
 import { startReceiver } from './helpers/receiver';
 import { eventually, useStack, validPayment } from './helpers/stack';

@@ -4,7 +4,7 @@
  */
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from '../src/db/accounts';
+import { hashPassword, verifyPassword } from '../src/tenants/tenants.repository';
 import { useStack } from './helpers/stack';
 
 const stack = useStack({ env: { TRUST_PROXY: 'true' } });

@@ -4,9 +4,9 @@
  * currency; deletion; tenancy and mode. Bad input is a 400 naming the field that changes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { openBankAccountNumber } from '../src/lib/sealedBox';
-import { deriveBankAccountKeys } from '../src/domain/bankAccounts';
-import { webhookSecretKey } from '../src/config';
+import { openBankAccountNumber } from '../src/platform/lib/sealedBox';
+import { deriveBankAccountKeys } from '../src/payouts/bankAccounts.rules';
+import { webhookSecretKey } from '../src/platform/config';
 import { useAccount, useStack } from './helpers/stack';
 
 const stack = useStack();

@@ -12,11 +12,11 @@ import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig } from '../src/config';
-import { createAccount } from '../src/db/accounts';
-import { appendLeaf, sequence } from '../src/db/audit';
-import { createDb } from '../src/db/knex';
-import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
+import { loadConfig } from '../src/platform/config';
+import { createAccount } from '../src/tenants/tenants.repository';
+import { appendLeaf, sequence } from '../src/audit/trail.repository';
+import { createDb } from '../src/platform/database/knex';
+import { SEARCH_ATTRIBUTE_TYPES } from '../src/platform/searchAttributes.rules';
 import { type ComposeService, composeEnvironment, interpolate } from '../tools/local-cluster/compose';
 
 const ROOT = path.resolve(__dirname, '..');

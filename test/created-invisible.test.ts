@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { paymentWorkflow } from '../src/workflows';
+import { paymentWorkflow } from '../src/platform/workflows.workflow';
 import { samplePaymentDetails } from './helpers/webhooks';
 import { eventually, useStack, validPayment } from './helpers/stack';
 

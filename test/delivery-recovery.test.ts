@@ -6,15 +6,15 @@
 import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { startApiServer } from '../src/api/server';
-import { createLogger } from '../src/lib/logger';
-import { createServices } from '../src/services';
-import { samplePayment } from '../src/views/paymentView';
-import { envelope } from '../src/views/webhookEnvelope';
+import { startApiServer } from '../src/platform/http/server';
+import { createLogger } from '../src/platform/lib/logger';
+import { createServices } from '../src/platform/services';
+import { samplePayment } from '../src/payments/payment.view';
+import { envelope } from '../src/webhooks/webhookEnvelope.view';
 import { startDownReceiver, startReceiver } from './helpers/receiver';
 import { accountWithWebhook, untilDisabled } from './helpers/webhooks';
 import { type Stack, eventually, httpClient, useStack, validPayment } from './helpers/stack';
-import { dataConverter } from '../src/worker/dataConverter';
+import { dataConverter } from '../src/platform/worker/dataConverter';
 
 const FAST = {
   WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms',

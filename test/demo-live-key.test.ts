@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { createDb, migrate } from '../src/db/knex';
+import { createDb, migrate } from '../src/platform/database/knex';
 import { DEMO_FILE, demoCredentials } from '../src/demo';
-import { accountsService } from '../src/services/accounts';
+import { accountsService } from '../src/tenants/tenants.service';
 
 it('a new demo account’s live key is in demo.json beside its test key, and each acts in its own mode', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'custody-demo-live-'));

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectConsistent, expectLedgerOf, paymentsOf, twoMilestones } from './helpers/milestones';
 import { useAccount, useStack, validPayment } from './helpers/stack';
-import { NextDeadlineKey } from '../src/domain/searchAttributes';
+import { NextDeadlineKey } from '../src/platform/searchAttributes.rules';
 
 const DAY = 24 * 3600;
 const stack = useStack();

@@ -7,8 +7,8 @@
 import http from 'node:http';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { joinFullEndpointLines, releaseLease, takeLease } from '../src/db/endpointLeases';
-import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/domain/deliverySeries';
+import { joinFullEndpointLines, releaseLease, takeLease } from '../src/webhooks/endpointLeases.repository';
+import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/webhooks/deliverySeries.rules';
 import { eventually, useStack, validPayment } from './helpers/stack';
 import { configureWebhook } from './helpers/webhooks';
 
@@ -165,7 +165,7 @@ async function deliveriesTo(count: number) {
   return { webhookId: hook.id, ids };
 }
 
-describe('takeLease and releaseLease (src/db/endpointLeases.ts)', () => {
+describe('takeLease and releaseLease (src/webhooks/endpointLeases.repository.ts)', () => {
   const take = (webhookId: string, deliveryId: string, limit: number) =>
     takeLease(stack.db, { deliveryId, webhookId, limit, leaseMs: 60_000, run: `run-${deliveryId}` });
   const release = (webhookId: string, deliveryId: string) => releaseLease(stack.db, deliveryId, webhookId, ENDPOINT_WAKE_MS);

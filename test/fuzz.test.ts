@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentedOperations } from '../tools/documentedOperations';
-import { CLIENT_ACTIONS, PAYMENT_EVENTS } from '../src/domain/paymentTypes';
+import { CLIENT_ACTIONS, PAYMENT_EVENTS } from '../src/payments/paymentTypes.rules';
 import { useAccount, useStack, validPayment, type HttpResult } from './helpers/stack';
 
 const hostileChar = fc.oneof(

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { SEARCH_ATTRIBUTE_TYPES } from '../src/domain/searchAttributes';
-import { createDb, migrate } from '../src/db/knex';
-import { freePort } from '../src/lib/net';
-import { startDevServer, type DevServer } from '../src/lib/temporalDevServer';
+import { SEARCH_ATTRIBUTE_TYPES } from '../src/platform/searchAttributes.rules';
+import { createDb, migrate } from '../src/platform/database/knex';
+import { freePort } from '../src/platform/lib/net';
+import { startDevServer, type DevServer } from '../src/platform/lib/temporalDevServer';
 import { buildWorkflowBundle } from '../scripts/build-workflows';
 import { testDatabase, type TestDatabase } from '../tools/testSupport';
 
@@ -36,7 +36,7 @@ export async function setupSuite(
           headless: !opts.ui,
           searchAttributes: SEARCH_ATTRIBUTE_TYPES,
           // Every test stack polls a task queue of its own, so is a Worker Deployment of its own
-          // (src/worker/versioning.ts): far more than the 100 a namespace may hold by default.
+          // (src/platform/worker/versioning.ts): far more than the 100 a namespace may hold by default.
           dynamicConfig: ['matching.maxDeployments=100000'],
         }))(),
     ]);

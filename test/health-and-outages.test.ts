@@ -5,12 +5,12 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { startApiServer as startServer } from '../src/api/server';
-import { createDb } from '../src/db/knex';
-import { createLogger } from '../src/lib/logger';
-import { type ServiceDeps, createServices } from '../src/services';
+import { startApiServer as startServer } from '../src/platform/http/server';
+import { createDb } from '../src/platform/database/knex';
+import { createLogger } from '../src/platform/lib/logger';
+import { type ServiceDeps, createServices } from '../src/platform/services';
 import { httpClient, useStack, validPayment } from './helpers/stack';
-import { dataConverter } from '../src/worker/dataConverter';
+import { dataConverter } from '../src/platform/worker/dataConverter';
 
 /** The API over use cases built on the given (possibly unreachable) dependencies. */
 const startApiServer = (deps: ServiceDeps, port: number) =>

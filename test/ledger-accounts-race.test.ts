@@ -4,11 +4,11 @@
  * is written; the other fails with a check violation and leaves nothing behind.
  */
 import { describe, expect, it } from 'vitest';
-import { projectPayment } from '../src/db/projection';
-import { creationEntry } from '../src/domain/payment';
-import { recipientAddress } from '../src/domain/ledger';
-import type { HistoryEntry } from '../src/domain/paymentTypes';
-import type { PaymentDetails } from '../src/domain/paymentRecord';
+import { projectPayment } from '../src/payments/projection.repository';
+import { creationEntry } from '../src/payments/payment.rules';
+import { recipientAddress } from '../src/ledger/ledger.rules';
+import type { HistoryEntry } from '../src/payments/paymentTypes.rules';
+import type { PaymentDetails } from '../src/payments/paymentRecord.rules';
 import { moveRecipientMoney } from './helpers/ledger';
 import { useAccount, useStack, validPayment } from './helpers/stack';
 import { depositEntry, samplePaymentDetails } from './helpers/webhooks';

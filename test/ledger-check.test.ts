@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDb, migrate } from '../src/db/knex';
-import { checkInWorker } from '../src/services/ledger';
-import { ledgerScheduleId } from '../src/worker/schedules';
-import { ledgerVerifyWorkflow } from '../src/workflows';
+import { createDb, migrate } from '../src/platform/database/knex';
+import { checkInWorker } from '../src/ledger/ledgerCheck.service';
+import { ledgerScheduleId } from '../src/platform/worker/schedules';
+import { ledgerVerifyWorkflow } from '../src/platform/workflows.workflow';
 import { type Stack, eventually, startStack, useStack, validPayment } from './helpers/stack';
 
 const PAGE = 3;

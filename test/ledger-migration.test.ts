@@ -4,9 +4,9 @@
  * own, migrated to just before the ledger, filled as the service wrote it then, then migrated.
  */
 import { expect, it } from 'vitest';
-import { createAccount } from '../src/db/accounts';
-import { findBalances, findLedgerViolations, paymentLedger } from '../src/db/ledger';
-import { balanceView } from '../src/views/ledgerView';
+import { createAccount } from '../src/tenants/tenants.repository';
+import { findBalances, findLedgerViolations, paymentLedger } from '../src/ledger/ledger.repository';
+import { balanceView } from '../src/ledger/ledger.view';
 import { CREATED, DEPOSITED, HELD_STEPS, RELEASED_STEPS, useLegacyDatabase } from './helpers/legacyPayments';
 
 const LEDGER_MIGRATION = '20261123000000_ledger.js';

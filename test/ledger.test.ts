@@ -8,10 +8,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatMajor } from '../src/domain/money';
-import { ledgerScheduleId } from '../src/worker/schedules';
-import { ledgerVerifyWorkflow } from '../src/workflows';
-import { moneyJson } from '../src/domain/moneyFields';
+import { formatMajor } from '../src/ledger/money.rules';
+import { ledgerScheduleId } from '../src/platform/worker/schedules';
+import { ledgerVerifyWorkflow } from '../src/platform/workflows.workflow';
+import { moneyJson } from '../src/ledger/moneyFields.rules';
 import { eventually, scriptEnv, useAccount, useStack, validPayment } from './helpers/stack';
 
 const run = promisify(execFile);

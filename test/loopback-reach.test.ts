@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coreMetricsAddress } from '../src/lib/metrics';
+import { coreMetricsAddress } from '../src/platform/lib/metrics';
 import { eventually, startStack, useStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
 
 /** A local service answering what an internal admin API would: the secret a test key must never read. */
@@ -143,7 +143,7 @@ describe('the stack’s own ports, inside a listed range', () => {
   // The tests' default: the machine's whole ephemeral range listed, as for every test stack.
   const ranged = useStack();
 
-  it('refuses the worker’s Temporal Core metrics port (src/worker/runtime.ts) at configure, in every spelling', async () => {
+  it('refuses the worker’s Temporal Core metrics port (src/platform/worker/runtime.ts) at configure, in every spelling', async () => {
     const core = coreMetricsAddress();
     expect(core).toBeDefined();
     const port = Number(new URL(core!).port);

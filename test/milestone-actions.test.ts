@@ -6,7 +6,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { actionUpdate, getPaymentQuery, milestoneUpdate, transitionSignal } from '../src/workflows';
+import { actionUpdate, getPaymentQuery, milestoneUpdate, transitionSignal } from '../src/platform/workflows.workflow';
 import { amountsOf, expectConsistent, expectLedgerOf, paymentsOf, twoMilestones, workedExample } from './helpers/milestones';
 import { useAccount, useStack } from './helpers/stack';
 

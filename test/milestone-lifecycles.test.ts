@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatMajor } from '../src/domain/money';
+import { formatMajor } from '../src/ledger/money.rules';
 import { eventually, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack();

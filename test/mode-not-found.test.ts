@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createWebhook } from '../src/db/webhookConfigurations';
-import { createSingleDelivery } from '../src/db/webhookDeliveries';
-import { samplePayment } from '../src/views/paymentView';
-import { envelope } from '../src/views/webhookEnvelope';
+import { createWebhook } from '../src/webhooks/webhookConfigurations.repository';
+import { createSingleDelivery } from '../src/webhooks/webhookDeliveries.repository';
+import { samplePayment } from '../src/payments/payment.view';
+import { envelope } from '../src/webhooks/webhookEnvelope.view';
 import { type Stack, type TestAccount, eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 interface Route {

@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, documentText } from '../scripts/openapi';
-import { createApp } from '../src/api/app';
+import { createApp } from '../src/platform/http/app';
 import { documentedOperations } from '../tools/documentedOperations';
-import * as S from '../src/api/schemas';
-import { WEBHOOK_EVENTS } from '../src/domain/webhookEvents';
-import { createLogger } from '../src/lib/logger';
+import * as S from '../src/platform/http/schemas';
+import { WEBHOOK_EVENTS } from '../src/webhooks/webhookEvents.rules';
+import { createLogger } from '../src/platform/lib/logger';
 import { useStack } from './helpers/stack';
 
 const stack = useStack();

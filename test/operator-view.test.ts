@@ -7,10 +7,10 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { NextDeadlineKey, PAYMENTS_QUERY, paymentsListUrl } from '../src/domain/searchAttributes';
-import { auditScheduleId } from '../src/services/audit';
-import { checkInWorker } from '../src/services/ledger';
-import { ledgerScheduleId } from '../src/worker/schedules';
+import { NextDeadlineKey, PAYMENTS_QUERY, paymentsListUrl } from '../src/platform/searchAttributes.rules';
+import { auditScheduleId } from '../src/audit/audit.service';
+import { checkInWorker } from '../src/ledger/ledgerCheck.service';
+import { ledgerScheduleId } from '../src/platform/worker/schedules';
 import { startReceiver } from './helpers/receiver';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 

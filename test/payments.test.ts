@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ClientAction, PaymentStatus } from '../src/domain/paymentTypes';
-import { getHistoryQuery, getPaymentQuery, transitionSignal, actionUpdate } from '../src/workflows';
+import type { ClientAction, PaymentStatus } from '../src/payments/paymentTypes.rules';
+import { getHistoryQuery, getPaymentQuery, transitionSignal, actionUpdate } from '../src/platform/workflows.workflow';
 import { eventually, startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack();

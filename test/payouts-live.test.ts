@@ -17,8 +17,8 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
-import { bankInboxScheduleId } from '../src/worker/schedules';
-import { payoutBatchWorkflow } from '../src/workflows';
+import { bankInboxScheduleId } from '../src/platform/worker/schedules';
+import { payoutBatchWorkflow } from '../src/platform/workflows.workflow';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-outbox-')), 'outbox');

@@ -1,10 +1,10 @@
 /**
  * The payouts table holds the payout table's rules whatever writes it (migrations/…_payouts.js): its
- * statuses and failure codes match src/domain/payout.ts, a failure code exactly when failed or
+ * statuses and failure codes match src/payouts/payout.rules.ts, a failure code exactly when failed or
  * returned, a positive amount, one payout per EndToEndId; a bank file is taken once per message id.
  */
 import { describe, expect, it } from 'vitest';
-import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../src/domain/payout';
+import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../src/payouts/payout.rules';
 import { useAccount, useStack } from './helpers/stack';
 
 const stack = useStack();

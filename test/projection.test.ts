@@ -1,16 +1,16 @@
 /**
- * The projection's one statement (src/db/projection.ts): each row written once however often it
+ * The projection's one statement (src/payments/projection.repository.ts): each row written once however often it
  * runs, never an error for concurrent writers (the API and the workflow project every transition
  * at the same moment), and the deliveries it plans named as the TypeScript rule names them.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry } from '../src/domain/paymentTypes';
-import type { PaymentDetails } from '../src/domain/paymentRecord';
-import { paymentView } from '../src/views/paymentView';
-import { envelope, transitionEnvelopes } from '../src/views/webhookEnvelope';
-import { projectAndPlan, projectPayment } from '../src/db/projection';
-import { recordAttempt } from '../src/db/attemptLog';
+import type { HistoryEntry } from '../src/payments/paymentTypes.rules';
+import type { PaymentDetails } from '../src/payments/paymentRecord.rules';
+import { paymentView } from '../src/payments/payment.view';
+import { envelope, transitionEnvelopes } from '../src/webhooks/webhookEnvelope.view';
+import { projectAndPlan, projectPayment } from '../src/payments/projection.repository';
+import { recordAttempt } from '../src/webhooks/attemptLog.repository';
 import { configureWebhook, sampleDeposit } from './helpers/webhooks';
 import { useAccount, useStack } from './helpers/stack';
 import { statementsNaming } from './helpers/statements';
@@ -18,7 +18,7 @@ import { statementsNaming } from './helpers/statements';
 /** The reason key of these projections (the service derives its own from WEBHOOK_SECRET_KEY). */
 const REASON_KEY = Buffer.alloc(32, 7);
 
-/** The delivery id rule (src/db/projection.ts), written out here: `dlv_` and 26 hex characters of SHA-256 of payment|version|configuration. */
+/** The delivery id rule (src/payments/projection.repository.ts), written out here: `dlv_` and 26 hex characters of SHA-256 of payment|version|configuration. */
 const deliveryId = (paymentId: string, version: number, webhookId: string, ordinal?: number) =>
   `dlv_${createHash('sha256')
     .update(`${paymentId}|${version}|${ordinal === undefined ? '' : `${ordinal}|`}${webhookId}`)

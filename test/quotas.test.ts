@@ -4,10 +4,10 @@
  * deliveries pile up is disabled for its backlog. Small limits through the settings.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/lib/logger';
-import { buildStack } from '../src/stack';
-import { claimOpenPayment } from '../src/db/openPayments';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/lib/logger';
+import { buildStack } from '../src/platform/stack';
+import { claimOpenPayment } from '../src/payments/openPayments.repository';
 import { startReceiver } from './helpers/receiver';
 import { configureWebhook } from './helpers/webhooks';
 import { TEST_LOOPBACK_PORTS, eventually, httpClient, useAccount, useStack, validPayment } from './helpers/stack';

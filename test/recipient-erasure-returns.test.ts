@@ -5,7 +5,7 @@
  * more writes: no change, verification report, bank account, payment or payout names it again.
  */
 import { expect, it } from 'vitest';
-import { PAYOUT_RETURN_WINDOW_MS } from '../src/domain/payout';
+import { PAYOUT_RETURN_WINDOW_MS } from '../src/payouts/payout.rules';
 import { paidTestPayout } from './helpers/payouts';
 import { useAccount, useStack, validPayment } from './helpers/stack';
 

@@ -5,8 +5,8 @@
  * answer as they stood. A payment without a recipient keeps crediting recipient_payable.
  */
 import { describe, expect, it } from 'vitest';
-import { unaccountedLeaves } from '../src/db/auditSources';
-import { auditScheduleId } from '../src/services/audit';
+import { unaccountedLeaves } from '../src/audit/trailSources.repository';
+import { auditScheduleId } from '../src/audit/audit.service';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack();

@@ -4,8 +4,8 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { describe, expect, it, inject } from 'vitest';
-import { dataConverter } from '../src/worker/dataConverter';
-import { payloadConverter } from '../src/workflows/payloadConverter';
+import { dataConverter } from '../src/platform/worker/dataConverter';
+import { payloadConverter } from '../src/platform/payloadConverter.workflow';
 
 /**
  * Replays recorded histories (scripts/record-history.ts) through today's workflow code: each file

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/lib/net';
+import { freePort } from '../src/platform/lib/net';
 import { eventually } from './helpers/stack';
 import { processesMentioning } from './helpers/entryProcess';
 

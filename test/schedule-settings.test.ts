@@ -7,11 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/lib/logger';
-import { auditScheduleId } from '../src/services/audit';
-import { buildStack, type Stack } from '../src/stack';
-import { ledgerScheduleId, payoutBatchScheduleId } from '../src/worker/schedules';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/lib/logger';
+import { auditScheduleId } from '../src/audit/audit.service';
+import { buildStack, type Stack } from '../src/platform/stack';
+import { ledgerScheduleId, payoutBatchScheduleId } from '../src/platform/worker/schedules';
 
 const taskQueue = `test-schedules-${randomUUID()}`;
 

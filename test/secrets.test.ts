@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createDb } from '../src/db/knex';
-import { createAccount } from '../src/db/accounts';
-import { publishPublicKey } from '../src/db/audit';
-import { privateKeyFromSeed, rawPublicKey } from '../src/lib/ed25519';
-import { freePort } from '../src/lib/net';
+import { createDb } from '../src/platform/database/knex';
+import { createAccount } from '../src/tenants/tenants.repository';
+import { publishPublicKey } from '../src/audit/trail.repository';
+import { privateKeyFromSeed, rawPublicKey } from '../src/audit/ed25519';
+import { freePort } from '../src/platform/lib/net';
 import { startReceiver } from './helpers/receiver';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
@@ -278,7 +278,7 @@ describe('webhook secrets at rest', () => {
     // Migrations are CommonJS files without type declarations.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const migration = require('../migrations/20261122030700_webhook_secret_encryption.js');
-    const { openWebhookSecret, parseWebhookSecretKey } = await import('../src/webhookRules/secretBox');
+    const { openWebhookSecret, parseWebhookSecretKey } = await import('../src/webhooks/secretBox');
     const keyText = randomBytes(32).toString('hex');
     const sealed: string = migration.seal('whsec_abc', 'wh_1', migration.parseKey(keyText));
     expect(sealed).not.toContain('abc');

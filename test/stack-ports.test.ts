@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { addStackPorts } from '../src/config';
-import { freePort, listeningPorts } from '../src/lib/net';
-import { startDevServer } from '../src/lib/temporalDevServer';
+import { addStackPorts } from '../src/platform/config';
+import { freePort, listeningPorts } from '../src/platform/lib/net';
+import { startDevServer } from '../src/platform/lib/temporalDevServer';
 import { startReceiver } from './helpers/receiver';
 import { eventually, useStack, validPayment, type Stack, type TestAccount } from './helpers/stack';
 

@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createDb, migrate } from '../src/db/knex';
+import { createDb, migrate } from '../src/platform/database/knex';
 import { DEMO_FILE, demoCredentials } from '../src/demo';
-import { freePort, listeningPorts } from '../src/lib/net';
-import { Unauthenticated } from '../src/services/errors';
-import { accountsService } from '../src/services/accounts';
+import { freePort, listeningPorts } from '../src/platform/lib/net';
+import { Unauthenticated } from '../src/platform/useCaseErrors';
+import { accountsService } from '../src/tenants/tenants.service';
 import { eventually, httpClient, validPayment } from './helpers/stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -196,7 +196,7 @@ describe('npm start', () => {
   }, 240_000);
 
   it('LOG_FORMAT=auto is human-readable on a terminal and JSON elsewhere', async () => {
-    const { resolveLogFormat } = await import('../src/lib/logger');
+    const { resolveLogFormat } = await import('../src/platform/lib/logger');
     expect([
       resolveLogFormat('auto', true),
       resolveLogFormat('auto', false),

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/lib/net';
+import { freePort } from '../src/platform/lib/net';
 import { processesMentioning } from './helpers/entryProcess';
 
 const ROOT = path.resolve(__dirname, '..');

@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { freePort, listenOn } from '../src/lib/net';
+import { freePort, listenOn } from '../src/platform/lib/net';
 import { answers, startEmbeddedPostgres, testDatabase } from '../tools/testSupport';
 import { eventually } from './helpers/stack';
 

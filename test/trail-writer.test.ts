@@ -4,13 +4,13 @@
  * each transition's and each ledger entry's leaf once, whichever of the two wrote the read model first.
  */
 import { describe, expect, it } from 'vitest';
-import { unaccountedLeaves } from '../src/db/auditSources';
-import { projectAndPlan, projectPayment } from '../src/db/projection';
-import type { HistoryEntry } from '../src/domain/paymentTypes';
-import type { PaymentDetails } from '../src/domain/paymentRecord';
-import { createLogger } from '../src/lib/logger';
-import { paymentRun } from '../src/services/paymentRun';
-import { transitionEnvelopes } from '../src/views/webhookEnvelope';
+import { unaccountedLeaves } from '../src/audit/trailSources.repository';
+import { projectAndPlan, projectPayment } from '../src/payments/projection.repository';
+import type { HistoryEntry } from '../src/payments/paymentTypes.rules';
+import type { PaymentDetails } from '../src/payments/paymentRecord.rules';
+import { createLogger } from '../src/platform/lib/logger';
+import { paymentRun } from '../src/payments/paymentRun.service';
+import { transitionEnvelopes } from '../src/webhooks/webhookEnvelope.view';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 import { sampleDeposit } from './helpers/webhooks';
 

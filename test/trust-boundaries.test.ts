@@ -3,7 +3,7 @@
  * bodies too deep to process, the reference page's headers, quotas per account and mode.
  */
 import { describe, expect, it } from 'vitest';
-import { DOCS_HEADERS } from '../src/api/routes/docs';
+import { DOCS_HEADERS } from '../src/platform/http/docs.routes';
 import { useAccount, useStack } from './helpers/stack';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

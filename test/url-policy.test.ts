@@ -127,7 +127,7 @@ describe('live mode: IANA special-purpose ranges that are not globally reachable
   });
 
   it('the live resolver and connect-time agent refuse them too', async () => {
-    const { isAllowedAddress } = await import('../src/webhookRules/urlPolicy');
+    const { isAllowedAddress } = await import('../src/webhooks/urlPolicy');
     for (const a of [
       '192.0.2.1',
       '198.51.100.1',
@@ -201,7 +201,7 @@ describe('test mode at delivery time', () => {
 
 describe('DNS and connect-time checks', () => {
   it('a name resolving to loopback passes the DNS check only when loopback is allowed in test mode', async () => {
-    const { checkResolvedHost } = await import('../src/webhookRules/urlPolicy');
+    const { checkResolvedHost } = await import('../src/webhooks/urlPolicy');
     const url = new URL('https://localhost/hook');
     expect((await checkResolvedHost(url, { livemode: false, allowLoopback: true, loopbackPorts: [[443, 443]] })).ok).toBe(true);
     expect((await checkResolvedHost(url, { livemode: false, allowLoopback: true })).ok).toBe(false);
@@ -210,7 +210,7 @@ describe('DNS and connect-time checks', () => {
   });
 
   it('the test-mode delivery agent connects to loopback only when it is allowed and the checks found the target there', async () => {
-    const { deliveryAgent } = await import('../src/webhookRules/urlPolicy');
+    const { deliveryAgent } = await import('../src/webhooks/urlPolicy');
     const receiver = await startReceiver();
     try {
       const url = receiver.url.replace('127.0.0.1', 'localhost');

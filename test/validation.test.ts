@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { requestHash } from '../src/api/middleware/idempotency';
-import { actionUpdate } from '../src/workflows';
+import { requestHash } from '../src/platform/http/idempotency.middleware';
+import { actionUpdate } from '../src/platform/workflows.workflow';
 import { startStack, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack({ env: { PAYMENT_MAX_AMOUNT: '1000000' } });

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/lib/net';
+import { freePort } from '../src/platform/lib/net';
 import { spawnEntry } from './helpers/entryProcess';
 import { eventually } from './helpers/stack';
 

@@ -4,8 +4,8 @@
  * restarts with changed code; and a payment an unversioned worker started moves to a versioned one.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../src/lib/logger';
-import { buildStack } from '../src/stack';
+import { createLogger } from '../src/platform/lib/logger';
+import { buildStack } from '../src/platform/stack';
 import { eventually, startStack, validPayment, type Stack } from './helpers/stack';
 
 /** A worker (no API) of `stack`'s task queue with `env` over its settings, as another process would run. */

@@ -10,8 +10,8 @@ describe('the workflow bundle', () => {
   const modules = modulesOf(fs.readFileSync(inject('workflowBundlePath'), 'utf8'));
 
   it('lists its modules (the check below reads them)', () => {
-    expect(modules).toContain('src/workflows/payment.ts');
-    expect(modules).toContain('src/domain/payment.ts');
+    expect(modules).toContain('src/payments/payment.workflow.ts');
+    expect(modules).toContain('src/payments/payment.rules.ts');
   });
 
   it('holds neither zod nor the ISO 4217 table', () => {

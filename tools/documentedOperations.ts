@@ -1,10 +1,10 @@
 /** Every documented operation without a running service, for the OpenAPI writer and the tests that read the document. */
-import type { Config } from '../src/config';
-import { apiRouters } from '../src/api/app';
-import { openRoutes } from '../src/api/routes/open';
-import { loginRateLimit } from '../src/api/middleware/limits';
-import type { Operation } from '../src/api/registry';
-import type { Services } from '../src/services';
+import type { Config } from '../src/platform/config';
+import { apiRouters } from '../src/platform/http/app';
+import { openRoutes } from '../src/platform/http/open.routes';
+import { loginRateLimit } from '../src/platform/http/limits.middleware';
+import type { Operation } from '../src/platform/http/registry';
+import type { Services } from '../src/platform/services';
 
 /** The routes are built over services that are never called: a route's definition does not touch them. */
 export function documentedOperations(config: Pick<Config, 'PAYMENT_MAX_AMOUNT'>): Operation[] {

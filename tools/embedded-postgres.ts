@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { freePort } from '../src/lib/net';
+import { freePort } from '../src/platform/lib/net';
 
 interface Cluster {
   initialise(): Promise<void>;

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort } from '../src/lib/net';
+import { freePort } from '../src/platform/lib/net';
 
 /** The database URL tests and tools use when none is given. */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://127.0.0.1:5432/test';

@@ -8,7 +8,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createEngineActivities } from './engineActivities';
 import { createFloorActivities } from './floorActivities';
-import { webhookTaskQueue } from '../../src/webhookRules/retryPolicy';
+import { webhookTaskQueue } from '../../src/webhooks/retrySchedule';
 
 async function main() {
   const env = (name: string) => {

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
-import { freePort } from '../../src/lib/net';
+import { freePort } from '../../src/platform/lib/net';
 import { type Child, startChild } from './child';
 import { withUser } from './plainPg';
 

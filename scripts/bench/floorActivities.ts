@@ -5,7 +5,7 @@
  * activities: `project`, then (B2)'s `postEvent` on the webhooks task queue.
  */
 import { Pool } from 'pg';
-import type { PaymentStatus } from '../../src/domain/paymentTypes';
+import type { PaymentStatus } from '../../src/payments/paymentTypes.rules';
 import type { EngineActivities } from './engineActivities';
 import { withUser } from './plainPg';
 

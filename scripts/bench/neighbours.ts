@@ -11,8 +11,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAccount } from '../../src/db/accounts';
-import { createDb } from '../../src/db/knex';
+import { createAccount } from '../../src/tenants/tenants.repository';
+import { createDb } from '../../src/platform/database/knex';
 import { JsonClient } from './http';
 import { WebhookReceiver } from './receiver';
 import { Recorder, type Percentiles, summarize } from './stats';

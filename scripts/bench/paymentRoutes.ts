@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ClientAction, CLIENT_ACTIONS } from '../../src/domain/paymentTypes';
+import { type ClientAction, CLIENT_ACTIONS } from '../../src/payments/paymentTypes.rules';
 
 /** An HTTP status and the JSON body to answer with. */
 export type Answer = [number, unknown];

@@ -6,8 +6,8 @@
 import os from 'node:os';
 import { Pool, type PoolClient } from 'pg';
 import { ulid } from 'ulid';
-import { type ClientAction, type PaymentStatus } from '../../src/domain/paymentTypes';
-import { INITIAL_STATUS, checkTransition } from '../../src/domain/payment';
+import { type ClientAction, type PaymentStatus } from '../../src/payments/paymentTypes.rules';
+import { INITIAL_STATUS, checkTransition } from '../../src/payments/payment.rules';
 import { type Answer, listenForPayments } from './paymentRoutes';
 
 export interface PlainServer {
@@ -15,7 +15,7 @@ export interface PlainServer {
   close(): Promise<void>;
 }
 
-/** node-postgres needs the user that libpq would take from the login (as src/db/knex.ts does). */
+/** node-postgres needs the user that libpq would take from the login (as src/platform/database/knex.ts does). */
 export function withUser(databaseUrl: string): string {
   const url = new URL(databaseUrl);
   if (!url.username) url.username = process.env.PGUSER || os.userInfo().username;

@@ -13,15 +13,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { createAccount } from '../../src/db/accounts';
-import { createDb, migrate } from '../../src/db/knex';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
-import { ephemeralPortRange, freePort } from '../../src/lib/net';
+import { createAccount } from '../../src/tenants/tenants.repository';
+import { createDb, migrate } from '../../src/platform/database/knex';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/platform/searchAttributes.rules';
+import { ephemeralPortRange, freePort } from '../../src/platform/lib/net';
 import { freePortPair } from '../../tools/testSupport';
-import { startDevServer } from '../../src/lib/temporalDevServer';
+import { startDevServer } from '../../src/platform/lib/temporalDevServer';
 import { answers, startChild } from './child';
 import { findDevServerPid } from './proc';
-import { dataConverter } from '../../src/worker/dataConverter';
+import { dataConverter } from '../../src/platform/worker/dataConverter';
 
 export type StackKind = 'dev' | 'cluster';
 

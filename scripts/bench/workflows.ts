@@ -15,9 +15,9 @@
  *       its own (named as the service names its own) with a fairness key and a priority.
  */
 import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { PaymentStatus } from '../../src/domain/paymentTypes';
-import { tenantPriority } from '../../src/domain/deliverySeries';
-import { webhookTaskQueue } from '../../src/webhookRules/retryPolicy';
+import type { PaymentStatus } from '../../src/payments/paymentTypes.rules';
+import { tenantPriority } from '../../src/webhooks/deliverySeries.rules';
+import { webhookTaskQueue } from '../../src/webhooks/retrySchedule';
 import type { EngineActivities } from './engineActivities';
 import type { FloorActivities, FloorPayment } from './floorActivities';
 

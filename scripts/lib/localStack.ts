@@ -4,10 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/lib/logger';
-import { ephemeralPortRange, freePort } from '../../src/lib/net';
-import { buildStack } from '../../src/stack';
+import { loadConfig } from '../../src/platform/config';
+import { createLogger } from '../../src/platform/lib/logger';
+import { ephemeralPortRange, freePort } from '../../src/platform/lib/net';
+import { buildStack } from '../../src/platform/stack';
 import { DEFAULT_TEST_DATABASE_URL } from '../../tools/testSupport';
 
 export interface LocalStack {

@@ -1,8 +1,8 @@
 /** `npm run api`: the HTTP API alone, against TEMPORAL_ADDRESS and DATABASE_URL. */
-import { loadConfig, requireSecrets } from '../config';
-import { createLogger } from '../lib/logger';
-import { runMain, type Started } from '../lib/startup';
-import { buildStack } from '../stack';
+import { loadConfig, requireSecrets } from '../platform/config';
+import { createLogger } from '../platform/lib/logger';
+import { runMain, type Started } from '../platform/lib/startup';
+import { buildStack } from '../platform/stack';
 
 async function main(started: Started) {
   // Only workers sign the custody trail: the API serves the public key they publish, and drops the

@@ -1,10 +1,10 @@
 /** `npm run worker`: a worker process; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
-import { addStackPorts, loadConfig, requireSecrets } from '../config';
-import { createLogger } from '../lib/logger';
-import { metricsServer } from '../lib/metrics';
-import { listenOn } from '../lib/net';
-import { runMain, type Started } from '../lib/startup';
-import { buildStack } from '../stack';
+import { addStackPorts, loadConfig, requireSecrets } from '../platform/config';
+import { createLogger } from '../platform/lib/logger';
+import { metricsServer } from '../platform/lib/metrics';
+import { listenOn } from '../platform/lib/net';
+import { runMain, type Started } from '../platform/lib/startup';
+import { buildStack } from '../platform/stack';
 
 async function main(started: Started) {
   // Signing deliveries needs the key that opens webhook secrets, and tree heads the audit key;

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
-import { freePort } from '../../src/lib/net';
+import { freePort } from '../../src/platform/lib/net';
 import { DEFAULT_TEST_DATABASE_URL, freePortPair } from '../../tools/testSupport';
 import { eventually } from '../helpers/stack';
 

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/lib/net';
-import { auditScheduleId } from '../../src/services/audit';
+import { freePort } from '../../src/platform/lib/net';
+import { auditScheduleId } from '../../src/audit/audit.service';
 import { startReceiver } from '../helpers/receiver';
 import { eventually, useStack, validPayment, type TestAccount } from '../helpers/stack';
 

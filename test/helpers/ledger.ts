@@ -1,7 +1,7 @@
-/** Ledger movements the tests write as a payout would, straight through the ledger's own writer (src/db/ledgerAccounts.ts). */
+/** Ledger movements the tests write as a payout would, straight through the ledger's own writer (src/ledger/ledgerAccounts.repository.ts). */
 import type { Knex } from 'knex';
-import { postEntry } from '../../src/db/ledgerAccounts';
-import { type RecipientBalance, recipientAddress } from '../../src/domain/ledger';
+import { postEntry } from '../../src/ledger/ledgerAccounts.repository';
+import { type RecipientBalance, recipientAddress } from '../../src/ledger/ledger.rules';
 
 /**
  * `minor` (USD, test mode) from one of a recipient's balances to another, as one entry under

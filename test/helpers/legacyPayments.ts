@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { MIGRATIONS_DIR, createDb } from '../../src/db/knex';
+import { MIGRATIONS_DIR, createDb } from '../../src/platform/database/knex';
 
 /** A step of a payment written before a migration: action, from, to. */
 export type LegacyStep = [string, string | null, string];

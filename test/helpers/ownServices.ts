@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
-import { freePort } from '../../src/lib/net';
-import { findTemporalCli } from '../../src/lib/temporalDevServer';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/platform/searchAttributes.rules';
+import { freePort } from '../../src/platform/lib/net';
+import { findTemporalCli } from '../../src/platform/lib/temporalDevServer';
 import { eventually } from './stack';
 
 function postgresBin(name: string): string {

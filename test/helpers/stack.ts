@@ -6,11 +6,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { loadConfig, type Config } from '../../src/config';
-import { createLogger } from '../../src/lib/logger';
-import { ephemeralPortRange } from '../../src/lib/net';
-import { auditScheduleId } from '../../src/services/audit';
-import { type ApiServer, type Services, buildStack } from '../../src/stack';
+import { loadConfig, type Config } from '../../src/platform/config';
+import { createLogger } from '../../src/platform/lib/logger';
+import { ephemeralPortRange } from '../../src/platform/lib/net';
+import { auditScheduleId } from '../../src/audit/audit.service';
+import { type ApiServer, type Services, buildStack } from '../../src/platform/stack';
 
 export interface Stack {
   url: string;

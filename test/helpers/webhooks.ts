@@ -4,9 +4,9 @@
  */
 import { expect } from 'vitest';
 import { ulid } from 'ulid';
-import type { PaymentDetails } from '../../src/domain/paymentRecord';
-import type { HistoryEntry } from '../../src/domain/paymentTypes';
-import { wholeMilestone } from '../../src/domain/milestones';
+import type { PaymentDetails } from '../../src/payments/paymentRecord.rules';
+import type { HistoryEntry } from '../../src/payments/paymentTypes.rules';
+import { wholeMilestone } from '../../src/payments/milestones.rules';
 import { eventually, type Stack } from './stack';
 
 /** Short retries through the WEBHOOK_* settings: 200 ms, ×2, capped at 400 ms, 5 attempts, 1 s time-out. */
@@ -60,7 +60,7 @@ export const untilDisabled = (stack: Stack, key: string) =>
 /**
  * A payment as the create use case would answer it: pending deposit, 10.00 USD, due in an hour. As a
  * run's input (a test that starts one itself) its personal fields are passed on to the publication,
- * there being none kept for it (src/domain/personal.ts, `withPersonal`).
+ * there being none kept for it (src/payments/personalData.rules.ts, `withPersonal`).
  */
 export function samplePaymentDetails(accountId: string, over: Partial<PaymentDetails> = {}): PaymentDetails {
   const now = new Date().toISOString();

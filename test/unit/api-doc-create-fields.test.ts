@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CreatePaymentFields } from '../../src/api/schemas';
+import { CreatePaymentFields } from '../../src/platform/http/schemas';
 
 describe('docs/api.md: the create fields table', () => {
   it('lists exactly the fields POST /api/v1/payments accepts, with whether each is required', () => {

@@ -1,6 +1,6 @@
 /** What the custody trail keeps of a failed attempt: a code that names no host (docs/audit.md). */
 import { describe, expect, it } from 'vitest';
-import { answerError, attemptErrorCode, refusedError, timeoutError } from '../../src/domain/deliveryAttempt';
+import { answerError, attemptErrorCode, refusedError, timeoutError } from '../../src/webhooks/deliveryAttempt.rules';
 
 describe('attemptErrorCode', () => {
   it('maps each kind of delivery-log error to a code', () => {

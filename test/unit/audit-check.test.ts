@@ -1,7 +1,7 @@
 /** `audit:verify`'s check: the tree rebuilt from the leaves' text against every signed head, naming the first bad leaf. */
 import { describe, expect, it } from 'vitest';
-import { type HeadRecord, type LeafRecord, checkLog } from '../../src/domain/auditCheck';
-import { CompactRange, EMPTY_ROOT, leafHash } from '../../src/domain/merkle';
+import { type HeadRecord, type LeafRecord, checkLog } from '../../src/audit/trailCheck.rules';
+import { CompactRange, EMPTY_ROOT, leafHash } from '../../src/audit/merkle.rules';
 
 const texts = ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}'];
 const leaves = (): LeafRecord[] =>

@@ -1,6 +1,6 @@
 /** The custody trail's leaves (docs/audit.md): their natural keys and their exact canonical JSON, with no personal data. */
 import { describe, expect, it } from 'vitest';
-import { AUDIT_LEAF_KINDS, ledgerEntryLeaf, transitionLeaf, webhookAttemptLeaf } from '../../src/domain/audit';
+import { AUDIT_LEAF_KINDS, ledgerEntryLeaf, transitionLeaf, webhookAttemptLeaf } from '../../src/audit/trailLeaves.rules';
 import { paymentState } from './fixtures';
 
 describe('audit leaves', () => {

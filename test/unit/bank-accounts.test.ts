@@ -1,4 +1,4 @@
-/** Bank accounts (src/domain/bankAccounts.ts) and their numbers sealed at rest (src/lib/sealedBox.ts). */
+/** Bank accounts (src/payouts/bankAccounts.rules.ts) and their numbers sealed at rest (src/platform/lib/sealedBox.ts). */
 import { describe, expect, it } from 'vitest';
 import {
   TEST_BANK_ACCOUNTS,
@@ -11,10 +11,10 @@ import {
   isPayableBankAccount,
   last4Of,
   parseCanonicalNumber,
-} from '../../src/domain/bankAccounts';
-import { PAYOUT_FAILURE_CODES } from '../../src/domain/payout';
-import { openBankAccountNumber, openText, sealBankAccountNumber, sealText } from '../../src/lib/sealedBox';
-import { openWebhookSecret, sealWebhookSecret } from '../../src/webhookRules/secretBox';
+} from '../../src/payouts/bankAccounts.rules';
+import { PAYOUT_FAILURE_CODES } from '../../src/payouts/payout.rules';
+import { openBankAccountNumber, openText, sealBankAccountNumber, sealText } from '../../src/platform/lib/sealedBox';
+import { openWebhookSecret, sealWebhookSecret } from '../../src/webhooks/secretBox';
 
 const eur = (iban: string, country = iban.slice(0, 2)) => checkBankAccountNumber({ country, currency: 'EUR', iban });
 const us = (routing_number: string, account_number: string, currency = 'USD') =>

@@ -1,9 +1,9 @@
-/** A read bank file matched to payouts (src/bankFiles/match.ts): which steps each entry takes, and what is left for an operator. */
+/** A read bank file matched to payouts (src/payouts/bankFileMatch.format.ts): which steps each entry takes, and what is left for an operator. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type PayoutSnapshot, planBankFile } from '../../src/bankFiles/match';
-import { type BankFile, readBankFile } from '../../src/bankFiles/read';
+import { type PayoutSnapshot, planBankFile } from '../../src/payouts/bankFileMatch.format';
+import { type BankFile, readBankFile } from '../../src/payouts/bankFileRead.format';
 import { statementOf } from './fixtures';
 
 const read = (name: string) => readBankFile(readFileSync(path.join(__dirname, '../fixtures/bank-files', name), 'utf8'));

@@ -1,13 +1,13 @@
 /**
- * Properties of matching bank files to payouts (src/bankFiles/match.ts) over random files and
+ * Properties of matching bank files to payouts (src/payouts/bankFileMatch.format.ts) over random files and
  * payouts: every step a plan takes is one the payout table allows, a file taken a second time takes
  * no step, and the money of each payout sits on exactly one of the recipient's balances after it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type PayoutSnapshot, planBankFile } from '../../src/bankFiles/match';
-import type { BankFile } from '../../src/bankFiles/read';
-import { PAYOUT_STATUSES, type PayoutStatus, checkPayoutTransition, payoutBalances } from '../../src/domain/payout';
+import { type PayoutSnapshot, planBankFile } from '../../src/payouts/bankFileMatch.format';
+import type { BankFile } from '../../src/payouts/bankFileRead.format';
+import { PAYOUT_STATUSES, type PayoutStatus, checkPayoutTransition, payoutBalances } from '../../src/payouts/payout.rules';
 import { statementOf } from './fixtures';
 
 /** Statuses a payout reaches, with the path from creation that leads there. */

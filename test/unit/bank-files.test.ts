@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { isoAmountText, minorOfIsoAmount, sumDecimalTexts } from '../../src/bankFiles/amounts';
-import { BankFileError } from '../../src/bankFiles/errors';
-import { type CreditTransfer, type Pain001Input, PAIN_001_NAMESPACE, buildPain001 } from '../../src/bankFiles/pain001';
-import { readBankFile } from '../../src/bankFiles/read';
+import { isoAmountText, minorOfIsoAmount, sumDecimalTexts } from '../../src/payouts/bankAmounts.format';
+import { BankFileError } from '../../src/payouts/bankFileErrors.format';
+import { type CreditTransfer, type Pain001Input, PAIN_001_NAMESPACE, buildPain001 } from '../../src/payouts/pain001.format';
+import { readBankFile } from '../../src/payouts/bankFileRead.format';
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, '../fixtures/bank-files', name), 'utf8');
 

@@ -1,7 +1,7 @@
-/** The first `npm start` that builds the Temporal CLI is never silent: a line at least every 10 s with the elapsed time (src/lib/childProgress.ts). */
+/** The first `npm start` that builds the Temporal CLI is never silent: a line at least every 10 s with the elapsed time (src/platform/lib/childProgress.ts). */
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { waitReporting } from '../../src/lib/childProgress';
+import { waitReporting } from '../../src/platform/lib/childProgress';
 
 afterEach(() => {
   vi.useRealTimers();

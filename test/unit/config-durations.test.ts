@@ -4,7 +4,7 @@
  * own exception.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/platform/config';
 
 describe('duration settings', () => {
   it.each(['', '   ', 'banana', '-5s'])('refuse %j with a message naming the setting', (value) => {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, custodyAccount, loadConfig } from '../../src/config';
+import { ConfigError, custodyAccount, loadConfig } from '../../src/platform/config';
 
 describe('payout settings', () => {
   it('default as documented', () => {

@@ -3,7 +3,7 @@
  * ports are known from the settings that name them (docs/security.md).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, addStackPorts, loadConfig, stackPorts } from '../../src/config';
+import { ConfigError, addStackPorts, loadConfig, stackPorts } from '../../src/platform/config';
 
 describe('WEBHOOK_ALLOW_LOOPBACK', () => {
   it('is off unless set, whatever NODE_ENV says', () => {

@@ -14,9 +14,9 @@ import {
   PaymentStatusKey,
   SEARCH_ATTRIBUTE_TYPES,
   paymentsListUrl,
-} from '../../src/domain/searchAttributes';
-import { stateMachineMermaid } from '../../src/domain/stateMachineDiagram';
-import { scopeOf } from '../../src/domain/tenancy';
+} from '../../src/platform/searchAttributes.rules';
+import { stateMachineMermaid } from '../../src/payments/stateMachineDiagram.rules';
+import { scopeOf } from '../../src/tenants/tenancy.rules';
 
 describe('search attributes', () => {
   it('the UI link to the payments list: the namespace and the RecordKind query, encoded', () => {

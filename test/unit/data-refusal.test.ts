@@ -1,6 +1,6 @@
-// Which PostgreSQL errors end a projection for good (src/db/errors.ts) and which are retried.
+// Which PostgreSQL errors end a projection for good (src/platform/database/dataErrors.ts) and which are retried.
 import { describe, expect, it } from 'vitest';
-import { isDataRefusal } from '../../src/db/errors';
+import { isDataRefusal } from '../../src/platform/database/dataErrors';
 
 describe('isDataRefusal', () => {
   it('is a refusal for data PostgreSQL can never store', () => {

@@ -1,6 +1,6 @@
 /** A webhook delivery attempt judged: which answers fail it, and when a failed delivery stops being retried. */
 import { describe, expect, it } from 'vitest';
-import { answerError, statusAfterAttempt } from '../../src/domain/deliveryAttempt';
+import { answerError, statusAfterAttempt } from '../../src/webhooks/deliveryAttempt.rules';
 
 describe('answerError', () => {
   it('accepts every 2xx, from 200 to 299', () => {

@@ -1,7 +1,7 @@
-/** How a delivery's work is dispatched (src/domain/deliverySeries.ts): the tenant's fairness key, live before test, and a series' start options. */
+/** How a delivery's work is dispatched (src/webhooks/deliverySeries.rules.ts): the tenant's fairness key, live before test, and a series' start options. */
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { LIVE_PRIORITY, TEST_PRIORITY, fairnessKey, seriesStartOptions, tenantPriority } from '../../src/domain/deliverySeries';
+import { LIVE_PRIORITY, TEST_PRIORITY, fairnessKey, seriesStartOptions, tenantPriority } from '../../src/webhooks/deliverySeries.rules';
 
 const test = { accountId: 'acct_1', livemode: false };
 const live = { accountId: 'acct_1', livemode: true };

@@ -1,8 +1,8 @@
-/** The delivery log's view of a delivery (src/views/deliveryView.ts) and a webhook's body (src/views/webhookEnvelope.ts). */
+/** The delivery log's view of a delivery (src/webhooks/delivery.view.ts) and a webhook's body (src/webhooks/webhookEnvelope.view.ts). */
 import { describe, expect, it } from 'vitest';
-import { deliveryView } from '../../src/views/deliveryView';
-import { envelope } from '../../src/views/webhookEnvelope';
-import { samplePayment } from '../../src/views/paymentView';
+import { deliveryView } from '../../src/webhooks/delivery.view';
+import { envelope } from '../../src/webhooks/webhookEnvelope.view';
+import { samplePayment } from '../../src/payments/payment.view';
 
 describe('deliveryView', () => {
   it('shows a delivery, its next attempt and every attempt, times in ISO 8601', () => {

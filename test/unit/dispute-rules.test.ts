@@ -1,5 +1,5 @@
 /**
- * The dispute rules, line by line (src/domain/disputeRules.ts, disputes.ts, and what they add to
+ * The dispute rules, line by line (src/payments/disputeTable.rules.ts, disputes.ts, and what they add to
  * the timers, the plan, the events, the personal data and the view): every refusal's words, every
  * boundary, every table.
  */
@@ -17,15 +17,15 @@ import {
   disputeRefusal,
   isOpen,
   latestDispute,
-} from '../../src/domain/disputeRules';
-import { type DisputeRequest, openDispute, planDispute, planDisputeDefault } from '../../src/domain/disputes';
-import { stepEvents } from '../../src/domain/milestones';
-import { type PlannedStep, applyTransition, planTransition } from '../../src/domain/paymentPlan';
-import { pendingTimers } from '../../src/domain/paymentTimers';
-import type { DisputeParty, DisputeState, PaymentState } from '../../src/domain/paymentTypes';
-import { REDACTED, disputeHashes, redactMilestoneView, redactView, withTexts, withoutTexts } from '../../src/domain/personal';
-import { emittedEvents } from '../../src/domain/transitionEvents';
-import { disputeView, paymentView } from '../../src/views/paymentView';
+} from '../../src/payments/disputeTable.rules';
+import { type DisputeRequest, openDispute, planDispute, planDisputeDefault } from '../../src/payments/disputes.rules';
+import { stepEvents } from '../../src/payments/milestones.rules';
+import { type PlannedStep, applyTransition, planTransition } from '../../src/payments/paymentPlan.rules';
+import { pendingTimers } from '../../src/payments/paymentTimers.rules';
+import type { DisputeParty, DisputeState, PaymentState } from '../../src/payments/paymentTypes.rules';
+import { REDACTED, disputeHashes, redactMilestoneView, redactView, withTexts, withoutTexts } from '../../src/payments/personalData.rules';
+import { emittedEvents } from '../../src/payments/transitionEvents.rules';
+import { disputeView, paymentView } from '../../src/payments/payment.view';
 import { paymentDetails, paymentState, refusedStep, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');

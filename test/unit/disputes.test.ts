@@ -1,14 +1,14 @@
 /**
- * The dispute rules without a stack (src/domain/disputes.ts, disputeRules.ts): the record an
+ * The dispute rules without a stack (src/payments/disputes.rules.ts, disputeRules.ts): the record an
  * opening writes, the respondent's timer, each party's turn, the money of an agreement, a
  * withdrawal and a default, and a payment never disputed planned exactly as before.
  */
 import { describe, expect, it } from 'vitest';
-import { type PlannedStep, applyTransition, planTransition } from '../../src/domain/paymentPlan';
-import { openDispute, planDispute, planDisputeDefault } from '../../src/domain/disputes';
-import { closeDisputes } from '../../src/domain/disputeRules';
-import { pendingTimers } from '../../src/domain/paymentTimers';
-import type { DisputeParty, PaymentState } from '../../src/domain/paymentTypes';
+import { type PlannedStep, applyTransition, planTransition } from '../../src/payments/paymentPlan.rules';
+import { openDispute, planDispute, planDisputeDefault } from '../../src/payments/disputes.rules';
+import { closeDisputes } from '../../src/payments/disputeTable.rules';
+import { pendingTimers } from '../../src/payments/paymentTimers.rules';
+import type { DisputeParty, PaymentState } from '../../src/payments/paymentTypes.rules';
 import { paymentState } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatMajor, isCurrency, minorUnits, toMajor, toMinor } from '../../src/domain/money';
-import { PAYMENT_EVENTS, PAYMENT_STATUSES } from '../../src/domain/paymentTypes';
-import { TRANSITIONS, checkTransition, isTerminal } from '../../src/domain/payment';
-import { MILESTONE_EVENTS } from '../../src/domain/milestones';
+import { formatMajor, isCurrency, minorUnits, toMajor, toMinor } from '../../src/ledger/money.rules';
+import { PAYMENT_EVENTS, PAYMENT_STATUSES } from '../../src/payments/paymentTypes.rules';
+import { TRANSITIONS, checkTransition, isTerminal } from '../../src/payments/payment.rules';
+import { MILESTONE_EVENTS } from '../../src/payments/milestones.rules';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetch as undiciFetch } from 'undici';
-import { checkResolvedHost, checkWebhookUrl, isBlockedAddress, liveDeliveryAgent } from '../../src/webhookRules/urlPolicy';
+import { checkResolvedHost, checkWebhookUrl, isBlockedAddress, liveDeliveryAgent } from '../../src/webhooks/urlPolicy';
 import { signWebhookBody, verifyWebhookSignature } from '../../src';
 
 describe('money', () => {

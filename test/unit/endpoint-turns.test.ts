@@ -1,6 +1,6 @@
-/** A moment's wait for a full endpoint inside the attempt (src/activities/endpointTurns.ts). */
+/** A moment's wait for a full endpoint inside the attempt (src/webhooks/endpointTurns.activities.ts). */
 import { describe, expect, it } from 'vitest';
-import { EndpointTurns } from '../../src/activities/endpointTurns';
+import { EndpointTurns } from '../../src/webhooks/endpointTurns.activities';
 
 /** A lease that is free once `free` is set; counts the looks. */
 function lease() {

@@ -1,7 +1,7 @@
-/** An event as the Events API shows it (src/views/eventView.ts): the payment right after it and, for a milestone event, that milestone. */
+/** An event as the Events API shows it (src/webhooks/event.view.ts): the payment right after it and, for a milestone event, that milestone. */
 import { describe, expect, it } from 'vitest';
-import { eventView } from '../../src/views/eventView';
-import type { PaymentView } from '../../src/views/paymentView';
+import { eventView } from '../../src/webhooks/event.view';
+import type { PaymentView } from '../../src/payments/payment.view';
 
 const at = new Date('2026-11-27T10:00:00.000Z');
 const data = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import * as failures from '../../src/domain/failures';
-import { ORIGINAL_SERIES } from '../../src/domain/deliveryAttempt';
+import * as failures from '../../src/platform/failures.rules';
+import { ORIGINAL_SERIES } from '../../src/webhooks/deliveryAttempt.rules';
 
 /**
  * Failure types and series names are recorded in workflow histories and the delivery table, and the

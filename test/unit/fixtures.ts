@@ -1,8 +1,8 @@
 /** A payment as the workflow holds it, for the stack-free unit tests; each test overrides what it checks. */
-import { type PaymentState } from '../../src/domain/paymentTypes';
-import type { PaymentDetails, PaymentPersonalFields } from '../../src/domain/paymentRecord';
-import { wholeMilestone } from '../../src/domain/milestones';
-import type { BankFile } from '../../src/bankFiles/read';
+import { type PaymentState } from '../../src/payments/paymentTypes.rules';
+import type { PaymentDetails, PaymentPersonalFields } from '../../src/payments/paymentRecord.rules';
+import { wholeMilestone } from '../../src/payments/milestones.rules';
+import type { BankFile } from '../../src/payouts/bankFileRead.format';
 
 /** Without `milestones`, the payment's one milestone of the whole amount mirrors its status and amounts. */
 export function paymentState(overrides: Partial<PaymentState> = {}): PaymentState {

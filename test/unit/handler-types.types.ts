@@ -5,8 +5,8 @@
  * Nothing here is executed.
  */
 import { z } from 'zod';
-import { Routes } from '../../src/api/registry';
-import { DeletedResponse, WebhookTestSent } from '../../src/api/schemas';
+import { Routes } from '../../src/platform/http/registry';
+import { DeletedResponse, WebhookTestSent } from '../../src/platform/http/schemas';
 
 export function handlerTypes(routes: Routes) {
   routes.add(

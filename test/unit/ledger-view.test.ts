@@ -1,6 +1,6 @@
 /** The ledger as the API shows it: an entry with its postings, and the balance per currency, in major units. */
 import { describe, expect, it } from 'vitest';
-import { BalanceViewSchema, LedgerEntryViewSchema, balanceView, ledgerEntryView } from '../../src/views/ledgerView';
+import { BalanceViewSchema, LedgerEntryViewSchema, balanceView, ledgerEntryView } from '../../src/ledger/ledger.view';
 
 describe('ledgerEntryView', () => {
   it('shows every field and each posting in major units, with the entry’s exponent', () => {

@@ -17,8 +17,8 @@ import {
   isEmptyMovement,
   move,
   postingsOf,
-} from '../../src/domain/ledger';
-import { type PaymentMoneyRecord, paymentMoneyViolations } from '../../src/domain/moneyInvariants';
+} from '../../src/ledger/ledger.rules';
+import { type PaymentMoneyRecord, paymentMoneyViolations } from '../../src/ledger/moneyInvariants.rules';
 
 const NONE: Movement = { deposited: 0n, refunded: 0n, released: 0n, fee: 0n };
 const money = { amount: 10_000n, platformFee: 300n };

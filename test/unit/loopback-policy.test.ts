@@ -4,8 +4,8 @@
  * never; WEBHOOK_LOOPBACK_PORTS is read once, at start-up, and a bad value stops it.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config';
-import { checkResolvedHost, checkWebhookUrl, isBlockedAddress, isLoopbackAddress } from '../../src/webhookRules/urlPolicy';
+import { ConfigError, loadConfig } from '../../src/platform/config';
+import { checkResolvedHost, checkWebhookUrl, isBlockedAddress, isLoopbackAddress } from '../../src/webhooks/urlPolicy';
 
 const LISTED = 4000;
 const OTHER = 4001;

@@ -14,8 +14,8 @@ import {
   splitPoint,
   verifyConsistency,
   verifyInclusion,
-} from '../../src/domain/merkle';
-import { canonicalJson } from '../../src/domain/canonicalJson';
+} from '../../src/audit/merkle.rules';
+import { canonicalJson } from '../../src/audit/canonicalJson.rules';
 
 const leaves = ['a', 'b', 'c', 'd', 'e'].map((t) => leafHash(t));
 

@@ -19,8 +19,8 @@ import {
   verifyInclusion,
   type Hash,
   type NodeRef,
-} from '../../src/domain/merkle';
-import { canonicalJson, treeHeadMessage } from '../../src/domain/canonicalJson';
+} from '../../src/audit/merkle.rules';
+import { canonicalJson, treeHeadMessage } from '../../src/audit/canonicalJson.rules';
 
 const hd = (hex: string) => Buffer.from(hex, 'hex');
 

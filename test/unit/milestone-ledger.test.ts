@@ -1,6 +1,6 @@
 /** `ledger:verify` per milestone: each milestone's invariants and, together, the payment's amounts (docs/money.md). */
 import { describe, expect, it } from 'vitest';
-import { type MilestoneMoneyRecord, milestoneMoneyViolations } from '../../src/domain/moneyInvariants';
+import { type MilestoneMoneyRecord, milestoneMoneyViolations } from '../../src/ledger/moneyInvariants.rules';
 
 const ledgerOf = (m: Pick<MilestoneMoneyRecord, 'held' | 'released' | 'refunded' | 'feeCollected'>, deposited: bigint) => ({
   deposited,

@@ -1,5 +1,5 @@
 /**
- * Milestones (src/domain/milestones.ts and their paths through planTransition, the timers, the
+ * Milestones (src/payments/milestones.rules.ts and their paths through planTransition, the timers, the
  * emitted events and the personal data): the payment's status from its milestones', the events a
  * step emits, the money per milestone and the fee across them, and a property over random payments
  * and random steps.
@@ -16,11 +16,11 @@ import {
   type TransitionAction,
   CLIENT_ACTIONS,
   MILESTONE_ACTIONS,
-} from '../../src/domain/paymentTypes';
-import { checkTransition, creationEntry } from '../../src/domain/payment';
-import { applyTransition } from '../../src/domain/paymentPlan';
-import { amountsOf, withAmounts } from '../../src/domain/paymentMoney';
-import { dueTimer, nextDeadlineOf, pendingTimer, pendingTimers } from '../../src/domain/paymentTimers';
+} from '../../src/payments/paymentTypes.rules';
+import { checkTransition, creationEntry } from '../../src/payments/payment.rules';
+import { applyTransition } from '../../src/payments/paymentPlan.rules';
+import { amountsOf, withAmounts } from '../../src/payments/paymentMoney.rules';
+import { dueTimer, nextDeadlineOf, pendingTimer, pendingTimers } from '../../src/payments/paymentTimers.rules';
 import {
   MILESTONE_EVENTS,
   PAYMENT_STATUS_RULES,
@@ -31,11 +31,11 @@ import {
   stepEvents,
   sumOfMilestones,
   wholeMilestone,
-} from '../../src/domain/milestones';
-import { type PlannedStep, type TransitionRequestRule, planTransition } from '../../src/domain/paymentPlan';
-import { emittedEvents } from '../../src/domain/transitionEvents';
-import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/domain/personal';
-import { paymentView } from '../../src/views/paymentView';
+} from '../../src/payments/milestones.rules';
+import { type PlannedStep, type TransitionRequestRule, planTransition } from '../../src/payments/paymentPlan.rules';
+import { emittedEvents } from '../../src/payments/transitionEvents.rules';
+import { REDACTED, personalOf, redactView, redactedPersonal, withPersonal, withoutPersonal } from '../../src/payments/personalData.rules';
+import { paymentView } from '../../src/payments/payment.view';
 import { paymentDetails, paymentState, refusedStep, stagedPayment } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T08:00:00.000Z');

@@ -1,9 +1,9 @@
 /**
- * Money crosses text in one place (src/domain/moneyFields.ts; docs/money.md, "Integers end to
+ * Money crosses text in one place (src/ledger/moneyFields.rules.ts; docs/money.md, "Integers end to
  * end"): a history recorded when payloads carried it as decimal text, and PostgreSQL's JSON columns.
  */
 import { describe, expect, it } from 'vitest';
-import { moneyJson, withBigintMoney } from '../../src/domain/moneyFields';
+import { moneyJson, withBigintMoney } from '../../src/ledger/moneyFields.rules';
 
 /** A payment and its last step as a history recorded before bigint payloads holds them. */
 const recorded = {

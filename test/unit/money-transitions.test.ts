@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type PaymentState } from '../../src/domain/paymentTypes';
-import { TRANSITIONS, checkTransition } from '../../src/domain/payment';
-import { applyTransition } from '../../src/domain/paymentPlan';
-import { amountsOf, moneyOf, withAmounts } from '../../src/domain/paymentMoney';
-import { planTransition } from '../../src/domain/paymentPlan';
+import { type PaymentState } from '../../src/payments/paymentTypes.rules';
+import { TRANSITIONS, checkTransition } from '../../src/payments/payment.rules';
+import { applyTransition } from '../../src/payments/paymentPlan.rules';
+import { amountsOf, moneyOf, withAmounts } from '../../src/payments/paymentMoney.rules';
+import { planTransition } from '../../src/payments/paymentPlan.rules';
 import { paymentState, refusedStep } from './fixtures';
 
 const NOW = Date.parse('2026-11-24T00:00:00.000Z');

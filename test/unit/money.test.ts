@@ -13,7 +13,7 @@ import {
   plainDecimal,
   toMajor,
   toMinor,
-} from '../../src/domain/money';
+} from '../../src/ledger/money.rules';
 
 /** ISO 4217's "N.A." minor unit: metals, fund units, testing and "no currency". */
 const NOT_MEANS_OF_PAYMENT = ['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX'];

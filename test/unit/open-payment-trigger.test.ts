@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TERMINAL_STATUSES } from '../../src/domain/paymentTypes';
+import { TERMINAL_STATUSES } from '../../src/payments/paymentTypes.rules';
 
 describe('the open-payment count', () => {
   it("treats as terminal exactly the domain's TERMINAL_STATUSES, everywhere the migration names them", () => {

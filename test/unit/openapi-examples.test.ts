@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { documentedOperations } from '../../tools/documentedOperations';
-import { ERRORS } from '../../src/api/errorCatalogue';
-import { openApiDocument } from '../../src/api/openapi';
-import * as S from '../../src/api/schemas';
-import { loadConfig } from '../../src/config';
+import { ERRORS } from '../../src/platform/http/errorCatalogue';
+import { openApiDocument } from '../../src/platform/http/openapi';
+import * as S from '../../src/platform/http/schemas';
+import { loadConfig } from '../../src/platform/config';
 
 interface Content {
   schema: object;

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { documentedOperations } from '../../tools/documentedOperations';
-import { openApiDocument } from '../../src/api/openapi';
-import { loadConfig } from '../../src/config';
+import { openApiDocument } from '../../src/platform/http/openapi';
+import { loadConfig } from '../../src/platform/config';
 
 describe('docs/openapi.json', () => {
   it('is the document the schemas give', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { registry } from '../../src/lib/metrics';
+import { registry } from '../../src/platform/lib/metrics';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** Not ours: Prometheus's own. */

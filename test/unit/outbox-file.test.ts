@@ -1,9 +1,9 @@
-/** The payout outbox's files (src/lib/outboxFile.ts): written once and whole, a retry of the same file harmless. */
+/** The payout outbox's files (src/payouts/outboxFile.ts): written once and whole, a retry of the same file harmless. */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OutboxConflict, writeOutboxFile } from '../../src/lib/outboxFile';
+import { OutboxConflict, writeOutboxFile } from '../../src/payouts/outboxFile';
 
 const newDir = () => mkdtempSync(path.join(tmpdir(), 'outbox-'));
 

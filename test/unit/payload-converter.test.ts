@@ -1,11 +1,11 @@
 /**
- * Temporal payloads carry bigint money (src/workflows/payloadConverter.ts; docs/money.md, "Integers
+ * Temporal payloads carry bigint money (src/platform/payloadConverter.workflow.ts; docs/money.md, "Integers
  * end to end"): as the JSON the UI shows, with the note of which values are bigint beside it.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { decode } from '@temporalio/common/lib/encoding';
 import { describe, expect, it } from 'vitest';
-import { BIGINT_PATHS_KEY, payloadConverter } from '../../src/workflows/payloadConverter';
+import { BIGINT_PATHS_KEY, payloadConverter } from '../../src/platform/payloadConverter.workflow';
 
 const state = {
   amountMinor: 9_007_199_254_740_993n,

@@ -1,9 +1,9 @@
 /** The payment as the API and webhooks show it, its webhook envelope, and its lines in the Temporal UI. */
 import { describe, expect, it } from 'vitest';
-import { PaymentViewSchema, paymentView } from '../../src/views/paymentView';
-import type { HistoryEntry } from '../../src/domain/paymentTypes';
-import { details, movementText, stepSummary, summary } from '../../src/domain/paymentSummary';
-import { envelope } from '../../src/views/webhookEnvelope';
+import { PaymentViewSchema, paymentView } from '../../src/payments/payment.view';
+import type { HistoryEntry } from '../../src/payments/paymentTypes.rules';
+import { details, movementText, stepSummary, summary } from '../../src/payments/paymentSummary.rules';
+import { envelope } from '../../src/webhooks/webhookEnvelope.view';
 import { paymentDetails, paymentState } from './fixtures';
 
 const VIEW = {

@@ -1,6 +1,6 @@
-/** A payout's lines in the Temporal UI (src/domain/payoutStory.ts). */
+/** A payout's lines in the Temporal UI (src/payouts/payoutSummary.rules.ts). */
 import { describe, expect, it } from 'vitest';
-import { payoutDetails, payoutStepSummary, payoutSummary } from '../../src/domain/payoutStory';
+import { payoutDetails, payoutStepSummary, payoutSummary } from '../../src/payouts/payoutSummary.rules';
 
 const payout = {
   amountMinor: 1050n,

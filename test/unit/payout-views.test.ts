@@ -1,16 +1,16 @@
-/** The payout and bank account bodies (src/api/schemas/bankAccounts.ts, payouts.ts) and the bank account, payout and bank file views (src/views). */
+/** The payout and bank account bodies (src/payouts/bankAccounts.schemas.ts, payouts.ts) and the bank account, payout and bank file views (src/views). */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exampleOf } from '../../src/api/components';
-import { BankAccount, CreateBankAccountRequest } from '../../src/api/schemas/bankAccounts';
-import { BankFile, CreatePayoutRequest, ListPayoutsQuery, Payout } from '../../src/api/schemas/payouts';
-import { planBankFile } from '../../src/bankFiles/match';
-import { readBankFile } from '../../src/bankFiles/read';
-import { minorUnits } from '../../src/domain/money';
-import { BankFileViewSchema, bankFileView } from '../../src/views/bankFileView';
-import { BankAccountViewSchema, bankAccountView } from '../../src/views/bankAccountView';
-import { PayoutViewSchema, payoutView } from '../../src/views/payoutView';
+import { exampleOf } from '../../src/platform/http/components';
+import { BankAccount, CreateBankAccountRequest } from '../../src/payouts/bankAccounts.schemas';
+import { BankFile, CreatePayoutRequest, ListPayoutsQuery, Payout } from '../../src/payouts/payouts.schemas';
+import { planBankFile } from '../../src/payouts/bankFileMatch.format';
+import { readBankFile } from '../../src/payouts/bankFileRead.format';
+import { minorUnits } from '../../src/ledger/money.rules';
+import { BankFileViewSchema, bankFileView } from '../../src/payouts/bankFile.view';
+import { BankAccountViewSchema, bankAccountView } from '../../src/payouts/bankAccount.view';
+import { PayoutViewSchema, payoutView } from '../../src/payouts/payout.view';
 
 const refusals = (body: unknown) => {
   const parsed = CreateBankAccountRequest.safeParse(body);

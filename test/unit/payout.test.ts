@@ -1,4 +1,4 @@
-/** The payout rules as data (src/domain/payout.ts): transitions, ledger movements, failure codes, the simulated bank. */
+/** The payout rules as data (src/payouts/payout.rules.ts): transitions, ledger movements, failure codes, the simulated bank. */
 import { describe, expect, it } from 'vitest';
 import {
   BANK_ACCOUNT_FAILURE_CODES,
@@ -17,8 +17,8 @@ import {
   payoutBalances,
   payoutEntryKey,
   payoutPostings,
-} from '../../src/domain/payout';
-import { SIMULATED_SEND_AFTER_SECONDS, dueSimulatedSteps, nextSimulatedStep, simulatedBankSteps } from '../../src/domain/simulatedBank';
+} from '../../src/payouts/payout.rules';
+import { SIMULATED_SEND_AFTER_SECONDS, dueSimulatedSteps, nextSimulatedStep, simulatedBankSteps } from '../../src/payouts/simulatedBank.rules';
 
 const DAY = 86_400;
 

@@ -1,8 +1,8 @@
-/** What an erasure leaves in place of personal data, and a reason's keyed hash (src/domain/personal.ts). */
+/** What an erasure leaves in place of personal data, and a reason's keyed hash (src/payments/personalData.rules.ts). */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { DisputeState, EvidenceState, MilestoneState, OfferState, PaymentState } from '../../src/domain/paymentTypes';
-import type { MilestonePersonalFields, PaymentPersonalFields } from '../../src/domain/paymentRecord';
-import { paymentView } from '../../src/views/paymentView';
+import type { DisputeState, EvidenceState, MilestoneState, OfferState, PaymentState } from '../../src/payments/paymentTypes.rules';
+import type { MilestonePersonalFields, PaymentPersonalFields } from '../../src/payments/paymentRecord.rules';
+import { paymentView } from '../../src/payments/payment.view';
 import {
   REDACTED,
   isReasonHash,
@@ -12,10 +12,10 @@ import {
   redactedPersonal,
   withPersonal,
   withoutPersonal,
-} from '../../src/domain/personal';
+} from '../../src/payments/personalData.rules';
 import { paymentDetails, paymentState } from './fixtures';
 import { decode } from '@temporalio/common/lib/encoding';
-import { payloadConverter } from '../../src/workflows/payloadConverter';
+import { payloadConverter } from '../../src/platform/payloadConverter.workflow';
 
 const KEY = Buffer.alloc(32, 1);
 

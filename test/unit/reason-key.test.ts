@@ -4,7 +4,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, reasonHashKey } from '../../src/config';
+import { ConfigError, loadConfig, reasonHashKey } from '../../src/platform/config';
 
 const webhookKey = () => randomBytes(32).toString('base64');
 

@@ -1,7 +1,7 @@
 /** A recipient's rules and how the API and its webhook show it (docs/concepts.md, "Recipients"). */
 import { describe, expect, it } from 'vitest';
-import { NO_REQUIREMENTS, type RecipientState, isCountry, isPayable, payoutsEnabled, redactedRecipient } from '../../src/domain/recipients';
-import { recipientBalanceView, recipientEnvelope, recipientView } from '../../src/views/recipientView';
+import { NO_REQUIREMENTS, type RecipientState, isCountry, isPayable, payoutsEnabled, redactedRecipient } from '../../src/recipients/recipients.rules';
+import { recipientBalanceView, recipientEnvelope, recipientView } from '../../src/recipients/recipient.view';
 
 const recipient = (over: Partial<RecipientState> = {}): RecipientState => ({
   id: 'rcp_01ARZ3NDEKTSV4RRFFQ69G5FAV',

@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { errorMiddleware } from '../../src/api/errors';
-import { Routes } from '../../src/api/registry';
-import { createLogger } from '../../src/lib/logger';
+import { errorMiddleware } from '../../src/platform/http/httpErrors';
+import { Routes } from '../../src/platform/http/registry';
+import { createLogger } from '../../src/platform/lib/logger';
 
 describe('the route registry', () => {
   let ran = 0;

@@ -1,7 +1,7 @@
 /** What `npm run repair` decides per payment, and the timer facts a repaired run is rebuilt from. */
 import { describe, expect, it } from 'vitest';
-import { nextDeadlineOf } from '../../src/domain/paymentTimers';
-import { repairDecision } from '../../src/domain/repair';
+import { nextDeadlineOf } from '../../src/payments/paymentTimers.rules';
+import { repairDecision } from '../../src/payments/repair.rules';
 import { paymentState, releasingAt } from './fixtures';
 
 describe('repairDecision', () => {

@@ -1,10 +1,10 @@
 /**
- * What the delivery log keeps of a receiver's answer (src/webhookRules/excerpt.ts): the first 1 KB, cut
+ * What the delivery log keeps of a receiver's answer (src/webhooks/responseExcerpt.ts): the first 1 KB, cut
  * on a character, as text PostgreSQL can store. The stack tests' receivers are on loopback, whose
  * answers are never kept (test/loopback-reach.test.ts), so the cut is proved here.
  */
 import { describe, expect, it } from 'vitest';
-import { EXCERPT_BYTES, readExcerpt } from '../../src/webhookRules/excerpt';
+import { EXCERPT_BYTES, readExcerpt } from '../../src/webhooks/responseExcerpt';
 
 /** A body streamed in the given pieces, and how many of them were read. */
 function body(pieces: string[]): { stream: ReadableStream<Uint8Array>; pulled: () => number } {

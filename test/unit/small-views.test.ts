@@ -1,8 +1,8 @@
 /** Views with one job each: an API key, a webhook configuration, and a payout's lines in the Temporal UI. */
 import { describe, expect, it } from 'vitest';
-import { apiKeyView } from '../../src/views/apiKeyView';
-import { webhookListItemView, webhookSecretView, webhookView } from '../../src/views/webhookView';
-import { type PayoutStoryState, payoutDetails, payoutStepSummary, payoutSummary } from '../../src/domain/payoutStory';
+import { apiKeyView } from '../../src/tenants/apiKey.view';
+import { webhookListItemView, webhookSecretView, webhookView } from '../../src/webhooks/webhookConfiguration.view';
+import { type PayoutStoryState, payoutDetails, payoutStepSummary, payoutSummary } from '../../src/payouts/payoutSummary.rules';
 
 const at = new Date('2026-11-27T10:00:00.000Z');
 

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONCEPTS, withDiagram, withStatusRules } from '../../scripts/docs-state-machine';
-import { TRANSITIONS } from '../../src/domain/payment';
-import { PAYMENT_STATUS_RULES } from '../../src/domain/milestones';
+import { TRANSITIONS } from '../../src/payments/payment.rules';
+import { PAYMENT_STATUS_RULES } from '../../src/payments/milestones.rules';
 
 describe('docs/concepts.md', () => {
   const text = fs.readFileSync(CONCEPTS, 'utf8');

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/domain/paymentTimers';
-import { planTransition } from '../../src/domain/paymentPlan';
+import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/payments/paymentTimers.rules';
+import { planTransition } from '../../src/payments/paymentPlan.rules';
 import { paymentState, refusedStep, releasingAt } from './fixtures';
 
 const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');

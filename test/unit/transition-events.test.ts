@@ -3,10 +3,10 @@
  * and for a split its refunded part as a partial refund first.
  */
 import { describe, expect, it } from 'vitest';
-import { type PaymentState } from '../../src/domain/paymentTypes';
-import { applyTransition } from '../../src/domain/paymentPlan';
-import { planTransition } from '../../src/domain/paymentPlan';
-import { emittedEvents } from '../../src/domain/transitionEvents';
+import { type PaymentState } from '../../src/payments/paymentTypes.rules';
+import { applyTransition } from '../../src/payments/paymentPlan.rules';
+import { planTransition } from '../../src/payments/paymentPlan.rules';
+import { emittedEvents } from '../../src/payments/transitionEvents.rules';
 import { paymentState } from './fixtures';
 
 const AT = '2026-11-24T00:00:00.000Z';

@@ -11,7 +11,7 @@ import {
   TERMINAL_STATUSES,
   type PaymentState,
   type TransitionAction,
-} from '../../src/domain/paymentTypes';
+} from '../../src/payments/paymentTypes.rules';
 import {
   CREATED_EVENT,
   INITIAL_STATUS,
@@ -22,14 +22,14 @@ import {
   checkTransition,
   creationEntry,
   isTerminal,
-} from '../../src/domain/payment';
-import { applyTransition } from '../../src/domain/paymentPlan';
-import { planTransition } from '../../src/domain/paymentPlan';
+} from '../../src/payments/payment.rules';
+import { applyTransition } from '../../src/payments/paymentPlan.rules';
+import { planTransition } from '../../src/payments/paymentPlan.rules';
 import { paymentState } from './fixtures';
 
 const STATUSES = ['pending_deposit', 'in_custody', 'pending_release', 'released', 'cancelled', 'refunded', 'disputed'] as const;
 
-/** docs/concepts.md's and docs/money.md's table, written out again by hand: a change to src/domain/payment.ts's copy disagrees with it. */
+/** docs/concepts.md's and docs/money.md's table, written out again by hand: a change to src/payments/payment.rules.ts's copy disagrees with it. */
 const TABLE: Transition[] = [
   { action: 'deposit', from: ['pending_deposit'], to: 'in_custody', event: 'payment.deposited', money: 'deposit' },
   { action: 'approve', from: ['in_custody'], to: 'pending_release', event: 'payment.approved', money: 'none' },

@@ -1,7 +1,7 @@
 /** The exported receiver helper cannot be downgraded to the body-only scheme by stripping headers (docs/webhooks.md). */
 import { describe, expect, it } from 'vitest';
 import { signWebhookBody, verifyWebhook, verifyWebhookSignature } from '../../src';
-import { standardWebhookHeaders } from '../../src/webhookRules/signature';
+import { standardWebhookHeaders } from '../../src/webhooks/signature';
 
 const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
 const body = '{"event":"payment.created","payment_id":"pay_1"}';

@@ -1,11 +1,11 @@
 /**
  * The Worker Versioning settings of docs/settings.md (TEMPORAL_WORKER_VERSIONING,
  * TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_BUILD_ID) and the version a worker derives from them and its
- * workflow bundle (src/worker/versioning.ts). On the dev server: test/worker-versioning.test.ts.
+ * workflow bundle (src/platform/worker/versioning.ts). On the dev server: test/worker-versioning.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config';
-import { DEFAULT_VERSIONING_BEHAVIOR, bundleBuildId, workerVersion } from '../../src/worker/versioning';
+import { ConfigError, loadConfig } from '../../src/platform/config';
+import { DEFAULT_VERSIONING_BEHAVIOR, bundleBuildId, workerVersion } from '../../src/platform/worker/versioning';
 
 describe('worker versioning settings', () => {
   it('default: versioned, the deployment named after the task queue, the build id the bundle hash', () => {

@@ -21,7 +21,7 @@ export function binaryDirs(versions: Versions, root = ROOT) {
     /** The image's dockerize template (older UI releases), else config/docker.yaml templated by ui-server. */
     uiTemplate: path.join(ui, 'config-template.yaml'),
     uiConfig: path.join(ui, 'config', 'docker.yaml'),
-    /** The Temporal CLI (temporal-binaries.sh and src/lib/temporalDevServer.ts put it here). */
+    /** The Temporal CLI (temporal-binaries.sh and src/platform/lib/temporalDevServer.ts put it here). */
     cliDir: path.join(root, '.cache', 'bin'),
   };
 }

@@ -20,9 +20,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_TEST_DATABASE_URL } from '../testSupport';
-import { freePort } from '../../src/lib/net';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../src/domain/searchAttributes';
-import { startDevServer } from '../../src/lib/temporalDevServer';
+import { freePort } from '../../src/platform/lib/net';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/platform/searchAttributes.rules';
+import { startDevServer } from '../../src/platform/lib/temporalDevServer';
 import { ROOT, argv, readCompose } from './compose';
 
 const say = (msg: string) => process.stdout.write(`image-check: ${msg}\n`);

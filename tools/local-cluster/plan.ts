@@ -9,7 +9,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { ephemeralPortRange } from '../../src/lib/net';
+import { ephemeralPortRange } from '../../src/platform/lib/net';
 import { binaryDirs } from './binaries';
 import {
   ROOT,

@@ -29,7 +29,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../src/lib/net';
+import { freePort } from '../../src/platform/lib/net';
 import { binaryDirs, ensureBinaries } from './binaries';
 import { ROOT, composeVersions } from './compose';
 import { renderDockerizeTemplate } from './dockerizeTemplate';
@@ -111,7 +111,7 @@ async function distinctFreePorts(n: number, avoid: number[], pick: () => Promise
 /**
  * The api's and the workers' roles (compose: deploy/postgres/init creates payments_api and
  * payments_worker), created when missing, their password set, allowed to connect to the database;
- * their table privileges are migrate's to grant (src/db/roles.ts). DATABASE_URL's role must be allowed
+ * their table privileges are migrate's to grant (src/platform/database/roles.ts). DATABASE_URL's role must be allowed
  * to create roles.
  */
 async function ensureRoles(url: string, database: string, roles: { api: string; worker: string }, password: string): Promise<void> {

@@ -9,7 +9,7 @@
 #                              schema/            the module's schema/postgresql (what the image ships
 #                                                 under /etc/temporal/schema/postgresql)
 #                              temporal           the Temporal CLI the project already uses (npm start), at
-#                                                 src/lib/temporalDevServer.ts's CLI_VERSION, in .cache/bin
+#                                                 src/platform/lib/temporalDevServer.ts's CLI_VERSION, in .cache/bin
 #   temporalio/ui:Y          → ui-server          go install github.com/temporalio/ui-server/v2/cmd/server@vY
 #                              config template    the module's, as the image ships it (config/docker.yaml,
 #                                                 or docker/config-template.yaml for dockerize)
@@ -44,10 +44,10 @@ fi
 SHARED="${XDG_CACHE_HOME:-$HOME/.cache}/payment-custody"
 export PATH="$PATH:/usr/local/go/bin"
 
-# The Temporal CLI at the version npm start builds (src/lib/temporalDevServer.ts): .cache/bin/temporal,
+# The Temporal CLI at the version npm start builds (src/platform/lib/temporalDevServer.ts): .cache/bin/temporal,
 # copied from the machine-wide cache (one file, temporal-<version>) or built with go install.
-CLI_VERSION="$(sed -n "s/^export const CLI_VERSION = '\(v[0-9.]*\)';\$/\1/p" src/lib/temporalDevServer.ts)"
-[ -n "$CLI_VERSION" ] || { echo "temporal-binaries: no CLI_VERSION in src/lib/temporalDevServer.ts" >&2; exit 1; }
+CLI_VERSION="$(sed -n "s/^export const CLI_VERSION = '\(v[0-9.]*\)';\$/\1/p" src/platform/lib/temporalDevServer.ts)"
+[ -n "$CLI_VERSION" ] || { echo "temporal-binaries: no CLI_VERSION in src/platform/lib/temporalDevServer.ts" >&2; exit 1; }
 install_cli() {
   local cli=.cache/bin/temporal shared="$SHARED/temporal-$CLI_VERSION"
   if [ ! -x "$cli" ]; then

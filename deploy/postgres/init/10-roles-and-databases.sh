@@ -8,7 +8,7 @@
 #   payments         owns the `payments` database and its tables: the migrate one-shot (knex migrations).
 #   payments_api     what the api connects as; payments_worker, what the workers connect as. Both may
 #                    only connect here: their table privileges are granted by the migrate one-shot after
-#                    every migration run (src/db/roles.ts), the one step that runs once the tables exist:
+#                    every migration run (src/platform/database/roles.ts), the one step that runs once the tables exist:
 #                    rows of every table, never TRUNCATE, never own a table (so neither can disable the
 #                    custody trail's append-only triggers), and for the api no write on the trail's
 #                    tables (docs/security.md, "Database roles").

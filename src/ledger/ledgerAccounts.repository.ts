@@ -1,0 +1,217 @@
+/**
+ * The ledger's addressed accounts (docs/money.md): entries that belong to no payment step — a
+ * recipient's pending money made available, and (part of the payouts to come) any movement between a
+ * recipient's accounts — written with their postings and both kinds of balance in one transaction;
+ * and balances at any instant, summed from the entries.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import {
+  type EntryType,
+  type LedgerAccount,
+  type RecipientBalance,
+  LEDGER_ACCOUNTS,
+  RECIPIENT_BALANCES,
+  isPartyAddress,
+  recipientAddress,
+} from './ledger.rules';
+import type { RecipientState } from '../recipients/recipients.rules';
+import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
+import { appendLeaf } from '../audit/trail.repository';
+import type { LedgerEntryRow } from './ledger.repository';
+import type { Scope } from '../tenants/tenancy.rules';
+
+/** An entry's id from its idempotency key: writing the same key twice writes one entry. */
+export const keyedEntryId = (idempotencyKey: string) => `le_${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 26)}`;
+
+export interface StandaloneEntry {
+  /** Names the movement once: a retry with the same key writes nothing. */
+  idempotencyKey: string;
+  recipientId: string;
+  /** The recipient's version the movement belongs to. */
+  version: number;
+  accountId: string;
+  livemode: boolean;
+  currency: string;
+  exponent: number;
+  type: EntryType;
+  at: Date;
+  postings: { account: LedgerAccount; address: string; amount: bigint }[];
+}
+
+/**
+ * Write one entry, its postings and balances, inside `tx`; false when its key was written before.
+ * PostgreSQL refuses it (a check_violation, 23514, failing `tx`) when it would take a payment's
+ * custody or a recipient's account below zero, or when its postings do not sum to zero (at commit).
+ * Balance rows are taken in one order (kinds, then addresses), as the projection takes them.
+ */
+export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promise<boolean> {
+  const id = keyedEntryId(e.idempotencyKey);
+  const inserted = await tx('ledger_entries')
+    .insert({
+      id,
+      payment_id: null,
+      recipient_id: e.recipientId,
+      version: e.version,
+      account_id: e.accountId,
+      livemode: e.livemode,
+      currency: e.currency,
+      exponent: e.exponent,
+      type: e.type,
+      created_at: e.at,
+    })
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  if (inserted.length === 0) return false;
+  // Its custody-trail leaf is the workers' to write (`appendStandaloneEntryLeaves`): this runs in the API,
+  // whose database role cannot write the trail (docs/audit.md).
+  await tx('ledger_postings').insert(
+    e.postings.map((p) => ({ entry_id: id, ledger_account: p.account, address: p.address, amount_minor: p.amount.toString() })),
+  );
+  const scope = { account_id: e.accountId, livemode: e.livemode, currency: e.currency, exponent: e.exponent };
+  const byKind = [...e.postings].sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.account) - LEDGER_ACCOUNTS.indexOf(b.account));
+  for (const p of byKind) {
+    await tx.raw(
+      `INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, livemode, currency, exponent, ledger_account) DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor`,
+      [scope.account_id, scope.livemode, scope.currency, scope.exponent, p.account, p.amount.toString()],
+    );
+  }
+  const byAddress = e.postings.filter((p) => isPartyAddress(p.address)).sort((a, b) => a.address.localeCompare(b.address));
+  for (const p of byAddress) {
+    await tx.raw(
+      `INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (address, currency, exponent) DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor`,
+      [p.address, scope.currency, scope.exponent, scope.account_id, scope.livemode, p.amount.toString()],
+    );
+  }
+  return true;
+}
+
+/**
+ * The custody trail's leaves of the standalone entries that have none yet, from the stored entries
+ * (docs/audit.md): `postEntry` runs in the API, whose database role cannot write the trail, so a
+ * worker appends them before it signs each tree head. Those written at or after `since` (all when
+ * null; the partial index ledger_entries_standalone), oldest first, a page at a time; idempotent by
+ * the leaf's key. Answers how many it appended.
+ */
+export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, page = 1000): Promise<number> {
+  let appended = 0;
+  for (;;) {
+    const unleafed = db('ledger_entries as e')
+      .whereNull('e.payment_id')
+      .whereNotExists(db('audit_leaves as l').select(db.raw('1')).where('l.entry_key', db.raw(`'ledger:' || e.id`)));
+    const entries: Omit<LedgerEntryRow, 'payment_id' | 'milestone_id'>[] = await (
+      since ? unleafed.where('e.created_at', '>=', since) : unleafed
+    )
+      .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
+      .limit(page)
+      .select('e.id', 'e.recipient_id', 'e.version', 'e.account_id', 'e.livemode', 'e.currency', 'e.exponent', 'e.type', 'e.created_at');
+    if (entries.length === 0) return appended;
+    const postings: { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[] = await db('ledger_postings')
+      .whereIn(
+        'entry_id',
+        entries.map((e) => e.id),
+      )
+      .select('entry_id', 'ledger_account', 'amount_minor');
+    for (const e of entries) {
+      await appendLeaf(
+        db,
+        ledgerEntryLeaf({
+          entryId: e.id,
+          paymentId: null,
+          accountId: e.account_id,
+          livemode: e.livemode,
+          version: e.version,
+          type: e.type,
+          currency: e.currency,
+          exponent: e.exponent,
+          at: new Date(e.created_at).toISOString(),
+          postings: postings
+            .filter((p) => p.entry_id === e.id)
+            .sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.ledger_account) - LEDGER_ACCOUNTS.indexOf(b.ledger_account))
+            .map((p) => ({ account: p.ledger_account, amount: BigInt(p.amount_minor) })),
+          ...(e.recipient_id ? { recipientId: e.recipient_id } : {}),
+        }),
+      );
+    }
+    appended += entries.length;
+    if (entries.length < page) return appended;
+  }
+}
+
+/**
+ * Payouts just became enabled: one entry per currency moves everything the recipient has pending to
+ * available (docs/money.md). Inside the transaction that holds the recipient's row (src/recipients/recipients.repository.ts).
+ */
+export async function makePendingAvailable(tx: Knex.Transaction, r: RecipientState): Promise<void> {
+  const pending = recipientAddress(r.id, 'pending');
+  const rows = await tx<{ address: string; currency: string; exponent: number; balance_minor: string }>('ledger_account_balances')
+    .where('address', pending)
+    .andWhere('balance_minor', '>', 0)
+    .orderBy(['currency', 'exponent'])
+    .select('currency', 'exponent', 'balance_minor');
+  for (const row of rows) {
+    const amount = BigInt(row.balance_minor);
+    await postEntry(tx, {
+      idempotencyKey: `recipient|${r.id}|${r.version}|${row.currency}|${row.exponent}`,
+      recipientId: r.id,
+      version: r.version,
+      accountId: r.accountId,
+      livemode: r.livemode,
+      currency: row.currency,
+      exponent: row.exponent,
+      type: 'make_available',
+      at: new Date(r.updatedAt),
+      postings: [
+        { account: 'recipient_pending', address: pending, amount: -amount },
+        { account: 'recipient_available', address: recipientAddress(r.id, 'available'), amount },
+      ],
+    });
+  }
+}
+
+export interface RecipientBalanceRow {
+  currency: string;
+  exponent: number;
+  balance: RecipientBalance;
+  amount: bigint;
+}
+
+/** A recipient's balances per currency, as kept, or as they stood at `asOf` (summed from the entries). */
+export async function recipientBalances(db: Knex, recipientId: string, asOf?: Date): Promise<RecipientBalanceRow[]> {
+  const addresses = RECIPIENT_BALANCES.map((b) => recipientAddress(recipientId, b));
+  const rows = asOf
+    ? (
+        await db.raw<{ rows: { address: string; currency: string; exponent: number; amount: string }[] }>(
+          `SELECT p.address, e.currency, e.exponent, sum(p.amount_minor) AS amount
+           FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+           WHERE p.address = ANY(?::text[]) AND e.created_at <= ?
+           GROUP BY p.address, e.currency, e.exponent`,
+          [addresses, asOf],
+        )
+      ).rows
+    : await db<{ address: string; currency: string; exponent: number; amount: string }>('ledger_account_balances')
+        .whereIn('address', addresses)
+        .select('address', 'currency', 'exponent', 'balance_minor as amount');
+  return rows.map((r) => ({
+    currency: r.currency,
+    exponent: Number(r.exponent),
+    balance: RECIPIENT_BALANCES[addresses.indexOf(r.address)],
+    amount: BigInt(r.amount),
+  }));
+}
+
+/** The caller's balances per currency, exponent and kind as they stood at `asOf`, summed from the entries. */
+export async function balancesAsOf(db: Knex, scope: Scope, asOf: Date) {
+  const { rows } = await db.raw<{ rows: { currency: string; exponent: number; ledger_account: LedgerAccount; balance_minor: string }[] }>(
+    `SELECT e.currency, e.exponent, p.ledger_account, sum(p.amount_minor) AS balance_minor
+     FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+     WHERE e.account_id = ? AND e.livemode = ? AND e.created_at <= ?
+     GROUP BY e.currency, e.exponent, p.ledger_account
+     ORDER BY e.currency, e.exponent, p.ledger_account`,
+    [scope.accountId, scope.livemode, asOf],
+  );
+  return rows.map((r) => ({ ...r, balance_minor: BigInt(r.balance_minor) }));
+}

@@ -1,0 +1,252 @@
+/**
+ * The bank's files, the operator's (docs/bank.md, "The inbox"): each file that arrives in
+ * BANK_INBOX_DIR is read within the limits of docs/bank.md (src/payouts/bankFileLimits.format.ts), claimed once
+ * for the whole service by its message id (with its raw bytes and their SHA-256), matched to
+ * whichever account's live payouts it names (src/payouts/bankFileMatch.format.ts), each matched entry's steps
+ * sent to its payout's workflow, and its record written; then it is moved to `taken/`, or to
+ * `rejected/` with a reason file beside it when it changed nothing. Runs in the worker (the inbox's
+ * Temporal Schedule, the activity at the end of this file) and in `npm run bank-files`, never in the API.
+ */
+import { createHash } from 'node:crypto';
+import { copyFile, constants, link, mkdir, readFile, readdir, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import { type Client, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Config } from '../platform/config';
+import { BankFileError } from './bankFileErrors.format';
+import type { BankFileLimits } from './bankFileLimits.format';
+import { type PayoutSnapshot, planBankFile } from './bankFileMatch.format';
+import { readBankFile } from './bankFileRead.format';
+import { majorOf } from '../ledger/amountText.rules';
+import { minorUnits } from '../ledger/money.rules';
+import type { PayoutAction, PayoutFailureCode } from './payout.rules';
+import { type BankFileRecord, type BankFileRow, claimBankFile, finishBankFile, operatorBankFiles } from './bankFiles.repository';
+import { type PayoutRow, livePayoutsForBankFile } from './payouts.repository';
+import type { Logger } from '../platform/lib/logger';
+import type { ActivityResourcesWithClient } from '../platform/activityResources';
+
+/** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
+const isClosedRun = (err: unknown) =>
+  err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /already completed/i.test(err.message));
+
+/** How long a taker holds a file it is taking; one killed half-way leaves it to the next after this. */
+export const TAKE_LEASE_MS = 5 * 60_000;
+
+export type TakeResult =
+  | { outcome: 'taken'; id: string; record: BankFileRecord }
+  /** Taken before, byte for byte: nothing changed now. */
+  | { outcome: 'already_taken'; id: string }
+  | { outcome: 'rejected'; reason: string }
+  /** Another taker is at this message id now: left for the next round. */
+  | { outcome: 'busy'; id: string };
+
+const snapshot = (p: PayoutRow): PayoutSnapshot => ({
+  id: p.id,
+  endToEndId: p.end_to_end_id,
+  status: p.status,
+  amount: BigInt(p.amount),
+  currency: p.currency,
+  messageId: p.message_id,
+});
+
+/** Move `from` to `dir/name` without replacing a file already there (`name-2`, `name-3`… then). */
+async function fileAway(from: string, dir: string, name: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (let n = 1; ; n += 1) {
+    const target = path.join(dir, n === 1 ? name : `${name}-${n}`);
+    try {
+      await link(from, target);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      if (code !== 'EXDEV' && code !== 'EPERM') throw err;
+      try {
+        await copyFile(from, target, constants.COPYFILE_EXCL);
+      } catch (copyErr) {
+        if ((copyErr as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw copyErr;
+      }
+    }
+    await unlink(from);
+    return target;
+  }
+}
+
+export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal: Client; config: Config; logger: Logger }) {
+  const limits: BankFileLimits = {
+    maxBytes: config.BANK_FILE_MAX_BYTES,
+    maxElements: config.BANK_FILE_MAX_ELEMENTS,
+    maxEntries: config.BANK_FILE_MAX_ENTRIES,
+  };
+
+  /** One step of a payout as the bank reported it; false when its workflow refuses it or its run has closed. */
+  async function tell(payoutId: string, action: PayoutAction, failureCode: PayoutFailureCode | null): Promise<boolean> {
+    if (action === 'cancel') return false;
+    const outcome = action === 'fail' || action === 'return' ? { action, failureCode: failureCode ?? 'could_not_process' } : { action };
+    try {
+      // The payout workflow's `bankOutcome` update (src/payouts/payout.workflow.ts), by name: activities import no workflow code.
+      await temporal.workflow.getHandle(payoutId).executeUpdate('bankOutcome', { args: [outcome] });
+    } catch (err) {
+      if (!(err instanceof WorkflowUpdateFailedError) && !isClosedRun(err)) throw err;
+      return false;
+    }
+    return true;
+  }
+
+  /** Take one file's bytes (`source`: where they came from, for the record). Nothing changes unless it is `taken`. */
+  async function take(raw: Buffer, source: string): Promise<TakeResult> {
+    let file;
+    try {
+      file = readBankFile(raw, limits);
+    } catch (err) {
+      if (err instanceof BankFileError) return { outcome: 'rejected', reason: `${err.reason}: ${err.message}` };
+      throw err;
+    }
+    const sha256 = createHash('sha256').update(raw).digest('hex');
+    const claim = await claimBankFile(
+      db,
+      { id: `bf_${ulid()}`, message_id: file.messageId, message_type: file.messageType, raw, sha256, received_at: new Date(), source },
+      TAKE_LEASE_MS,
+    );
+    if (claim.kind === 'other_content') {
+      return {
+        outcome: 'rejected',
+        reason:
+          `message_id_reused: message id ${file.messageId} was taken as ${claim.row.id} (from ${claim.row.source}) with other ` +
+          `content (sha256 ${claim.row.sha256}, this file's ${sha256}); a message id names one file, so this one changes nothing`,
+      };
+    }
+    if (claim.kind === 'taken') return { outcome: 'already_taken', id: claim.row.id };
+    if (claim.kind === 'busy') return { outcome: 'busy', id: claim.row.id };
+
+    const endToEndIds = [...new Set(file.entries.flatMap((e) => (e.endToEndId === null ? [] : [e.endToEndId])))];
+    const rejectedFile = file.groupStatus === 'RJCT' ? file.originalMessageId : null;
+    const { byEndToEndId, ofFile } = await livePayoutsForBankFile(db, endToEndIds, rejectedFile);
+    const rows = new Map([...byEndToEndId, ...ofFile].map((p) => [p.end_to_end_id, p]));
+    const plan = planBankFile(file, new Map(byEndToEndId.map((p) => [p.end_to_end_id, snapshot(p)])), ofFile.map(snapshot));
+    const major = (minor: bigint | null, currency: string | null) =>
+      minor === null || currency === null ? null : majorOf(minor, minorUnits(currency));
+    const record: BankFileRecord = { entries: [], unmatched: [] };
+    const unmatched = [...plan.unmatched];
+    for (const entry of plan.entries) {
+      let taken = true;
+      for (const action of entry.steps) if (taken) taken = await tell(entry.payoutId, action, entry.failureCode);
+      // What its payout's workflow would not take is an operator's, as any entry that cannot follow the payout's status.
+      if (!taken) {
+        unmatched.push({ endToEndId: entry.endToEndId, amount: entry.amount, currency: entry.currency, reason: 'status_conflict' });
+        continue;
+      }
+      record.entries.push({
+        end_to_end_id: entry.endToEndId,
+        amount: major(entry.amount, entry.currency),
+        currency: entry.currency,
+        outcome: entry.outcome,
+        payout: entry.payoutId,
+        account: rows.get(entry.endToEndId)!.account_id,
+      });
+    }
+    for (const u of unmatched) {
+      // The payout an entry named, when the reason is about it (not in the file, another amount, a status it cannot follow).
+      const named = u.reason === 'unknown_end_to_end_id' || u.endToEndId === null ? undefined : rows.get(u.endToEndId);
+      record.unmatched.push({
+        end_to_end_id: u.endToEndId,
+        amount: major(u.amount, u.currency),
+        currency: u.currency,
+        reason: u.reason,
+        payout: named?.id ?? null,
+        account: named?.account_id ?? null,
+      });
+    }
+    await finishBankFile(db, claim.id, record);
+    logger.info(
+      { bank_file_id: claim.id, message_id: file.messageId, source, entries: record.entries.length, unmatched: record.unmatched.length },
+      'bank file taken',
+    );
+    return { outcome: 'taken', id: claim.id, record };
+  }
+
+  /** Take the file at `file` and move it into BANK_INBOX_DIR's `taken/` or `rejected/` (a reason file beside it); busy: left where it is. */
+  async function takePath(file: string, source: string): Promise<TakeResult & { movedTo?: string }> {
+    const inbox = config.BANK_INBOX_DIR;
+    const name = path.basename(file);
+    const size = (await stat(file)).size;
+    // A file too large is refused unread: its size is all that is looked at.
+    const result: TakeResult =
+      size > limits.maxBytes
+        ? { outcome: 'rejected', reason: `too_large: the file has ${size} bytes, more than ${limits.maxBytes} (BANK_FILE_MAX_BYTES)` }
+        : await take(await readFile(file), source);
+    if (result.outcome === 'busy') return result;
+    if (result.outcome === 'rejected') {
+      const movedTo = await fileAway(file, path.join(inbox, 'rejected'), name);
+      await writeFile(`${movedTo}.reason.txt`, `${result.reason}\n`);
+      logger.warn({ file: name, reason: result.reason }, 'bank file rejected');
+      return { ...result, movedTo };
+    }
+    return { ...result, movedTo: await fileAway(file, path.join(inbox, 'taken'), name) };
+  }
+
+  return {
+    take,
+    takePath,
+
+    /** Every new file in the inbox, in name order, each taken once; `alive` is called between files (an activity's heartbeat). */
+    async takeInbox(alive: () => void = () => undefined): Promise<{ taken: number; rejected: number; waiting: number }> {
+      const inbox = config.BANK_INBOX_DIR;
+      await mkdir(inbox, { recursive: true });
+      const counts = { taken: 0, rejected: 0, waiting: 0 };
+      // Dot names are a dropping client's files still being written.
+      const names = (await readdir(inbox, { withFileTypes: true }))
+        .filter((d) => d.isFile() && !d.name.startsWith('.'))
+        .map((d) => d.name)
+        .sort();
+      for (const name of names) {
+        const result = await takePath(path.join(inbox, name), `inbox:${name}`);
+        if (result.outcome === 'busy') counts.waiting += 1;
+        else if (result.outcome === 'rejected') counts.rejected += 1;
+        else counts.taken += 1;
+        alive();
+      }
+      return counts;
+    },
+
+    /** Every file taken, for the operator: its hash, when and whence it came, and what each entry did to whose payout. */
+    async list(): Promise<OperatorBankFile[]> {
+      return (await operatorBankFiles(db)).map(operatorView);
+    },
+  };
+}
+
+export interface OperatorBankFile extends BankFileRecord {
+  id: string;
+  message_id: string;
+  message_type: string;
+  sha256: string;
+  received_at: string;
+  source: string;
+}
+
+const operatorView = (row: BankFileRow): OperatorBankFile => ({
+  id: row.id,
+  message_id: row.message_id,
+  message_type: row.message_type,
+  sha256: row.sha256!,
+  received_at: row.received_at!.toISOString(),
+  source: row.source!,
+  ...(row.answer as BankFileRecord),
+});
+
+export type BankInbox = ReturnType<typeof bankInbox>;
+
+/** The inbox's activity: every new file taken, a heartbeat between files. */
+export function bankInboxActivities({ db, config, temporal, logger }: ActivityResourcesWithClient) {
+  const inbox = bankInbox({ db, config, temporal, logger });
+  return {
+    async takeBankInbox(): Promise<{ taken: number; rejected: number; waiting: number }> {
+      return inbox.takeInbox(() => {
+        Context.current().heartbeat();
+      });
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * A payout's activities (docs/payouts.md): each step written to PostgreSQL (row, ledger entry, bank
+ * account, deliveries, in one transaction: src/payouts/payouts.repository.ts), then the series of the deliveries its
+ * event owes started on the one road (docs/webhooks.md). Idempotent: a retry after the commit
+ * writes nothing twice and starts what was not started.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { PAYOUT_STEP_REFUSED } from '../platform/failures.rules';
+import { type PayoutAction, type PayoutFailureCode, type PayoutStatus } from './payout.rules';
+import { applyPayoutStep, payoutById, recordPayoutClock, unattemptedPayoutDeliveries } from './payouts.repository';
+import type { ActivityResourcesWithClient } from '../platform/activityResources';
+import { startFirstSeries } from '../webhooks/seriesStart.activities';
+
+export interface PayoutStepInput {
+  payoutId: string;
+  action: PayoutAction;
+  failureCode?: PayoutFailureCode | null;
+  /** When the step happened (ms since epoch, the workflow's time). */
+  at: number;
+}
+
+export function payoutActivities({ db, config, temporal }: ActivityResourcesWithClient) {
+  async function startDeliveries(payoutId: string): Promise<number> {
+    const payout = await payoutById(db, payoutId);
+    if (!payout) return 0;
+    const scope = { accountId: payout.account_id, livemode: payout.livemode };
+    const deliveries = await unattemptedPayoutDeliveries(db, payoutId);
+    for (const d of deliveries)
+      await startFirstSeries(temporal, config, scope, { deliveryId: d.id, webhookId: d.webhook_id, event: d.event });
+    return deliveries.length;
+  }
+
+  return {
+    /** The creation's deliveries (recorded with the payout by the API), started. */
+    async publishPayoutCreated(payoutId: string): Promise<{ deliveries: number }> {
+      return { deliveries: await startDeliveries(payoutId) };
+    },
+
+    /** One step: the row, its ledger entry and its deliveries, then their series. */
+    async payoutStep(input: PayoutStepInput): Promise<{ status: PayoutStatus; version: number; applied: boolean }> {
+      const result = await applyPayoutStep(
+        db,
+        input.payoutId,
+        { action: input.action, failureCode: input.failureCode },
+        new Date(input.at),
+      );
+      if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, PAYOUT_STEP_REFUSED);
+      await startDeliveries(input.payoutId);
+      return { status: result.row.status, version: result.row.version, applied: result.applied };
+    },
+
+    /** A test payout's clock moved: shown on its row (its steps come from the workflow). */
+    async recordPayoutClock(input: { payoutId: string; offsetSeconds: number }): Promise<void> {
+      await recordPayoutClock(db, input.payoutId, input.offsetSeconds);
+    },
+  };
+}

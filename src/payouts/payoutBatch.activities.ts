@@ -1,0 +1,109 @@
+/**
+ * Live payouts' credit transfer files (docs/payouts.md, "Live mode"; docs/bank.md, "The outbox"):
+ * the pending live payouts put in the batch's file (each workflow takes the `enterFile` update
+ * first, so a cancel racing the batch either wins before the payout is in the file or is refused),
+ * recorded under the batch's MsgId, written as one pain.001.001.09 file into PAYOUT_OUTBOX_DIR
+ * (written, flushed, renamed), and only then sent (`in_transit`). A retry with the same MsgId
+ * writes the same file (src/payouts/outboxFile.ts): a worker killed anywhere in between neither loses a
+ * payout nor puts it in two files, and no payout is `in_transit` in no file.
+ */
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { custodyAccount, webhookSecretKey } from '../platform/config';
+import { buildPain001 } from './pain001.format';
+import { CUSTODY_ACCOUNT_MISSING } from '../platform/failures.rules';
+import { deriveBankAccountKeys, parseCanonicalNumber } from './bankAccounts.rules';
+import { assignBatch, batchPayouts, unbatchedLivePayouts } from './payouts.repository';
+import { SEPA_NAME_MAX, isSepaText } from './sepaText.rules';
+import { openBankAccountNumber } from '../platform/lib/sealedBox';
+import { writeOutboxFile } from './outboxFile';
+import type { ActivityResourcesWithClient } from '../platform/activityResources';
+
+const payableName = (name: string) => name.length > 0 && name.length <= SEPA_NAME_MAX && isSepaText(name);
+
+/** The most payouts one file carries; the next batch takes the rest. */
+export const PAYOUTS_PER_FILE = 1000;
+
+export function payoutBatchActivities({ db, config, temporal, logger }: ActivityResourcesWithClient) {
+  /** An update of a payout's workflow (by name); false when the workflow refuses it (a cancel came first) or its run is over. */
+  async function tell(payoutId: string, update: 'bankOutcome' | 'enterFile', arg: unknown): Promise<boolean> {
+    try {
+      await temporal.workflow.getHandle(payoutId).executeUpdate(update, { args: [arg] });
+      return true;
+    } catch (err) {
+      const closed = err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /already completed/i.test(err.message));
+      if (err instanceof WorkflowUpdateFailedError || closed) return false;
+      throw err;
+    }
+  }
+
+  /** The debtor of every file, checked before anything is sent: without it no payout leaves `pending`. */
+  function custodyAccountOrFail() {
+    try {
+      return custodyAccount(config);
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(err instanceof Error ? err.message : String(err), CUSTODY_ACCOUNT_MISSING);
+    }
+  }
+
+  return {
+    /** One batch under `messageId` (the batch workflow's, the same on every retry): its payouts sent, recorded and written. */
+    async writePayoutBatch(input: { messageId: string; createdAtMs: number }): Promise<{ payouts: number; written: boolean }> {
+      const debtor = custodyAccountOrFail();
+      const key = deriveBankAccountKeys(webhookSecretKey(config)).sealKey;
+      const entered: string[] = [];
+      for (const p of await unbatchedLivePayouts(db, PAYOUTS_PER_FILE)) {
+        // An account deleted since the payout was created has no number left to pay to; a holder name
+        // from before names were checked at input, outside the SEPA set, would make the bank refuse
+        // the whole file, every account's payouts in it (docs/bank.md): that payout fails alone.
+        const payable = p.number_sealed !== null && payableName(p.account_holder_name);
+        if (!payable) {
+          if (p.status === 'pending') await tell(p.id, 'bankOutcome', { action: 'fail', failureCode: 'could_not_process' });
+        } else if (await tell(p.id, 'enterFile', { messageId: input.messageId })) {
+          // In the file from now on: its cancel is refused; a cancel that came first kept it out.
+          entered.push(p.id);
+        }
+        // Alive: a worker that dies mid-batch is noticed within the heartbeat time-out, not the batch's whole time.
+        Context.current().heartbeat();
+      }
+      await assignBatch(db, input.messageId, entered);
+      const carried = await batchPayouts(db, input.messageId);
+      // A bank account cannot be deleted while a payout to it waits for its file (409): none should lack its number here.
+      for (const p of carried.filter((c) => c.number_sealed === null && c.status === 'pending')) {
+        await tell(p.id, 'bankOutcome', { action: 'fail', failureCode: 'could_not_process' });
+      }
+      const payouts = carried.filter((p) => p.number_sealed !== null && payableName(p.account_holder_name));
+      if (payouts.length === 0) return { payouts: 0, written: false };
+      const createdAt = new Date(input.createdAtMs);
+      const file = buildPain001({
+        messageId: input.messageId,
+        createdAt,
+        executionDate: createdAt.toISOString().slice(0, 10),
+        debtor,
+        transfers: payouts.map((p) => ({
+          endToEndId: p.end_to_end_id,
+          amount: BigInt(p.amount),
+          currency: p.currency,
+          creditor: {
+            name: p.account_holder_name,
+            account: parseCanonicalNumber(openBankAccountNumber(p.number_sealed!, p.bank_account_id, key)),
+          },
+          // The payout's reference in the SEPA character set: its id's `_` is outside it (docs/bank.md).
+          remittance: p.end_to_end_id,
+        })),
+      });
+      const { written, path } = await writeOutboxFile(config.PAYOUT_OUTBOX_DIR, `${input.messageId}.xml`, file.xml);
+      logger.info(
+        { message_id: input.messageId, payouts: payouts.length, control_sum: file.controlSum, path, written },
+        'payout file written',
+      );
+      // Durably written (src/payouts/outboxFile.ts: written, flushed, linked, its directory flushed): only now is each payout sent.
+      for (const p of payouts) {
+        if (p.status === 'pending') await tell(p.id, 'bankOutcome', { action: 'send' });
+        Context.current().heartbeat();
+      }
+      return { payouts: payouts.length, written };
+    },
+  };
+}

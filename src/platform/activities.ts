@@ -1,0 +1,32 @@
+/**
+ * The activities, the workflows' only way out, one file per concern: a transition's publication,
+ * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox.
+ */
+import { auditHeadActivities } from '../audit/treeHead.activities';
+import { bankInboxActivities } from '../payouts/bankInbox.activities';
+import { deliveryActivities } from '../webhooks/delivery.activities';
+import { ledgerActivities } from '../ledger/ledgerCheck.activities';
+import { payoutActivities } from '../payouts/payout.activities';
+import { payoutBatchActivities } from '../payouts/payoutBatch.activities';
+import { publicationActivities } from '../payments/publication.activities';
+import type { ActivityResourcesWithClient } from './activityResources';
+
+export type { DeliveryOutcome, EndpointBusy, SeriesInput } from '../webhooks/delivery.activities';
+export type { PayoutStepInput } from '../payouts/payout.activities';
+export type { DeliveryPlan, DeliveryTarget, PublicationInput, SeriesPlan } from '../payments/publication.activities';
+export type { ChainedDelivery } from '../webhooks/seriesStart.activities';
+export { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+
+export function createActivities(deps: ActivityResourcesWithClient) {
+  return {
+    ...publicationActivities(deps),
+    ...deliveryActivities(deps),
+    ...auditHeadActivities(deps),
+    ...ledgerActivities(deps),
+    ...payoutActivities(deps),
+    ...payoutBatchActivities(deps),
+    ...bankInboxActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,11 @@
+/** The workflows, as the worker's bundle and the clients import them. */
+export * from '../payments/payment.workflow';
+export * from '../payments/payment.messages';
+export * from '../webhooks/webhookDelivery.workflow';
+export * from '../webhooks/deliverySeries.workflow';
+export * from '../webhooks/deliverySeriesRun.workflow';
+export * from '../webhooks/legacyDelivery.workflow';
+export * from '../audit/treeHead.workflow';
+export * from '../ledger/ledgerVerify.workflow';
+export * from '../payouts/payout.workflow';
+export * from '../payouts/bankInbox.workflow';

@@ -1,0 +1,184 @@
+/**
+ * The recipients' use cases (docs/concepts.md, "Recipients"): create, read, list, change, and the
+ * verification the platform reports; every change is a `recipient.updated` event whose deliveries are
+ * recorded with it and then started on the one road (docs/webhooks.md).
+ */
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Config } from '../platform/config';
+import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
+import { seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { NO_REQUIREMENTS, type RecipientState, type Requirements, type VerificationStatus } from './recipients.rules';
+import type { Scope } from '../tenants/tenancy.rules';
+import {
+  type RecipientFilter,
+  changeRecipient,
+  findRecipient,
+  holdsMoney,
+  openPaymentNames,
+  openReturnWindow,
+  redactRecipient,
+  insertRecipient,
+  listRecipients,
+  unattemptedDeliveries,
+} from './recipients.repository';
+import { makePendingAvailable, recipientBalances } from '../ledger/ledgerAccounts.repository';
+import { recipientBalanceView } from './recipient.view';
+import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { webhookDeliveryWorkflow } from '../platform/workflows.workflow';
+import { withinDeadline } from '../platform/lib/temporalDeadline';
+import { NotFound, RecipientErased, RecipientInUse, pageOrRefuse } from '../platform/useCaseErrors';
+import { PAYOUT_RETURN_WINDOW_MS } from '../payouts/payout.rules';
+import type { Call } from '../payments/paymentRun.service';
+
+export interface NewRecipient {
+  email: string;
+  country: string;
+  type?: RecipientState['type'];
+  name?: string | null;
+  metadata?: Record<string, string>;
+}
+
+export interface RecipientChange {
+  email?: string;
+  name?: string | null;
+  metadata?: Record<string, string>;
+}
+
+export interface VerificationReport {
+  status: VerificationStatus;
+  requirements?: Partial<Requirements>;
+  disabledReason?: string | null;
+}
+
+interface RecipientsDeps {
+  db: Knex;
+  temporal: Client;
+  config: Config;
+}
+
+/** An erased recipient takes no more writes (docs/concepts.md, "Recipients"): a 409 naming when it was erased. */
+export function notErased(r: RecipientState, field?: string): RecipientState {
+  if (r.redactedAt) throw new RecipientErased(r.id, r.redactedAt, field);
+  return r;
+}
+
+export function recipientsService({ db, temporal, config }: RecipientsDeps) {
+  /**
+   * Start the series of every delivery of the recipient's events not attempted yet: those this
+   * change recorded, and any an earlier change recorded but could not start (a retry starts them).
+   */
+  async function startDeliveries(scope: Scope, recipientId: string): Promise<void> {
+    for (const deliveryId of await unattemptedDeliveries(db, recipientId)) {
+      const options = seriesStartOptions(deliveryId, scope, webhookTaskQueue(config), `recipient.updated of ${recipientId}`, true);
+      try {
+        await withinDeadline(temporal, () =>
+          temporal.workflow.start(webhookDeliveryWorkflow, {
+            ...options,
+            memo: { series: ORIGINAL_SERIES },
+            args: [{ deliveryId, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0 }],
+          }),
+        );
+      } catch (err) {
+        // Its series ran already (an attempt is on its way to the log).
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    }
+  }
+
+  async function load(scope: Scope, id: string): Promise<RecipientState> {
+    const r = await findRecipient(db, scope, id);
+    if (!r) throw new NotFound('recipient');
+    return r;
+  }
+
+  return {
+    async create(call: Call, input: NewRecipient): Promise<RecipientState> {
+      const now = new Date().toISOString();
+      const recipient: RecipientState = {
+        id: `rcp_${call.resourceId ?? ulid()}`,
+        accountId: call.principal.accountId,
+        livemode: call.principal.livemode,
+        email: input.email.toLowerCase(),
+        name: input.name ?? null,
+        country: input.country,
+        type: input.type ?? 'individual',
+        metadata: input.metadata ?? {},
+        verification: { status: 'unverified', requirements: NO_REQUIREMENTS, disabledReason: null },
+        payoutsEnabled: false,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await insertRecipient(db, recipient);
+      return load({ accountId: recipient.accountId, livemode: recipient.livemode }, recipient.id);
+    },
+
+    get: load,
+
+    async list(scope: Scope, filter: RecipientFilter) {
+      const page = pageOrRefuse(await listRecipients(db, scope, filter), 'not a recipient of this account and mode');
+      return { data: page.rows, hasMore: page.hasMore };
+    },
+
+    async update(scope: Scope, id: string, input: RecipientChange): Promise<RecipientState> {
+      const r = await changeRecipient(db, scope, id, (before) => ({
+        ...notErased(before),
+        ...(input.email === undefined ? {} : { email: input.email.toLowerCase() }),
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+      }));
+      if (!r) throw new NotFound('recipient');
+      await startDeliveries(scope, id);
+      return r;
+    },
+
+    /** Its balances per currency, as kept or (`asOf`) as they stood then. */
+    async balance(scope: Scope, id: string, asOf?: Date) {
+      await load(scope, id);
+      return recipientBalanceView(id, await recipientBalances(db, id, asOf));
+    },
+
+    /**
+     * Erase its e-mail, name and metadata everywhere (docs/operations.md), once nothing is pending,
+     * available or in transit for it, no paid payout of its is inside its return window (a return
+     * would owe it money again: docs/payouts.md, "Returns and erasure") and no open payment names it
+     * (else 409); id, country and amounts stay.
+     */
+    async redact(scope: Scope, id: string): Promise<RecipientState> {
+      const r = await redactRecipient(db, scope, id, async (tx) => {
+        if (await holdsMoney(tx, id)) throw new RecipientInUse(id, 'balance');
+        const window = await openReturnWindow(tx, id, PAYOUT_RETURN_WINDOW_MS);
+        if (window) throw new RecipientInUse(id, 'return_window', window);
+        if (await openPaymentNames(tx, scope, id)) throw new RecipientInUse(id, 'open_payment');
+      });
+      if (!r) throw new NotFound('recipient');
+      return r;
+    },
+
+    /** The platform's report of the verification (the service examines no documents). */
+    async verify(scope: Scope, id: string, report: VerificationReport): Promise<RecipientState> {
+      const r = await changeRecipient(
+        db,
+        scope,
+        id,
+        (before) => ({
+          ...notErased(before),
+          verification: {
+            status: report.status,
+            requirements: { ...NO_REQUIREMENTS, ...report.requirements },
+            disabledReason: report.disabledReason ?? null,
+          },
+        }),
+        // Payouts just enabled: one entry per currency moves everything pending to available, in the same transaction.
+        (tx, before, now) => (!before.payoutsEnabled && now.payoutsEnabled ? makePendingAvailable(tx, now) : Promise.resolve()),
+      );
+      if (!r) throw new NotFound('recipient');
+      await startDeliveries(scope, id);
+      return r;
+    },
+  };
+}
+
+export type RecipientsService = ReturnType<typeof recipientsService>;

@@ -1,0 +1,281 @@
+/**
+ * A delivery's series (docs/webhooks.md, "One road"): the one road every attempt takes — first,
+ * retry, resend, recover, test — in a payment's run or in a workflow of its own started with the
+ * delivery's id on the webhooks task queue (./webhookDeliveryWorkflow.ts, src/webhooks/deliverySeries.rules.ts).
+ */
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  type ActivityOptions,
+  ApplicationFailure,
+  CancellationScope,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  log,
+  proxyActivities,
+  sleep,
+} from '@temporalio/workflow';
+import { type Priority, RetryState } from '@temporalio/common';
+import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../platform/activities';
+import { continuedRetry } from './retrySchedule';
+import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED } from '../platform/failures.rules';
+import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_TURN_MS, ENDPOINT_TURN_SIGNAL } from './deliverySeries.rules';
+
+// A series that gave up without a final attempt frees its delivery.
+const { endSeries } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumInterval: '10 seconds' },
+});
+
+/** How a delivery activity runs: the HTTP time-out plus a margin, under the WEBHOOK_* retry policy. */
+export function deliveryActivityOptions(retry: DeliveryRetry): ActivityOptions {
+  return {
+    // The HTTP call aborts at timeoutMs; the margin covers the database writes around it.
+    startToCloseTimeout: retry.timeoutMs + DELIVERY_ACTIVITY_MARGIN_MS,
+    retry: {
+      initialInterval: retry.initialIntervalMs,
+      backoffCoefficient: retry.backoffCoefficient,
+      maximumInterval: retry.maximumIntervalMs,
+      maximumAttempts: retry.maximumAttempts,
+      nonRetryableErrorTypes: FINAL_DELIVERY_FAILURES,
+    },
+  };
+}
+
+/** A series that ended without a success: the delivery log holds every attempt; the delivery is free for a resend. */
+export async function gaveUp(deliveryId: string, series: string, err: unknown): Promise<void> {
+  log.warn('webhook delivery series ended without a success', { deliveryId, series, error: String(err) });
+  await endSeries({ deliveryId, series });
+}
+
+/** Retry now (docs/webhooks.md, "Retry now"): the series, waiting between attempts, runs its next one at once. */
+export const retryNowUpdate = defineUpdate<{ attempt: number }, [RetryNow]>('retryNow');
+
+/** An attempt at a full endpoint ended: the named delivery, the line's longest waiter, tries now (src/webhooks/endpointLeases.repository.ts). */
+export const endpointTurnSignal = defineSignal<[{ deliveryId: string }]>(ENDPOINT_TURN_SIGNAL);
+
+export interface RetryNow {
+  /** The attempts the delivery log holds: what is left of the series' retries goes on after them. */
+  logged: number;
+  /** The caller saw the series' attempt in the retry policy's backoff (Temporal's pending activity); else it saw none. */
+  backoff: boolean;
+}
+
+/**
+ * Where a series' activities run when the series runs inside a payment's run (docs/webhooks.md, "One
+ * road"): on the webhooks task queue, with the tenant's fairness key and priority, each activity
+ * named by its delivery (`<delivery id>`, then `<delivery id>.<n>` after a wake) so that the API
+ * finds it. A series that is a workflow of its own gets these from its workflow's start options.
+ */
+export interface SeriesPlacement {
+  taskQueue: string;
+  priority: Priority;
+  /** The first attempt alone, then the rest of the series: a chain's next delivery waits for it. */
+  firstAlone?: boolean;
+  /** The delivery is already in its endpoint's line (src/payments/publication.activities.ts): the series begins by waiting for its turn. */
+  queued?: boolean;
+  /** For the Temporal UI: the event and the configuration's id (never its URL, which may carry a token). */
+  label: string;
+}
+
+/**
+ * A delivery's series, the one road of every attempt (first, retry, resend, recover, test): one
+ * activity under Temporal's retry policy (docs/webhooks.md, "Retries": initial 1 min, coefficient
+ * 5, max interval 2 h, 5 attempts), so the attempt the Temporal UI shows is the log's.
+ */
+export class DeliverySeries {
+  private retry: DeliveryRetry;
+  private base: number;
+  /** Where the series waits: its attempt (in flight or between retries) or a durable timer. */
+  private waiting: { scope: CancellationScope; on: 'attempt' | 'endpoint' | 'interval' } | undefined;
+  /** The log's attempt count a retry-now found, once it has woken the series. */
+  private woken: number | undefined;
+  /** Activities scheduled so far (their ids in a payment's run). */
+  private scheduled = 0;
+  /** The payment's run has finished and hands the series over to a workflow of its own. */
+  private handingOver = false;
+  /** Its endpoint's turn came before the series began to wait for it. */
+  private turnPending = false;
+  private firstEnded: () => void = () => undefined;
+  /** Resolves once the series' first attempt has ended (or the series has). */
+  readonly firstAttempt: Promise<void>;
+
+  constructor(
+    private readonly input: SeriesInput,
+    private readonly placement?: SeriesPlacement,
+  ) {
+    this.retry = input.retry;
+    this.base = input.base ?? 0;
+    this.firstAttempt = new Promise((resolve) => (this.firstEnded = resolve));
+  }
+
+  get deliveryId(): string {
+    return this.input.deliveryId;
+  }
+
+  /**
+   * Refuses to wake a series that is not waiting: an attempt the caller saw in backoff must still
+   * be this series' attempt, and without one the series must be waiting on a durable timer (a turn
+   * at its endpoint, or the interval after a first attempt made alone), not starting or ending.
+   */
+  validateRetryNow({ backoff }: RetryNow): void {
+    const waiting = this.waiting?.on;
+    if (backoff ? waiting !== 'attempt' : waiting !== 'endpoint' && waiting !== 'interval')
+      throw new Error(`the series is not waiting for its next attempt (${this.waiting?.on ?? 'not waiting'})`);
+  }
+
+  /**
+   * Wakes the series for its next attempt now, numbered after the `logged` attempts. An attempt
+   * that has begun meanwhile still ends first (its cancellation waits for it).
+   */
+  retryNow({ logged }: RetryNow): { attempt: number } {
+    this.woken = Math.max(logged, this.base);
+    this.waiting?.scope.cancel();
+    return { attempt: this.woken + 1 };
+  }
+
+  /** An attempt at the endpoint ended, and this delivery was the line's longest waiter: it tries again now. */
+  turn(): void {
+    if (this.waiting?.on === 'endpoint') this.waiting.scope.cancel();
+    else this.turnPending = true;
+  }
+
+  /**
+   * Stops the series for a workflow of its own to go on with it (src/webhooks/webhookDelivery.workflow.ts):
+   * an attempt in flight ends first; the series then answers `handed-over`, or how it ended.
+   */
+  handOver(): void {
+    this.handingOver = true;
+    this.waiting?.scope.cancel();
+  }
+
+  /** Read through a method: a hand-over arrives while the series awaits, which narrowing cannot see. */
+  private handedOver(): boolean {
+    return this.handingOver;
+  }
+
+  async run(): Promise<DeliveryOutcome | 'handed-over'> {
+    try {
+      return await this.attempts();
+    } finally {
+      this.firstEnded();
+    }
+  }
+
+  private async attempts(): Promise<DeliveryOutcome | 'handed-over'> {
+    // Its publication found the endpoint full and put the delivery in line: no attempt until its turn.
+    if (this.placement?.queued) await this.turnAtEndpoint();
+    for (;;) {
+      if (this.handedOver()) return 'handed-over';
+      // A chain's head makes its first attempt alone; the rest of its series follows as a series does.
+      const alone = this.placement?.firstAlone === true && this.scheduled === 0;
+      // The activity's own policy stops after one attempt; the log still counts it as 1 of the series'.
+      const retry = alone ? { ...this.retry, maximumAttempts: 1 } : this.retry;
+      const { deliverWebhook } = proxyActivities<Activities>({
+        ...deliveryActivityOptions(retry),
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        // After a retry-now or a wait for the endpoint, the activity's own count starts again at 1:
+        // its summary names the delivery log's numbers (docs/webhooks.md, "Retry now").
+        summary: [this.placement?.label, attemptsSummary(this.base, retry.maximumAttempts)].filter(Boolean).join(' · '),
+        ...(this.placement && {
+          taskQueue: this.placement.taskQueue,
+          priority: this.placement.priority,
+          activityId: this.scheduled === 0 ? this.input.deliveryId : `${this.input.deliveryId}.${this.scheduled}`,
+        }),
+      });
+      this.scheduled++;
+      let result;
+      try {
+        result = await this.cancellable('attempt', () => deliverWebhook({ ...this.input, retry: this.retry, base: this.base }));
+      } catch (err) {
+        if (this.handedOver() && wokenOut(err)) return 'handed-over';
+        if (this.woken !== undefined && wokenOut(err)) {
+          if (!this.continueAfter(this.woken - this.base)) return 'skipped';
+          continue;
+        }
+        if (alone && retriesLeft(err)) {
+          this.firstEnded();
+          const rest = continuedRetry(this.retry, 1);
+          if (!rest) return await this.giveUp(err);
+          await this.cancellable('interval', () => sleep(rest.waitMs)).catch((e: unknown) => {
+            if (!isCancellation(e)) throw e;
+          });
+          this.retry = rest.retry;
+          this.base += 1;
+          this.woken = undefined;
+          continue;
+        }
+        return await this.giveUp(err);
+      } finally {
+        if (alone) this.firstEnded();
+      }
+      if (typeof result === 'string') return result;
+      // The endpoint was full at the series' attempt `result.busy`: nothing sent. After a wait (or
+      // a retry-now), the same attempt and those left, numbered on in the log.
+      if (!this.continueAfter(result.busy - 1)) return 'skipped';
+      await this.turnAtEndpoint();
+    }
+  }
+
+  /** In the endpoint's line: until its turn comes (a release's signal, or a retry-now), else the fallback timer. */
+  private async turnAtEndpoint(): Promise<void> {
+    if (this.turnPending) {
+      this.turnPending = false;
+      return;
+    }
+    try {
+      await this.cancellable('endpoint', () => sleep(ENDPOINT_TURN_MS));
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+      this.woken = undefined;
+    }
+  }
+
+  private async giveUp(err: unknown): Promise<never> {
+    await gaveUp(this.input.deliveryId, this.input.series, err);
+    throw ApplicationFailure.nonRetryable(
+      `delivery ${this.input.deliveryId} failed after its retries`,
+      WEBHOOK_DELIVERY_EXHAUSTED,
+      String(err),
+    );
+  }
+
+  /** The rest of the series after `made` more attempts: false when none is left. */
+  private continueAfter(made: number): boolean {
+    this.woken = undefined;
+    const rest = continuedRetry(this.retry, Math.max(0, made));
+    if (!rest) return false;
+    this.retry = rest.retry;
+    this.base += Math.max(0, made);
+    return true;
+  }
+
+  private async cancellable<T>(on: 'attempt' | 'endpoint' | 'interval', fn: () => Promise<T>): Promise<T> {
+    const scope = new CancellationScope();
+    this.waiting = { scope, on };
+    try {
+      return await scope.run(fn);
+    } finally {
+      this.waiting = undefined;
+    }
+  }
+}
+
+/** A first attempt made alone that failed as the retry policy would retry it (not a final failure). */
+function retriesLeft(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED;
+}
+
+/** The delivery log's numbers of an activity's attempts, for the Temporal UI. */
+export function attemptsSummary(base: number, attempts: number): string {
+  const first = base + 1;
+  const last = base + attempts;
+  const range = first === last ? `delivery log attempt ${first}` : `delivery log attempts ${first}–${last}`;
+  return base > 0 ? `${range} (the activity's attempt n is ${base} + n)` : range;
+}
+
+/** An attempt given up for a retry-now: cancelled between attempts, or failing in flight as the cancellation reached it. */
+function wokenOut(err: unknown): boolean {
+  return isCancellation(err) || (err instanceof ActivityFailure && err.retryState === RetryState.CANCEL_REQUESTED);
+}
