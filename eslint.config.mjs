@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * told by the import's own path.
  */
 function importDirections() {
-  const message = 'docs/architecture.md: imports run one way (entry points → stack → http/worker → services/activities → workflows/repositories → rules)';
+  const message =
+    'docs/architecture.md: imports run one way (entry points → stack → http/worker → services/activities → workflows/repositories → rules)';
   const kind = {
     http: '\\.(routes|schemas|middleware)$|(^|/)http/',
     service: '\\.service$|(^|/)services$',
@@ -24,11 +25,17 @@ function importDirections() {
   };
   const never = (...kinds) => ({ regex: `^\\.\\.?/.*(${kinds.map((k) => kind[k]).join('|')})`, message });
   const only = (allowed, why) => ({ regex: `^\\.\\.?/(?!(.*/)?(${allowed}))`, message: `docs/architecture.md: ${why}` });
-  const packages = (...names) => names.map((name) => ({ regex: `^${name}(/|$)`, message: 'docs/architecture.md: not in this kind of file' }));
+  const packages = (...names) =>
+    names.map((name) => ({ regex: `^${name}(/|$)`, message: 'docs/architecture.md: not in this kind of file' }));
   const io = ['@temporalio/client', '@temporalio/worker', 'knex', 'pg', 'node:fs', 'node:http'];
   const rule = (files, ...patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
   // Plain helpers of a room (no kind suffix): what src/platform/lib holds, kept beside their concept.
-  const helpers = ['src/webhooks/{addresses,responseExcerpt,retrySchedule,secretBox,signature,urlPolicy}.ts', 'src/audit/ed25519.ts', 'src/payouts/outboxFile.ts', 'src/platform/lib/**'];
+  const helpers = [
+    'src/webhooks/{addresses,responseExcerpt,retrySchedule,secretBox,signature,urlPolicy}.ts',
+    'src/audit/ed25519.ts',
+    'src/payouts/outboxFile.ts',
+    'src/platform/lib/**',
+  ];
   return [
     rule(
       ['src/**/*.routes.ts', 'src/**/*.schemas.ts', 'src/**/*.middleware.ts', 'src/platform/http/**'],
@@ -42,7 +49,10 @@ function importDirections() {
       ['src/**/*.workflow.ts', 'src/**/*.messages.ts'],
       // Workflow code runs in Temporal's sandbox: the pure rules, other workflow code, the activities'
       // types, views, and of the webhook helpers the retry schedule (pure functions) only.
-      only('[^/]*\\.(rules|workflow|messages|view|activities)$|(activities|retrySchedule)$', 'workflow code imports rules, workflow code, views and activity types only'),
+      only(
+        '[^/]*\\.(rules|workflow|messages|view|activities)$|(activities|retrySchedule)$',
+        'workflow code imports rules, workflow code, views and activity types only',
+      ),
       ...packages('@temporalio/client', 'knex', 'pg'),
     ),
     rule(['src/**/*.repository.ts', 'src/platform/database/**'], never('http', 'service', 'worker', 'workflow', 'activities', 'entry')),
@@ -52,7 +62,10 @@ function importDirections() {
     rule(['src/**/*.view.ts'], only('[^/]*\\.(rules|format|view)$', 'a view imports rules, formats and views only'), ...packages(...io)),
     // The pure rules import nothing of ours but rules, and no I/O.
     rule(['src/**/*.rules.ts'], only('[^/]*\\.rules$', 'rules import nothing of ours but rules'), ...packages(...io)),
-    rule(['src/platform/config.ts'], { regex: '^\\./(?!lib/)', message: 'docs/architecture.md: src/platform/config.ts imports only src/platform/lib' }),
+    rule(['src/platform/config.ts'], {
+      regex: '^\\./(?!lib/)',
+      message: 'docs/architecture.md: src/platform/config.ts imports only src/platform/lib',
+    }),
   ];
 }
 

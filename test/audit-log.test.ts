@@ -13,7 +13,15 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { checkProof } from '../examples/verify-proof';
-import { AuditLogInconsistent, appendLeaf, inclusionProofs, latestHead, paymentLeaves, sequence, signTreeHead } from '../src/audit/trail.repository';
+import {
+  AuditLogInconsistent,
+  appendLeaf,
+  inclusionProofs,
+  latestHead,
+  paymentLeaves,
+  sequence,
+  signTreeHead,
+} from '../src/audit/trail.repository';
 import { createDb, migrate } from '../src/platform/database/knex';
 import { checkLog, type HeadRecord, type LeafRecord } from '../src/audit/trailCheck.rules';
 import type { AuditLeaf } from '../src/audit/trailLeaves.rules';

@@ -46,7 +46,13 @@ import { eventId } from '../webhooks/events.repository';
 import { ledgerEntryId } from '../ledger/ledger.repository';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.repository';
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
-import { type PayoutsEnabled, appendStoredEntryLeaves, creditedRecipient, postingsSignature, withRecipients } from '../ledger/paymentPostings.repository';
+import {
+  type PayoutsEnabled,
+  appendStoredEntryLeaves,
+  creditedRecipient,
+  postingsSignature,
+  withRecipients,
+} from '../ledger/paymentPostings.repository';
 
 /**
  * The CTEs that write the projection of one history entry; with `trail`, the custody trail's leaves

@@ -18,7 +18,12 @@ import {
   payoutEntryKey,
   payoutPostings,
 } from '../../src/payouts/payout.rules';
-import { SIMULATED_SEND_AFTER_SECONDS, dueSimulatedSteps, nextSimulatedStep, simulatedBankSteps } from '../../src/payouts/simulatedBank.rules';
+import {
+  SIMULATED_SEND_AFTER_SECONDS,
+  dueSimulatedSteps,
+  nextSimulatedStep,
+  simulatedBankSteps,
+} from '../../src/payouts/simulatedBank.rules';
 
 const DAY = 86_400;
 

@@ -1,6 +1,13 @@
 /** A recipient's rules and how the API and its webhook show it (docs/concepts.md, "Recipients"). */
 import { describe, expect, it } from 'vitest';
-import { NO_REQUIREMENTS, type RecipientState, isCountry, isPayable, payoutsEnabled, redactedRecipient } from '../../src/recipients/recipients.rules';
+import {
+  NO_REQUIREMENTS,
+  type RecipientState,
+  isCountry,
+  isPayable,
+  payoutsEnabled,
+  redactedRecipient,
+} from '../../src/recipients/recipients.rules';
 import { recipientBalanceView, recipientEnvelope, recipientView } from '../../src/recipients/recipient.view';
 
 const recipient = (over: Partial<RecipientState> = {}): RecipientState => ({

@@ -4,7 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TIMER_REASONS, TIMER_SUMMARIES, clockAdvanceRefusal, dueTimer, pendingTimer, timerDelayMs } from '../../src/payments/paymentTimers.rules';
+import {
+  TIMER_REASONS,
+  TIMER_SUMMARIES,
+  clockAdvanceRefusal,
+  dueTimer,
+  pendingTimer,
+  timerDelayMs,
+} from '../../src/payments/paymentTimers.rules';
 import { planTransition } from '../../src/payments/paymentPlan.rules';
 import { paymentState, refusedStep, releasingAt } from './fixtures';
 
