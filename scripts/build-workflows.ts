@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_BUNDLE_PATH } from '../src/platform/worker/worker';
+import { WORKFLOW_BUNDLE_PATH } from '../src/platform/worker/workers';
 import { PAYLOAD_CONVERTER_PATH } from '../src/platform/worker/dataConverter';
 
 export async function buildWorkflowBundle(out = WORKFLOW_BUNDLE_PATH): Promise<string> {

@@ -1,6 +1,6 @@
 /**
  * A tenant's view of the bank's files (docs/bank.md): the files are the operator's, taken from the
- * inbox by the worker (src/services/bankInbox.ts), and a tenant sees of each only the entries that
+ * inbox by the worker (src/payouts/bankInbox.activities.ts), and a tenant sees of each only the entries that
  * touched its own payouts; a file that touched none is, to it, no file at all. Files posted on the
  * retired road (`POST /api/v1/bank_files`) are still shown to the account that posted them.
  */

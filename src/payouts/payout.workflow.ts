@@ -41,7 +41,7 @@ export interface PayoutWorkflowInput {
   payout: PayoutRunState;
 }
 
-/** A bank's answer about a live payout (src/bankFiles): the step it takes and, for a failure or a return, why. */
+/** A bank's answer about a live payout (bankFileRead.format.ts): the step it takes and, for a failure or a return, why. */
 export interface BankOutcome {
   action: Exclude<PayoutAction, 'cancel'>;
   failureCode?: PayoutFailureCode;

@@ -1,5 +1,5 @@
 /**
- * What the activities work with, handed to them by the worker (src/platform/worker/worker.ts): every one the
+ * What the activities work with, handed to them by the worker (src/platform/worker/workers.ts): every one the
  * database, the settings and a logger; those that start or signal workflows a Temporal client too.
  */
 import type { Client } from '@temporalio/client';

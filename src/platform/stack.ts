@@ -22,7 +22,7 @@ import {
 import { type DevServer, type DevServerOptions, startDevServer } from './lib/temporalDevServer';
 import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
-import { type PaymentWorkers, createWorker } from './worker/worker';
+import { type PaymentWorkers, createWorker } from './worker/workers';
 import { dataConverter } from './worker/dataConverter';
 import { ensureBankInboxSchedule, ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
 import { ledgerCheckLastSuccess } from '../ledger/ledgerCheck.repository';

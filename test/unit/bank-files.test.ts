@@ -1,5 +1,5 @@
 /**
- * The ISO 20022 bank files (src/bankFiles): a pain.001.001.09 built and read back against the
+ * The ISO 20022 bank files (src/payouts/*.format.ts): a pain.001.001.09 built and read back against the
  * message definition's structure, and the bank's answers (pain.002, camt.054, camt.053) read from
  * hand-written samples in test/fixtures/bank-files.
  */

@@ -1,4 +1,4 @@
-/** Every list answer's envelope (the `…List` schemas of src/api/schemas/ document it). */
+/** Every list answer's envelope (the `…List` schemas of `*.schemas.ts` document it). */
 
 /** One page of a list that pages (`limit`, `starting_after`, `ending_before`). */
 export const listPage = <T>(page: { data: T[]; hasMore: boolean }) => ({

@@ -1,7 +1,7 @@
 /**
  * One zod schema per request and response, per resource beside its routes. A request's validates it and types what its handler
  * gets; the OpenAPI document is written from all of them, so the reference cannot drift from the
- * validation. Answers are built by the views (src/views/), not validated at run time.
+ * validation. Answers are built by the views (the rooms' `*.view.ts`), not validated at run time.
  */
 export * from './common.schemas';
 export * from '../../payments/payments.schemas';

@@ -31,7 +31,7 @@ export interface PaymentWorkers {
   makeCurrent(): Promise<void>;
 }
 
-/** The workflow code the workers run: the production bundle, or one bundled now from src/workflows. */
+/** The workflow code the workers run: the production bundle, or one bundled now from src/platform/workflows.workflow.ts. */
 async function workflowCode(bundlePath: string | undefined): Promise<string> {
   if (bundlePath) return fs.promises.readFile(bundlePath, 'utf8');
   const { code } = await bundleWorkflowCode({
