@@ -80,6 +80,15 @@ async function main(started: Started) {
   say(
     `  Temporal UI  ${devServer?.uiUrl ? `${paymentsListUrl(devServer.uiUrl, config.TEMPORAL_NAMESPACE)}   (payments only)` : `(external cluster at ${address})`}`,
   );
+  // Test and live apart; the columns are the browser's to keep (docs/operations.md, "Status, amount and mode as columns").
+  if (devServer?.uiUrl) {
+    for (const [mode, livemode] of [
+      ['test', false],
+      ['live', true],
+    ] as const) {
+      say(`               ${mode} payments only: ${paymentsListUrl(devServer.uiUrl, config.TEMPORAL_NAMESPACE, livemode)}`);
+    }
+  }
   say(
     `  Database     ${config.DATABASE_URL ? config.DATABASE_URL.replace(/\/\/[^@]*@/, '//***@') : `embedded PGlite under ${path.relative(process.cwd(), path.join(config.DATA_DIR, 'pglite')) || '.'}`}`,
   );

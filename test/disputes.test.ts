@@ -58,6 +58,9 @@ describe('the dispute record', () => {
       resolution: null,
     });
     expect(opened.dispute.id).toMatch(/^dp_/);
+    // When it was opened: the step's own time, in ISO 8601.
+    expect(opened.dispute.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(opened.dispute.created_at).toBe(opened.updated_at);
     const due = Date.parse(opened.dispute.respond_by) - Date.parse(opened.updated_at);
     expect(Math.abs(due - 3 * DAY * 1000)).toBeLessThan(60_000);
     expect(opened.milestones[0].dispute).toEqual(opened.dispute);
@@ -115,6 +118,22 @@ describe('the respondent silent until respond_by: decided for the party that ope
     const due = await a.advance(p.id, DAY);
     expect(due.body).toMatchObject({ status: 'released', amount_released: 125.5, fee_collected: 6.27 });
     expect(due.body.dispute.resolution).toMatchObject({ decided_by: 'default', release_amount: 125.5, refund_amount: 0 });
+  });
+
+  it('an offer nobody answered expires when the deadline decides the dispute; the dispute keeps when it was opened', async () => {
+    const a = api();
+    const p = await deposited();
+    const opened = await a.ok(p.id, 'dispute', { opened_by: 'payer', respond_within_seconds: DAY });
+    // The opener's own offer: the respondent never answers it, nor gives evidence.
+    const offered = await a.okDispute(p.id, '/offers', { proposed_by: 'payer', refund_amount: 100 });
+    expect(offered.dispute.offers.map((o: any) => o.status)).toEqual(['proposed']);
+    const due = await a.advance(p.id, DAY);
+    expect(due.body).toMatchObject({ status: 'refunded', dispute: { status: 'resolved', resolution: { decided_by: 'default' } } });
+    expect(due.body.dispute.offers.map((o: any) => [o.refund_amount, o.status])).toEqual([[100, 'expired']]);
+    expect(due.body.dispute.created_at).toBe(opened.dispute.created_at);
+    expect((await a.get(`/payments/${p.id}`)).dispute).toEqual(due.body.dispute);
+    const late = await a.dispute(p.id, `/offers/${offered.dispute.offers[0].id}/accept`, { party: 'recipient' });
+    expect([late.status, late.body.error.code, late.body.error.details.dispute_status]).toEqual([409, 'dispute_out_of_turn', 'resolved']);
   });
 
   it("the respondent's first evidence moves it under review: the deadline no longer decides it", async () => {
@@ -258,8 +277,14 @@ describe('out of turn: 409 naming the dispute’s status, nothing changed', () =
         'dispute_out_of_turn',
         'awaiting_response',
       ]);
-      expect(res.body.error.message).toContain('whose status is awaiting_response');
     }
+    // A party the action is not for is told who may take it, not the dispute's status.
+    expect(refusals.map((res) => res.body.error.message)).toEqual([
+      `only the payer, to whom offer ${offer} was made, may accept it: the recipient made it`,
+      `only the payer, to whom offer ${offer} was made, may decline it: the recipient made it`,
+      `only the payer, who opened dispute ${offered.dispute.id}, may withdraw it`,
+      `only the payer, to whom offer ${offer} was made, may accept it: the recipient made it`,
+    ]);
     const unknown = await a.dispute(p.id, '/offers/of_01ARZ3NDEKTSV4RRFFQ69G5FAV/accept', { party: 'payer' });
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
     const tooMuch = await a.dispute(p.id, '/offers', { proposed_by: 'payer', refund_amount: 200 });
@@ -286,6 +311,20 @@ describe('out of turn: 409 naming the dispute’s status, nothing changed', () =
         'withdrawn',
       ]);
     }
+  });
+
+  it('one’s own offer, under review: refused naming who may answer it, not the status', async () => {
+    const a = api();
+    const p = await deposited();
+    await a.ok(p.id, 'dispute', { opened_by: 'payer' });
+    await a.okDispute(p.id, '/evidence', { party: 'recipient', text: 'Delivered' });
+    const offered = await a.okDispute(p.id, '/offers', { proposed_by: 'payer', refund_amount: 50 });
+    expect(offered.dispute.status).toBe('under_review');
+    const offer = offered.dispute.offers[0].id;
+    const own = await a.dispute(p.id, `/offers/${offer}/accept`, { party: 'payer' });
+    expect([own.status, own.body.error.code, own.body.error.details.dispute_status]).toEqual([409, 'dispute_out_of_turn', 'under_review']);
+    expect(own.body.error.message).toBe(`only the recipient, to whom offer ${offer} was made, may accept it: the payer made it`);
+    expect((await a.okDispute(p.id, `/offers/${offer}/accept`, { party: 'recipient' })).status).toBe('released');
   });
 
   it('at most 20 evidence items', async () => {

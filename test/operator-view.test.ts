@@ -4,10 +4,22 @@
  * its id, numbering its attempts as the log does), one update per action, summaries naming the step and the
  * receiver, `NextDeadline`, and the payments list the UI links lead to, without the checks' runs.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal as proto } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { NextDeadlineKey, PAYMENTS_QUERY, paymentsListUrl } from '../src/platform/searchAttributes.rules';
+import {
+  LivemodeKey,
+  NextDeadlineKey,
+  PAYMENT_COLUMNS,
+  PAYMENTS_QUERY,
+  PaymentAmountKey,
+  PaymentCurrencyKey,
+  PaymentStatusKey,
+  SEARCH_ATTRIBUTE_TYPES,
+  paymentsListUrl,
+} from '../src/platform/searchAttributes.rules';
 import { auditScheduleId } from '../src/audit/audit.service';
 import { checkInWorker } from '../src/ledger/ledgerCheck.service';
 import { ledgerScheduleId } from '../src/platform/worker/schedules';
@@ -268,5 +280,51 @@ describe("the UI links' list of payments", () => {
     expect(decodeURIComponent(new URL(paymentsListUrl('http://127.0.0.1:8233', 'default')).searchParams.get('query')!)).toBe(
       PAYMENTS_QUERY,
     );
+  });
+});
+
+describe('the payments list per mode, with the columns of docs/operations.md', () => {
+  it("each mode's link lists that mode's payments alone; each documented column is a registered search attribute, set and kept current", async () => {
+    const own = await stack.newAccount();
+    const ids: Record<'test' | 'live', string> = { test: '', live: '' };
+    for (const mode of ['test', 'live'] as const) {
+      const key = mode === 'test' ? own.test_api_key : own.live_api_key;
+      const p = await stack.http.post('/api/v1/payments', { key, body: validPayment({ amount: 125.5, currency: 'EUR' }) });
+      expect(p.status, JSON.stringify(p.body)).toBe(201);
+      expect((await stack.http.post(`/api/v1/payments/${p.body.id}/deposit`, { key })).status).toBe(200);
+      ids[mode] = p.body.id as string;
+    }
+    // Registered in the namespace, with the types the service writes them with.
+    const registered = await stack.client.connection.operatorService.listSearchAttributes({ namespace: stack.config.TEMPORAL_NAMESPACE });
+    for (const name of PAYMENT_COLUMNS) {
+      expect(registered.customAttributes?.[name], name).toBeDefined();
+      expect(SEARCH_ATTRIBUTE_TYPES[name], name).toBeDefined();
+    }
+    // Each mode's link: its query, as the UI runs it, finds that mode's in_custody payment and not the other's.
+    for (const [mode, livemode] of [
+      ['test', false],
+      ['live', true],
+    ] as const) {
+      const link = new URL(paymentsListUrl('http://127.0.0.1:8233', 'default', livemode));
+      const query = `${link.searchParams.get('query')!} AND AccountId="${own.account_id}" AND PaymentStatus="in_custody"`;
+      const found = await eventually(async () => {
+        const runs: string[] = [];
+        for await (const w of stack.client.workflow.list({ query })) runs.push(w.workflowId);
+        return runs.length ? runs : undefined;
+      });
+      expect(found, query).toEqual([ids[mode]]);
+      // The columns' values: the status after the transition, the amount, the currency, the mode.
+      const attrs = (await stack.client.workflow.getHandle(ids[mode]).describe()).typedSearchAttributes;
+      expect([attrs.get(PaymentStatusKey), attrs.get(PaymentAmountKey), attrs.get(PaymentCurrencyKey), attrs.get(LivemodeKey)]).toEqual([
+        'in_custody',
+        125.5,
+        'EUR',
+        livemode,
+      ]);
+    }
+    // The page gives both links for npm start's UI, and names every column.
+    const page = fs.readFileSync(path.join(__dirname, '..', 'docs', 'operations.md'), 'utf8');
+    for (const livemode of [false, true]) expect(page).toContain(paymentsListUrl('http://127.0.0.1:8233', 'default', livemode));
+    for (const name of PAYMENT_COLUMNS) expect(page).toContain(`\`${name}\``);
   });
 });

@@ -62,6 +62,11 @@ describe('npm start', () => {
       expect(out).toContain(
         `Temporal UI  http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent('RecordKind="payment"')}`,
       );
+      // And each mode's payments apart.
+      for (const mode of ['test', 'live']) {
+        const query = encodeURIComponent(`RecordKind="payment" AND Livemode=${mode === 'live'}`);
+        expect(out).toContain(`${mode} payments only: http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${query}`);
+      }
       expect(out).toMatch(/Database\s+embedded PGlite/);
       // Its password is random, made for this data directory's database.
       const password = /Demo login\s+demo@example\.com \/ (\S+)/.exec(out)?.[1];

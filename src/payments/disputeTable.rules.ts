@@ -90,7 +90,7 @@ export function withDisputes<S extends Step>(state: PaymentState, step: S, dispu
 /**
  * A step that takes disputed milestones out of `disputed` ends each open dispute none of whose
  * milestones stays disputed: resolved (withdrawn for a withdrawal), with the money this step moved
- * for them and who decided it. `at` is on the payment's clock. A payment never disputed has no
+ * for them and who decided it; its offers still proposed expire. `at` is on the payment's clock. A payment never disputed has no
  * disputes: the step is returned as it is.
  */
 export function closeDisputes<S extends Step>(state: PaymentState, step: S, decidedBy: DecidedBy, at: number): S {
@@ -115,6 +115,8 @@ export function closeDisputes<S extends Step>(state: PaymentState, step: S, deci
     return {
       ...d,
       status: decidedBy === 'withdrawal' ? ('withdrawn' as const) : ('resolved' as const),
+      // An offer nobody answered cannot be answered any more: it ends with its dispute.
+      offers: d.offers.map((o) => (o.status === 'proposed' ? { ...o, status: 'expired' as const } : o)),
       resolution: { refundMinor: refund, releaseMinor: release, decidedBy, at: new Date(at).toISOString() },
     };
   });

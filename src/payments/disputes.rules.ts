@@ -196,13 +196,21 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
     disputeId: d.id,
     message: disputeRefusal(req.action, d.status, why),
   });
+  // A party the action is not for is told who may take it: the dispute's status is not the reason.
+  const notYours = (message: string): DisputeRefusal => ({
+    ok: false,
+    reason: 'dispute_out_of_turn',
+    disputeStatus: d.status,
+    disputeId: d.id,
+    message,
+  });
   if (!rule.statuses.includes(d.status)) return out();
   // Its own deadline, already due, wins over a party's late word (the timer fires in the same task).
   if (d.status === 'awaiting_response' && d.respondBy !== null && now >= Date.parse(d.respondBy)) return out('its respond_by has passed');
   const at = new Date(now).toISOString();
   switch (req.action) {
     case 'dispute_evidence': {
-      if (req.party === 'platform') return out('evidence comes from the payer or the recipient');
+      if (req.party === 'platform') return notYours('evidence comes from the payer or the recipient, not the platform');
       if (d.evidence.length >= MAX_EVIDENCE_ITEMS) return out(`it holds ${MAX_EVIDENCE_ITEMS} evidence items, the most it may`);
       const evidence = [...d.evidence, { id: req.itemId!, party: req.party, hash: req.hash!, submittedAt: at }];
       // The respondent's first word moves the dispute to review: silence no longer decides it.
@@ -210,7 +218,7 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
       return { ok: true, ...recordStep(state, req, { ...d, evidence, status }) };
     }
     case 'dispute_offer': {
-      if (req.party === 'platform') return out('offers come from the payer or the recipient; the platform resolves');
+      if (req.party === 'platform') return notYours('offers come from the payer or the recipient; the platform resolves');
       const refund = req.refundMinor!;
       if (refund < 0n || refund > d.amountMinor) {
         const money = `${formatMinor(d.amountMinor, state.amountExponent)} ${state.currency}`;
@@ -242,9 +250,9 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
       if (!offer) return { ok: false, reason: 'unknown_offer', message: `dispute ${d.id} has no offer ${req.itemId}` };
       if (offer.status !== 'proposed') return out(`offer ${offer.id} is ${offer.status}`);
       if (req.party === offer.proposedBy || req.party === 'platform') {
-        return out(
-          `offer ${offer.id} was made by the ${offer.proposedBy}: only the ${offer.proposedBy === 'payer' ? 'recipient' : 'payer'} may answer it`,
-        );
+        const to = offer.proposedBy === 'payer' ? 'recipient' : 'payer';
+        const verb = req.action === 'dispute_accept' ? 'accept' : 'decline';
+        return notYours(`only the ${to}, to whom offer ${offer.id} was made, may ${verb} it: the ${offer.proposedBy} made it`);
       }
       const status = req.action === 'dispute_accept' ? ('accepted' as const) : ('declined' as const);
       const answered = { ...d, offers: d.offers.map((o) => (o.id === offer.id ? { ...o, status } : o)) };
@@ -253,7 +261,7 @@ export function planDispute(state: PaymentState, req: DisputeRequest, now: numbe
       return settle(withAnswer, answered, 'dispute_accept', offer.refundMinor, now, req.milestoneId);
     }
     case 'dispute_withdraw': {
-      if (req.party !== d.openedBy) return out(`only the ${d.openedBy}, who opened it, may withdraw it`);
+      if (req.party !== d.openedBy) return notYours(`only the ${d.openedBy}, who opened dispute ${d.id}, may withdraw it`);
       return settle(state, d, 'dispute_withdraw', undefined, now, req.milestoneId);
     }
   }

@@ -19,6 +19,7 @@ export const DisputeViewSchema = z
       .string()
       .nullable()
       .describe("When the respondent's silence decides it for the party that opened it; null when the platform opened it"),
+    created_at: z.string().describe("When it was opened (ISO 8601), on the payment's clock as every time of the dispute"),
     evidence: z.array(z.object({ id: z.string(), party: z.enum(DEAL_PARTIES), text: z.string(), submitted_at: z.string() })),
     offers: z.array(
       z.object({
@@ -27,7 +28,9 @@ export const DisputeViewSchema = z
         refund_amount: z.number().describe('To the payer, in major units'),
         release_amount: z.number().describe('The rest of the disputed amount, to the recipient'),
         note: z.string().nullable(),
-        status: z.enum(OFFER_STATUSES),
+        status: z
+          .enum(OFFER_STATUSES)
+          .describe('expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve'),
         created_at: z.string(),
       }),
     ),
@@ -55,6 +58,7 @@ export function disputeView(s: Pick<PaymentDetails, 'currency' | 'amountExponent
     reason: d.reasonText,
     amount: major(d.amountMinor),
     respond_by: d.respondBy,
+    created_at: d.openedAt,
     evidence: d.evidence.map((e) => ({ id: e.id, party: e.party, text: e.text, submitted_at: e.submittedAt })),
     offers: d.offers.map((o) => ({
       id: o.id,

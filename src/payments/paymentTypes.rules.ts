@@ -123,7 +123,8 @@ export const DEAL_PARTIES = ['payer', 'recipient'] as const;
 export type DealParty = (typeof DEAL_PARTIES)[number];
 export const DISPUTE_STATUSES = ['awaiting_response', 'under_review', 'resolved', 'withdrawn'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
-export const OFFER_STATUSES = ['proposed', 'accepted', 'declined', 'superseded'] as const;
+/** `expired`: still `proposed` when its dispute was decided (by a deadline, an agreement, a withdrawal or the platform). */
+export const OFFER_STATUSES = ['proposed', 'accepted', 'declined', 'superseded', 'expired'] as const;
 export type OfferStatus = (typeof OFFER_STATUSES)[number];
 export const DECIDERS = ['agreement', 'platform', 'default', 'withdrawal'] as const;
 export type DecidedBy = (typeof DECIDERS)[number];

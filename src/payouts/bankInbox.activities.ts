@@ -46,7 +46,7 @@ const snapshot = (p: PayoutRow): PayoutSnapshot => ({
   id: p.id,
   endToEndId: p.end_to_end_id,
   status: p.status,
-  amount: BigInt(p.amount),
+  amount: p.amount,
   currency: p.currency,
   messageId: p.message_id,
 });

@@ -35,8 +35,8 @@ export interface PayoutFields {
   id: string;
   recipient_id: string;
   bank_account_id: string;
-  /** Minor units, as PostgreSQL's bigint arrives. */
-  amount: bigint | string;
+  /** Minor units (src/payouts/payouts.repository.ts's `payoutRow` reads PostgreSQL's text as bigint). */
+  amount: bigint;
   currency: string;
   amount_exponent: number;
   status: PayoutStatus;
@@ -52,7 +52,7 @@ export function payoutView(p: PayoutFields): PayoutView {
     object: 'payout',
     recipient: p.recipient_id,
     bank_account: p.bank_account_id,
-    amount: toMajor(BigInt(p.amount), p.currency, p.amount_exponent),
+    amount: toMajor(p.amount, p.currency, p.amount_exponent),
     currency: p.currency,
     status: p.status,
     failure_code: p.failure_code,

@@ -83,7 +83,7 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
         debtor,
         transfers: payouts.map((p) => ({
           endToEndId: p.end_to_end_id,
-          amount: BigInt(p.amount),
+          amount: p.amount,
           currency: p.currency,
           creditor: {
             name: p.account_holder_name,

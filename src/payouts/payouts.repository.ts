@@ -34,16 +34,32 @@ export interface PayoutRow extends PayoutFields {
   updated_at: Date;
 }
 
+/** A payout row as `pg` hands it over: its bigint `amount` as text. */
+type StoredPayout<R extends PayoutRow> = Omit<R, 'amount'> & { amount: string | bigint };
+
+/**
+ * The one reader of a payout row (with any joined columns): its amount as bigint, so that no use of
+ * a row converts it again (docs/money.md: minor units are bigint).
+ */
+export function payoutRow<R extends PayoutRow>(stored: StoredPayout<R>): R {
+  return { ...stored, amount: BigInt(stored.amount) } as R;
+}
+
+/** Rows as knex answers them (it types none), each through `payoutRow`. */
+const readAll = <R extends PayoutRow = PayoutRow>(stored: StoredPayout<R>[]): R[] => stored.map((r) => payoutRow<R>(r));
+const readOne = (stored: StoredPayout<PayoutRow> | undefined): PayoutRow | undefined =>
+  stored === undefined ? undefined : payoutRow(stored);
+
 const scoped = (db: Knex | Knex.Transaction, scope: Scope) =>
   db('payouts').where({ account_id: scope.accountId, livemode: scope.livemode });
 
 export async function findPayout(db: Knex, scope: Scope, id: string): Promise<PayoutRow | undefined> {
-  return (await scoped(db, scope).andWhere({ id }).first()) as PayoutRow | undefined;
+  return readOne(await scoped(db, scope).andWhere({ id }).first());
 }
 
 /** A payout by id alone: the workflow's activities, which hold no caller's scope. */
 export async function payoutById(db: Knex, id: string): Promise<PayoutRow | undefined> {
-  return (await db('payouts').where({ id }).first()) as PayoutRow | undefined;
+  return readOne(await db('payouts').where({ id }).first());
 }
 
 export interface PayoutFilter extends PageRequest, CreatedRange {
@@ -52,7 +68,7 @@ export interface PayoutFilter extends PageRequest, CreatedRange {
 }
 
 export async function listPayouts(db: Knex, scope: Scope, filter: PayoutFilter) {
-  return pageOf<PayoutRow>(
+  const page = await pageOf<PayoutRow>(
     'payouts',
     () => scoped(db, scope),
     (q) => {
@@ -63,6 +79,7 @@ export async function listPayouts(db: Knex, scope: Scope, filter: PayoutFilter) 
     },
     filter,
   );
+  return 'rows' in page ? { ...page, rows: readAll(page.rows) } : page;
 }
 
 /** The amount a recipient has available in a currency (minor units), as kept. */
@@ -107,7 +124,7 @@ async function postMovement(tx: Knex.Transaction, p: PayoutRow, movement: Payout
     exponent: p.amount_exponent,
     type: entryType,
     at,
-    postings: payoutPostings(movement, BigInt(p.amount)).map(({ balance, amount }) => ({
+    postings: payoutPostings(movement, p.amount).map(({ balance, amount }) => ({
       account: `recipient_${balance}` as const,
       address: recipientAddress(p.recipient_id, balance),
       amount,
@@ -135,7 +152,7 @@ export interface NewPayout {
  */
 export async function insertPayout(db: Knex, p: NewPayout): Promise<PayoutRow> {
   return db.transaction(async (tx) => {
-    const inserted: PayoutRow[] = await tx('payouts')
+    const inserted: StoredPayout<PayoutRow>[] = await tx('payouts')
       .insert({
         id: p.id,
         account_id: p.scope.accountId,
@@ -155,8 +172,8 @@ export async function insertPayout(db: Knex, p: NewPayout): Promise<PayoutRow> {
       .onConflict('id')
       .ignore()
       .returning('*');
-    const row = inserted.at(0);
-    if (!row) return (await tx('payouts').where({ id: p.id }).first()) as PayoutRow;
+    const row = readOne(inserted.at(0));
+    if (!row) return readOne(await tx('payouts').where({ id: p.id }).first())!;
     await postMovement(tx, row, PAYOUT_CREATION.movement, PAYOUT_CREATION.entryType, p.at);
     await recordDeliveries(tx, row, PAYOUT_CREATION.event);
     return row;
@@ -184,7 +201,7 @@ export async function applyPayoutStep(
   at: Date,
 ): Promise<PayoutStepResult> {
   return db.transaction(async (tx) => {
-    const row = (await tx('payouts').where({ id: payoutId }).forUpdate().first()) as PayoutRow | undefined;
+    const row = readOne(await tx('payouts').where({ id: payoutId }).forUpdate().first());
     if (!row) throw new Error(`no payout ${payoutId}`);
     const check = checkPayoutTransition(row.status, step.action);
     if (!check.ok) {
@@ -193,10 +210,12 @@ export async function applyPayoutStep(
     }
     const t = check.transition;
     const failureCode = t.to === 'failed' || t.to === 'returned' ? (step.failureCode ?? 'could_not_process') : null;
-    const [next] = (await tx('payouts')
-      .where({ id: payoutId })
-      .update({ status: t.to, failure_code: failureCode, version: row.version + 1, updated_at: at })
-      .returning('*')) as PayoutRow[];
+    const [next] = readAll(
+      await tx('payouts')
+        .where({ id: payoutId })
+        .update({ status: t.to, failure_code: failureCode, version: row.version + 1, updated_at: at })
+        .returning('*'),
+    );
     if (t.movement && t.entryType) await postMovement(tx, next, t.movement, t.entryType, at);
     if (failureCode && marksBankAccountErrored(failureCode)) {
       const scope = { accountId: row.account_id, livemode: row.livemode };
@@ -263,12 +282,12 @@ export interface BatchPayout extends PayoutRow {
 
 /** The payouts of the batch `messageId`, in a fixed order, with their bank account's holder and sealed number. */
 export async function batchPayouts(db: Knex, messageId: string): Promise<BatchPayout[]> {
-  const rows: BatchPayout[] = await db('payouts as p')
+  const rows: StoredPayout<BatchPayout>[] = await db('payouts as p')
     .join('bank_accounts as b', 'b.id', 'p.bank_account_id')
     .where('p.message_id', messageId)
     .orderBy('p.id')
     .select('p.*', 'b.account_holder_name', 'b.number_sealed');
-  return rows;
+  return readAll<BatchPayout>(rows);
 }
 
 /**
@@ -284,12 +303,13 @@ export async function livePayoutsForBankFile(
   const byEndToEndId: PayoutRow[] = [];
   for (let i = 0; i < endToEndIds.length; i += 1000) {
     byEndToEndId.push(
-      ...((await db('payouts')
-        .where('livemode', true)
-        .whereIn('end_to_end_id', endToEndIds.slice(i, i + 1000))) as PayoutRow[]),
+      ...readAll(
+        await db('payouts')
+          .where('livemode', true)
+          .whereIn('end_to_end_id', endToEndIds.slice(i, i + 1000)),
+      ),
     );
   }
-  const ofFile =
-    messageId === null ? [] : ((await db('payouts').where({ livemode: true, message_id: messageId }).orderBy('id')) as PayoutRow[]);
+  const ofFile = messageId === null ? [] : readAll(await db('payouts').where({ livemode: true, message_id: messageId }).orderBy('id'));
   return { byEndToEndId, ofFile };
 }

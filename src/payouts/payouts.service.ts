@@ -97,7 +97,7 @@ export function payoutsService({ db, temporal, config }: PayoutsDeps) {
       livemode: row.livemode,
       recipientId: row.recipient_id,
       bankAccountId: row.bank_account_id,
-      amountMinor: BigInt(row.amount),
+      amountMinor: row.amount,
       amountExponent: row.amount_exponent,
       currency: row.currency,
       status: row.status,

@@ -21,10 +21,26 @@ export type RecordKind = 'payment' | 'delivery' | 'check' | 'payout' | 'batch';
 /** The operators' list of payments (no deliveries, no checks' runs): the visibility query the UI links carry. */
 export const PAYMENTS_QUERY = 'RecordKind="payment"';
 
-/** The Temporal UI's workflow list of `namespace` filtered to payments, under the UI at `uiUrl`. */
-export function paymentsListUrl(uiUrl: string, namespace: string): string {
-  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(PAYMENTS_QUERY)}`;
+/** The payments list's query; of one mode's payments alone when `livemode` is given (test and live never mixed). */
+export function paymentsQuery(livemode?: boolean): string {
+  return livemode === undefined ? PAYMENTS_QUERY : `${PAYMENTS_QUERY} AND Livemode=${livemode}`;
 }
+
+/**
+ * The Temporal UI's workflow list of `namespace` filtered to payments (of one mode when `livemode`
+ * is given), under the UI at `uiUrl`. A link carries the query only: the UI keeps its columns in the
+ * browser (docs/operations.md, "Status, amount and mode as columns").
+ */
+export function paymentsListUrl(uiUrl: string, namespace: string, livemode?: boolean): string {
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(paymentsQuery(livemode))}`;
+}
+
+/**
+ * The columns an operator adds to the payments list (docs/operations.md): status, amount and
+ * currency, mode, and the next deadline; each a search attribute set at start and, for those that
+ * change, on every transition.
+ */
+export const PAYMENT_COLUMNS = ['PaymentStatus', 'PaymentAmount', 'PaymentCurrency', 'Livemode', 'NextDeadline'] as const;
 
 /** Name → type as `temporal server start-dev --search-attribute` and `operator search-attribute create` spell them. */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = {

@@ -12,8 +12,10 @@ import {
   PaymentAmountKey,
   PaymentCurrencyKey,
   PaymentStatusKey,
+  PAYMENT_COLUMNS,
   SEARCH_ATTRIBUTE_TYPES,
   paymentsListUrl,
+  paymentsQuery,
 } from '../../src/platform/searchAttributes.rules';
 import { stateMachineMermaid } from '../../src/payments/stateMachineDiagram.rules';
 import { scopeOf } from '../../src/tenants/tenancy.rules';
@@ -26,6 +28,22 @@ describe('search attributes', () => {
     expect(paymentsListUrl('https://ui.example', 'a b')).toBe(
       'https://ui.example/namespaces/a%20b/workflows?query=RecordKind%3D%22payment%22',
     );
+  });
+
+  it('the links per mode: test and live payments apart; the columns an operator adds are search attributes this service sets', () => {
+    expect([paymentsQuery(), paymentsQuery(false), paymentsQuery(true)]).toEqual([
+      'RecordKind="payment"',
+      'RecordKind="payment" AND Livemode=false',
+      'RecordKind="payment" AND Livemode=true',
+    ]);
+    expect(paymentsListUrl('http://127.0.0.1:8233', 'default', false)).toBe(
+      'http://127.0.0.1:8233/namespaces/default/workflows?query=RecordKind%3D%22payment%22%20AND%20Livemode%3Dfalse',
+    );
+    expect(paymentsListUrl('http://127.0.0.1:8233', 'default', true)).toBe(
+      'http://127.0.0.1:8233/namespaces/default/workflows?query=RecordKind%3D%22payment%22%20AND%20Livemode%3Dtrue',
+    );
+    expect(PAYMENT_COLUMNS).toEqual(['PaymentStatus', 'PaymentAmount', 'PaymentCurrency', 'Livemode', 'NextDeadline']);
+    for (const name of PAYMENT_COLUMNS) expect(SEARCH_ATTRIBUTE_TYPES).toHaveProperty(name);
   });
 
   it('have the exact names and types saved searches use', () => {

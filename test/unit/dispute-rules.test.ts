@@ -179,7 +179,7 @@ describe('refusals', () => {
     );
   });
 
-  it('each party out of turn, in words naming the dispute’s status', () => {
+  it('each party out of turn: a party not allowed is told who may; a status that allows nothing is named', () => {
     let s = offer(disputed(single()), 'recipient', 2000n, 'of_1');
     const out = (req: DisputeRequest, now = NOW) => {
       const r = plan(s, req, now);
@@ -188,20 +188,18 @@ describe('refusals', () => {
       return r.message;
     };
     expect(out({ action: 'dispute_evidence', party: 'platform', itemId: 'ev_1', hash: 'h' })).toBe(
-      'cannot add evidence to a dispute whose status is awaiting_response: evidence comes from the payer or the recipient',
+      'evidence comes from the payer or the recipient, not the platform',
     );
     expect(out({ action: 'dispute_offer', party: 'platform', itemId: 'of_2', refundMinor: 0n })).toBe(
-      'cannot make an offer in a dispute whose status is awaiting_response: offers come from the payer or the recipient; the platform resolves',
+      'offers come from the payer or the recipient; the platform resolves',
     );
     expect(out({ action: 'dispute_accept', party: 'recipient', itemId: 'of_1' })).toBe(
-      'cannot accept an offer in a dispute whose status is awaiting_response: offer of_1 was made by the recipient: only the payer may answer it',
+      'only the payer, to whom offer of_1 was made, may accept it: the recipient made it',
     );
     expect(out({ action: 'dispute_decline', party: 'platform', itemId: 'of_1' })).toBe(
-      'cannot decline an offer in a dispute whose status is awaiting_response: offer of_1 was made by the recipient: only the payer may answer it',
+      'only the payer, to whom offer of_1 was made, may decline it: the recipient made it',
     );
-    expect(out({ action: 'dispute_withdraw', party: 'recipient' })).toBe(
-      'cannot withdraw a dispute whose status is awaiting_response: only the payer, who opened it, may withdraw it',
-    );
+    expect(out({ action: 'dispute_withdraw', party: 'recipient' })).toBe('only the payer, who opened dispute dp_1, may withdraw it');
     expect(out({ action: 'dispute_withdraw', party: 'payer' }, NOW + HOUR_MS)).toBe(
       'cannot withdraw a dispute whose status is awaiting_response: its respond_by has passed',
     );
@@ -223,12 +221,18 @@ describe('refusals', () => {
     );
   });
 
-  it('a payer’s offer answered by the recipient only', () => {
-    const s = offer(disputed(single()), 'payer', 2000n, 'of_1');
+  it('a payer’s offer answered by the recipient only, also under review: the refusal names who may, not the status', () => {
+    let s = offer(disputed(single()), 'payer', 2000n, 'of_1');
+    s = step(s, plan(s, { action: 'dispute_evidence', party: 'recipient', itemId: 'ev_1', hash: 'hmac:1' }));
+    expect(s.disputes![0].status).toBe('under_review');
     const r = plan(s, { action: 'dispute_accept', party: 'payer', itemId: 'of_1' });
-    expect(r.ok ? '' : r.message).toBe(
-      'cannot accept an offer in a dispute whose status is awaiting_response: offer of_1 was made by the payer: only the recipient may answer it',
-    );
+    expect(r).toEqual({
+      ok: false,
+      reason: 'dispute_out_of_turn',
+      disputeStatus: 'under_review',
+      disputeId: 'dp_1',
+      message: 'only the recipient, to whom offer of_1 was made, may accept it: the payer made it',
+    });
   });
 
   it('at most 20 evidence items', () => {
@@ -369,6 +373,43 @@ describe("a dispute's endings", () => {
       status: 'withdrawn',
       resolution: { refundMinor: 0n, releaseMinor: 0n, decidedBy: 'withdrawal', at: at(NOW + 1000) },
     });
+  });
+
+  it('a decided dispute leaves no offer proposed: each still proposed expires, whoever decided it', () => {
+    const open = () => offer(offer(disputed(single()), 'recipient', 2000n, 'of_1'), 'payer', 5000n, 'of_2');
+    const statuses = (s: PaymentState) => s.disputes![0].offers.map((o) => [o.id, o.status]);
+    const s = open();
+    const byDefault = step(s, planDisputeDefault(s, 'dp_1', NOW + HOUR_MS));
+    expect([byDefault.disputes![0].resolution?.decidedBy, statuses(byDefault)]).toEqual([
+      'default',
+      [
+        ['of_1', 'expired'],
+        ['of_2', 'expired'],
+      ],
+    ]);
+    const agreed = step(s, plan(s, { action: 'dispute_accept', party: 'payer', itemId: 'of_1' }));
+    expect(statuses(agreed)).toEqual([
+      ['of_1', 'accepted'],
+      ['of_2', 'expired'],
+    ]);
+    const resolved = step(s, planTransition(s, { action: 'resolve', resolution: 'refund' }, NOW));
+    expect(statuses(resolved)).toEqual([
+      ['of_1', 'expired'],
+      ['of_2', 'expired'],
+    ]);
+    const withdrawn = step(s, plan(s, { action: 'dispute_withdraw', party: 'payer' }));
+    expect(statuses(withdrawn)).toEqual([
+      ['of_1', 'expired'],
+      ['of_2', 'expired'],
+    ]);
+    // A declined or superseded offer keeps its status.
+    let other = offer(open(), 'payer', 6000n, 'of_3');
+    other = step(other, plan(other, { action: 'dispute_decline', party: 'payer', itemId: 'of_1' }));
+    expect(statuses(step(other, planTransition(other, { action: 'resolve', resolution: 'release' }, NOW)))).toEqual([
+      ['of_1', 'declined'],
+      ['of_2', 'superseded'],
+      ['of_3', 'expired'],
+    ]);
   });
 
   it('the default: for the opener, of its milestones only; nothing when it is not due to decide', () => {
@@ -533,6 +574,7 @@ describe('texts and the view', () => {
       reason: 'why',
       amount: 100,
       respond_by: at(NOW + HOUR_MS),
+      created_at: at(NOW),
       evidence: [{ id: 'ev_1', party: 'payer', text: 'the evidence', submitted_at: at(NOW) }],
       offers: [
         {

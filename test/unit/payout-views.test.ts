@@ -11,6 +11,7 @@ import { minorUnits } from '../../src/ledger/money.rules';
 import { BankFileViewSchema, bankFileView } from '../../src/payouts/bankFile.view';
 import { BankAccountViewSchema, bankAccountView } from '../../src/payouts/bankAccount.view';
 import { PayoutViewSchema, payoutView } from '../../src/payouts/payout.view';
+import { payoutRow } from '../../src/payouts/payouts.repository';
 
 const refusals = (body: unknown) => {
   const parsed = CreateBankAccountRequest.safeParse(body);
@@ -74,7 +75,7 @@ describe('views', () => {
       id: 'po_1',
       recipient_id: 'rcp_1',
       bank_account_id: 'ba_1',
-      amount: '105099',
+      amount: 105099n,
       currency: 'EUR',
       amount_exponent: 2,
       status: 'failed' as const,
@@ -96,6 +97,31 @@ describe('views', () => {
       amount: 1000,
       failure_message: null,
     });
+  });
+
+  it('a payout row is read once: its amount, text as PostgreSQL gives a bigint, becomes bigint, joined columns kept', () => {
+    const stored = {
+      id: 'po_1',
+      account_id: 'acct_1',
+      recipient_id: 'rcp_1',
+      bank_account_id: 'ba_1',
+      amount: '9007199254740993',
+      currency: 'EUR',
+      amount_exponent: 2,
+      status: 'pending' as const,
+      failure_code: null,
+      end_to_end_id: 'po-1',
+      message_id: null,
+      clock_offset_seconds: 0,
+      version: 1,
+      created_at: new Date('2026-11-27T09:30:00Z'),
+      updated_at: new Date('2026-11-27T09:30:00Z'),
+      livemode: true,
+      account_holder_name: 'Jane Doe',
+    };
+    const row = payoutRow(stored);
+    expect(row).toEqual({ ...stored, amount: 9007199254740993n });
+    expect(payoutRow(row).amount).toBe(9007199254740993n);
   });
 });
 

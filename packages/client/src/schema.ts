@@ -1969,6 +1969,8 @@ export interface components {
                     amount: number;
                     /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                     respond_by: string | null;
+                    /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                    created_at: string;
                     evidence: {
                         id: string;
                         /** @enum {string} */
@@ -1985,8 +1987,11 @@ export interface components {
                         /** @description The rest of the disputed amount, to the recipient */
                         release_amount: number;
                         note: string | null;
-                        /** @enum {string} */
-                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        /**
+                         * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                         * @enum {string}
+                         */
+                        status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                         created_at: string;
                     }[];
                     resolution: {
@@ -2123,6 +2128,8 @@ export interface components {
                     amount: number;
                     /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                     respond_by: string | null;
+                    /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                    created_at: string;
                     evidence: {
                         id: string;
                         /** @enum {string} */
@@ -2139,8 +2146,11 @@ export interface components {
                         /** @description The rest of the disputed amount, to the recipient */
                         release_amount: number;
                         note: string | null;
-                        /** @enum {string} */
-                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        /**
+                         * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                         * @enum {string}
+                         */
+                        status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                         created_at: string;
                     }[];
                     resolution: {
@@ -2167,6 +2177,8 @@ export interface components {
                 amount: number;
                 /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                 respond_by: string | null;
+                /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                created_at: string;
                 evidence: {
                     id: string;
                     /** @enum {string} */
@@ -2183,8 +2195,11 @@ export interface components {
                     /** @description The rest of the disputed amount, to the recipient */
                     release_amount: number;
                     note: string | null;
-                    /** @enum {string} */
-                    status: "proposed" | "accepted" | "declined" | "superseded";
+                    /**
+                     * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                     * @enum {string}
+                     */
+                    status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                     created_at: string;
                 }[];
                 resolution: {
@@ -2348,6 +2363,8 @@ export interface components {
                     amount: number;
                     /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                     respond_by: string | null;
+                    /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                    created_at: string;
                     evidence: {
                         id: string;
                         /** @enum {string} */
@@ -2364,8 +2381,11 @@ export interface components {
                         /** @description The rest of the disputed amount, to the recipient */
                         release_amount: number;
                         note: string | null;
-                        /** @enum {string} */
-                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        /**
+                         * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                         * @enum {string}
+                         */
+                        status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                         created_at: string;
                     }[];
                     resolution: {
@@ -2427,6 +2447,8 @@ export interface components {
                     amount: number;
                     /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                     respond_by: string | null;
+                    /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                    created_at: string;
                     evidence: {
                         id: string;
                         /** @enum {string} */
@@ -2443,8 +2465,11 @@ export interface components {
                         /** @description The rest of the disputed amount, to the recipient */
                         release_amount: number;
                         note: string | null;
-                        /** @enum {string} */
-                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        /**
+                         * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                         * @enum {string}
+                         */
+                        status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                         created_at: string;
                     }[];
                     resolution: {
@@ -2506,6 +2531,8 @@ export interface components {
                     amount: number;
                     /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                     respond_by: string | null;
+                    /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                    created_at: string;
                     evidence: {
                         id: string;
                         /** @enum {string} */
@@ -2522,8 +2549,11 @@ export interface components {
                         /** @description The rest of the disputed amount, to the recipient */
                         release_amount: number;
                         note: string | null;
-                        /** @enum {string} */
-                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        /**
+                         * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                         * @enum {string}
+                         */
+                        status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                         created_at: string;
                     }[];
                     resolution: {
@@ -2660,6 +2690,8 @@ export interface components {
                         amount: number;
                         /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                         respond_by: string | null;
+                        /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                        created_at: string;
                         evidence: {
                             id: string;
                             /** @enum {string} */
@@ -2676,8 +2708,11 @@ export interface components {
                             /** @description The rest of the disputed amount, to the recipient */
                             release_amount: number;
                             note: string | null;
-                            /** @enum {string} */
-                            status: "proposed" | "accepted" | "declined" | "superseded";
+                            /**
+                             * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                             * @enum {string}
+                             */
+                            status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                             created_at: string;
                         }[];
                         resolution: {
@@ -2704,6 +2739,8 @@ export interface components {
                     amount: number;
                     /** @description When the respondent's silence decides it for the party that opened it; null when the platform opened it */
                     respond_by: string | null;
+                    /** @description When it was opened (ISO 8601), on the payment's clock as every time of the dispute */
+                    created_at: string;
                     evidence: {
                         id: string;
                         /** @enum {string} */
@@ -2720,8 +2757,11 @@ export interface components {
                         /** @description The rest of the disputed amount, to the recipient */
                         release_amount: number;
                         note: string | null;
-                        /** @enum {string} */
-                        status: "proposed" | "accepted" | "declined" | "superseded";
+                        /**
+                         * @description expired: still proposed when the dispute was decided, by its deadline, an agreement, a withdrawal or resolve
+                         * @enum {string}
+                         */
+                        status: "proposed" | "accepted" | "declined" | "superseded" | "expired";
                         created_at: string;
                     }[];
                     resolution: {
@@ -7284,7 +7324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7527,7 +7567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7770,7 +7810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8013,7 +8053,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8254,7 +8294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8498,7 +8538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8743,7 +8783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8988,7 +9028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9233,7 +9273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9476,7 +9516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or dispute_out_of_turn: a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

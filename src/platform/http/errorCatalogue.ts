@@ -94,7 +94,7 @@ export const ERRORS = {
   dispute_out_of_turn: {
     status: 409,
     description:
-      "a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it (docs/concepts.md)",
+      "a dispute's action its status or the party does not allow (`details.dispute_status` names the dispute's status, `details.dispute_id` the dispute): evidence and offers while it is open, an offer answered by the other party only, a withdrawal by the party that opened it; a party's refusal names who may take the action (docs/concepts.md)",
     example: {
       message: 'cannot accept an offer in a dispute whose status is resolved',
       details: { dispute_status: 'resolved', dispute_id: 'dp_01JQ8Z3N4X5Y6Z7A8B9C0D1E2G' },
