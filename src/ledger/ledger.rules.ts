@@ -160,15 +160,18 @@ export function entryTypeOf(m: Movement): EntryType {
  * The double-entry postings of one movement: they sum to zero. Deposit: payer_deposits −A,
  * custody +A. Refund r: custody −r, payer_refunds +r. Release h with fee f: custody −h,
  * recipient_payable +(h−f), platform_fees +f. A split is both in one entry. No zero postings.
+ * A release to a named recipient credits its `pending`, always: whether it becomes available is a
+ * transfer of its own (`make_available`, docs/money.md), so the postings are a function of the
+ * movement alone.
  */
-export function postingsOf(m: Movement, recipient?: { payoutsEnabled: boolean }): Posting[] {
+export function postingsOf(m: Movement, toRecipient = false): Posting[] {
   const totals = new Map<LedgerAccount, bigint>();
   const add = (account: LedgerAccount, amount: bigint) => totals.set(account, (totals.get(account) ?? 0n) + amount);
   add('payer_deposits', -m.deposited);
   add('custody', m.deposited - m.refunded - m.released);
   add('payer_refunds', m.refunded);
-  // A recipient's net lands where its payouts allow (docs/money.md); without one, on recipient_payable.
-  add(recipient ? (recipient.payoutsEnabled ? 'recipient_available' : 'recipient_pending') : 'recipient_payable', m.released - m.fee);
+  // A recipient's net lands on its pending (docs/money.md); without one, on recipient_payable.
+  add(toRecipient ? 'recipient_pending' : 'recipient_payable', m.released - m.fee);
   add('platform_fees', m.fee);
   return LEDGER_ACCOUNTS.filter((a) => (totals.get(a) ?? 0n) !== 0n).map((account) => ({ account, amount: totals.get(account)! }));
 }

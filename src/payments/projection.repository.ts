@@ -27,8 +27,9 @@
  *
  * Lock order: every writer of a projection goes through `projectionCtes`, so every writer takes the
  * same rows in the same order (PostgreSQL runs the CTEs in an order fixed by the statement's shape)
- * and two writers never wait on each other crosswise. A caller must not lock a payment's or a
- * balance's row itself before projecting inside its own transaction.
+ * and two writers never wait on each other crosswise. The availability step of a release to
+ * recipients follows in a transaction of its own (`makeReleasesAvailable`): it takes the recipient's
+ * row, then its balances, as the verification does.
  */
 import type { Knex } from 'knex';
 import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../audit/trailLeaves.rules';
@@ -46,13 +47,7 @@ import { eventId } from '../webhooks/events.repository';
 import { ledgerEntryId } from '../ledger/ledger.repository';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.repository';
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
-import {
-  type PayoutsEnabled,
-  appendStoredEntryLeaves,
-  creditedRecipient,
-  postingsSignature,
-  withRecipients,
-} from '../ledger/paymentPostings.repository';
+import { appendStoredEntryLeaves, creditedRecipient, makeReleasesAvailable, postingsSignature } from '../ledger/paymentPostings.repository';
 
 /**
  * The CTEs that write the projection of one history entry; with `trail`, the custody trail's leaves
@@ -60,14 +55,7 @@ import {
  * this statement nor seen in its snapshot (another writer's entry committed during the statement, or
  * with other postings), for the caller to append from what is stored.
  */
-function projectionCtes(
-  b: Bindings,
-  state: PaymentDetails,
-  entry: HistoryEntry,
-  reasonKey: Buffer,
-  payouts: PayoutsEnabled,
-  trail: boolean,
-): string[] {
+function projectionCtes(b: Bindings, state: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer, trail: boolean): string[] {
   // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
   // A function: bindings are added in the order the text reads (src/platform/database/statement.ts).
   const reason = () =>
@@ -109,7 +97,7 @@ function projectionCtes(
   const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
     const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
     const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    const postings = postingsOf(movement, recipientId ? { payoutsEnabled: payouts.get(recipientId) ?? false } : undefined).map((p) => ({
+    const postings = postingsOf(movement, recipientId !== undefined).map((p) => ({
       ...p,
       address: addressOf(p.account, { paymentId: state.id, recipientId }),
     }));
@@ -215,55 +203,50 @@ function projectionCtes(
 const MISSING_LEAVES = `SELECT array(SELECT entry_id FROM missing_leaf) AS missing_leaves`;
 const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
 
-/** The projection without deliveries to plan, with the custody trail (`trail`) or without it. */
-async function project(
-  db: Knex | Knex.Transaction,
-  payment: PaymentDetails,
-  entry: HistoryEntry,
-  reasonKey: Buffer,
-  trail: boolean,
-): Promise<void> {
-  await withRecipients(db, payment, entry, async (q, payouts) => {
-    const b = new Bindings();
-    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, trail);
-    const answer = !trail ? 'SELECT 1' : ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES;
-    const { rows } = await q.raw<{ rows: { missing_leaves?: string[] }[] }>(
-      `WITH ${ctes.join(',\n')}\n${answer}`,
-      b.values as Knex.RawBinding[],
-    );
-    if (trail) await appendStoredEntryLeaves(q, payment, entry, rows[0]?.missing_leaves ?? [], payouts);
-  });
+/**
+ * The projection without deliveries to plan, with the custody trail (`trail`) or without it; then the
+ * availability step of its releases to recipients (docs/money.md), in a transaction of its own.
+ */
+async function project(db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer, trail: boolean): Promise<void> {
+  const b = new Bindings();
+  const ctes = projectionCtes(b, payment, entry, reasonKey, trail);
+  const answer = !trail ? 'SELECT 1' : ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES;
+  const { rows } = await db.raw<{ rows: { missing_leaves?: string[] }[] }>(
+    `WITH ${ctes.join(',\n')}\n${answer}`,
+    b.values as Knex.RawBinding[],
+  );
+  if (trail) await appendStoredEntryLeaves(db, payment, entry, rows[0]?.missing_leaves ?? []);
+  await makeReleasesAvailable(db, payment, entry);
 }
 
 /**
  * Project a payment and one history entry into the read model, history, events, ledger and trail:
  * the workflow's projection (`projectAndPlan`) without deliveries to plan. Idempotent and monotonic
- * (see above); inside the caller's transaction when it has one.
+ * (see above).
  */
-export const projectPayment = (db: Knex | Knex.Transaction, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
+export const projectPayment = (db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
   project(db, payment, entry, reasonKey, true);
 
 /**
  * The API's write-through: the same projection without the custody trail, whose only writers are the
  * workers (docs/audit.md). Idempotent and monotonic; the workflow's projection follows.
  */
-export const projectReadModel = (db: Knex | Knex.Transaction, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
+export const projectReadModel = (db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
   project(db, payment, entry, reasonKey, false);
 
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(
-  db: Knex | Knex.Transaction,
+  db: Knex,
   payment: PaymentDetails,
   entry: HistoryEntry,
   envelopes: TransitionEnvelope[],
   reasonKey: Buffer,
 ): Promise<PlannedDelivery[]> {
-  return withRecipients(db, payment, entry, async (q, payouts) => {
-    const b = new Bindings();
-    const projection = projectionCtes(b, payment, entry, reasonKey, payouts, true);
-    const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
-    const { deliveries, missingLeaves } = await planned(q, b, [...projection, ...ctes], parts);
-    await appendStoredEntryLeaves(q, payment, entry, missingLeaves, payouts);
-    return deliveries;
-  });
+  const b = new Bindings();
+  const projection = projectionCtes(b, payment, entry, reasonKey, true);
+  const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
+  const { deliveries, missingLeaves } = await planned(db, b, [...projection, ...ctes], parts);
+  await appendStoredEntryLeaves(db, payment, entry, missingLeaves);
+  await makeReleasesAvailable(db, payment, entry);
+  return deliveries;
 }
