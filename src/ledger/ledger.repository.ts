@@ -1,9 +1,8 @@
 /**
  * The ledger's repository (docs/money.md): one immutable entry per movement, its postings, and the
- * balances kept beside them (all written by the projection's statement, src/payments/projection.repository.ts); the
+ * balances kept beside them (all written by the one writer, ./transfers.repository.ts); the
  * queries `ledger:verify` checks them with.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { type EntryType, type LedgerAccount, LEDGER_ACCOUNTS } from './ledger.rules';
 import {
@@ -16,15 +15,6 @@ import type { Scope } from '../tenants/tenancy.rules';
 import type { MilestoneState } from '../payments/paymentTypes.rules';
 import { withBigintMoney } from './moneyFields.rules';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from '../platform/database/pagination';
-
-/**
- * Derived from the payment, its version and, on a payment created with milestones, the milestone,
- * so every writer of one movement writes one entry.
- */
-export function ledgerEntryId(paymentId: string, version: number, milestoneId?: string): string {
-  const key = milestoneId === undefined ? `${paymentId}|${version}` : `${paymentId}|${version}|${milestoneId}`;
-  return `le_${createHash('sha256').update(key).digest('hex').slice(0, 26)}`;
-}
 
 /** A row of ledger_entries. */
 export interface LedgerEntryRow {

@@ -1,10 +1,9 @@
 /**
  * The ledger's addressed accounts (docs/money.md): entries that belong to no payment step — a
- * recipient's pending money made available, and (part of the payouts to come) any movement between a
- * recipient's accounts — written with their postings and both kinds of balance in one transaction;
- * and balances at any instant, summed from the entries.
+ * recipient's pending money made available, and a payout's steps between a recipient's accounts —
+ * written by the ledger's one writer (./transfers.repository.ts); and balances at any instant, summed
+ * from the entries.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
   type EntryType,
@@ -12,17 +11,15 @@ import {
   type RecipientBalance,
   LEDGER_ACCOUNTS,
   RECIPIENT_BALANCES,
-  isPartyAddress,
   recipientAddress,
+  transfersBetween,
 } from './ledger.rules';
+import { postTransfers } from './transfers.repository';
 import type { RecipientState } from '../recipients/recipients.rules';
 import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
 import { appendLeaf } from '../audit/trail.repository';
 import type { LedgerEntryRow } from './ledger.repository';
 import type { Scope } from '../tenants/tenancy.rules';
-
-/** An entry's id from its idempotency key: writing the same key twice writes one entry. */
-export const keyedEntryId = (idempotencyKey: string) => `le_${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 26)}`;
 
 export interface StandaloneEntry {
   /** Names the movement once: a retry with the same key writes nothing. */
@@ -40,53 +37,31 @@ export interface StandaloneEntry {
 }
 
 /**
- * Write one entry, its postings and balances, inside `tx`; false when its key was written before.
- * PostgreSQL refuses it (a check_violation, 23514, failing `tx`) when it would take a payment's
- * custody or a recipient's account below zero, or when its postings do not sum to zero (at commit).
- * Balance rows are taken in one order (kinds, then addresses), as the projection takes them.
+ * Write one entry of a recipient's own (no payment) through the ledger's one writer
+ * (src/ledger/transfers.repository.ts), inside `tx`; false when its key was written before.
+ * PostgreSQL refuses it (a check_violation, 23514, failing `tx`) when it would take a recipient's
+ * account below zero, or when its postings do not sum to zero (at commit).
  */
 export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promise<boolean> {
-  const id = keyedEntryId(e.idempotencyKey);
-  const inserted = await tx('ledger_entries')
-    .insert({
-      id,
-      payment_id: null,
-      recipient_id: e.recipientId,
+  // Its custody-trail leaf is the workers' to write (`appendStandaloneEntryLeaves`): this may run in the API,
+  // whose database role cannot write the trail (docs/audit.md).
+  const written = await postTransfers(tx, [
+    {
+      key: e.idempotencyKey,
+      code: e.type,
+      paymentId: null,
+      milestoneId: null,
+      recipientId: e.recipientId,
       version: e.version,
-      account_id: e.accountId,
+      accountId: e.accountId,
       livemode: e.livemode,
       currency: e.currency,
       exponent: e.exponent,
-      type: e.type,
-      created_at: e.at,
-    })
-    .onConflict('id')
-    .ignore()
-    .returning('id');
-  if (inserted.length === 0) return false;
-  // Its custody-trail leaf is the workers' to write (`appendStandaloneEntryLeaves`): this runs in the API,
-  // whose database role cannot write the trail (docs/audit.md).
-  await tx('ledger_postings').insert(
-    e.postings.map((p) => ({ entry_id: id, ledger_account: p.account, address: p.address, amount_minor: p.amount.toString() })),
-  );
-  const scope = { account_id: e.accountId, livemode: e.livemode, currency: e.currency, exponent: e.exponent };
-  const byKind = [...e.postings].sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.account) - LEDGER_ACCOUNTS.indexOf(b.account));
-  for (const p of byKind) {
-    await tx.raw(
-      `INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, livemode, currency, exponent, ledger_account) DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor`,
-      [scope.account_id, scope.livemode, scope.currency, scope.exponent, p.account, p.amount.toString()],
-    );
-  }
-  const byAddress = e.postings.filter((p) => isPartyAddress(p.address)).sort((a, b) => a.address.localeCompare(b.address));
-  for (const p of byAddress) {
-    await tx.raw(
-      `INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (address, currency, exponent) DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor`,
-      [p.address, scope.currency, scope.exponent, scope.account_id, scope.livemode, p.amount.toString()],
-    );
-  }
-  return true;
+      at: e.at,
+      transfers: transfersBetween(e.postings),
+    },
+  ]);
+  return written.length > 0;
 }
 
 /**

@@ -10,7 +10,7 @@ import { LEDGER_ACCOUNTS, type LedgerAccount, entryTypeOf, postingsOf, recipient
 import type { HistoryEntry, PaymentState } from '../payments/paymentTypes.rules';
 import { ledgerMovements } from '../payments/milestones.rules';
 import { appendLeaf } from '../audit/trail.repository';
-import { ledgerEntryId } from './ledger.repository';
+import { entryId, paymentEntryKey } from './transfers.repository';
 import { postEntry } from './ledgerAccounts.repository';
 
 /** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
@@ -43,7 +43,7 @@ export async function appendStoredEntryLeaves(
     .whereIn('entry_id', entryIds)
     .select('entry_id', 'ledger_account', 'amount_minor');
   for (const { milestoneId, movement } of ledgerMovements(state, entry)) {
-    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
+    const id = entryId(paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined));
     if (!entryIds.includes(id)) continue;
     const recipientId = creditedRecipient(state, milestoneId, movement.released);
     // In the order this writer would have posted them, so that equal postings make the same text.

@@ -35,7 +35,8 @@ import type { Knex } from 'knex';
 import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../audit/trailLeaves.rules';
 import { LEAF_COLUMNS } from '../audit/trail.repository';
 import { Bindings, leafValues } from '../platform/database/statement';
-import { LEDGER_ACCOUNTS, addressOf, entryTypeOf, postingsOf } from '../ledger/ledger.rules';
+import { entryTypeOf, postingsOfTransfers, transfersOf } from '../ledger/ledger.rules';
+import { type EntryToPost, entryId, ledgerCtes, paymentEntryKey } from '../ledger/transfers.repository';
 import type { HistoryEntry } from './paymentTypes.rules';
 import type { PaymentDetails } from './paymentRecord.rules';
 import { ledgerMovements } from './milestones.rules';
@@ -44,7 +45,6 @@ import { isReasonHash, leafReason } from './personalData.rules';
 import { emittedEvents } from './transitionEvents.rules';
 import type { TransitionEnvelope } from '../webhooks/webhookEnvelope.view';
 import { eventId } from '../webhooks/events.repository';
-import { ledgerEntryId } from '../ledger/ledger.repository';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.repository';
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
 import { appendStoredEntryLeaves, creditedRecipient, makeReleasesAvailable, postingsSignature } from '../ledger/paymentPostings.repository';
@@ -94,63 +94,33 @@ function projectionCtes(b: Bindings, state: PaymentDetails, entry: HistoryEntry,
   const leaves: { leaf: AuditLeaf; entryId: string | null; postings: string | null }[] = [
     { leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), entryId: null, postings: null },
   ];
+  const exponent = state.amountExponent;
   const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
-    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
     const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    const postings = postingsOf(movement, recipientId !== undefined).map((p) => ({
-      ...p,
-      address: addressOf(p.account, { paymentId: state.id, recipientId }),
-    }));
-    return { id, milestoneId, recipientId, type: entryTypeOf(movement), postings };
+    const transfers = transfersOf(movement, { paymentId: state.id, recipientId });
+    const post: EntryToPost = {
+      key: paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined),
+      code: entryTypeOf(movement),
+      paymentId: state.id,
+      milestoneId,
+      recipientId: recipientId ?? null,
+      version: entry.seq,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      currency: state.currency,
+      exponent,
+      at: new Date(entry.at),
+      transfers,
+    };
+    return { post, id: entryId(post.key), milestoneId, type: post.code, recipientId, postings: postingsOfTransfers(transfers) };
   });
   if (entries.length > 0) {
-    const exponent = state.amountExponent;
-    const entryRows = entries
-      .map(
-        (e) =>
-          `(${b.list([e.id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, e.type, new Date(entry.at), e.milestoneId])}, ${b.add(e.recipientId ?? null, 'text')})`,
-      )
-      .join(', ');
-    ctes.push(`ledger_entry AS (
-        INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id)
-        VALUES ${entryRows}
-        ON CONFLICT DO NOTHING RETURNING id)`);
-    const postingRows = entries
-      .flatMap((e) => e.postings.map((p) => ({ entryId: e.id, ...p })))
-      .map(
-        (p, i) =>
-          `(${b.add(p.entryId, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.address, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${LEDGER_ACCOUNTS.indexOf(p.account)})`,
-      )
-      .join(', ');
+    // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
     ctes.push(
-      `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_ord))`,
-      `postings AS (
-        INSERT INTO ledger_postings (entry_id, ledger_account, address, amount_minor)
-        SELECT posting.entry_id, posting.account, posting.address, posting.amount FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-        ORDER BY posting.ord
-        RETURNING 1)`,
-      // One row per ledger account, in LEDGER_ACCOUNTS order, the same for every writer, so that balance rows are never taken crosswise.
-      `balances AS (
-        INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor)
-        SELECT ${b.add(state.accountId, 'text')}, ${b.add(state.livemode, 'boolean')}, ${b.add(state.currency, 'text')},
-          ${b.add(exponent, 'smallint')}, posting.account, sum(posting.amount)
-        FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-        GROUP BY posting.account, posting.account_ord ORDER BY posting.account_ord
-        ON CONFLICT (account_id, livemode, currency, exponent, ledger_account)
-        DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor
-        RETURNING 1)`,
-      // The payment's custody and the recipients' accounts, by address (in address order, for every
-      // writer alike): PostgreSQL refuses a balance below zero (docs/money.md), failing the whole statement.
-      `account_balances AS (
-        INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor)
-        SELECT posting.address, ${b.add(state.currency, 'text')}, ${b.add(exponent, 'smallint')}, ${b.add(state.accountId, 'text')},
-          ${b.add(state.livemode, 'boolean')}, sum(posting.amount)
-        FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-        WHERE posting.address LIKE 'escrow:%' OR posting.address LIKE 'recipient:%'
-        GROUP BY posting.address ORDER BY posting.address
-        ON CONFLICT (address, currency, exponent)
-        DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor
-        RETURNING 1)`,
+      ...ledgerCtes(
+        b,
+        entries.map((e) => e.post),
+      ),
     );
     for (const e of entries) {
       leaves.push({
