@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { type EntryType, LEDGER_ACCOUNTS, type Transfer, postingsOfTransfers } from './ledger.rules';
+import { type EntryType, type Transfer, postingsOfTransfers } from './ledger.rules';
 import { Bindings } from '../platform/database/statement';
 
 /** An entry's id: its idempotency key hashed (`le_` + 26 hex digits of SHA-256). */
@@ -36,11 +36,13 @@ export interface EntryToPost {
 }
 
 /**
- * The CTEs that write `entries` (named `ledger_entry`, `posting`, `postings`, `balances`,
- * `account_balances`; `ledger_entry` returns the ids this statement wrote). Postings and balances
- * move only for an entry the statement wrote. Balance rows are taken in one order for every writer
- * (kinds, then addresses), so two writers never wait on each other crosswise. PostgreSQL refuses a
- * party's balance below zero (a trigger) and an unbalanced entry (at commit).
+ * The CTEs that write `entries` (named `ledger_entry`, `posting`, `postings`, `account_balances`;
+ * `ledger_entry` returns the ids this statement wrote). Postings and balances move only for an entry
+ * the statement wrote. One balance table, `ledger_account_balances`, a row per address (a tenant's
+ * kinds per account and mode); the tenant's totals per kind are its GROUP BY (the view
+ * `ledger_balances`). Balance rows are taken in one order for every writer (by address), so two
+ * writers never wait on each other crosswise. PostgreSQL refuses a party's balance below zero (a
+ * trigger) and an unbalanced entry (at commit).
  */
 export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string[] {
   if (entries.length === 0) return [];
@@ -61,9 +63,7 @@ export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string
     .flatMap((e) => e.postings.map((p) => ({ e, p })))
     .map(
       ({ e, p }, i) =>
-        `(${b.add(e.id, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.address, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${LEDGER_ACCOUNTS.indexOf(
-          p.account,
-        )}, ${b.add(e.accountId, 'text')}, ${b.add(e.livemode, 'boolean')}, ${b.add(e.currency, 'text')}, ${b.add(e.exponent, 'smallint')})`,
+        `(${b.add(e.id, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.address, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${b.add(e.accountId, 'text')}, ${b.add(e.livemode, 'boolean')}, ${b.add(e.currency, 'text')}, ${b.add(e.exponent, 'smallint')})`,
     )
     .join(', ');
   return [
@@ -72,29 +72,20 @@ export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string
       INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id)
       VALUES ${entryRows}
       ON CONFLICT DO NOTHING RETURNING id)`,
-    `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_ord, account_id, livemode, currency, exponent))`,
+    `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_id, livemode, currency, exponent))`,
     `postings AS (
       INSERT INTO ledger_postings (entry_id, ledger_account, address, amount_minor)
       SELECT posting.entry_id, posting.account, posting.address, posting.amount FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
       ORDER BY posting.ord
       RETURNING 1)`,
-    `balances AS (
-      INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor)
-      SELECT posting.account_id, posting.livemode, posting.currency, posting.exponent, posting.account, sum(posting.amount)
-      FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-      GROUP BY posting.account_id, posting.livemode, posting.currency, posting.exponent, posting.account, posting.account_ord
-      ORDER BY posting.account_ord, posting.account_id, posting.livemode, posting.currency, posting.exponent
-      ON CONFLICT (account_id, livemode, currency, exponent, ledger_account)
-      DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor
-      RETURNING 1)`,
+    // One row per address (a tenant's kinds per account and mode), in one order for every writer.
     `account_balances AS (
-      INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor)
-      SELECT posting.address, posting.currency, posting.exponent, posting.account_id, posting.livemode, sum(posting.amount)
+      INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, ledger_account, balance_minor)
+      SELECT posting.address, posting.currency, posting.exponent, posting.account_id, posting.livemode, posting.account, sum(posting.amount)
       FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-      WHERE posting.address LIKE 'escrow:%' OR posting.address LIKE 'recipient:%'
-      GROUP BY posting.address, posting.currency, posting.exponent, posting.account_id, posting.livemode
-      ORDER BY posting.address, posting.currency, posting.exponent
-      ON CONFLICT (address, currency, exponent)
+      GROUP BY posting.address, posting.currency, posting.exponent, posting.account_id, posting.livemode, posting.account
+      ORDER BY posting.address, posting.currency, posting.exponent, posting.account_id, posting.livemode
+      ON CONFLICT (address, currency, exponent, account_id, livemode)
       DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor
       RETURNING 1)`,
   ];
