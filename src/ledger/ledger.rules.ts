@@ -32,18 +32,6 @@ export const escrowAddress = (paymentId: string) => `escrow:${paymentId}`;
 /** The address of one of a recipient's accounts. */
 export const recipientAddress = (recipientId: string, balance: RecipientBalance) => `recipient:${recipientId}:${balance}`;
 
-/** An account's address: a payment's or a recipient's own, else the kind (one per account, mode and currency). */
-export function addressOf(account: LedgerAccount, owner: { paymentId?: string; recipientId?: string }): string {
-  if (account === 'custody' && owner.paymentId) return escrowAddress(owner.paymentId);
-  if (account.startsWith('recipient_') && account !== 'recipient_payable' && owner.recipientId) {
-    return recipientAddress(owner.recipientId, account.slice('recipient_'.length) as RecipientBalance);
-  }
-  return account;
-}
-
-/** Addresses whose balance PostgreSQL keeps per account and refuses below zero (a payment's custody, a recipient's). */
-export const isPartyAddress = (address: string) => address.startsWith('escrow:') || address.startsWith('recipient:');
-
 /** A payout's entries (docs/payouts.md) are its steps': `payout` (created), `payout_paid`, `payout_failed`, `payout_canceled`, `payout_returned`. */
 export const ENTRY_TYPES = [
   'deposit',

@@ -14,7 +14,7 @@ import {
   recipientAddress,
   transfersBetween,
 } from './ledger.rules';
-import { postTransfers } from './transfers.repository';
+import { entryId, paymentEntryKey, postTransfers } from './transfers.repository';
 import type { RecipientState } from '../recipients/recipients.rules';
 import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
 import { appendLeaf } from '../audit/trail.repository';
@@ -64,12 +64,78 @@ export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promi
   return written.length > 0;
 }
 
+/** The stored entry's fields its leaf records. */
+type StoredEntry = Omit<LedgerEntryRow, 'created_at'> & { created_at: Date | string };
+
 /**
- * The custody trail's leaves of the standalone entries that have none yet, from the stored entries
- * (docs/audit.md): `postEntry` runs in the API, whose database role cannot write the trail, so a
- * worker appends them before it signs each tree head. Those written at or after `since` (all when
- * null; the partial index ledger_entries_standalone), oldest first, a page at a time; idempotent by
- * the leaf's key. Answers how many it appended.
+ * The custody trail's leaves of ledger entries, from the stored entries and postings (docs/audit.md):
+ * the one path every entry's leaf takes, whoever wrote the entry. The stored postings are the ones
+ * that moved the balances, so the leaf needs no comparison with what a writer computed. A payment's
+ * entry names its milestone only on a payment created with milestones (its key names the milestone:
+ * src/ledger/transfers.repository.ts). Idempotent by the leaf's key.
+ */
+export async function appendEntryLeaves(db: Knex | Knex.Transaction, entries: readonly StoredEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const postings: { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[] = await db('ledger_postings')
+    .whereIn(
+      'entry_id',
+      entries.map((e) => e.id),
+    )
+    .select('entry_id', 'ledger_account', 'amount_minor');
+  for (const e of entries) {
+    const staged = e.payment_id !== null && e.id !== entryId(paymentEntryKey(e.payment_id, e.version));
+    await appendLeaf(
+      db,
+      ledgerEntryLeaf({
+        entryId: e.id,
+        paymentId: e.payment_id,
+        accountId: e.account_id,
+        livemode: e.livemode,
+        version: e.version,
+        type: e.type,
+        currency: e.currency,
+        exponent: e.exponent,
+        at: new Date(e.created_at).toISOString(),
+        postings: postings
+          .filter((p) => p.entry_id === e.id)
+          .sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.ledger_account) - LEDGER_ACCOUNTS.indexOf(b.ledger_account))
+          .map((p) => ({ account: p.ledger_account, amount: BigInt(p.amount_minor) })),
+        ...(staged && e.milestone_id ? { milestoneId: e.milestone_id } : {}),
+        ...(e.recipient_id ? { recipientId: e.recipient_id } : {}),
+      }),
+    );
+  }
+}
+
+const ENTRY_COLUMNS = [
+  'e.id',
+  'e.payment_id',
+  'e.milestone_id',
+  'e.recipient_id',
+  'e.version',
+  'e.account_id',
+  'e.livemode',
+  'e.currency',
+  'e.exponent',
+  'e.type',
+  'e.created_at',
+];
+
+/** The leaves of the entries `ids` (a transition's, once its publication has written them), in the order given. */
+export async function appendLeavesOfEntries(db: Knex | Knex.Transaction, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows: StoredEntry[] = await db('ledger_entries as e').whereIn('e.id', ids).select(ENTRY_COLUMNS);
+  await appendEntryLeaves(
+    db,
+    ids.flatMap((id) => rows.filter((r) => r.id === id)),
+  );
+}
+
+/**
+ * The leaves of the standalone entries (no payment) that have none yet: a recipient's or a payout's
+ * entry may be written in the API, whose database role cannot write the trail, so a worker appends
+ * them before it signs each tree head. Those written at or after `since` (all when null; the
+ * partial index ledger_entries_standalone), oldest first, a page at a time. Answers how many it appended.
  */
 export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, page = 1000): Promise<number> {
   let appended = 0;
@@ -77,40 +143,12 @@ export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, 
     const unleafed = db('ledger_entries as e')
       .whereNull('e.payment_id')
       .whereNotExists(db('audit_leaves as l').select(db.raw('1')).where('l.entry_key', db.raw(`'ledger:' || e.id`)));
-    const entries: Omit<LedgerEntryRow, 'payment_id' | 'milestone_id'>[] = await (
-      since ? unleafed.where('e.created_at', '>=', since) : unleafed
-    )
+    const entries: StoredEntry[] = await (since ? unleafed.where('e.created_at', '>=', since) : unleafed)
       .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
       .limit(page)
-      .select('e.id', 'e.recipient_id', 'e.version', 'e.account_id', 'e.livemode', 'e.currency', 'e.exponent', 'e.type', 'e.created_at');
+      .select(ENTRY_COLUMNS);
     if (entries.length === 0) return appended;
-    const postings: { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[] = await db('ledger_postings')
-      .whereIn(
-        'entry_id',
-        entries.map((e) => e.id),
-      )
-      .select('entry_id', 'ledger_account', 'amount_minor');
-    for (const e of entries) {
-      await appendLeaf(
-        db,
-        ledgerEntryLeaf({
-          entryId: e.id,
-          paymentId: null,
-          accountId: e.account_id,
-          livemode: e.livemode,
-          version: e.version,
-          type: e.type,
-          currency: e.currency,
-          exponent: e.exponent,
-          at: new Date(e.created_at).toISOString(),
-          postings: postings
-            .filter((p) => p.entry_id === e.id)
-            .sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.ledger_account) - LEDGER_ACCOUNTS.indexOf(b.ledger_account))
-            .map((p) => ({ account: p.ledger_account, amount: BigInt(p.amount_minor) })),
-          ...(e.recipient_id ? { recipientId: e.recipient_id } : {}),
-        }),
-      );
-    }
+    await appendEntryLeaves(db, entries);
     appended += entries.length;
     if (entries.length < page) return appended;
   }

@@ -1,76 +1,18 @@
 /**
  * The ledger's side of a transition's projection (src/payments/projection.repository.ts): the
- * recipient a step's release credits, the leaves of the ledger entries another writer committed
- * first, from their stored postings (docs/audit.md), and the availability step that follows a
- * release to recipients whose payouts are enabled.
+ * recipient a step's release credits, and the availability step that follows a release to
+ * recipients whose payouts are enabled.
  */
 import type { Knex } from 'knex';
-import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
-import { LEDGER_ACCOUNTS, type LedgerAccount, entryTypeOf, postingsOf, recipientAddress } from './ledger.rules';
+import { recipientAddress } from './ledger.rules';
 import type { HistoryEntry, PaymentState } from '../payments/paymentTypes.rules';
 import { ledgerMovements } from '../payments/milestones.rules';
-import { appendLeaf } from '../audit/trail.repository';
-import { entryId, paymentEntryKey } from './transfers.repository';
 import { postEntry } from './ledgerAccounts.repository';
 
 /** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
 export function creditedRecipient(state: PaymentState, milestoneId: string, released: bigint): string | undefined {
   if (released === 0n) return undefined;
   return state.milestones.find((m) => m.id === milestoneId)?.recipientId ?? undefined;
-}
-
-/** Ledger postings as one comparable text: `account:amount`, by account in code-unit order (as `COLLATE "C"`). */
-export function postingsSignature(postings: { account: string; amount: bigint }[]): string {
-  return postings
-    .map((p) => `${p.account}:${p.amount.toString()}`)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .join(',');
-}
-
-/**
- * The leaves of `entryIds` (this transition's ledger entries another writer committed) from their
- * stored postings, which are the ones that moved the balances. Every other field of a ledger entry's
- * leaf follows from the payment and the history entry, as each writer computed them alike.
- */
-export async function appendStoredEntryLeaves(
-  db: Knex | Knex.Transaction,
-  state: PaymentState,
-  entry: HistoryEntry,
-  entryIds: string[],
-): Promise<void> {
-  if (entryIds.length === 0) return;
-  const rows: { entry_id: string; ledger_account: string; amount_minor: string }[] = await db('ledger_postings')
-    .whereIn('entry_id', entryIds)
-    .select('entry_id', 'ledger_account', 'amount_minor');
-  for (const { milestoneId, movement } of ledgerMovements(state, entry)) {
-    const id = entryId(paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined));
-    if (!entryIds.includes(id)) continue;
-    const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    // In the order this writer would have posted them, so that equal postings make the same text.
-    const order = postingsOf(movement, recipientId !== undefined).map((p) => p.account);
-    const rank = (a: LedgerAccount) => (order.includes(a) ? order.indexOf(a) : order.length + LEDGER_ACCOUNTS.indexOf(a));
-    const postings = rows
-      .filter((r) => r.entry_id === id)
-      .map((r) => ({ account: r.ledger_account as LedgerAccount, amount: BigInt(r.amount_minor) }))
-      .sort((a, b) => rank(a.account) - rank(b.account));
-    await appendLeaf(
-      db,
-      ledgerEntryLeaf({
-        entryId: id,
-        paymentId: state.id,
-        accountId: state.accountId,
-        livemode: state.livemode,
-        version: entry.seq,
-        type: entryTypeOf(movement),
-        currency: state.currency,
-        exponent: state.amountExponent,
-        at: entry.at,
-        postings,
-        ...(state.staged ? { milestoneId } : {}),
-        ...(recipientId ? { recipientId } : {}),
-      }),
-    );
-  }
 }
 
 /**

@@ -8,17 +8,16 @@
  * Two writers, one trail writer: the API's write-through (`projectReadModel`, so that a read right
  * after an answer shows it) writes everything but the trail; the workflow's (`projectAndPlan`, in the
  * publication activity) writes the trail's leaves too, so that in the compose topology the API's database role
- * needs no write on the trail (docs/security.md). A transition's leaf is the workflow's alone; a
- * ledger entry's leaf is written with the entry when the worker writes the entry, or, when the API
- * wrote it first, by the worker's statement when it sees the entry with the postings it computed,
- * else right after from the stored postings (`appendStoredEntryLeaves`,
- * ./projectionLedger.ts): once per entry either way.
+ * needs no write on the trail (docs/security.md). A transition's leaf is in the workflow's statement;
+ * its ledger entries' leaves follow it, from the stored entries, whichever writer wrote them
+ * (`appendLeavesOfEntries`, src/ledger/ledgerAccounts.repository.ts: the one path of an entry's leaf).
  *
  * The rules are those of each repository (src/payments/payments.repository.ts, ledger.ts, events.ts, audit.ts),
  * kept here in SQL with the deliveries' own (./deliveryPlan.ts: one per subscribed, active
  * configuration, its id derived): every row is idempotent by its natural key, the row only moves to
- * a higher version, and the ledger's postings, balances and leaf are written only by the statement
- * that wrote the entry, so a retried or concurrent projection never moves a balance twice.
+ * a higher version, and the ledger's postings and balances are written only by the statement that
+ * wrote the entry (the ledger's one writer, src/ledger/transfers.repository.ts), so a retried or
+ * concurrent projection never moves a balance twice.
  *
  * `ON CONFLICT DO NOTHING` names no constraint on purpose: a named one is the only arbiter, and a
  * concurrent writer's row then fails the table's other unique index (events and ledger entries have
@@ -32,10 +31,10 @@
  * row, then its balances, as the verification does.
  */
 import type { Knex } from 'knex';
-import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../audit/trailLeaves.rules';
+import { transitionLeaf } from '../audit/trailLeaves.rules';
 import { LEAF_COLUMNS } from '../audit/trail.repository';
 import { Bindings, leafValues } from '../platform/database/statement';
-import { entryTypeOf, postingsOfTransfers, transfersOf } from '../ledger/ledger.rules';
+import { entryTypeOf, transfersOf } from '../ledger/ledger.rules';
 import { type EntryToPost, entryId, ledgerCtes, paymentEntryKey } from '../ledger/transfers.repository';
 import type { HistoryEntry } from './paymentTypes.rules';
 import type { PaymentDetails } from './paymentRecord.rules';
@@ -47,15 +46,20 @@ import type { TransitionEnvelope } from '../webhooks/webhookEnvelope.view';
 import { eventId } from '../webhooks/events.repository';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.repository';
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
-import { appendStoredEntryLeaves, creditedRecipient, makeReleasesAvailable, postingsSignature } from '../ledger/paymentPostings.repository';
+import { creditedRecipient, makeReleasesAvailable } from '../ledger/paymentPostings.repository';
+import { appendLeavesOfEntries } from '../ledger/ledgerAccounts.repository';
 
 /**
- * The CTEs that write the projection of one history entry; with `trail`, the custody trail's leaves
- * too, and `missing_leaf`: the ledger entries of this transition whose leaf is neither written by
- * this statement nor seen in its snapshot (another writer's entry committed during the statement, or
- * with other postings), for the caller to append from what is stored.
+ * The CTEs that write the projection of one history entry, with `trail` the transition's leaf too;
+ * and the ids of its ledger entries, whose leaves the trail's writer appends from what is stored.
  */
-function projectionCtes(b: Bindings, state: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer, trail: boolean): string[] {
+function projectionCtes(
+  b: Bindings,
+  state: PaymentDetails,
+  entry: HistoryEntry,
+  reasonKey: Buffer,
+  trail: boolean,
+): { ctes: string[]; entryIds: string[] } {
   // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
   // A function: bindings are added in the order the text reads (src/platform/database/statement.ts).
   const reason = () =>
@@ -91,9 +95,7 @@ function projectionCtes(b: Bindings, state: PaymentDetails, entry: HistoryEntry,
       ON CONFLICT DO NOTHING RETURNING 1)`,
   ];
   // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
-  const leaves: { leaf: AuditLeaf; entryId: string | null; postings: string | null }[] = [
-    { leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), entryId: null, postings: null },
-  ];
+  const leaf = transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) });
   const exponent = state.amountExponent;
   const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
     const recipientId = creditedRecipient(state, milestoneId, movement.released);
@@ -112,80 +114,30 @@ function projectionCtes(b: Bindings, state: PaymentDetails, entry: HistoryEntry,
       at: new Date(entry.at),
       transfers,
     };
-    return { post, id: entryId(post.key), milestoneId, type: post.code, recipientId, postings: postingsOfTransfers(transfers) };
+    return post;
   });
-  if (entries.length > 0) {
-    // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
-    ctes.push(
-      ...ledgerCtes(
-        b,
-        entries.map((e) => e.post),
-      ),
-    );
-    for (const e of entries) {
-      leaves.push({
-        leaf: ledgerEntryLeaf({
-          entryId: e.id,
-          paymentId: state.id,
-          accountId: state.accountId,
-          livemode: state.livemode,
-          version: entry.seq,
-          type: e.type,
-          currency: state.currency,
-          exponent,
-          at: entry.at,
-          postings: e.postings.map(({ account, amount }) => ({ account, amount })),
-          ...(state.staged ? { milestoneId: e.milestoneId } : {}),
-          ...(e.recipientId ? { recipientId: e.recipientId } : {}),
-        }),
-        entryId: e.id,
-        postings: postingsSignature(e.postings),
-      });
-    }
-  }
-  if (!trail) return ctes;
-  const leafRows = leaves
-    .map(({ leaf, entryId, postings }, i) => `(${i}, ${leafValues(b, leaf)}, ${b.add(entryId, 'text')}, ${b.add(postings, 'text')})`)
-    .join(', ');
+  // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
+  ctes.push(...ledgerCtes(b, entries));
+  const entryIds = entries.map((e) => entryId(e.key));
+  if (!trail) return { ctes, entryIds };
   const columns = LEAF_COLUMNS.map(([c]) => c).join(', ');
-  ctes.push(`leaf_row AS (SELECT * FROM (VALUES ${leafRows}) AS l(ord, ${columns}, entry_id, postings))`);
-  // The custody trail (docs/audit.md): the transition's leaf, and each ledger entry's when this statement
-  // wrote the entry or sees it stored with the same postings (the API's write-through wrote it first).
-  const stored = `EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = l.entry_id AND l.postings = (
-      SELECT string_agg(p.ledger_account || ':' || p.amount_minor::text, ',' ORDER BY (p.ledger_account || ':' || p.amount_minor::text) COLLATE "C")
-      FROM ledger_postings p WHERE p.entry_id = l.entry_id))`;
+  // The transition's leaf (docs/audit.md); its ledger entries' follow from what is stored (`appendLeavesOfEntries`).
   ctes.push(`leaves AS (
-    INSERT INTO audit_leaves (${columns})
-    SELECT ${LEAF_COLUMNS.map(([c]) => `l.${c}`).join(', ')}
-    FROM leaf_row l
-    WHERE l.entry_id IS NULL${entries.length > 0 ? ` OR EXISTS (SELECT 1 FROM ledger_entry WHERE ledger_entry.id = l.entry_id) OR ${stored}` : ''}
-    ORDER BY l.ord
+    INSERT INTO audit_leaves (${columns}) VALUES (${leafValues(b, leaf)})
     ON CONFLICT DO NOTHING RETURNING entry_key)`);
-  ctes.push(`missing_leaf AS (
-    SELECT l.entry_id FROM leaf_row l
-    WHERE l.entry_id IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM leaves WHERE leaves.entry_key = l.entry_key)
-      AND NOT EXISTS (SELECT 1 FROM audit_leaves a WHERE a.entry_key = l.entry_key))`);
-  return ctes;
+  return { ctes, entryIds };
 }
 
-/** The statement's answer when it has no deliveries to plan: the ledger entries whose leaf it left to the caller. */
-const MISSING_LEAVES = `SELECT array(SELECT entry_id FROM missing_leaf) AS missing_leaves`;
-const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
-
 /**
- * The projection without deliveries to plan, with the custody trail (`trail`) or without it; then the
- * availability step of its releases to recipients (docs/money.md), in a transaction of its own.
+ * The projection without deliveries to plan, with the custody trail (`trail`: the transition's leaf,
+ * then its entries' from what is stored) or without it; then the availability step of its releases
+ * to recipients (docs/money.md), in a transaction of its own.
  */
 async function project(db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer, trail: boolean): Promise<void> {
   const b = new Bindings();
-  const ctes = projectionCtes(b, payment, entry, reasonKey, trail);
-  const answer = !trail ? 'SELECT 1' : ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES;
-  const { rows } = await db.raw<{ rows: { missing_leaves?: string[] }[] }>(
-    `WITH ${ctes.join(',\n')}\n${answer}`,
-    b.values as Knex.RawBinding[],
-  );
-  if (trail) await appendStoredEntryLeaves(db, payment, entry, rows[0]?.missing_leaves ?? []);
+  const { ctes, entryIds } = projectionCtes(b, payment, entry, reasonKey, trail);
+  await db.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
+  if (trail) await appendLeavesOfEntries(db, entryIds);
   await makeReleasesAvailable(db, payment, entry);
 }
 
@@ -215,8 +167,8 @@ export async function projectAndPlan(
   const b = new Bindings();
   const projection = projectionCtes(b, payment, entry, reasonKey, true);
   const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
-  const { deliveries, missingLeaves } = await planned(db, b, [...projection, ...ctes], parts);
-  await appendStoredEntryLeaves(db, payment, entry, missingLeaves);
+  const { deliveries } = await planned(db, b, [...projection.ctes, ...ctes], parts);
+  await appendLeavesOfEntries(db, projection.entryIds);
   await makeReleasesAvailable(db, payment, entry);
   return deliveries;
 }
