@@ -27,7 +27,12 @@ it('answers GET /balance with the same numbers before and after, each payment’
   await legacy.migrateLatest();
 
   expect(balanceView(false, await findBalances(legacy.db, scope))).toEqual(before);
-  const custody = await legacy.db('ledger_account_balances').where({ account_id }).orderBy('address').select('address', 'balance_minor');
+  const custody = await legacy
+    .db('ledger_account_balances')
+    .where({ account_id })
+    .andWhere('address', 'like', 'escrow:%')
+    .orderBy('address')
+    .select('address', 'balance_minor');
   expect(custody).toEqual(
     [
       { address: `escrow:${held}`, balance_minor: '1000' },
@@ -43,6 +48,18 @@ it('answers GET /balance with the same numbers before and after, each payment’
   expect(release.postings.map((p) => [p.ledger_account, p.address])).toEqual([
     ['custody', `escrow:${released}`],
     ['recipient_payable', 'recipient_payable'],
+  ]);
+  // One balance table: the tenant's kinds are rows of it too, by address, per account and mode.
+  const kinds = await legacy
+    .db('ledger_account_balances')
+    .where({ account_id })
+    .andWhereNot('address', 'like', 'escrow:%')
+    .orderBy('address')
+    .select('address', 'ledger_account', 'balance_minor');
+  expect(kinds).toEqual([
+    { address: 'payer_deposits', ledger_account: 'payer_deposits', balance_minor: '-4200' },
+    { address: 'payer_refunds', ledger_account: 'payer_refunds', balance_minor: '700' },
+    { address: 'recipient_payable', ledger_account: 'recipient_payable', balance_minor: '2500' },
   ]);
   expect((await findLedgerViolations(legacy.db, account_id)).violations).toEqual([]);
   // And the custody of a migrated payment is refused below zero from now on.

@@ -93,8 +93,9 @@ describe('a release to a recipient', () => {
     expect((await stack.http.get('/api/v1/ledger_entries?type=make_available', { key })).body.data).toHaveLength(1);
   });
 
-  it('credits available at once when payouts are enabled, and recipient_payable without a recipient', async () => {
-    const key = (await stack.newAccount()).test_api_key;
+  it('makes a release available at once when payouts are enabled, and credits recipient_payable without a recipient', async () => {
+    const tenant = await stack.newAccount();
+    const key = tenant.test_api_key;
     const recipient = (await stack.http.post('/api/v1/recipients', { key, body: { email: 'ok@example.com', country: 'US' } })).body;
     await stack.http.post(`/api/v1/recipients/${recipient.id}/verification`, { key, body: { status: 'verified' } });
     const { recipient_email: _e, ...named } = validPayment({ amount: 10, recipient: recipient.id });
@@ -104,6 +105,20 @@ describe('a release to a recipient', () => {
     expect((await stack.http.get(`/api/v1/recipients/${recipient.id}/balance`, { key })).body.balances).toEqual([
       { currency: 'USD', pending: 0, available: 10, in_transit: 0, paid_out: 0 },
     ]);
+    // Through pending, always: the release credits it, and a transfer of the recipient's own, dated at
+    // the release, moves that net to available (docs/money.md, "Pending, then available").
+    const release = (await stack.http.get(`/api/v1/payments/${a.id}/ledger`, { key })).body.data.find(
+      (e: { type: string }) => e.type === 'release',
+    );
+    expect(release.postings).toContainEqual({ account: 'recipient_pending', address: `recipient:${recipient.id}:pending`, amount: 10 });
+    const moves = (await stack.http.get('/api/v1/ledger_entries?type=make_available', { key })).body.data;
+    expect(moves).toHaveLength(1);
+    expect(moves[0]).toMatchObject({ payment_id: null, recipient_id: recipient.id, created_at: release.created_at });
+    expect(moves[0].postings).toEqual([
+      { account: 'recipient_pending', address: `recipient:${recipient.id}:pending`, amount: -10 },
+      { account: 'recipient_available', address: `recipient:${recipient.id}:available`, amount: 10 },
+    ]);
+    expect(await stack.services.ledger.verify(tenant.account_id, { workflows: false })).toEqual([]);
     const plain = (await stack.http.get(`/api/v1/payments/${b.id}/ledger`, { key })).body.data.find(
       (e: { type: string }) => e.type === 'release',
     );

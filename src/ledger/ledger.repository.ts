@@ -1,9 +1,8 @@
 /**
  * The ledger's repository (docs/money.md): one immutable entry per movement, its postings, and the
- * balances kept beside them (all written by the projection's statement, src/payments/projection.repository.ts); the
+ * balances kept beside them (all written by the one writer, ./transfers.repository.ts); the
  * queries `ledger:verify` checks them with.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { type EntryType, type LedgerAccount, LEDGER_ACCOUNTS } from './ledger.rules';
 import {
@@ -16,15 +15,6 @@ import type { Scope } from '../tenants/tenancy.rules';
 import type { MilestoneState } from '../payments/paymentTypes.rules';
 import { withBigintMoney } from './moneyFields.rules';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from '../platform/database/pagination';
-
-/**
- * Derived from the payment, its version and, on a payment created with milestones, the milestone,
- * so every writer of one movement writes one entry.
- */
-export function ledgerEntryId(paymentId: string, version: number, milestoneId?: string): string {
-  const key = milestoneId === undefined ? `${paymentId}|${version}` : `${paymentId}|${version}|${milestoneId}`;
-  return `le_${createHash('sha256').update(key).digest('hex').slice(0, 26)}`;
-}
 
 /** A row of ledger_entries. */
 export interface LedgerEntryRow {
@@ -45,7 +35,10 @@ interface LedgerEntryRecord extends LedgerEntryRow {
   postings: { ledger_account: LedgerAccount; address: string; amount_minor: bigint }[];
 }
 
-/** The caller's balances, per currency and exponent and ledger account, as kept (no scan of postings). */
+/**
+ * The caller's balances, per currency and exponent and ledger account, as kept: the GROUP BY of its
+ * accounts' rows (the view `ledger_balances`, docs/money.md), no scan of postings.
+ */
 export async function findBalances(db: Knex, scope: Scope) {
   const rows = (await db('ledger_balances')
     .where({ account_id: scope.accountId, livemode: scope.livemode })
@@ -100,14 +93,7 @@ export async function listLedgerEntries(db: Knex, scope: Scope, filter: LedgerEn
 
 /** One breach of a ledger invariant, as `ledger:verify` reports it. */
 export interface LedgerViolation {
-  check:
-    | 'entry_balanced'
-    | 'balance_equals_postings'
-    | 'account_balance_equals_postings'
-    | 'payment_amounts'
-    | 'milestone_amounts'
-    | 'payout_entries'
-    | 'workflow_state';
+  check: 'entry_balanced' | 'balance_equals_postings' | 'payment_amounts' | 'milestone_amounts' | 'payout_entries' | 'workflow_state';
   paymentId?: string;
   /** A payout's breach (src/ledger/payoutCheck.repository.ts) names the payout. */
   payoutId?: string;
@@ -130,7 +116,7 @@ export interface PaymentMoneyRow extends PaymentMoneyRecord {
 
 /**
  * The invariants PostgreSQL can check by itself (docs/money.md): every entry balances, every
- * balance equals its postings, every payment's amounts equal its postings. `accountId` narrows the
+ * kept balance (one table) equals its postings, every payment's amounts equal its postings. `accountId` narrows the
  * check to one account (tests share a database); without it, everything. `page` narrows the
  * per-payment checks to the `limit` payments after `after` in id order (the ledger-wide ones stay whole).
  */
@@ -156,42 +142,24 @@ export async function findLedgerViolations(
       message: `entry ${r.id} has ${r.postings} postings summing to ${r.total}, not 0`,
     });
   }
+  // Every kept balance (one table, a row per address: docs/money.md) equals the sum of its postings.
   const drifted = await db.raw<{ rows: Record<string, string | boolean | null>[] }>(
     `with sums as (
-       select e.account_id, e.livemode, e.currency, e.exponent, p.ledger_account, sum(p.amount_minor) as total
+       select p.address, e.currency, e.exponent, e.account_id, e.livemode, p.ledger_account, sum(p.amount_minor) as total
        from ledger_postings p join ledger_entries e on e.id = p.entry_id ${onlyEntries}
-       group by e.account_id, e.livemode, e.currency, e.exponent, p.ledger_account),
-     kept as (select * from ledger_balances ${accountId ? 'where account_id = ?' : ''})
-     select account_id, livemode, currency, exponent, ledger_account, k.balance_minor, s.total
-     from kept k full outer join sums s using (account_id, livemode, currency, exponent, ledger_account)
+       group by p.address, e.currency, e.exponent, e.account_id, e.livemode, p.ledger_account),
+     kept as (select * from ledger_account_balances ${accountId ? 'where account_id = ?' : ''})
+     select address, currency, account_id, livemode, ledger_account, k.balance_minor, s.total
+     from kept k full outer join sums s using (address, currency, exponent, account_id, livemode, ledger_account)
      where coalesce(k.balance_minor, 0) <> coalesce(s.total, 0)`,
     [...args, ...args],
   );
   for (const r of drifted.rows) {
+    const address = String(r.address);
     violations.push({
       check: 'balance_equals_postings',
-      message: `balance ${String(r.ledger_account)} of account ${String(r.account_id)} (${r.livemode ? 'live' : 'test'}, ${String(r.currency)}) is ${String(r.balance_minor ?? 0)}; its postings sum to ${String(r.total ?? 0)}`,
-    });
-  }
-  // A cross-check of what PostgreSQL keeps at write: every payment's and recipient's account balance
-  // (kept ≥ 0 by a trigger) equals the sum of its postings.
-  const addressDrift = await db.raw<{ rows: Record<string, string | null>[] }>(
-    `with sums as (
-       select p.address, e.currency, e.exponent, e.account_id, sum(p.amount_minor) as total
-       from ledger_postings p join ledger_entries e on e.id = p.entry_id
-       where (p.address like 'escrow:%' or p.address like 'recipient:%') ${accountId ? 'and e.account_id = ?' : ''}
-       group by p.address, e.currency, e.exponent, e.account_id),
-     kept as (select * from ledger_account_balances ${accountId ? 'where account_id = ?' : ''})
-     select address, currency, k.balance_minor, s.total
-     from kept k full outer join sums s using (address, currency, exponent, account_id)
-     where coalesce(k.balance_minor, 0) <> coalesce(s.total, 0)`,
-    [...args, ...args],
-  );
-  for (const r of addressDrift.rows) {
-    violations.push({
-      check: 'account_balance_equals_postings',
-      ...(r.address?.startsWith('escrow:') ? { paymentId: r.address.slice('escrow:'.length) } : {}),
-      message: `account ${String(r.address)} (${String(r.currency)}) keeps ${String(r.balance_minor ?? 0)}; its postings sum to ${String(r.total ?? 0)}`,
+      ...(address.startsWith('escrow:') ? { paymentId: address.slice('escrow:'.length) } : {}),
+      message: `balance ${String(r.ledger_account)} ${address} of account ${String(r.account_id)} (${r.livemode ? 'live' : 'test'}, ${String(r.currency)}) is ${String(r.balance_minor ?? 0)}; its postings sum to ${String(r.total ?? 0)}`,
     });
   }
   const sum = (accounts: string) => `coalesce(sum(case when p.ledger_account in (${accounts}) then p.amount_minor else 0 end), 0)`;

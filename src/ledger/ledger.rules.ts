@@ -32,18 +32,6 @@ export const escrowAddress = (paymentId: string) => `escrow:${paymentId}`;
 /** The address of one of a recipient's accounts. */
 export const recipientAddress = (recipientId: string, balance: RecipientBalance) => `recipient:${recipientId}:${balance}`;
 
-/** An account's address: a payment's or a recipient's own, else the kind (one per account, mode and currency). */
-export function addressOf(account: LedgerAccount, owner: { paymentId?: string; recipientId?: string }): string {
-  if (account === 'custody' && owner.paymentId) return escrowAddress(owner.paymentId);
-  if (account.startsWith('recipient_') && account !== 'recipient_payable' && owner.recipientId) {
-    return recipientAddress(owner.recipientId, account.slice('recipient_'.length) as RecipientBalance);
-  }
-  return account;
-}
-
-/** Addresses whose balance PostgreSQL keeps per account and refuses below zero (a payment's custody, a recipient's). */
-export const isPartyAddress = (address: string) => address.startsWith('escrow:') || address.startsWith('recipient:');
-
 /** A payout's entries (docs/payouts.md) are its steps': `payout` (created), `payout_paid`, `payout_failed`, `payout_canceled`, `payout_returned`. */
 export const ENTRY_TYPES = [
   'deposit',
@@ -157,20 +145,94 @@ export function entryTypeOf(m: Movement): EntryType {
 }
 
 /**
- * The double-entry postings of one movement: they sum to zero. Deposit: payer_deposits −A,
- * custody +A. Refund r: custody −r, payer_refunds +r. Release h with fee f: custody −h,
- * recipient_payable +(h−f), platform_fees +f. A split is both in one entry. No zero postings.
+ * One transfer of the book (TigerBeetle's `Transfer`, Formance's `Posting`): `amount` minor units
+ * (> 0) leave the `debit` address and reach the `credit` address. Every movement of money is a list
+ * of transfers; an entry's postings are their net per address (docs/money.md, "The book").
  */
-export function postingsOf(m: Movement, recipient?: { payoutsEnabled: boolean }): Posting[] {
-  const totals = new Map<LedgerAccount, bigint>();
-  const add = (account: LedgerAccount, amount: bigint) => totals.set(account, (totals.get(account) ?? 0n) + amount);
-  add('payer_deposits', -m.deposited);
-  add('custody', m.deposited - m.refunded - m.released);
-  add('payer_refunds', m.refunded);
-  // A recipient's net lands where its payouts allow (docs/money.md); without one, on recipient_payable.
-  add(recipient ? (recipient.payoutsEnabled ? 'recipient_available' : 'recipient_pending') : 'recipient_payable', m.released - m.fee);
-  add('platform_fees', m.fee);
-  return LEDGER_ACCOUNTS.filter((a) => (totals.get(a) ?? 0n) !== 0n).map((account) => ({ account, amount: totals.get(account)! }));
+export interface Transfer {
+  debit: string;
+  credit: string;
+  amount: bigint;
+}
+
+/** The kind of the account at an address: a payment's custody, a recipient's balance, else the address is the kind. */
+export function kindOf(address: string): LedgerAccount {
+  if (address.startsWith('escrow:')) return 'custody';
+  if (address.startsWith('recipient:')) return `recipient_${address.slice(address.lastIndexOf(':') + 1)}` as LedgerAccount;
+  return address as LedgerAccount;
+}
+
+/**
+ * The transfers of one payment step's movement (docs/money.md, "The book"): deposit A
+ * payer_deposits → escrow; refund r escrow → payer_refunds; release h with fee f escrow → the
+ * recipient's pending (or recipient_payable without one) h−f and escrow → platform_fees f; a split
+ * is both. A function of the movement and the payment's own names only. No transfer of zero.
+ */
+export function transfersOf(m: Movement, owner: { paymentId: string; recipientId?: string }): Transfer[] {
+  const escrow = escrowAddress(owner.paymentId);
+  const net = owner.recipientId ? recipientAddress(owner.recipientId, 'pending') : 'recipient_payable';
+  const all: Transfer[] = [
+    { debit: 'payer_deposits', credit: escrow, amount: m.deposited },
+    { debit: escrow, credit: 'payer_refunds', amount: m.refunded },
+    { debit: escrow, credit: net, amount: m.released - m.fee },
+    { debit: escrow, credit: 'platform_fees', amount: m.fee },
+  ];
+  return all.filter((t) => t.amount !== 0n);
+}
+
+/** An entry's postings: its transfers' net per address, by kind (LEDGER_ACCOUNTS order) then address; no zero lines. */
+export function postingsOfTransfers(transfers: readonly Transfer[]): AddressedPosting[] {
+  const totals = new Map<string, bigint>();
+  const add = (address: string, amount: bigint) => totals.set(address, (totals.get(address) ?? 0n) + amount);
+  for (const t of transfers) {
+    add(t.debit, -t.amount);
+    add(t.credit, t.amount);
+  }
+  return [...totals]
+    .filter(([, amount]) => amount !== 0n)
+    .map(([address, amount]) => ({ account: kindOf(address), address, amount }))
+    .sort(
+      (a, b) =>
+        LEDGER_ACCOUNTS.indexOf(a.account) - LEDGER_ACCOUNTS.indexOf(b.account) ||
+        (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+    );
+}
+
+/**
+ * The transfers of a balanced list of postings (a recipient's or a payout's entry, written as postings):
+ * each debit matched to the credits in order. Two postings make one transfer.
+ */
+export function transfersBetween(postings: readonly { address: string; amount: bigint }[]): Transfer[] {
+  const debits = postings.filter((p) => p.amount < 0n).map((p) => ({ address: p.address, left: -p.amount }));
+  const out: Transfer[] = [];
+  for (const c of postings.filter((p) => p.amount > 0n)) {
+    let owed = c.amount;
+    for (const d of debits) {
+      if (owed === 0n) break;
+      const amount = d.left < owed ? d.left : owed;
+      if (amount === 0n) continue;
+      out.push({ debit: d.address, credit: c.address, amount });
+      d.left -= amount;
+      owed -= amount;
+    }
+  }
+  return out;
+}
+
+export interface AddressedPosting extends Posting {
+  address: string;
+}
+
+/**
+ * The double-entry postings of one movement, by kind: they sum to zero. Deposit: payer_deposits −A,
+ * custody +A. Refund r: custody −r, payer_refunds +r. Release h with fee f: custody −h,
+ * recipient_payable +(h−f) (a named recipient's pending), platform_fees +f. A split is both in one
+ * entry. No zero postings. The net of `transfersOf`.
+ */
+export function postingsOf(m: Movement, toRecipient = false): Posting[] {
+  return postingsOfTransfers(transfersOf(m, { paymentId: 'pay_', ...(toRecipient ? { recipientId: 'rcp_' } : {}) })).map(
+    ({ account, amount }) => ({ account, amount }),
+  );
 }
 
 /**

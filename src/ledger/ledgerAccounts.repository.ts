@@ -1,10 +1,9 @@
 /**
  * The ledger's addressed accounts (docs/money.md): entries that belong to no payment step — a
- * recipient's pending money made available, and (part of the payouts to come) any movement between a
- * recipient's accounts — written with their postings and both kinds of balance in one transaction;
- * and balances at any instant, summed from the entries.
+ * recipient's pending money made available, and a payout's steps between a recipient's accounts —
+ * written by the ledger's one writer (./transfers.repository.ts); and balances at any instant, summed
+ * from the entries.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
   type EntryType,
@@ -12,17 +11,15 @@ import {
   type RecipientBalance,
   LEDGER_ACCOUNTS,
   RECIPIENT_BALANCES,
-  isPartyAddress,
   recipientAddress,
+  transfersBetween,
 } from './ledger.rules';
+import { entryId, paymentEntryKey, postTransfers } from './transfers.repository';
 import type { RecipientState } from '../recipients/recipients.rules';
 import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
 import { appendLeaf } from '../audit/trail.repository';
 import type { LedgerEntryRow } from './ledger.repository';
 import type { Scope } from '../tenants/tenancy.rules';
-
-/** An entry's id from its idempotency key: writing the same key twice writes one entry. */
-export const keyedEntryId = (idempotencyKey: string) => `le_${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 26)}`;
 
 export interface StandaloneEntry {
   /** Names the movement once: a retry with the same key writes nothing. */
@@ -40,61 +37,105 @@ export interface StandaloneEntry {
 }
 
 /**
- * Write one entry, its postings and balances, inside `tx`; false when its key was written before.
- * PostgreSQL refuses it (a check_violation, 23514, failing `tx`) when it would take a payment's
- * custody or a recipient's account below zero, or when its postings do not sum to zero (at commit).
- * Balance rows are taken in one order (kinds, then addresses), as the projection takes them.
+ * Write one entry of a recipient's own (no payment) through the ledger's one writer
+ * (src/ledger/transfers.repository.ts), inside `tx`; false when its key was written before.
+ * PostgreSQL refuses it (a check_violation, 23514, failing `tx`) when it would take a recipient's
+ * account below zero, or when its postings do not sum to zero (at commit).
  */
 export async function postEntry(tx: Knex.Transaction, e: StandaloneEntry): Promise<boolean> {
-  const id = keyedEntryId(e.idempotencyKey);
-  const inserted = await tx('ledger_entries')
-    .insert({
-      id,
-      payment_id: null,
-      recipient_id: e.recipientId,
+  // Its custody-trail leaf is the workers' to write (`appendStandaloneEntryLeaves`): this may run in the API,
+  // whose database role cannot write the trail (docs/audit.md).
+  const written = await postTransfers(tx, [
+    {
+      key: e.idempotencyKey,
+      code: e.type,
+      paymentId: null,
+      milestoneId: null,
+      recipientId: e.recipientId,
       version: e.version,
-      account_id: e.accountId,
+      accountId: e.accountId,
       livemode: e.livemode,
       currency: e.currency,
       exponent: e.exponent,
-      type: e.type,
-      created_at: e.at,
-    })
-    .onConflict('id')
-    .ignore()
-    .returning('id');
-  if (inserted.length === 0) return false;
-  // Its custody-trail leaf is the workers' to write (`appendStandaloneEntryLeaves`): this runs in the API,
-  // whose database role cannot write the trail (docs/audit.md).
-  await tx('ledger_postings').insert(
-    e.postings.map((p) => ({ entry_id: id, ledger_account: p.account, address: p.address, amount_minor: p.amount.toString() })),
+      at: e.at,
+      transfers: transfersBetween(e.postings),
+    },
+  ]);
+  return written.length > 0;
+}
+
+/** The stored entry's fields its leaf records. */
+type StoredEntry = Omit<LedgerEntryRow, 'created_at'> & { created_at: Date | string };
+
+/**
+ * The custody trail's leaves of ledger entries, from the stored entries and postings (docs/audit.md):
+ * the one path every entry's leaf takes, whoever wrote the entry. The stored postings are the ones
+ * that moved the balances, so the leaf needs no comparison with what a writer computed. A payment's
+ * entry names its milestone only on a payment created with milestones (its key names the milestone:
+ * src/ledger/transfers.repository.ts). Idempotent by the leaf's key.
+ */
+export async function appendEntryLeaves(db: Knex | Knex.Transaction, entries: readonly StoredEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const postings: { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[] = await db('ledger_postings')
+    .whereIn(
+      'entry_id',
+      entries.map((e) => e.id),
+    )
+    .select('entry_id', 'ledger_account', 'amount_minor');
+  for (const e of entries) {
+    const staged = e.payment_id !== null && e.id !== entryId(paymentEntryKey(e.payment_id, e.version));
+    await appendLeaf(
+      db,
+      ledgerEntryLeaf({
+        entryId: e.id,
+        paymentId: e.payment_id,
+        accountId: e.account_id,
+        livemode: e.livemode,
+        version: e.version,
+        type: e.type,
+        currency: e.currency,
+        exponent: e.exponent,
+        at: new Date(e.created_at).toISOString(),
+        postings: postings
+          .filter((p) => p.entry_id === e.id)
+          .sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.ledger_account) - LEDGER_ACCOUNTS.indexOf(b.ledger_account))
+          .map((p) => ({ account: p.ledger_account, amount: BigInt(p.amount_minor) })),
+        ...(staged && e.milestone_id ? { milestoneId: e.milestone_id } : {}),
+        ...(e.recipient_id ? { recipientId: e.recipient_id } : {}),
+      }),
+    );
+  }
+}
+
+const ENTRY_COLUMNS = [
+  'e.id',
+  'e.payment_id',
+  'e.milestone_id',
+  'e.recipient_id',
+  'e.version',
+  'e.account_id',
+  'e.livemode',
+  'e.currency',
+  'e.exponent',
+  'e.type',
+  'e.created_at',
+];
+
+/** The leaves of the entries `ids` (a transition's, once its publication has written them), in the order given. */
+export async function appendLeavesOfEntries(db: Knex | Knex.Transaction, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows: StoredEntry[] = await db('ledger_entries as e').whereIn('e.id', ids).select(ENTRY_COLUMNS);
+  await appendEntryLeaves(
+    db,
+    ids.flatMap((id) => rows.filter((r) => r.id === id)),
   );
-  const scope = { account_id: e.accountId, livemode: e.livemode, currency: e.currency, exponent: e.exponent };
-  const byKind = [...e.postings].sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.account) - LEDGER_ACCOUNTS.indexOf(b.account));
-  for (const p of byKind) {
-    await tx.raw(
-      `INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, livemode, currency, exponent, ledger_account) DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor`,
-      [scope.account_id, scope.livemode, scope.currency, scope.exponent, p.account, p.amount.toString()],
-    );
-  }
-  const byAddress = e.postings.filter((p) => isPartyAddress(p.address)).sort((a, b) => a.address.localeCompare(b.address));
-  for (const p of byAddress) {
-    await tx.raw(
-      `INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (address, currency, exponent) DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor`,
-      [p.address, scope.currency, scope.exponent, scope.account_id, scope.livemode, p.amount.toString()],
-    );
-  }
-  return true;
 }
 
 /**
- * The custody trail's leaves of the standalone entries that have none yet, from the stored entries
- * (docs/audit.md): `postEntry` runs in the API, whose database role cannot write the trail, so a
- * worker appends them before it signs each tree head. Those written at or after `since` (all when
- * null; the partial index ledger_entries_standalone), oldest first, a page at a time; idempotent by
- * the leaf's key. Answers how many it appended.
+ * The leaves of the standalone entries (no payment) that have none yet: a recipient's or a payout's
+ * entry may be written in the API, whose database role cannot write the trail, so a worker appends
+ * them before it signs each tree head. Those written at or after `since` (all when null; the
+ * partial index ledger_entries_standalone), oldest first, a page at a time. Answers how many it appended.
  */
 export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, page = 1000): Promise<number> {
   let appended = 0;
@@ -102,40 +143,12 @@ export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, 
     const unleafed = db('ledger_entries as e')
       .whereNull('e.payment_id')
       .whereNotExists(db('audit_leaves as l').select(db.raw('1')).where('l.entry_key', db.raw(`'ledger:' || e.id`)));
-    const entries: Omit<LedgerEntryRow, 'payment_id' | 'milestone_id'>[] = await (
-      since ? unleafed.where('e.created_at', '>=', since) : unleafed
-    )
+    const entries: StoredEntry[] = await (since ? unleafed.where('e.created_at', '>=', since) : unleafed)
       .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
       .limit(page)
-      .select('e.id', 'e.recipient_id', 'e.version', 'e.account_id', 'e.livemode', 'e.currency', 'e.exponent', 'e.type', 'e.created_at');
+      .select(ENTRY_COLUMNS);
     if (entries.length === 0) return appended;
-    const postings: { entry_id: string; ledger_account: LedgerAccount; amount_minor: string }[] = await db('ledger_postings')
-      .whereIn(
-        'entry_id',
-        entries.map((e) => e.id),
-      )
-      .select('entry_id', 'ledger_account', 'amount_minor');
-    for (const e of entries) {
-      await appendLeaf(
-        db,
-        ledgerEntryLeaf({
-          entryId: e.id,
-          paymentId: null,
-          accountId: e.account_id,
-          livemode: e.livemode,
-          version: e.version,
-          type: e.type,
-          currency: e.currency,
-          exponent: e.exponent,
-          at: new Date(e.created_at).toISOString(),
-          postings: postings
-            .filter((p) => p.entry_id === e.id)
-            .sort((a, b) => LEDGER_ACCOUNTS.indexOf(a.ledger_account) - LEDGER_ACCOUNTS.indexOf(b.ledger_account))
-            .map((p) => ({ account: p.ledger_account, amount: BigInt(p.amount_minor) })),
-          ...(e.recipient_id ? { recipientId: e.recipient_id } : {}),
-        }),
-      );
-    }
+    await appendEntryLeaves(db, entries);
     appended += entries.length;
     if (entries.length < page) return appended;
   }

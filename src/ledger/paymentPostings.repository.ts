@@ -1,18 +1,13 @@
 /**
- * The ledger's side of a transition's projection (./projection.ts): the recipients a step's releases
- * credit, read under a lock with whether their payouts are enabled, and the leaves of the ledger
- * entries another writer committed first, from their stored postings (docs/audit.md).
+ * The ledger's side of a transition's projection (src/payments/projection.repository.ts): the
+ * recipient a step's release credits, and the availability step that follows a release to
+ * recipients whose payouts are enabled.
  */
 import type { Knex } from 'knex';
-import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
-import { LEDGER_ACCOUNTS, type LedgerAccount, entryTypeOf, postingsOf } from './ledger.rules';
+import { recipientAddress } from './ledger.rules';
 import type { HistoryEntry, PaymentState } from '../payments/paymentTypes.rules';
 import { ledgerMovements } from '../payments/milestones.rules';
-import { appendLeaf } from '../audit/trail.repository';
-import { ledgerEntryId } from './ledger.repository';
-
-/** Whether payouts are enabled, per recipient a step's releases credit (read under a lock: `withRecipients`). */
-export type PayoutsEnabled = ReadonlyMap<string, boolean>;
+import { postEntry } from './ledgerAccounts.repository';
 
 /** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
 export function creditedRecipient(state: PaymentState, milestoneId: string, released: bigint): string | undefined {
@@ -20,88 +15,54 @@ export function creditedRecipient(state: PaymentState, milestoneId: string, rele
   return state.milestones.find((m) => m.id === milestoneId)?.recipientId ?? undefined;
 }
 
-/** Ledger postings as one comparable text: `account:amount`, by account in code-unit order (as `COLLATE "C"`). */
-export function postingsSignature(postings: { account: string; amount: bigint }[]): string {
-  return postings
-    .map((p) => `${p.account}:${p.amount.toString()}`)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .join(',');
-}
-
 /**
- * The leaves of `entryIds` (this transition's ledger entries another writer committed) from their
- * stored postings, which are the ones that moved the balances. Every other field of a ledger entry's
- * leaf follows from the payment and the history entry, as each writer computed them alike.
+ * The availability step of a release to recipients (docs/money.md, "Pending, then available"): a
+ * release always credits each named recipient's `pending`; for a recipient whose payouts are enabled,
+ * a `make_available` entry of its own then moves that release's net (or what is left of it pending)
+ * to `available`. The decision is the recipient's, read under its row's lock (FOR UPDATE, as the
+ * verification that moves everything pending takes it), in a transaction after the projection's
+ * commit, never inside the projection: the release's postings stay a function of the payment's
+ * history. Keyed by the payment, the version and the recipient, so a retried or concurrent
+ * projection moves nothing twice; dated at the release, so `as_of` answers as before.
  */
-export async function appendStoredEntryLeaves(
-  db: Knex | Knex.Transaction,
-  state: PaymentState,
-  entry: HistoryEntry,
-  entryIds: string[],
-  payouts: PayoutsEnabled,
-): Promise<void> {
-  if (entryIds.length === 0) return;
-  const rows: { entry_id: string; ledger_account: string; amount_minor: string }[] = await db('ledger_postings')
-    .whereIn('entry_id', entryIds)
-    .select('entry_id', 'ledger_account', 'amount_minor');
+export async function makeReleasesAvailable(db: Knex, state: PaymentState, entry: HistoryEntry): Promise<void> {
+  const nets = new Map<string, bigint>();
   for (const { milestoneId, movement } of ledgerMovements(state, entry)) {
-    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
-    if (!entryIds.includes(id)) continue;
     const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    // In the order this writer would have posted them, so that equal postings make the same text.
-    const order = postingsOf(movement, recipientId ? { payoutsEnabled: payouts.get(recipientId) ?? false } : undefined).map(
-      (p) => p.account,
-    );
-    const rank = (a: LedgerAccount) => (order.includes(a) ? order.indexOf(a) : order.length + LEDGER_ACCOUNTS.indexOf(a));
-    const postings = rows
-      .filter((r) => r.entry_id === id)
-      .map((r) => ({ account: r.ledger_account as LedgerAccount, amount: BigInt(r.amount_minor) }))
-      .sort((a, b) => rank(a.account) - rank(b.account));
-    await appendLeaf(
-      db,
-      ledgerEntryLeaf({
-        entryId: id,
-        paymentId: state.id,
+    if (recipientId) nets.set(recipientId, (nets.get(recipientId) ?? 0n) + movement.released - movement.fee);
+  }
+  // One recipient at a time, in id order: never two recipients' rows held crosswise.
+  for (const [recipientId, net] of [...nets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (net <= 0n) continue;
+    await db.transaction(async (tx) => {
+      const r = await tx<{ id: string; payouts_enabled: boolean; version: number }>('recipients')
+        .where({ id: recipientId })
+        .forUpdate()
+        .first('payouts_enabled', 'version');
+      if (!r?.payouts_enabled) return;
+      const pending = recipientAddress(recipientId, 'pending');
+      const row = await tx<{ address: string; currency: string; exponent: number; balance_minor: string }>('ledger_account_balances')
+        .where({ address: pending, currency: state.currency, exponent: state.amountExponent })
+        .first('balance_minor');
+      const held = BigInt(row?.balance_minor ?? 0);
+      // The verification may have moved it already (wholly before this step, under the same lock).
+      const amount = held < net ? held : net;
+      if (amount <= 0n) return;
+      await postEntry(tx, {
+        idempotencyKey: `available|${state.id}|${entry.seq}|${recipientId}`,
+        recipientId,
+        version: r.version,
         accountId: state.accountId,
         livemode: state.livemode,
-        version: entry.seq,
-        type: entryTypeOf(movement),
         currency: state.currency,
         exponent: state.amountExponent,
-        at: entry.at,
-        postings,
-        ...(state.staged ? { milestoneId } : {}),
-        ...(recipientId ? { recipientId } : {}),
-      }),
-    );
+        type: 'make_available',
+        at: new Date(entry.at),
+        postings: [
+          { account: 'recipient_pending', address: pending, amount: -amount },
+          { account: 'recipient_available', address: recipientAddress(recipientId, 'available'), amount },
+        ],
+      });
+    });
   }
-}
-
-/**
- * Run `project` with whether payouts are enabled for each recipient the step's releases credit. A
- * step that credits none (every step of a payment without a recipient) runs as it is, one statement;
- * one that credits some first takes those recipients' rows FOR SHARE in the same transaction, so a
- * verification enabling payouts (which moves everything pending, src/ledger/ledgerAccounts.repository.ts) is
- * either wholly before this release, which then credits available, or wholly after it, and moves it.
- * Lock order: recipients, then the projection's rows, as the verification's.
- */
-export async function withRecipients<T>(
-  db: Knex | Knex.Transaction,
-  state: PaymentState,
-  entry: HistoryEntry,
-  project: (q: Knex | Knex.Transaction, payouts: PayoutsEnabled) => Promise<T>,
-): Promise<T> {
-  const credited = [
-    ...new Set(
-      ledgerMovements(state, entry).flatMap(({ milestoneId, movement }) => creditedRecipient(state, milestoneId, movement.released) ?? []),
-    ),
-  ].sort();
-  if (credited.length === 0) return project(db, new Map());
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.raw<{ rows: { id: string; payouts_enabled: boolean }[] }>(
-      `SELECT id, payouts_enabled FROM recipients WHERE id = ANY(?::text[]) ORDER BY id FOR SHARE`,
-      [credited],
-    );
-    return project(tx, new Map(rows.map((r) => [r.id, r.payouts_enabled])));
-  });
 }

@@ -8,7 +8,7 @@ import { recipientAddress } from './ledger.rules';
 import { PAYOUT_ENTRY_TYPES, type PayoutStatus, payoutEntryKey } from '../payouts/payout.rules';
 import { expectedPayoutEntries, expectedPayoutNet } from '../payouts/payoutEntries.rules';
 import type { LedgerViolation } from './ledger.repository';
-import { keyedEntryId } from './ledgerAccounts.repository';
+import { entryId } from './transfers.repository';
 
 /** What a payout's workflow answers of it: its status and version; undefined when no run answers. */
 export type PayoutWorkflowState = (payoutId: string) => Promise<{ status: PayoutStatus; version: number } | undefined>;
@@ -37,7 +37,7 @@ export async function findPayoutViolations(
   if (page) query.limit(page.limit);
   const payouts = (await query) as PayoutCheckRow[];
   const violations: LedgerViolation[] = [];
-  const entryIds = new Map(payouts.flatMap((p) => PAYOUT_ENTRY_TYPES.map((t) => [keyedEntryId(payoutEntryKey(p.id, t)), p.id] as const)));
+  const entryIds = new Map(payouts.flatMap((p) => PAYOUT_ENTRY_TYPES.map((t) => [entryId(payoutEntryKey(p.id, t)), p.id] as const)));
   const postings: { id: string; type: string; address: string | null; amount_minor: string | null }[] = await db('ledger_entries as e')
     .leftJoin('ledger_postings as p', 'p.entry_id', 'e.id')
     .whereIn('e.id', [...entryIds.keys()])

@@ -8,17 +8,16 @@
  * Two writers, one trail writer: the API's write-through (`projectReadModel`, so that a read right
  * after an answer shows it) writes everything but the trail; the workflow's (`projectAndPlan`, in the
  * publication activity) writes the trail's leaves too, so that in the compose topology the API's database role
- * needs no write on the trail (docs/security.md). A transition's leaf is the workflow's alone; a
- * ledger entry's leaf is written with the entry when the worker writes the entry, or, when the API
- * wrote it first, by the worker's statement when it sees the entry with the postings it computed,
- * else right after from the stored postings (`appendStoredEntryLeaves`,
- * ./projectionLedger.ts): once per entry either way.
+ * needs no write on the trail (docs/security.md). A transition's leaf is in the workflow's statement;
+ * its ledger entries' leaves follow it, from the stored entries, whichever writer wrote them
+ * (`appendLeavesOfEntries`, src/ledger/ledgerAccounts.repository.ts: the one path of an entry's leaf).
  *
  * The rules are those of each repository (src/payments/payments.repository.ts, ledger.ts, events.ts, audit.ts),
  * kept here in SQL with the deliveries' own (./deliveryPlan.ts: one per subscribed, active
  * configuration, its id derived): every row is idempotent by its natural key, the row only moves to
- * a higher version, and the ledger's postings, balances and leaf are written only by the statement
- * that wrote the entry, so a retried or concurrent projection never moves a balance twice.
+ * a higher version, and the ledger's postings and balances are written only by the statement that
+ * wrote the entry (the ledger's one writer, src/ledger/transfers.repository.ts), so a retried or
+ * concurrent projection never moves a balance twice.
  *
  * `ON CONFLICT DO NOTHING` names no constraint on purpose: a named one is the only arbiter, and a
  * concurrent writer's row then fails the table's other unique index (events and ledger entries have
@@ -27,14 +26,16 @@
  *
  * Lock order: every writer of a projection goes through `projectionCtes`, so every writer takes the
  * same rows in the same order (PostgreSQL runs the CTEs in an order fixed by the statement's shape)
- * and two writers never wait on each other crosswise. A caller must not lock a payment's or a
- * balance's row itself before projecting inside its own transaction.
+ * and two writers never wait on each other crosswise. The availability step of a release to
+ * recipients follows in a transaction of its own (`makeReleasesAvailable`): it takes the recipient's
+ * row, then its balances, as the verification does.
  */
 import type { Knex } from 'knex';
-import { type AuditLeaf, ledgerEntryLeaf, transitionLeaf } from '../audit/trailLeaves.rules';
+import { transitionLeaf } from '../audit/trailLeaves.rules';
 import { LEAF_COLUMNS } from '../audit/trail.repository';
 import { Bindings, leafValues } from '../platform/database/statement';
-import { LEDGER_ACCOUNTS, addressOf, entryTypeOf, postingsOf } from '../ledger/ledger.rules';
+import { entryTypeOf, transfersOf } from '../ledger/ledger.rules';
+import { type EntryToPost, entryId, ledgerCtes, paymentEntryKey } from '../ledger/transfers.repository';
 import type { HistoryEntry } from './paymentTypes.rules';
 import type { PaymentDetails } from './paymentRecord.rules';
 import { ledgerMovements } from './milestones.rules';
@@ -43,31 +44,22 @@ import { isReasonHash, leafReason } from './personalData.rules';
 import { emittedEvents } from './transitionEvents.rules';
 import type { TransitionEnvelope } from '../webhooks/webhookEnvelope.view';
 import { eventId } from '../webhooks/events.repository';
-import { ledgerEntryId } from '../ledger/ledger.repository';
 import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.repository';
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
-import {
-  type PayoutsEnabled,
-  appendStoredEntryLeaves,
-  creditedRecipient,
-  postingsSignature,
-  withRecipients,
-} from '../ledger/paymentPostings.repository';
+import { creditedRecipient, makeReleasesAvailable } from '../ledger/paymentPostings.repository';
+import { appendLeavesOfEntries } from '../ledger/ledgerAccounts.repository';
 
 /**
- * The CTEs that write the projection of one history entry; with `trail`, the custody trail's leaves
- * too, and `missing_leaf`: the ledger entries of this transition whose leaf is neither written by
- * this statement nor seen in its snapshot (another writer's entry committed during the statement, or
- * with other postings), for the caller to append from what is stored.
+ * The CTEs that write the projection of one history entry, with `trail` the transition's leaf too;
+ * and the ids of its ledger entries, whose leaves the trail's writer appends from what is stored.
  */
 function projectionCtes(
   b: Bindings,
   state: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
-  payouts: PayoutsEnabled,
   trail: boolean,
-): string[] {
+): { ctes: string[]; entryIds: string[] } {
   // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
   // A function: bindings are added in the order the text reads (src/platform/database/statement.ts).
   const reason = () =>
@@ -103,167 +95,80 @@ function projectionCtes(
       ON CONFLICT DO NOTHING RETURNING 1)`,
   ];
   // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
-  const leaves: { leaf: AuditLeaf; entryId: string | null; postings: string | null }[] = [
-    { leaf: transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) }), entryId: null, postings: null },
-  ];
+  const leaf = transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) });
+  const exponent = state.amountExponent;
   const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
-    const id = ledgerEntryId(state.id, entry.seq, state.staged ? milestoneId : undefined);
     const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    const postings = postingsOf(movement, recipientId ? { payoutsEnabled: payouts.get(recipientId) ?? false } : undefined).map((p) => ({
-      ...p,
-      address: addressOf(p.account, { paymentId: state.id, recipientId }),
-    }));
-    return { id, milestoneId, recipientId, type: entryTypeOf(movement), postings };
+    const transfers = transfersOf(movement, { paymentId: state.id, recipientId });
+    const post: EntryToPost = {
+      key: paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined),
+      code: entryTypeOf(movement),
+      paymentId: state.id,
+      milestoneId,
+      recipientId: recipientId ?? null,
+      version: entry.seq,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      currency: state.currency,
+      exponent,
+      at: new Date(entry.at),
+      transfers,
+    };
+    return post;
   });
-  if (entries.length > 0) {
-    const exponent = state.amountExponent;
-    const entryRows = entries
-      .map(
-        (e) =>
-          `(${b.list([e.id, state.id, entry.seq, state.accountId, state.livemode, state.currency, exponent, e.type, new Date(entry.at), e.milestoneId])}, ${b.add(e.recipientId ?? null, 'text')})`,
-      )
-      .join(', ');
-    ctes.push(`ledger_entry AS (
-        INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id)
-        VALUES ${entryRows}
-        ON CONFLICT DO NOTHING RETURNING id)`);
-    const postingRows = entries
-      .flatMap((e) => e.postings.map((p) => ({ entryId: e.id, ...p })))
-      .map(
-        (p, i) =>
-          `(${b.add(p.entryId, 'text')}, ${b.add(p.account, 'text')}, ${b.add(p.address, 'text')}, ${b.add(p.amount.toString(), 'bigint')}, ${i}, ${LEDGER_ACCOUNTS.indexOf(p.account)})`,
-      )
-      .join(', ');
-    ctes.push(
-      `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_ord))`,
-      `postings AS (
-        INSERT INTO ledger_postings (entry_id, ledger_account, address, amount_minor)
-        SELECT posting.entry_id, posting.account, posting.address, posting.amount FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-        ORDER BY posting.ord
-        RETURNING 1)`,
-      // One row per ledger account, in LEDGER_ACCOUNTS order, the same for every writer, so that balance rows are never taken crosswise.
-      `balances AS (
-        INSERT INTO ledger_balances (account_id, livemode, currency, exponent, ledger_account, balance_minor)
-        SELECT ${b.add(state.accountId, 'text')}, ${b.add(state.livemode, 'boolean')}, ${b.add(state.currency, 'text')},
-          ${b.add(exponent, 'smallint')}, posting.account, sum(posting.amount)
-        FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-        GROUP BY posting.account, posting.account_ord ORDER BY posting.account_ord
-        ON CONFLICT (account_id, livemode, currency, exponent, ledger_account)
-        DO UPDATE SET balance_minor = ledger_balances.balance_minor + excluded.balance_minor
-        RETURNING 1)`,
-      // The payment's custody and the recipients' accounts, by address (in address order, for every
-      // writer alike): PostgreSQL refuses a balance below zero (docs/money.md), failing the whole statement.
-      `account_balances AS (
-        INSERT INTO ledger_account_balances (address, currency, exponent, account_id, livemode, balance_minor)
-        SELECT posting.address, ${b.add(state.currency, 'text')}, ${b.add(exponent, 'smallint')}, ${b.add(state.accountId, 'text')},
-          ${b.add(state.livemode, 'boolean')}, sum(posting.amount)
-        FROM posting JOIN ledger_entry ON ledger_entry.id = posting.entry_id
-        WHERE posting.address LIKE 'escrow:%' OR posting.address LIKE 'recipient:%'
-        GROUP BY posting.address ORDER BY posting.address
-        ON CONFLICT (address, currency, exponent)
-        DO UPDATE SET balance_minor = ledger_account_balances.balance_minor + excluded.balance_minor
-        RETURNING 1)`,
-    );
-    for (const e of entries) {
-      leaves.push({
-        leaf: ledgerEntryLeaf({
-          entryId: e.id,
-          paymentId: state.id,
-          accountId: state.accountId,
-          livemode: state.livemode,
-          version: entry.seq,
-          type: e.type,
-          currency: state.currency,
-          exponent,
-          at: entry.at,
-          postings: e.postings.map(({ account, amount }) => ({ account, amount })),
-          ...(state.staged ? { milestoneId: e.milestoneId } : {}),
-          ...(e.recipientId ? { recipientId: e.recipientId } : {}),
-        }),
-        entryId: e.id,
-        postings: postingsSignature(e.postings),
-      });
-    }
-  }
-  if (!trail) return ctes;
-  const leafRows = leaves
-    .map(({ leaf, entryId, postings }, i) => `(${i}, ${leafValues(b, leaf)}, ${b.add(entryId, 'text')}, ${b.add(postings, 'text')})`)
-    .join(', ');
+  // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
+  ctes.push(...ledgerCtes(b, entries));
+  const entryIds = entries.map((e) => entryId(e.key));
+  if (!trail) return { ctes, entryIds };
   const columns = LEAF_COLUMNS.map(([c]) => c).join(', ');
-  ctes.push(`leaf_row AS (SELECT * FROM (VALUES ${leafRows}) AS l(ord, ${columns}, entry_id, postings))`);
-  // The custody trail (docs/audit.md): the transition's leaf, and each ledger entry's when this statement
-  // wrote the entry or sees it stored with the same postings (the API's write-through wrote it first).
-  const stored = `EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = l.entry_id AND l.postings = (
-      SELECT string_agg(p.ledger_account || ':' || p.amount_minor::text, ',' ORDER BY (p.ledger_account || ':' || p.amount_minor::text) COLLATE "C")
-      FROM ledger_postings p WHERE p.entry_id = l.entry_id))`;
+  // The transition's leaf (docs/audit.md); its ledger entries' follow from what is stored (`appendLeavesOfEntries`).
   ctes.push(`leaves AS (
-    INSERT INTO audit_leaves (${columns})
-    SELECT ${LEAF_COLUMNS.map(([c]) => `l.${c}`).join(', ')}
-    FROM leaf_row l
-    WHERE l.entry_id IS NULL${entries.length > 0 ? ` OR EXISTS (SELECT 1 FROM ledger_entry WHERE ledger_entry.id = l.entry_id) OR ${stored}` : ''}
-    ORDER BY l.ord
+    INSERT INTO audit_leaves (${columns}) VALUES (${leafValues(b, leaf)})
     ON CONFLICT DO NOTHING RETURNING entry_key)`);
-  ctes.push(`missing_leaf AS (
-    SELECT l.entry_id FROM leaf_row l
-    WHERE l.entry_id IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM leaves WHERE leaves.entry_key = l.entry_key)
-      AND NOT EXISTS (SELECT 1 FROM audit_leaves a WHERE a.entry_key = l.entry_key))`);
-  return ctes;
+  return { ctes, entryIds };
 }
 
-/** The statement's answer when it has no deliveries to plan: the ledger entries whose leaf it left to the caller. */
-const MISSING_LEAVES = `SELECT array(SELECT entry_id FROM missing_leaf) AS missing_leaves`;
-const NO_MISSING_LEAVES = `SELECT ARRAY[]::text[] AS missing_leaves`;
-
-/** The projection without deliveries to plan, with the custody trail (`trail`) or without it. */
-async function project(
-  db: Knex | Knex.Transaction,
-  payment: PaymentDetails,
-  entry: HistoryEntry,
-  reasonKey: Buffer,
-  trail: boolean,
-): Promise<void> {
-  await withRecipients(db, payment, entry, async (q, payouts) => {
-    const b = new Bindings();
-    const ctes = projectionCtes(b, payment, entry, reasonKey, payouts, trail);
-    const answer = !trail ? 'SELECT 1' : ctes.some((c) => c.startsWith('missing_leaf ')) ? MISSING_LEAVES : NO_MISSING_LEAVES;
-    const { rows } = await q.raw<{ rows: { missing_leaves?: string[] }[] }>(
-      `WITH ${ctes.join(',\n')}\n${answer}`,
-      b.values as Knex.RawBinding[],
-    );
-    if (trail) await appendStoredEntryLeaves(q, payment, entry, rows[0]?.missing_leaves ?? [], payouts);
-  });
+/**
+ * The projection without deliveries to plan, with the custody trail (`trail`: the transition's leaf,
+ * then its entries' from what is stored) or without it; then the availability step of its releases
+ * to recipients (docs/money.md), in a transaction of its own.
+ */
+async function project(db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer, trail: boolean): Promise<void> {
+  const b = new Bindings();
+  const { ctes, entryIds } = projectionCtes(b, payment, entry, reasonKey, trail);
+  await db.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
+  if (trail) await appendLeavesOfEntries(db, entryIds);
+  await makeReleasesAvailable(db, payment, entry);
 }
 
 /**
  * Project a payment and one history entry into the read model, history, events, ledger and trail:
  * the workflow's projection (`projectAndPlan`) without deliveries to plan. Idempotent and monotonic
- * (see above); inside the caller's transaction when it has one.
+ * (see above).
  */
-export const projectPayment = (db: Knex | Knex.Transaction, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
+export const projectPayment = (db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
   project(db, payment, entry, reasonKey, true);
 
 /**
  * The API's write-through: the same projection without the custody trail, whose only writers are the
  * workers (docs/audit.md). Idempotent and monotonic; the workflow's projection follows.
  */
-export const projectReadModel = (db: Knex | Knex.Transaction, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
+export const projectReadModel = (db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
   project(db, payment, entry, reasonKey, false);
 
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(
-  db: Knex | Knex.Transaction,
+  db: Knex,
   payment: PaymentDetails,
   entry: HistoryEntry,
   envelopes: TransitionEnvelope[],
   reasonKey: Buffer,
 ): Promise<PlannedDelivery[]> {
-  return withRecipients(db, payment, entry, async (q, payouts) => {
-    const b = new Bindings();
-    const projection = projectionCtes(b, payment, entry, reasonKey, payouts, true);
-    const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
-    const { deliveries, missingLeaves } = await planned(q, b, [...projection, ...ctes], parts);
-    await appendStoredEntryLeaves(q, payment, entry, missingLeaves, payouts);
-    return deliveries;
-  });
+  const b = new Bindings();
+  const projection = projectionCtes(b, payment, entry, reasonKey, true);
+  const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
+  const { deliveries } = await planned(db, b, [...projection.ctes, ...ctes], parts);
+  await appendLeavesOfEntries(db, projection.entryIds);
+  await makeReleasesAvailable(db, payment, entry);
+  return deliveries;
 }

@@ -17,6 +17,10 @@ import {
   isEmptyMovement,
   move,
   postingsOf,
+  postingsOfTransfers,
+  transfersOf,
+  transfersBetween,
+  kindOf,
 } from '../../src/ledger/ledger.rules';
 import { type PaymentMoneyRecord, paymentMoneyViolations } from '../../src/ledger/moneyInvariants.rules';
 
@@ -209,6 +213,50 @@ describe('movements and postings', () => {
       { account: 'platform_fees', amount: 233n },
     ]);
     expect(postingsOf(NONE)).toEqual([]);
+  });
+
+  it('transfersOf: a step as transfers between addresses; its postings their net, a release to a recipient on its pending', () => {
+    const split = { deposited: 0n, refunded: 3_001n, released: 6_999n, fee: 233n };
+    const transfers = transfersOf(split, { paymentId: 'pay_1', recipientId: 'rcp_1' });
+    expect(transfers).toEqual([
+      { debit: 'escrow:pay_1', credit: 'payer_refunds', amount: 3_001n },
+      { debit: 'escrow:pay_1', credit: 'recipient:rcp_1:pending', amount: 6_766n },
+      { debit: 'escrow:pay_1', credit: 'platform_fees', amount: 233n },
+    ]);
+    expect(postingsOfTransfers(transfers)).toEqual([
+      { account: 'custody', address: 'escrow:pay_1', amount: -10_000n },
+      { account: 'payer_refunds', address: 'payer_refunds', amount: 3_001n },
+      { account: 'platform_fees', address: 'platform_fees', amount: 233n },
+      { account: 'recipient_pending', address: 'recipient:rcp_1:pending', amount: 6_766n },
+    ]);
+    expect(transfersOf(NONE, { paymentId: 'pay_1' })).toEqual([]);
+    expect(kindOf('recipient:rcp_1:in_transit')).toBe('recipient_in_transit');
+    expect(kindOf('escrow:pay_1')).toBe('custody');
+    expect(kindOf('platform_fees')).toBe('platform_fees');
+  });
+
+  it('transfersBetween: balanced postings as transfers, each debit matched to the credits in order', () => {
+    expect(
+      transfersBetween([
+        { address: 'recipient:r:available', amount: -50n },
+        { address: 'recipient:r:in_transit', amount: 50n },
+      ]),
+    ).toEqual([{ debit: 'recipient:r:available', credit: 'recipient:r:in_transit', amount: 50n }]);
+    const postings = [
+      { address: 'a', amount: -30n },
+      { address: 'b', amount: -20n },
+      { address: 'c', amount: 25n },
+      { address: 'd', amount: 25n },
+    ];
+    const transfers = transfersBetween(postings);
+    expect(transfers).toEqual([
+      { debit: 'a', credit: 'c', amount: 25n },
+      { debit: 'a', credit: 'd', amount: 5n },
+      { debit: 'b', credit: 'd', amount: 20n },
+    ]);
+    expect(postingsOfTransfers(transfers).map(({ address, amount }) => ({ address, amount }))).toEqual(
+      [...postings].sort((x, y) => (x.address < y.address ? -1 : 1)),
+    );
   });
 
   it('balanceOf: what each account means to the API, 0 where an account has no row', () => {
