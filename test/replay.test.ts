@@ -50,7 +50,6 @@ describe('workflow determinism', () => {
       'inrun-fee-refund-split.json',
       'inrun-signal-auto-release.json',
       'inrun-staged-milestones.json',
-      'line-full-endpoint.json',
       'road-approve-release.json',
       'road-clock-auto-release.json',
       'road-deposit-deadline.json',
@@ -104,7 +103,7 @@ describe('workflow determinism', () => {
     ).rejects.toBeInstanceOf(DeterminismViolationError);
   }, 60_000);
 
-  it('records the one-road, in-run and line-at-publication patches in a new payment’s history, and none in a history recorded before it', () => {
+  it('records the one-road and in-run patches in a new payment’s history, and none in a history recorded before it', () => {
     for (const file of files) {
       const markers = (historyOf(file).events ?? []).flatMap((e) => {
         const m = e.markerRecordedEventAttributes;
@@ -116,13 +115,11 @@ describe('workflow determinism', () => {
       const expected =
         file.startsWith('disputes-') || (file.startsWith('bigint-') && disputed)
           ? ['one-road', 'deliveries-in-run', 'disputes']
-          : file.startsWith('line-')
-            ? ['one-road', 'deliveries-in-run', 'line-at-publication']
-            : file.startsWith('inrun-') || file.startsWith('bigint-')
-              ? ['one-road', 'deliveries-in-run']
-              : file.startsWith('road-')
-                ? ['one-road']
-                : [];
+          : file.startsWith('inrun-') || file.startsWith('bigint-')
+            ? ['one-road', 'deliveries-in-run']
+            : file.startsWith('road-')
+              ? ['one-road']
+              : [];
       expect(markers, file).toEqual(expected);
     }
   });
@@ -132,7 +129,7 @@ describe('workflow determinism', () => {
       const [started] = historyOf(file).events ?? [];
       const [input] = started.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
       const payment = payloadConverter.fromPayload<{ payment: { amountMinor: unknown } }>(input).payment;
-      expect(typeof payment.amountMinor, file).toBe(/^(bigint|line)-/.test(file) ? 'bigint' : 'string');
+      expect(typeof payment.amountMinor, file).toBe(/^bigint-/.test(file) ? 'bigint' : 'string');
     }
   });
 
@@ -179,20 +176,5 @@ describe('workflow determinism', () => {
       const handedOver = events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
       if (file === 'inrun-failing-receiver.json') expect(handedOver.length, file).toBeGreaterThan(0);
     }
-  });
-
-  it('has a delivery that joined its full endpoint’s line at its publication: a wait, its turn, then its one attempt', () => {
-    const events = historyOf('line-full-endpoint.json').events ?? [];
-    const index = (found: (e: (typeof events)[number]) => unknown) => events.findIndex((e) => Boolean(found(e)));
-    const first = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook');
-    const deliveryId = first?.activityTaskScheduledEventAttributes?.activityId;
-    const publication = events.find((e) => e.activityTaskCompletedEventAttributes)!.activityTaskCompletedEventAttributes!;
-    const answer = payloadConverter.fromPayload<{ inRun: { chains: { deliveryId: string; queued?: true }[] } }>(
-      publication.result!.payloads![0],
-    );
-    expect(answer.inRun.chains).toEqual([expect.objectContaining({ deliveryId, queued: true })]);
-    const turn = index((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'endpointTurn');
-    expect(turn).toBeGreaterThan(0);
-    expect(index((e) => e === first)).toBeGreaterThan(turn);
   });
 });

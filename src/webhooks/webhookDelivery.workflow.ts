@@ -22,7 +22,7 @@ import { DELIVERY_ACTIVITY_MARGIN_MS, tenantPriority, seriesStartOptions } from 
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
 import { stepSummary } from '../payments/paymentSummary.rules';
 import type { Scope } from '../tenants/tenancy.rules';
-import { DeliverySeries, type RetryNow, endpointTurnSignal } from './deliverySeries.workflow';
+import { DeliverySeries, type RetryNow } from './deliverySeries.workflow';
 import { webhookDeliveryWorkflow } from './deliverySeriesRun.workflow';
 import { LegacySeries, type LegacyPlan } from './legacyDelivery.workflow';
 
@@ -37,9 +37,8 @@ export const ONE_ROAD_PATCH = 'one-road';
 export const IN_RUN_PATCH = 'deliveries-in-run';
 
 /**
- * The patch after which a publication puts a delivery whose endpoint is full in the endpoint's line,
- * and its series begins by waiting (docs/webhooks.md, "No tenant slows another"). A run recorded
- * before it never asks, so its publications answer as they did.
+ * The patch after which a publication put a delivery whose endpoint was full in the endpoint's line
+ * (gone since #57): still asked where it was, so that runs recorded with it replay.
  */
 export const LINE_AT_PUBLICATION_PATCH = 'line-at-publication';
 
@@ -72,12 +71,8 @@ export class Publications {
   private readonly legacy: LegacySeries | undefined;
   /** Runs recorded after it, before the series moved into the run, started a workflow per delivery. */
   private readonly inRun: boolean;
-  /** Runs recorded after it ask their publications to put a delivery whose endpoint is full in line. */
-  private readonly lineWhenFull: boolean;
   private readonly series = new Map<string, DeliverySeries>();
   private readonly deliveries: Promise<unknown>[] = [];
-  /** Turns signalled to deliveries whose series has not begun yet. */
-  private readonly earlyTurns = new Set<string>();
   private handOverAfterMs = 0;
 
   constructor(
@@ -86,15 +81,9 @@ export class Publications {
   ) {
     this.legacy = patched(ONE_ROAD_PATCH) ? undefined : new LegacySeries(paymentId);
     this.inRun = this.legacy === undefined && patched(IN_RUN_PATCH);
-    this.lineWhenFull = this.inRun && patched(LINE_AT_PUBLICATION_PATCH);
+    if (this.inRun) patched(LINE_AT_PUBLICATION_PATCH);
     setHandler(retryDeliveryUpdate, (req) => this.running(req.deliveryId).retryNow(req), {
       validator: (req) => this.running(req.deliveryId).validateRetryNow(req),
-    });
-    setHandler(endpointTurnSignal, ({ deliveryId }) => {
-      const series = this.series.get(deliveryId);
-      // A turn may come before the publication that put the delivery in line has answered.
-      if (series) series.turn();
-      else this.earlyTurns.add(deliveryId);
     });
   }
 
@@ -118,9 +107,7 @@ export class Publications {
     });
     let plan: LegacyPlan & { inRun?: SeriesPlan };
     try {
-      plan = await publishTransition(
-        this.inRun ? { ...input, inRun: true, ...(this.lineWhenFull && { lineWhenFull: true as const }) } : input,
-      );
+      plan = await publishTransition(this.inRun ? { ...input, inRun: true } : input);
     } catch (err) {
       // Bounded: the payment's timers and later transitions go on; operators are alerted.
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
@@ -147,10 +134,9 @@ export class Publications {
       const label = `deliver ${d.event} → ${d.webhookId}`;
       const series = new DeliverySeries(
         { deliveryId, series: ORIGINAL_SERIES, retry: plan.retry, base: 0 },
-        { taskQueue: plan.taskQueue, priority: tenantPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, queued: d.queued, label },
+        { taskQueue: plan.taskQueue, priority: tenantPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, label },
       );
       this.series.set(deliveryId, series);
-      if (this.earlyTurns.delete(deliveryId)) series.turn();
       runs.push(this.follow(series, plan, label));
       const later: ChainedDelivery[] = d.then ?? [];
       if (later.length > 0) await series.firstAttempt;

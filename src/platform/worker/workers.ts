@@ -85,6 +85,9 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
       endSeries: activities.endSeries.bind(activities),
       deliveryProgress: activities.deliveryProgress.bind(activities),
     },
+    // Bounded: a flood of slow receivers holds at most this many attempts of this process at once;
+    // the rest wait in Temporal's queue, dispatched tenant by tenant (docs/webhooks.md).
+    maxConcurrentActivityTaskExecutions: config.WEBHOOK_WORKER_SLOTS,
     shutdownGraceTime: '10 seconds',
   });
   const both = [payments, webhooks];
