@@ -7,9 +7,8 @@
  * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
  * payment.disputed delivery's) and a receiver that fails every attempt (each delivery's series runs
  * in the payment's history on the webhooks task queue, and one still failing when the payment ends
- * is handed over to a workflow of its own; a delivery planned while its endpoint is full waits in
- * line from its publication; the `road` set started a workflow per delivery, the
- * `base` set made the first attempt inline). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
+ * is handed over to a workflow of its own; a delivery whose endpoint is full has its attempts
+ * turned away "busy" and retried by Temporal until one is sent). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
  * named, only theirs (to add one to a set without recording the others again).
  */
 import { execFileSync } from 'node:child_process';

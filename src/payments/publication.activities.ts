@@ -26,11 +26,7 @@ export interface DeliveryTarget {
   webhookId: string;
 }
 
-/**
- * The deliveries a transition owes, each started as its own series. Runs recorded before the one
- * road find more in their histories (each delivery's inline first attempt and the retry policy),
- * which only src/webhooks/legacyDelivery.workflow.ts reads.
- */
+/** The deliveries a transition owes; with `inRun`, how the payment's run runs their series. */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
   inRun?: SeriesPlan;

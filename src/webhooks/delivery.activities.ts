@@ -70,10 +70,9 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
       const seriesAttempt = Context.current().info.attempt;
       // A full endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight) sends nothing: the
       // attempt is logged as busy, with its number, and Temporal's retry policy makes the next one
-      // after a short delay (docs/webhooks.md, "No tenant slows another"). Series of runs recorded
-      // before the one road (no `base`) take no lease.
-      const owned = found.delivery.series === series && found.delivery.status === 'pending';
-      const leased = base !== undefined && owned;
+      // after a short delay (docs/webhooks.md, "No tenant slows another"). An attempt whose series no
+      // longer owns the delivery sends nothing either way (./attempt.activities.ts) and takes no lease.
+      const leased = found.delivery.series === series && found.delivery.status === 'pending';
       const logAttempt = (base ?? 0) + seriesAttempt;
       if (leased) {
         const limit = config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT;
@@ -129,7 +128,7 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
       }
     },
 
-    /** Where a delivery stands, for a series that continues it after a hand-over (runs started before the one road). */
+    /** Where a delivery stands, for a series that continues it after a hand-over. */
     deliveryProgress: (deliveryId: string): Promise<DeliveryProgress | null> => deliveryProgress(db, deliveryId),
 
     /** A series that gave up without a final attempt frees the delivery for the next one. */

@@ -10,7 +10,6 @@ import {
   ParentClosePolicy,
   condition,
   defineUpdate,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -24,23 +23,6 @@ import { stepSummary } from '../payments/paymentSummary.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import { DeliverySeries, type RetryNow } from './deliverySeries.workflow';
 import { webhookDeliveryWorkflow } from './deliverySeriesRun.workflow';
-import { LegacySeries, type LegacyPlan } from './legacyDelivery.workflow';
-
-/** The patch that took delivery off the payment's run (docs/architecture.md, "Shipping a workflow change safely"). */
-export const ONE_ROAD_PATCH = 'one-road';
-
-/**
- * The patch that runs each delivery's series in the payment's run instead of a workflow of its own:
- * the same activity on the same queue, without a workflow started and closed per delivery
- * (docs/benchmarks.md). Runs recorded between the two patches start a workflow per delivery.
- */
-export const IN_RUN_PATCH = 'deliveries-in-run';
-
-/**
- * The patch after which a publication put a delivery whose endpoint was full in the endpoint's line
- * (gone since #57): still asked where it was, so that runs recorded with it replay.
- */
-export const LINE_AT_PUBLICATION_PATCH = 'line-at-publication';
 
 /** Retry now for a series running in a payment's run (docs/webhooks.md, "Retry now"). */
 export const retryDeliveryUpdate = defineUpdate<{ attempt: number }, [RetryNow & { deliveryId: string }]>('retryDelivery');
@@ -67,10 +49,6 @@ const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCl
 export class Publications {
   /** Projections (read model and ledger) still running: a finished run waits for these. */
   private readonly projections: Promise<unknown>[] = [];
-  /** Runs recorded before the one road continue their deliveries as they began them. */
-  private readonly legacy: LegacySeries | undefined;
-  /** Runs recorded after it, before the series moved into the run, started a workflow per delivery. */
-  private readonly inRun: boolean;
   private readonly series = new Map<string, DeliverySeries>();
   private readonly deliveries: Promise<unknown>[] = [];
   private handOverAfterMs = 0;
@@ -79,9 +57,6 @@ export class Publications {
     paymentId: string,
     private readonly scope: Scope,
   ) {
-    this.legacy = patched(ONE_ROAD_PATCH) ? undefined : new LegacySeries(paymentId);
-    this.inRun = this.legacy === undefined && patched(IN_RUN_PATCH);
-    if (this.inRun) patched(LINE_AT_PUBLICATION_PATCH);
     setHandler(retryDeliveryUpdate, (req) => this.running(req.deliveryId).retryNow(req), {
       validator: (req) => this.running(req.deliveryId).validateRetryNow(req),
     });
@@ -105,16 +80,15 @@ export class Publications {
       ...PUBLICATION_OPTIONS,
       summary: stepSummary('publish', payment, entry),
     });
-    let plan: LegacyPlan & { inRun?: SeriesPlan };
+    let plan: { inRun?: SeriesPlan };
     try {
-      plan = await publishTransition(this.inRun ? { ...input, inRun: true } : input);
+      plan = await publishTransition({ ...input, inRun: true });
     } catch (err) {
       // Bounded: the payment's timers and later transitions go on; operators are alerted.
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
       await reportProjectionFailure({ paymentId: input.payment.id, version: input.payment.version, error });
       return;
     }
-    this.legacy?.continue(plan, entry.event);
     const inRun = plan.inRun;
     if (!inRun) return;
     // As long as an attempt may run: a finished payment's last delivery usually ends well within it.
@@ -176,6 +150,5 @@ export class Publications {
       for (const series of this.series.values()) series.handOver();
     }
     await Promise.all(this.deliveries);
-    await this.legacy?.finish();
   }
 }

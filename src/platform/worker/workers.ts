@@ -67,7 +67,6 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: queue,
     ...workflows,
-    // deliverWebhook here only for series of runs recorded before the one road (src/webhooks/legacyDelivery.workflow.ts).
     activities,
     // A worker that dies holding a payment in its cache costs the next transition this long before
     // another worker takes over (the SDK's default, 10 s, equals a request's whole deadline).
