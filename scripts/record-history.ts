@@ -7,9 +7,8 @@
  * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
  * payment.disputed delivery's) and a receiver that fails every attempt (each delivery's series runs
  * in the payment's history on the webhooks task queue, and one still failing when the payment ends
- * is handed over to a workflow of its own; a delivery planned while its endpoint is full waits in
- * line from its publication; the `road` set started a workflow per delivery, the
- * `base` set made the first attempt inline). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
+ * is handed over to a workflow of its own; a delivery whose endpoint is full has its attempts
+ * turned away "busy" and retried by Temporal until one is sent). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
  * named, only theirs (to add one to a set without recording the others again).
  */
 import { execFileSync } from 'node:child_process';
@@ -21,7 +20,6 @@ import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { createDb } from '../src/platform/database/knex';
 import { releaseLease, takeLease } from '../src/webhooks/endpointLeases.repository';
-import { ENDPOINT_TURN_SIGNAL, ENDPOINT_WAKE_MS } from '../src/webhooks/deliverySeries.rules';
 import { transitionSignal } from '../src/platform/workflows.workflow';
 import { apiPoster, withLocalStack } from './lib/localStack';
 
@@ -171,16 +169,14 @@ async function main() {
       await call(`${second}/release`);
       await call(`/test_helpers/payments/${defaulted.id}/advance`, { seconds: 3600 });
 
-      // Its endpoint full when its publication plans the delivery: the delivery joins the line there, and
-      // its series begins with the wait; a freed lease's turn signal, then the attempt.
+      // Its endpoint full when its delivery is attempted: the attempt is turned away ("busy") and
+      // Temporal retries it; once a lease is free, the next attempt delivers it.
       const db = createDb(databaseUrl);
       const fullEndpoint = await withEndpointFull(db, configured.webhook.id as string, async () => {
         const payment = await call('/payments', { ...base, amount: 9 });
-        await untilInLine(db, payment.id as string);
+        await untilTurnedAway(db, payment.id as string);
         return payment;
       }).finally(() => db.destroy());
-      for (const next of fullEndpoint.woken)
-        await client.workflow.getHandle(next.run).signal(ENDPOINT_TURN_SIGNAL, { deliveryId: next.deliveryId });
       await call(`/payments/${fullEndpoint.result.id}/cancel`);
 
       const scenarios: Record<(typeof SCENARIOS)[number], string> = {
@@ -215,7 +211,7 @@ async function main() {
   }
 }
 
-/** Runs `fn` while ENDPOINT_LIMIT leases of stand-in deliveries hold the configuration's endpoint full; answers the waiters their release woke. */
+/** Runs `fn` while ENDPOINT_LIMIT leases of stand-in deliveries hold the configuration's endpoint full. */
 async function withEndpointFull<T>(db: Knex, webhookId: string, fn: () => Promise<T>) {
   const holders = Array.from({ length: ENDPOINT_LIMIT }, () => `dlv_${ulid()}`);
   await db('webhook_deliveries').insert(holders.map((id) => ({ id, webhook_id: webhookId, event: 'payment.created', body: '{}' })));
@@ -224,22 +220,23 @@ async function withEndpointFull<T>(db: Knex, webhookId: string, fn: () => Promis
       throw new Error('the endpoint was not free');
   }
   const result = await fn();
-  const woken = [];
-  for (const deliveryId of holders) {
-    const next = await releaseLease(db, deliveryId, webhookId, ENDPOINT_WAKE_MS);
-    if (next) woken.push(next);
-  }
+  for (const deliveryId of holders) await releaseLease(db, deliveryId, webhookId);
   await db('webhook_deliveries').whereIn('id', holders).delete();
-  return { result, woken };
+  return { result };
 }
 
-/** Until the payment's delivery waits in its endpoint's line. */
-async function untilInLine(db: Knex, paymentId: string): Promise<void> {
+/** Until the payment's delivery has had an attempt turned away by its full endpoint. */
+async function untilTurnedAway(db: Knex, paymentId: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if (await db('webhook_deliveries').where({ payment_id: paymentId }).whereNotNull('waiting_run').first()) return;
+    const busy = await db('webhook_delivery_attempts as a')
+      .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .where('d.payment_id', paymentId)
+      .andWhere('a.error', 'like', 'endpoint busy:%')
+      .first();
+    if (busy) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${paymentId}'s delivery never joined its endpoint's line`);
+  throw new Error(`${paymentId}'s delivery was never turned away by its full endpoint`);
 }
 
 async function waitForStatus(apiUrl: string, key: string, id: string, status: string): Promise<void> {

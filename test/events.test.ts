@@ -3,7 +3,8 @@
  * filters, and account and mode scoping (404 across them). Payment lists page both ways too.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useAccount, useStack, validPayment } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
+import { configureWebhook } from './helpers/webhooks';
 
 describe('GET /api/v1/events', () => {
   const stack = useStack();
@@ -75,5 +76,71 @@ describe('GET /api/v1/events', () => {
     const back = (await get(`/api/v1/payments?limit=1&ending_before=${all[2]}`)).body;
     expect(back.data.map((p: { id: string }) => p.id)).toEqual([all[1]]);
     expect(back.has_more).toBe(true);
+  });
+});
+
+describe('GET /api/v1/events lists every object’s events: payouts’ and recipients’ too (one outbox)', () => {
+  const stack = useStack();
+  const acct = useAccount(stack);
+
+  it('records a recipient’s and a payout’s events like a payment’s, each delivery naming its event', async () => {
+    const key = acct.test_api_key;
+    const hook = await configureWebhook(stack, key, 'http://127.0.0.1:9/hook', ['recipient.updated', 'payout.created']);
+    const recipient = (await stack.http.post('/api/v1/recipients', { key, body: { email: 'studio@example.com', country: 'DE' } })).body;
+    expect((await stack.http.post(`/api/v1/recipients/${recipient.id}/verification`, { key, body: { status: 'verified' } })).status).toBe(
+      200,
+    );
+    const bank = await stack.http.post(`/api/v1/recipients/${recipient.id}/bank_accounts`, {
+      key,
+      body: { account_holder_name: 'Studio GmbH', country: 'DE', currency: 'EUR', iban: 'DE94370400440532010000' },
+    });
+    expect(bank.status).toBe(201);
+    const { recipient_email: _e, ...body } = validPayment({ amount: 50, currency: 'EUR', recipient: recipient.id });
+    const payment = (await stack.http.post('/api/v1/payments', { key, body })).body;
+    for (const action of ['deposit', 'approve', 'release'])
+      expect((await stack.http.post(`/api/v1/payments/${payment.id}/${action}`, { key, body: {} })).status).toBe(200);
+    const payout = await stack.http.post('/api/v1/payouts', { key, body: { recipient: recipient.id, currency: 'EUR', amount: 20 } });
+    expect(payout.status).toBe(201);
+
+    const updates = (await stack.http.get('/api/v1/events?type=recipient.updated', { key })).body.data;
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates[0]).toMatchObject({
+      object: 'event',
+      type: 'recipient.updated',
+      recipient_id: recipient.id,
+      data: { id: recipient.id, object: 'recipient' },
+    });
+    expect(updates[0].payment_id).toBeUndefined();
+    const created = (await stack.http.get('/api/v1/events?type=payout.created', { key })).body.data;
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({
+      type: 'payout.created',
+      payout_id: payout.body.id,
+      sequence: 1,
+      data: { id: payout.body.id, object: 'payout' },
+    });
+    expect((await stack.http.get(`/api/v1/events/${created[0].id}`, { key })).body).toEqual(created[0]);
+    // Stripe's model: every webhook is an event, and a delivery references its event.
+    const deliveries = (await stack.db('webhook_deliveries').where({ webhook_id: hook.id })) as {
+      event: string;
+      event_id: string | null;
+    }[];
+    const events = [...updates, ...created] as { id: string }[];
+    expect(deliveries.length).toBe(events.length);
+    expect(deliveries.map((d) => d.event_id).sort()).toEqual(events.map((e) => e.id).sort());
+    // A payment's delivery names its event too.
+    const paymentHook = await configureWebhook(stack, key, 'http://127.0.0.1:9/pay', ['payment.created']);
+    const paid = (await stack.http.post('/api/v1/payments', { key, body: validPayment() })).body;
+    const paymentEvent = await eventually(
+      async () => ((await stack.http.get(`/api/v1/events?payment_id=${paid.id}`, { key })).body.data as { id: string }[])[0],
+      20_000,
+      'the payment’s event',
+    );
+    const paymentDelivery = await eventually(
+      async () => ((await stack.db('webhook_deliveries').where({ webhook_id: paymentHook.id })) as { event_id: string }[])[0],
+      20_000,
+      'the payment’s delivery',
+    );
+    expect(paymentDelivery.event_id).toBe(paymentEvent.id);
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, migrate } from '../src/platform/database/knex';
 import { DEMO_FILE, demoCredentials } from '../src/demo';
 import { freePort, listeningPorts } from '../src/platform/lib/net';
+import { findTemporalCli } from '../src/platform/lib/temporalDevServer';
 import { Unauthenticated } from '../src/platform/useCaseErrors';
 import { accountsService } from '../src/tenants/tenants.service';
 import { eventually, httpClient, validPayment } from './helpers/stack';
@@ -68,6 +69,13 @@ describe('npm start', () => {
         expect(out).toContain(`${mode} payments only: http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${query}`);
       }
       expect(out).toMatch(/Database\s+embedded PGlite/);
+      // The webhooks task queue is paced per tenant by the engine (docs/webhooks.md, "No tenant slows another").
+      const cli = (await findTemporalCli())!;
+      const queueConfig = await promisify(execFile)(cli, [
+        ...['task-queue', 'config', 'get', '--address', `127.0.0.1:${devPort}`],
+        ...['--task-queue', 'payments-webhooks', '--task-queue-type', 'activity', '-o', 'json'],
+      ]);
+      expect(JSON.parse(queueConfig.stdout)).toMatchObject({ fairnessKeysRateLimitDefault: { rateLimit: { requestsPerSecond: 50 } } });
       // Its password is random, made for this data directory's database.
       const password = /Demo login\s+demo@example\.com \/ (\S+)/.exec(out)?.[1];
       expect(password).toMatch(/^[\w-]{16}$/);

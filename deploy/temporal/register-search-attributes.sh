@@ -1,6 +1,7 @@
 #!/bin/sh
-# One-shot (temporalio/admin-tools): make sure the namespace exists and that the payment search
-# attributes are registered in it, before any API or worker starts.
+# One-shot (temporalio/admin-tools): make sure the namespace exists, that the payment search
+# attributes are registered in it and that the webhooks task queue is paced per tenant, before any
+# API or worker starts.
 #
 # Arguments: `--name NAME --type TYPE` pairs (docker-compose.yml lists them), passed unchanged to
 #   temporal operator search-attribute create
@@ -75,6 +76,15 @@ for arg in "$@"; do
     expect_name=1
   fi
 done
+
+# The webhooks task queue's per-fairness-key rate limit: each tenant's (account and mode) delivery
+# attempts are handed out at most WEBHOOK_FAIRNESS_KEY_RPS a second (docs/webhooks.md). Idempotent.
+if [ -n "${WEBHOOK_TASK_QUEUE:-}" ]; then
+  echo "register-search-attributes: ${WEBHOOK_TASK_QUEUE} paced at ${WEBHOOK_FAIRNESS_KEY_RPS:-50} per fairness key and second"
+  retry temporal task-queue config set --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" \
+    --task-queue "$WEBHOOK_TASK_QUEUE" --task-queue-type activity \
+    --fairness-key-rps-limit-default "${WEBHOOK_FAIRNESS_KEY_RPS:-50}" --fairness-key-rps-limit-reason WEBHOOK_FAIRNESS_KEY_RPS >/dev/null
+fi
 
 # Temporal services refresh their namespace cache every 2 s (system.namespaceCacheRefreshInterval);
 # wait a little longer so the first workflow started with these attributes is accepted everywhere.

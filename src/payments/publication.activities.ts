@@ -15,7 +15,6 @@ import { transitionEnvelopes } from '../webhooks/webhookEnvelope.view';
 import { isDataRefusal } from '../platform/database/dataErrors';
 import { disableBacklogged } from '../webhooks/webhookConfigurations.repository';
 import { projectAndPlan } from './projection.repository';
-import { joinFullEndpointLines } from '../webhooks/endpointLeases.repository';
 import { paymentTransitions, projectionFailures } from '../platform/lib/metrics';
 import { type ChainedDelivery, chainsOf, startFirstSeries } from '../webhooks/seriesStart.activities';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
@@ -27,11 +26,7 @@ export interface DeliveryTarget {
   webhookId: string;
 }
 
-/**
- * The deliveries a transition owes, each started as its own series. Runs recorded before the one
- * road find more in their histories (each delivery's inline first attempt and the retry policy),
- * which only src/webhooks/legacyDelivery.workflow.ts reads.
- */
+/** The deliveries a transition owes; with `inRun`, how the payment's run runs their series. */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
   inRun?: SeriesPlan;
@@ -43,8 +38,6 @@ export interface PublicationInput {
   requestId?: string;
   /** The payment's run runs the series itself (patch `deliveries-in-run`): start none, answer how. */
   inRun?: true;
-  /** A delivery whose endpoint is full joins the endpoint's line here (patch `line-at-publication`). */
-  lineWhenFull?: true;
 }
 
 /** How a payment's run runs its deliveries' series: each configuration's chain, on the webhooks task queue, under the retry policy. */
@@ -63,7 +56,7 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
      * retryable) with the deliveries it owes, then each delivery's series started: the read model
      * never waits for a receiver.
      */
-    async publishTransition({ payment: carried, entry, requestId, inRun, lineWhenFull }: PublicationInput): Promise<DeliveryPlan> {
+    async publishTransition({ payment: carried, entry, requestId, inRun }: PublicationInput): Promise<DeliveryPlan> {
       // The workflow carries ids and amounts; the personal data the API kept is read here.
       const payment = await withDisputeTexts(db, withPersonal(carried, await findPersonal(db, carried.id)));
       const envelopes = transitionEnvelopes(payment, entry);
@@ -94,14 +87,7 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
       const deliveries = planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id }));
       // Not yet attempted: a retried publication finds its deliveries' series already running, or ended.
       const chains = chainsOf(planned.filter((d) => d.delivery.attempts === 0 && d.delivery.status === 'pending'));
-      if (inRun) {
-        // A head whose endpoint is full waits for its turn from the start: no attempt that would send nothing.
-        const run = Context.current().info.workflowExecution?.workflowId;
-        const queued =
-          lineWhenFull && run ? await joinFullEndpointLines(db, chains, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, run) : new Set<string>();
-        const placed = chains.map((c) => (queued.has(c.deliveryId) ? { ...c, queued: true as const } : c));
-        return { deliveries, inRun: { chains: placed, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
-      }
+      if (inRun) return { deliveries, inRun: { chains, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
       await Promise.all(chainsOf(planned).map((chain) => startFirstSeries(temporal, config, payment, chain)));
       return { deliveries };
     },

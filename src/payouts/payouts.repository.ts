@@ -3,7 +3,6 @@
  * id = payout id), and every step that moves its money writes the row, its ledger entry and the
  * deliveries its `payout.*` event owes in one transaction, so none is ever without the others.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { recipientAddress } from '../ledger/ledger.rules';
 import {
@@ -23,6 +22,7 @@ import { marksBankAccountErrored } from './bankAccounts.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import { type PayoutFields, payoutEnvelope } from './payout.view';
 import { settleDefault } from './bankAccounts.repository';
+import { recordEvent } from '../webhooks/deliveryPlan.repository';
 import { postEntry } from '../ledger/ledgerAccounts.repository';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from '../platform/database/pagination';
 
@@ -90,26 +90,10 @@ export async function availableBalance(db: Knex, recipientId: string, currency: 
   return row ? BigInt(row.balance_minor) : 0n;
 }
 
-/** A delivery id of a payout's event: derived from the payout, its version and the configuration, so a retry records it once. */
-const deliveryId = (payoutId: string, version: number, webhookId: string) =>
-  `dlv_${createHash('sha256').update(`${payoutId}|${version}|${webhookId}`).digest('hex').slice(0, 26)}`;
-
-/** The deliveries a payout's event owes: one per active configuration of its account and mode that names the event. */
-async function recordDeliveries(tx: Knex.Transaction, p: PayoutRow, event: PayoutEvent): Promise<void> {
-  const hooks = await tx<{ id: string }>('webhooks')
-    .where('account_id', p.account_id)
-    .andWhere('livemode', p.livemode)
-    .andWhere('active', true)
-    .whereNull('deleted_at')
-    .whereRaw('events @> ARRAY[?]::text[]', [event])
-    .orderBy(['created_at', 'id'])
-    .select('id');
-  if (hooks.length === 0) return;
-  const body = JSON.stringify(payoutEnvelope(p, event));
-  await tx('webhook_deliveries')
-    .insert(hooks.map((h) => ({ id: deliveryId(p.id, p.version, h.id), webhook_id: h.id, payout_id: p.id, event, body })))
-    .onConflict('id')
-    .ignore();
+/** A payout's event and the deliveries it owes (one function for every object's, src/webhooks/deliveryPlan.repository.ts). */
+async function recordPayoutDeliveries(tx: Knex.Transaction, p: PayoutRow, event: PayoutEvent): Promise<void> {
+  const scope = { accountId: p.account_id, livemode: p.livemode };
+  await recordEvent(tx, { scope, objectId: p.id, owner: { payout_id: p.id }, envelope: payoutEnvelope(p, event) });
 }
 
 /** The ledger entry of a payout's step: its whole amount from one of the recipient's balances to another. */
@@ -175,7 +159,7 @@ export async function insertPayout(db: Knex, p: NewPayout): Promise<PayoutRow> {
     const row = readOne(inserted.at(0));
     if (!row) return readOne(await tx('payouts').where({ id: p.id }).first())!;
     await postMovement(tx, row, PAYOUT_CREATION.movement, PAYOUT_CREATION.entryType, p.at);
-    await recordDeliveries(tx, row, PAYOUT_CREATION.event);
+    await recordPayoutDeliveries(tx, row, PAYOUT_CREATION.event);
     return row;
   });
 }
@@ -224,7 +208,7 @@ export async function applyPayoutStep(
       await tx('bank_accounts').where({ id: row.bank_account_id }).whereIn('status', ['new', 'verified']).update({ status: 'errored' });
       await settleDefault(tx, scope, row.recipient_id, row.currency);
     }
-    if (t.event) await recordDeliveries(tx, next, t.event);
+    if (t.event) await recordPayoutDeliveries(tx, next, t.event);
     return { ok: true, row: next, applied: true };
   });
 }

@@ -11,7 +11,7 @@ import { payoutBatchActivities } from '../payouts/payoutBatch.activities';
 import { publicationActivities } from '../payments/publication.activities';
 import type { ActivityResourcesWithClient } from './activityResources';
 
-export type { DeliveryOutcome, EndpointBusy, SeriesInput } from '../webhooks/delivery.activities';
+export type { DeliveryOutcome, SeriesInput } from '../webhooks/delivery.activities';
 export type { PayoutStepInput } from '../payouts/payout.activities';
 export type { DeliveryPlan, DeliveryTarget, PublicationInput, SeriesPlan } from '../payments/publication.activities';
 export type { ChainedDelivery } from '../webhooks/seriesStart.activities';

@@ -151,15 +151,15 @@ const schema = z.object({
   WEBHOOK_TIMEOUT: duration('10s'),
   /** A configuration whose every delivery failed for this long is disabled (Svix: 5 days). */
   WEBHOOK_DISABLE_AFTER: duration('5 days'),
-  /** Attempts in flight to one configuration at most; the others wait in their workflow, holding no worker slot (docs/webhooks.md). */
+  /** Attempts in flight to one configuration at most; one that finds it full is retried shortly by Temporal (docs/webhooks.md). */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().positive().max(1000).default(4),
   /**
-   * How long an attempt that finds its endpoint full may wait inside itself (holding its worker
-   * slot) for a turn before its delivery joins the durable line; 0, the default, sends it to the
-   * line at once (docs/webhooks.md). At most 5 s: the wait comes out of the activity's 10 s margin
-   * beyond WEBHOOK_TIMEOUT.
+   * Delivery attempts a second per tenant (account and mode) that the webhooks task queue hands out:
+   * Temporal's fairness-key rate limit, set on the queue by the stack and the compose setup (docs/webhooks.md).
    */
-  WEBHOOK_ENDPOINT_WAIT: duration('0s').refine((v) => v <= 5000, 'WEBHOOK_ENDPOINT_WAIT must be at most 5s'),
+  WEBHOOK_FAIRNESS_KEY_RPS: z.coerce.number().positive().max(100_000).default(50),
+  /** Attempts one worker process runs at once: the webhooks worker's activity slots (docs/webhooks.md). */
+  WEBHOOK_WORKER_SLOTS: z.coerce.number().int().positive().max(1000).default(50),
   /** The most deliveries one `POST /webhooks/:id/recover` queues; the answer says whether more remain (docs/webhooks.md). */
   RECOVER_MAX_DELIVERIES: z.coerce.number().int().positive().max(10_000).default(1000),
   /** How often the ledger's invariants are checked by a Temporal Schedule (docs/money.md). */

@@ -44,6 +44,8 @@ export const WEBHOOK_GONE = 'WebhookGone';
 export const WEBHOOK_DISABLED = 'WebhookDisabled';
 /** One failed attempt; the retry policy schedules the next. */
 export const WEBHOOK_DELIVERY_FAILED = 'WebhookDeliveryFailed';
+/** The endpoint had WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight: nothing sent, retried shortly. */
+export const WEBHOOK_ENDPOINT_BUSY = 'WebhookEndpointBusy';
 /** A series that ended without a success. */
 export const WEBHOOK_DELIVERY_EXHAUSTED = 'WebhookDeliveryExhausted';
 

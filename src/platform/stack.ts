@@ -19,7 +19,7 @@ import {
   temporalTarget,
   temporalUnreachable,
 } from './lib/temporalTarget';
-import { type DevServer, type DevServerOptions, startDevServer } from './lib/temporalDevServer';
+import { type DevServer, type DevServerOptions, setFairnessKeyRateLimit, startDevServer } from './lib/temporalDevServer';
 import { createServices, type Services } from './services';
 import { installRuntime } from './worker/runtime';
 import { type PaymentWorkers, createWorker } from './worker/workers';
@@ -27,6 +27,7 @@ import { dataConverter } from './worker/dataConverter';
 import { ensureBankInboxSchedule, ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
 import { ledgerCheckLastSuccess } from '../ledger/ledgerCheck.repository';
 import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
+import { webhookTaskQueue } from '../webhooks/retrySchedule';
 
 export type { ApiServer, Services };
 
@@ -152,6 +153,16 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       const ledgerEvery = await ensureLedgerSchedule(client, { taskQueue: queue, intervalMs: config.LEDGER_VERIFY_INTERVAL, logger });
       await ensurePayoutBatchSchedule(client, { taskQueue: queue, intervalMs: config.PAYOUT_BATCH_INTERVAL, logger });
       await ensureBankInboxSchedule(client, { taskQueue: queue, intervalMs: config.BANK_INBOX_INTERVAL, logger });
+      // The engine paces each tenant's deliveries (docs/webhooks.md, "No tenant slows another"); the
+      // compose topology sets the same on its server (deploy/temporal/register-search-attributes.sh).
+      if (devServer)
+        await setFairnessKeyRateLimit({
+          address: devServer.address,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: queue }),
+          rps: config.WEBHOOK_FAIRNESS_KEY_RPS,
+          reason: 'WEBHOOK_FAIRNESS_KEY_RPS',
+        });
       // The staleness alert's inputs, from the schedule and the check's own record: a restarted worker reports its real age.
       ledgerVerifyInterval.set(ledgerEvery / 1000);
       ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);

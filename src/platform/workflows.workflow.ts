@@ -4,7 +4,6 @@ export * from '../payments/payment.messages';
 export * from '../webhooks/webhookDelivery.workflow';
 export * from '../webhooks/deliverySeries.workflow';
 export * from '../webhooks/deliverySeriesRun.workflow';
-export * from '../webhooks/legacyDelivery.workflow';
 export * from '../audit/treeHead.workflow';
 export * from '../ledger/ledgerVerify.workflow';
 export * from '../payouts/payout.workflow';

@@ -3,7 +3,6 @@
  * changes with the deliveries each change's `recipient.updated` owes (recorded in the same
  * transaction), and whether an open payment names one.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { eraseBankAccounts } from '../payouts/bankAccounts.repository';
 import { canonicalJson } from '../audit/canonicalJson.rules';
@@ -13,6 +12,7 @@ import { RECIPIENT_BALANCES, recipientAddress } from '../ledger/ledger.rules';
 import { TERMINAL_STATUSES } from '../payments/paymentTypes.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import { recipientEnvelope } from './recipient.view';
+import { recordEvent } from '../webhooks/deliveryPlan.repository';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from '../platform/database/pagination';
 
 interface RecipientRow {
@@ -105,29 +105,10 @@ export async function listRecipients(db: Knex, scope: Scope, filter: RecipientFi
   return 'cursorNotFound' in page ? page : { rows: page.rows.map(fromRow), hasMore: page.hasMore };
 }
 
-/** A delivery id of a recipient's event: derived from the recipient, its version and the configuration, so a retry records it once. */
-const deliveryId = (recipientId: string, version: number, webhookId: string) =>
-  `dlv_${createHash('sha256').update(`${recipientId}|${version}|${webhookId}`).digest('hex').slice(0, 26)}`;
-
-/** The deliveries a recipient's new version owes: one per active configuration of its account and mode that names the event. */
-async function recordDeliveries(tx: Knex.Transaction, r: RecipientState): Promise<void> {
-  const envelope = recipientEnvelope(r);
-  const hooks = await tx<{ id: string }>('webhooks')
-    .where('account_id', r.accountId)
-    .andWhere('livemode', r.livemode)
-    .andWhere('active', true)
-    .whereNull('deleted_at')
-    .whereRaw('events @> ARRAY[?]::text[]', [envelope.event])
-    .orderBy(['created_at', 'id'])
-    .select('id');
-  if (hooks.length === 0) return;
-  const body = JSON.stringify(envelope);
-  await tx('webhook_deliveries')
-    .insert(
-      hooks.map((h) => ({ id: deliveryId(r.id, r.version, h.id), webhook_id: h.id, recipient_id: r.id, event: envelope.event, body })),
-    )
-    .onConflict('id')
-    .ignore();
+/** A recipient's new version's event and the deliveries it owes (one function for every object's, src/webhooks/deliveryPlan.repository.ts). */
+async function recordRecipientDeliveries(tx: Knex.Transaction, r: RecipientState): Promise<void> {
+  const scope = { accountId: r.accountId, livemode: r.livemode };
+  await recordEvent(tx, { scope, objectId: r.id, owner: { recipient_id: r.id }, envelope: recipientEnvelope(r) });
 }
 
 /**
@@ -151,7 +132,7 @@ export async function changeRecipient(
     if (canonicalJson(recipientFields(next)) === canonicalJson(recipientFields(before))) return before;
     const now = { ...next, version: before.version + 1, updatedAt: new Date().toISOString() };
     await tx('recipients').where({ id }).update(toRow(now));
-    await recordDeliveries(tx, now);
+    await recordRecipientDeliveries(tx, now);
     await after?.(tx, before, now);
     return now;
   });
@@ -191,8 +172,8 @@ function redactedJson(text: string, erased: RecipientState): string {
 
 /**
  * Erase a recipient's personal data everywhere the service keeps it (docs/operations.md), in one
- * transaction under its row's lock: the row, its bank accounts (src/payouts/bankAccounts.repository.ts), its events'
- * delivery bodies and receivers' answers, stored idempotent answers. `refuse` runs first, under the lock, and may throw. Idempotent.
+ * transaction under its row's lock: the row, its bank accounts (src/payouts/bankAccounts.repository.ts), its events,
+ * their delivery bodies and receivers' answers, stored idempotent answers. `refuse` runs first, under the lock, and may throw. Idempotent.
  */
 export async function redactRecipient(
   db: Knex,
@@ -221,6 +202,12 @@ export async function redactRecipient(
       await tx('webhook_deliveries')
         .where('id', d.id)
         .update({ body: redactedJson(d.body, erased) });
+    // Its events in the outbox (GET /api/v1/events) show the recipient as it was: erased too.
+    const events = await tx<{ id: string; data: unknown; recipient_id: string }>('events').where('recipient_id', id).select('id', 'data');
+    for (const e of events)
+      await tx('events')
+        .where('id', e.id)
+        .update({ data: redactedJson(JSON.stringify(e.data), erased) });
     // A receiver's answer may echo what it was sent.
     await tx('webhook_delivery_attempts')
       .whereIn(

@@ -22,18 +22,27 @@ export const refusedError = (reason: string) => `${REFUSED}${reason}`;
 /** The delivery log's error for an attempt that got no answer in time. */
 export const timeoutError = (timeoutMs: number) => `no answer within ${timeoutMs} ms`;
 
+const BUSY = 'endpoint busy: ';
+
+/**
+ * The delivery log's error for an attempt that found its endpoint full: nothing was sent, and
+ * Temporal's retry policy makes the next attempt shortly (docs/webhooks.md, "No tenant slows another").
+ */
+export const busyError = (limit: number) => `${BUSY}${limit} attempts in flight (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT); nothing sent`;
+
 /** A system or HTTP client error code (ECONNREFUSED, UND_ERR_SOCKET): names no host. */
 const ERROR_CODE = /^[A-Z][A-Z0-9_]{1,40}$/;
 
 /**
  * What the custody trail keeps of an attempt's error (docs/audit.md): a code, never the delivery
  * log's text, which may name the receiver's host or address; a leaf is never erased. null (none),
- * `url_refused`, `http_status` (the leaf's status_code says which), `timeout`, a system error code
+ * `url_refused`, `endpoint_busy` (nothing sent), `http_status` (the leaf's status_code says which), `timeout`, a system error code
  * as is, else `network_error`.
  */
 export function attemptErrorCode(statusCode: number | null, error: string | null): string | null {
   if (error === null) return null;
   if (error.startsWith(REFUSED)) return 'url_refused';
+  if (error.startsWith(BUSY)) return 'endpoint_busy';
   if (statusCode !== null) return 'http_status';
   if (/^no answer within \d+ ms$/.test(error)) return 'timeout';
   return ERROR_CODE.test(error) ? error : 'network_error';

@@ -1,8 +1,11 @@
 /**
- * The deliveries a transition's events owe, recorded in the projection's own statement
- * (`projectAndPlan`, ./projection.ts) or alone (`planDeliveries`, `npm run repair`): one per
- * subscribed, active configuration, its id derived, so a retry never records one twice.
+ * The deliveries an event owes, one per subscribed, active configuration of its account and mode,
+ * each id derived one way (`deliveryKey` + the configuration's id), so a retry never records one
+ * twice: a payment's transition's in the projection's own statement (`projectAndPlan`,
+ * src/payments/projection.repository.ts) or alone (`planDeliveries`, `npm run repair`); a payout's or
+ * a recipient's in its step's transaction (`recordDeliveries`).
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
 import type { Scope } from '../tenants/tenancy.rules';
@@ -11,6 +14,7 @@ import type { Envelope, TransitionEnvelope } from './webhookEnvelope.view';
 import { Bindings } from '../platform/database/statement';
 import type { StoredWebhook } from './webhookConfigurations.repository';
 import type { LoadedDelivery } from './webhookDeliveries.repository';
+import { eventId } from './events.repository';
 
 /**
  * A delivery the publication recorded, as an attempt needs it, with its configuration's row. Status
@@ -23,11 +27,84 @@ export interface PlannedDelivery {
 }
 
 /**
- * A delivery id: this prefix and the first hex characters of SHA-256 of `payment|version|configuration`
- * (`payment|version|ordinal|configuration` for an event that precedes the transition's own).
+ * A delivery id: this prefix and the first hex characters of SHA-256 of `deliveryKey` followed by the
+ * configuration's id: `object|version|configuration` (`payment|version|ordinal|configuration` for a
+ * payment's event that precedes its transition's own).
  */
 const DELIVERY_ID_PREFIX = 'dlv_';
 const DELIVERY_ID_HEX_CHARS = 26;
+
+/** What a delivery id is derived from before the configuration's id: the object (payment, payout, recipient), its version, and an event's ordinal. */
+export function deliveryKey(objectId: string, version: number, ordinal = OWN_EVENT_ORDINAL): string {
+  return `${objectId}|${version}|${ordinal === OWN_EVENT_ORDINAL ? '' : `${ordinal}|`}`;
+}
+
+/** The delivery id of `key`'s event to one configuration; deliveryCtes computes the same in SQL. */
+export function deliveryIdOf(key: string, webhookId: string): string {
+  return `${DELIVERY_ID_PREFIX}${createHash('sha256').update(`${key}${webhookId}`).digest('hex').slice(0, DELIVERY_ID_HEX_CHARS)}`;
+}
+
+/** Whose event it is, as `events` and `webhook_deliveries` name it: a payout's or a recipient's. */
+export type EventOwner = { payout_id: string } | { recipient_id: string };
+
+/** A payout's or a recipient's event as its webhook's body says it. */
+interface ObjectEnvelope {
+  event: string;
+  timestamp: string;
+  sequence: number;
+  data: unknown;
+}
+
+/**
+ * A payout's or a recipient's event, recorded in the caller's transaction as a payment's is: its row
+ * in `events` (id `eventId(object, sequence)`, listed by `GET /api/v1/events`), then its deliveries,
+ * one per active configuration of `scope` that names the event, in the configurations' order, each
+ * id `deliveryIdOf(deliveryKey(object, version), configuration)` and naming the event. A retried
+ * step records neither twice.
+ */
+export async function recordEvent(
+  tx: Knex.Transaction,
+  d: { scope: Scope; objectId: string; owner: EventOwner; envelope: ObjectEnvelope },
+): Promise<void> {
+  const { envelope } = d;
+  const id = eventId(d.objectId, envelope.sequence);
+  await tx('events')
+    .insert({
+      id,
+      account_id: d.scope.accountId,
+      livemode: d.scope.livemode,
+      ...d.owner,
+      type: envelope.event,
+      sequence: envelope.sequence,
+      data: JSON.stringify(envelope.data),
+      created_at: new Date(envelope.timestamp),
+    })
+    .onConflict('id')
+    .ignore();
+  await recordDeliveries(tx, { ...d, version: envelope.sequence, event: envelope.event, body: JSON.stringify(envelope), eventId: id });
+}
+
+async function recordDeliveries(
+  tx: Knex.Transaction,
+  d: { scope: Scope; objectId: string; version: number; owner: EventOwner; event: string; body: string; eventId: string },
+): Promise<void> {
+  const hooks = await tx<{ id: string }>('webhooks')
+    .where('account_id', d.scope.accountId)
+    .andWhere('livemode', d.scope.livemode)
+    .andWhere('active', true)
+    .whereNull('deleted_at')
+    .whereRaw('events @> ARRAY[?]::text[]', [d.event])
+    .orderBy(['created_at', 'id'])
+    .select('id');
+  if (hooks.length === 0) return;
+  const key = deliveryKey(d.objectId, d.version);
+  await tx('webhook_deliveries')
+    .insert(
+      hooks.map((h) => ({ id: deliveryIdOf(key, h.id), webhook_id: h.id, ...d.owner, event: d.event, event_id: d.eventId, body: d.body })),
+    )
+    .onConflict('id')
+    .ignore();
+}
 
 /** One event's deliveries in a statement: its envelope, its body's exact bytes, and the names of its CTEs. */
 interface Part {
@@ -51,7 +128,7 @@ export function deliveryCtes(
   const parts = envelopes.map(({ envelope, ordinal }, i) => {
     const [hook, planned] = i === 0 ? ['hook', 'planned'] : [`hook_${i}`, `planned_${i}`];
     const body = JSON.stringify(envelope);
-    const key = `${envelope.payment_id}|${version}|${ordinal === OWN_EVENT_ORDINAL ? '' : `${ordinal}|`}`;
+    const key = deliveryKey(envelope.payment_id, version, ordinal);
     ctes.push(
       `${hook} AS (
       SELECT w.*, ${b.add(DELIVERY_ID_PREFIX, 'text')} || substr(encode(sha256(convert_to(${b.add(key, 'text')} || w.id, 'UTF8')), 'hex'), 1, ${DELIVERY_ID_HEX_CHARS}) AS delivery_id
@@ -59,8 +136,9 @@ export function deliveryCtes(
       WHERE w.account_id = ${b.add(scope.accountId)} AND w.livemode = ${b.add(scope.livemode)}
         AND w.deleted_at IS NULL AND w.active AND w.events @> ARRAY[${b.add(envelope.event, 'text')}])`,
       `${planned} AS (
-      INSERT INTO webhook_deliveries (id, webhook_id, payment_id, event, body)
-      SELECT ${hook}.delivery_id, ${hook}.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')}, ${b.add(body, 'text')}
+      INSERT INTO webhook_deliveries (id, webhook_id, payment_id, event, event_id, body)
+      SELECT ${hook}.delivery_id, ${hook}.id, ${b.add(envelope.payment_id, 'text')}, ${b.add(envelope.event, 'text')},
+        ${b.add(eventId(envelope.payment_id, version, ordinal), 'text')}, ${b.add(body, 'text')}
       FROM ${hook} ORDER BY ${hook}.created_at, ${hook}.id
       ON CONFLICT DO NOTHING RETURNING 1)`,
     );

@@ -12,28 +12,17 @@ import type { Scope } from '../tenants/tenancy.rules';
 export const DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 
 /**
- * The signal that wakes a delivery waiting for a turn at a full endpoint, sent when an attempt there
- * ends (src/webhooks/endpointLeases.repository.ts): to the payment's run or to the series' own workflow.
- */
-export const ENDPOINT_TURN_SIGNAL = 'endpointTurn';
-
-/**
  * A delivery activity's start-to-close time-out beyond its HTTP time-out: the database writes around
  * the call. An attempt's lease on its endpoint lasts as long as its activity may run.
  */
 export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
 /**
- * How long a delivery in an endpoint's line waits when no attempt there ends to wake it (a durable
- * timer in its workflow).
+ * How soon an attempt that found its endpoint full is made again (Temporal's `nextRetryDelay`,
+ * spread up to twice this): about as long as a receiver that answers at once takes to free a lease
+ * for a burst, far less than the retry policy's first interval.
  */
-export const ENDPOINT_TURN_MS = 30_000;
-
-/**
- * How long a release leaves a waiter it has woken alone (src/webhooks/endpointLeases.repository.ts): time for its run
- * to make the attempt, during which the next releases wake the waiters behind it.
- */
-export const ENDPOINT_WAKE_MS = 5_000;
+export const ENDPOINT_BUSY_RETRY_MS = 1_000;
 
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
 export const LIVE_PRIORITY = 1;

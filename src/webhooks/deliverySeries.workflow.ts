@@ -9,7 +9,6 @@ import {
   type ActivityOptions,
   ApplicationFailure,
   CancellationScope,
-  defineSignal,
   defineUpdate,
   isCancellation,
   log,
@@ -19,8 +18,8 @@ import {
 import { type Priority, RetryState } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../platform/activities';
 import { continuedRetry } from './retrySchedule';
-import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED } from '../platform/failures.rules';
-import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_TURN_MS, ENDPOINT_TURN_SIGNAL } from './deliverySeries.rules';
+import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED, WEBHOOK_ENDPOINT_BUSY } from '../platform/failures.rules';
+import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_BUSY_RETRY_MS } from './deliverySeries.rules';
 
 // A series that gave up without a final attempt frees its delivery.
 const { endSeries } = proxyActivities<Activities>({
@@ -52,9 +51,6 @@ export async function gaveUp(deliveryId: string, series: string, err: unknown): 
 /** Retry now (docs/webhooks.md, "Retry now"): the series, waiting between attempts, runs its next one at once. */
 export const retryNowUpdate = defineUpdate<{ attempt: number }, [RetryNow]>('retryNow');
 
-/** An attempt at a full endpoint ended: the named delivery, the line's longest waiter, tries now (src/webhooks/endpointLeases.repository.ts). */
-export const endpointTurnSignal = defineSignal<[{ deliveryId: string }]>(ENDPOINT_TURN_SIGNAL);
-
 export interface RetryNow {
   /** The attempts the delivery log holds: what is left of the series' retries goes on after them. */
   logged: number;
@@ -73,8 +69,6 @@ export interface SeriesPlacement {
   priority: Priority;
   /** The first attempt alone, then the rest of the series: a chain's next delivery waits for it. */
   firstAlone?: boolean;
-  /** The delivery is already in its endpoint's line (src/payments/publication.activities.ts): the series begins by waiting for its turn. */
-  queued?: boolean;
   /** For the Temporal UI: the event and the configuration's id (never its URL, which may carry a token). */
   label: string;
 }
@@ -88,15 +82,15 @@ export class DeliverySeries {
   private retry: DeliveryRetry;
   private base: number;
   /** Where the series waits: its attempt (in flight or between retries) or a durable timer. */
-  private waiting: { scope: CancellationScope; on: 'attempt' | 'endpoint' | 'interval' } | undefined;
+  private waiting: { scope: CancellationScope; on: 'attempt' | 'interval' } | undefined;
   /** The log's attempt count a retry-now found, once it has woken the series. */
   private woken: number | undefined;
   /** Activities scheduled so far (their ids in a payment's run). */
   private scheduled = 0;
   /** The payment's run has finished and hands the series over to a workflow of its own. */
   private handingOver = false;
-  /** Its endpoint's turn came before the series began to wait for it. */
-  private turnPending = false;
+  /** The first attempt that reached the receiver (or found its URL refused) has ended. */
+  private firstDone = false;
   private firstEnded: () => void = () => undefined;
   /** Resolves once the series' first attempt has ended (or the series has). */
   readonly firstAttempt: Promise<void>;
@@ -107,7 +101,12 @@ export class DeliverySeries {
   ) {
     this.retry = input.retry;
     this.base = input.base ?? 0;
-    this.firstAttempt = new Promise((resolve) => (this.firstEnded = resolve));
+    this.firstAttempt = new Promise((resolve) => {
+      this.firstEnded = () => {
+        this.firstDone = true;
+        resolve();
+      };
+    });
   }
 
   get deliveryId(): string {
@@ -116,12 +115,12 @@ export class DeliverySeries {
 
   /**
    * Refuses to wake a series that is not waiting: an attempt the caller saw in backoff must still
-   * be this series' attempt, and without one the series must be waiting on a durable timer (a turn
-   * at its endpoint, or the interval after a first attempt made alone), not starting or ending.
+   * be this series' attempt, and without one the series must be waiting on a durable timer (after a
+   * full endpoint's turn-aways, or the interval after a first attempt made alone), not starting or ending.
    */
   validateRetryNow({ backoff }: RetryNow): void {
     const waiting = this.waiting?.on;
-    if (backoff ? waiting !== 'attempt' : waiting !== 'endpoint' && waiting !== 'interval')
+    if (backoff ? waiting !== 'attempt' : waiting !== 'interval')
       throw new Error(`the series is not waiting for its next attempt (${this.waiting?.on ?? 'not waiting'})`);
   }
 
@@ -133,12 +132,6 @@ export class DeliverySeries {
     this.woken = Math.max(logged, this.base);
     this.waiting?.scope.cancel();
     return { attempt: this.woken + 1 };
-  }
-
-  /** An attempt at the endpoint ended, and this delivery was the line's longest waiter: it tries again now. */
-  turn(): void {
-    if (this.waiting?.on === 'endpoint') this.waiting.scope.cancel();
-    else this.turnPending = true;
   }
 
   /**
@@ -164,18 +157,16 @@ export class DeliverySeries {
   }
 
   private async attempts(): Promise<DeliveryOutcome | 'handed-over'> {
-    // Its publication found the endpoint full and put the delivery in line: no attempt until its turn.
-    if (this.placement?.queued) await this.turnAtEndpoint();
     for (;;) {
       if (this.handedOver()) return 'handed-over';
-      // A chain's head makes its first attempt alone; the rest of its series follows as a series does.
-      const alone = this.placement?.firstAlone === true && this.scheduled === 0;
+      // A chain's head makes its first attempt alone (until one reaches the receiver); the rest of its series follows as a series does.
+      const alone = this.placement?.firstAlone === true && !this.firstDone;
       // The activity's own policy stops after one attempt; the log still counts it as 1 of the series'.
       const retry = alone ? { ...this.retry, maximumAttempts: 1 } : this.retry;
       const { deliverWebhook } = proxyActivities<Activities>({
         ...deliveryActivityOptions(retry),
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-        // After a retry-now or a wait for the endpoint, the activity's own count starts again at 1:
+        // After a retry-now or a full endpoint's turn-aways, the activity's own count starts again at 1:
         // its summary names the delivery log's numbers (docs/webhooks.md, "Retry now").
         summary: [this.placement?.label, attemptsSummary(this.base, retry.maximumAttempts)].filter(Boolean).join(' · '),
         ...(this.placement && {
@@ -189,9 +180,21 @@ export class DeliverySeries {
       try {
         result = await this.cancellable('attempt', () => deliverWebhook({ ...this.input, retry: this.retry, base: this.base }));
       } catch (err) {
+        // A full endpoint's turn-away sent nothing: a chain's next delivery still waits for this one.
+        if (alone && !endpointBusy(err)) this.firstEnded();
         if (this.handedOver() && wokenOut(err)) return 'handed-over';
         if (this.woken !== undefined && wokenOut(err)) {
           if (!this.continueAfter(this.woken - this.base)) return 'skipped';
+          continue;
+        }
+        // The endpoint was full at the activity's last attempt: nothing sent, and nothing lost. Each
+        // turned-away attempt is logged with its number; the series goes on after them, with at least one attempt left.
+        if (endpointBusy(err)) {
+          this.afterBusy(retry.maximumAttempts);
+          await this.cancellable('interval', () => sleep(ENDPOINT_BUSY_RETRY_MS)).catch((e: unknown) => {
+            if (!isCancellation(e)) throw e;
+          });
+          this.woken = undefined;
           continue;
         }
         if (alone && retriesLeft(err)) {
@@ -207,29 +210,18 @@ export class DeliverySeries {
           continue;
         }
         return await this.giveUp(err);
-      } finally {
-        if (alone) this.firstEnded();
       }
-      if (typeof result === 'string') return result;
-      // The endpoint was full at the series' attempt `result.busy`: nothing sent. After a wait (or
-      // a retry-now), the same attempt and those left, numbered on in the log.
-      if (!this.continueAfter(result.busy - 1)) return 'skipped';
-      await this.turnAtEndpoint();
+      if (alone) this.firstEnded();
+      return result;
     }
   }
 
-  /** In the endpoint's line: until its turn comes (a release's signal, or a retry-now), else the fallback timer. */
-  private async turnAtEndpoint(): Promise<void> {
-    if (this.turnPending) {
-      this.turnPending = false;
-      return;
-    }
-    try {
-      await this.cancellable('endpoint', () => sleep(ENDPOINT_TURN_MS));
-    } catch (err) {
-      if (!isCancellation(err)) throw err;
-      this.woken = undefined;
-    }
+  /** `made` attempts of an activity, all turned away at the last by a full endpoint: the series goes on after them. */
+  private afterBusy(made: number): void {
+    const rest = continuedRetry(this.retry, made);
+    // A delivery is never given up for a full endpoint: at least one attempt is left.
+    this.retry = rest ? rest.retry : { ...this.retry, maximumAttempts: 1 };
+    this.base += made;
   }
 
   private async giveUp(err: unknown): Promise<never> {
@@ -251,7 +243,7 @@ export class DeliverySeries {
     return true;
   }
 
-  private async cancellable<T>(on: 'attempt' | 'endpoint' | 'interval', fn: () => Promise<T>): Promise<T> {
+  private async cancellable<T>(on: 'attempt' | 'interval', fn: () => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
     this.waiting = { scope, on };
     try {
@@ -265,6 +257,16 @@ export class DeliverySeries {
 /** A first attempt made alone that failed as the retry policy would retry it (not a final failure). */
 function retriesLeft(err: unknown): boolean {
   return err instanceof ActivityFailure && err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED;
+}
+
+/** An activity whose last attempt found its endpoint full (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT): nothing was sent. */
+function endpointBusy(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure &&
+    err.retryState === RetryState.MAXIMUM_ATTEMPTS_REACHED &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === WEBHOOK_ENDPOINT_BUSY
+  );
 }
 
 /** The delivery log's numbers of an activity's attempts, for the Temporal UI. */

@@ -6,7 +6,7 @@
 import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities, DeliveryOutcome, SeriesInput } from '../platform/activities';
 import { continuedRetry } from './retrySchedule';
-import { DeliverySeries, endpointTurnSignal, retryNowUpdate } from './deliverySeries.workflow';
+import { DeliverySeries, retryNowUpdate } from './deliverySeries.workflow';
 
 export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<DeliveryOutcome> {
   // A resumed series begins its attempts after reading where the delivery stands.
@@ -14,7 +14,6 @@ export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<Deliv
   setHandler(retryNowUpdate, (req) => (begun.series ?? notWaiting()).retryNow(req), {
     validator: (req) => (begun.series ?? notWaiting()).validateRetryNow(req),
   });
-  setHandler(endpointTurnSignal, () => begun.series?.turn());
   const from = input.resumed ? await resumedSeries(input) : input;
   if (!from) return 'skipped';
   begun.series = new DeliverySeries(from);

@@ -1,17 +1,24 @@
 /**
- * An event as the Events API shows it (docs/webhooks.md): the payment as it was right after the
- * event and, for a milestone event, that milestone. Its schema is src/webhooks/events.schemas.ts's.
+ * An event as the Events API shows it (docs/webhooks.md): the object — a payment, a payout or a
+ * recipient — as it was right after the event and, for a milestone event, that milestone. Its
+ * schema is src/webhooks/events.schemas.ts's.
  */
-import type { PaymentEvent } from '../payments/paymentTypes.rules';
 import type { PaymentView } from '../payments/payment.view';
+import type { PayoutView } from '../payouts/payout.view';
+import type { RecipientView } from '../recipients/recipient.view';
+import type { WebhookEvent } from './webhookEvents.rules';
 
 /** What the view reads of one stored event (the repository's row, src/webhooks/events.repository.ts, holds these columns). */
 export interface StoredEvent {
   id: string;
-  payment_id: string;
-  type: PaymentEvent;
+  /** Whose event it is: one of the three is set. */
+  payment_id: string | null;
+  payout_id?: string | null;
+  recipient_id?: string | null;
+  type: WebhookEvent;
   sequence: number;
-  data: PaymentView;
+  /** The payment (a payment's event), the payout or the recipient, as the API shows it. */
+  data: PaymentView | PayoutView | RecipientView;
   created_at: Date;
   milestone_id: string | null;
 }
@@ -21,11 +28,13 @@ export function eventView(e: StoredEvent) {
     id: e.id,
     object: 'event' as const,
     type: e.type,
-    payment_id: e.payment_id,
+    ...(e.payment_id ? { payment_id: e.payment_id } : {}),
+    ...(e.payout_id ? { payout_id: e.payout_id } : {}),
+    ...(e.recipient_id ? { recipient_id: e.recipient_id } : {}),
     sequence: e.sequence,
     created_at: e.created_at.toISOString(),
     // A milestone event's milestone, as its webhook envelope shows it.
-    ...(e.milestone_id ? { milestone: e.data.milestones.find((m) => m.id === e.milestone_id) } : {}),
+    ...(e.milestone_id && 'milestones' in e.data ? { milestone: e.data.milestones.find((m) => m.id === e.milestone_id) } : {}),
     data: e.data,
   };
 }

@@ -1,10 +1,12 @@
 /**
- * The event repository: the events of each history entry (written by src/payments/projection.repository.ts), for the
- * Events API; how the API shows one is src/webhooks/event.view.ts's.
+ * The event repository, one outbox for every object: the events of each payment's history entry
+ * (written by src/payments/projection.repository.ts) and of payouts' and recipients' steps (written by
+ * `recordEvent`, src/webhooks/deliveryPlan.repository.ts), for the Events API; how the API shows one is
+ * src/webhooks/event.view.ts's.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { PaymentEvent } from '../payments/paymentTypes.rules';
+import type { WebhookEvent } from './webhookEvents.rules';
 import type { StoredEvent } from './event.view';
 import type { Scope } from '../tenants/tenancy.rules';
 import { OWN_EVENT_ORDINAL } from '../payments/transitionEvents.rules';
@@ -17,8 +19,9 @@ interface EventRecord extends StoredEvent {
 }
 
 /**
- * Derived from the payment, its version and the event's ordinal (src/payments/transitionEvents.rules.ts),
- * so every writer of one event writes one row; the transition's own event keeps `payment|version`.
+ * Derived from the object (a payment, a payout, a recipient), its version and, for a payment, the
+ * event's ordinal (src/payments/transitionEvents.rules.ts), so every writer of one event writes one
+ * row; a step's own event keeps `object|version`.
  */
 export function eventId(paymentId: string, sequence: number, ordinal = OWN_EVENT_ORDINAL): string {
   const key = ordinal === OWN_EVENT_ORDINAL ? `${paymentId}|${sequence}` : `${paymentId}|${sequence}|${ordinal}`;
@@ -27,7 +30,7 @@ export function eventId(paymentId: string, sequence: number, ordinal = OWN_EVENT
 
 export interface EventFilter extends PageRequest, CreatedRange {
   paymentId?: string;
-  type?: PaymentEvent;
+  type?: WebhookEvent;
 }
 
 const scoped = (db: Knex, scope: Scope) => () => db('events').where({ account_id: scope.accountId, livemode: scope.livemode });

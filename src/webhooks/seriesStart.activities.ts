@@ -17,8 +17,6 @@ export interface ChainedDelivery {
   event: string;
   /** Deliveries of the same transition to the same configuration, in order: each starts once this one's first attempt ended. */
   then?: ChainedDelivery[];
-  /** The endpoint was full when the publication planned it: the delivery is in the endpoint's line, and its series begins by waiting for its turn. */
-  queued?: true;
 }
 
 export async function startFirstSeries(temporal: Client, config: Config, scope: Scope, d: ChainedDelivery): Promise<void> {

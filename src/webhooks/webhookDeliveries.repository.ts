@@ -82,7 +82,7 @@ export async function failingSince(db: Knex, webhookId: string, windowMs: number
     .where('d.webhook_id', webhookId)
     .select(
       db.raw('max(a.at) filter (where a.status_code between 200 and 299) as last_success'),
-      db.raw('min(a.at) filter (where a.error is not null) as first_failure'),
+      db.raw("min(a.at) filter (where a.error is not null and a.error not like 'endpoint busy:%') as first_failure"),
     )
     .first();
   const lastSuccess = row?.last_success as Date | null | undefined;
@@ -94,6 +94,8 @@ export async function failingSince(db: Knex, webhookId: string, windowMs: number
           .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
           .where('d.webhook_id', webhookId)
           .whereNotNull('a.error')
+          // A full endpoint's turned-away attempts say nothing of the receiver.
+          .andWhereNot('a.error', 'like', 'endpoint busy:%')
           .andWhere('a.at', '>', lastSuccess)
           .min('a.at as at')
           .first()) as { at: Date | null } | undefined

@@ -10,7 +10,6 @@ import {
   ParentClosePolicy,
   condition,
   defineUpdate,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -22,26 +21,8 @@ import { DELIVERY_ACTIVITY_MARGIN_MS, tenantPriority, seriesStartOptions } from 
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
 import { stepSummary } from '../payments/paymentSummary.rules';
 import type { Scope } from '../tenants/tenancy.rules';
-import { DeliverySeries, type RetryNow, endpointTurnSignal } from './deliverySeries.workflow';
+import { DeliverySeries, type RetryNow } from './deliverySeries.workflow';
 import { webhookDeliveryWorkflow } from './deliverySeriesRun.workflow';
-import { LegacySeries, type LegacyPlan } from './legacyDelivery.workflow';
-
-/** The patch that took delivery off the payment's run (docs/architecture.md, "Shipping a workflow change safely"). */
-export const ONE_ROAD_PATCH = 'one-road';
-
-/**
- * The patch that runs each delivery's series in the payment's run instead of a workflow of its own:
- * the same activity on the same queue, without a workflow started and closed per delivery
- * (docs/benchmarks.md). Runs recorded between the two patches start a workflow per delivery.
- */
-export const IN_RUN_PATCH = 'deliveries-in-run';
-
-/**
- * The patch after which a publication puts a delivery whose endpoint is full in the endpoint's line,
- * and its series begins by waiting (docs/webhooks.md, "No tenant slows another"). A run recorded
- * before it never asks, so its publications answer as they did.
- */
-export const LINE_AT_PUBLICATION_PATCH = 'line-at-publication';
 
 /** Retry now for a series running in a payment's run (docs/webhooks.md, "Retry now"). */
 export const retryDeliveryUpdate = defineUpdate<{ attempt: number }, [RetryNow & { deliveryId: string }]>('retryDelivery');
@@ -68,33 +49,16 @@ const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCl
 export class Publications {
   /** Projections (read model and ledger) still running: a finished run waits for these. */
   private readonly projections: Promise<unknown>[] = [];
-  /** Runs recorded before the one road continue their deliveries as they began them. */
-  private readonly legacy: LegacySeries | undefined;
-  /** Runs recorded after it, before the series moved into the run, started a workflow per delivery. */
-  private readonly inRun: boolean;
-  /** Runs recorded after it ask their publications to put a delivery whose endpoint is full in line. */
-  private readonly lineWhenFull: boolean;
   private readonly series = new Map<string, DeliverySeries>();
   private readonly deliveries: Promise<unknown>[] = [];
-  /** Turns signalled to deliveries whose series has not begun yet. */
-  private readonly earlyTurns = new Set<string>();
   private handOverAfterMs = 0;
 
   constructor(
     paymentId: string,
     private readonly scope: Scope,
   ) {
-    this.legacy = patched(ONE_ROAD_PATCH) ? undefined : new LegacySeries(paymentId);
-    this.inRun = this.legacy === undefined && patched(IN_RUN_PATCH);
-    this.lineWhenFull = this.inRun && patched(LINE_AT_PUBLICATION_PATCH);
     setHandler(retryDeliveryUpdate, (req) => this.running(req.deliveryId).retryNow(req), {
       validator: (req) => this.running(req.deliveryId).validateRetryNow(req),
-    });
-    setHandler(endpointTurnSignal, ({ deliveryId }) => {
-      const series = this.series.get(deliveryId);
-      // A turn may come before the publication that put the delivery in line has answered.
-      if (series) series.turn();
-      else this.earlyTurns.add(deliveryId);
     });
   }
 
@@ -116,18 +80,15 @@ export class Publications {
       ...PUBLICATION_OPTIONS,
       summary: stepSummary('publish', payment, entry),
     });
-    let plan: LegacyPlan & { inRun?: SeriesPlan };
+    let plan: { inRun?: SeriesPlan };
     try {
-      plan = await publishTransition(
-        this.inRun ? { ...input, inRun: true, ...(this.lineWhenFull && { lineWhenFull: true as const }) } : input,
-      );
+      plan = await publishTransition({ ...input, inRun: true });
     } catch (err) {
       // Bounded: the payment's timers and later transitions go on; operators are alerted.
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
       await reportProjectionFailure({ paymentId: input.payment.id, version: input.payment.version, error });
       return;
     }
-    this.legacy?.continue(plan, entry.event);
     const inRun = plan.inRun;
     if (!inRun) return;
     // As long as an attempt may run: a finished payment's last delivery usually ends well within it.
@@ -147,10 +108,9 @@ export class Publications {
       const label = `deliver ${d.event} → ${d.webhookId}`;
       const series = new DeliverySeries(
         { deliveryId, series: ORIGINAL_SERIES, retry: plan.retry, base: 0 },
-        { taskQueue: plan.taskQueue, priority: tenantPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, queued: d.queued, label },
+        { taskQueue: plan.taskQueue, priority: tenantPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, label },
       );
       this.series.set(deliveryId, series);
-      if (this.earlyTurns.delete(deliveryId)) series.turn();
       runs.push(this.follow(series, plan, label));
       const later: ChainedDelivery[] = d.then ?? [];
       if (later.length > 0) await series.firstAttempt;
@@ -190,6 +150,5 @@ export class Publications {
       for (const series of this.series.values()) series.handOver();
     }
     await Promise.all(this.deliveries);
-    await this.legacy?.finish();
   }
 }

@@ -17,10 +17,4 @@ describe('duration settings', () => {
     const config = loadConfig({ WEBHOOK_TIMEOUT: '250ms', LEDGER_VERIFY_INTERVAL: '2 min' });
     expect([config.WEBHOOK_TIMEOUT, config.LEDGER_VERIFY_INTERVAL]).toEqual([250, 120_000]);
   });
-
-  it("WEBHOOK_ENDPOINT_WAIT: 0 (the durable line at once) by default, at most 5 s (it comes out of the activity's margin)", () => {
-    expect(loadConfig({}).WEBHOOK_ENDPOINT_WAIT).toBe(0);
-    expect(loadConfig({ WEBHOOK_ENDPOINT_WAIT: '2s' }).WEBHOOK_ENDPOINT_WAIT).toBe(2000);
-    expect(() => loadConfig({ WEBHOOK_ENDPOINT_WAIT: '6s' })).toThrow('WEBHOOK_ENDPOINT_WAIT must be at most 5s');
-  });
 });

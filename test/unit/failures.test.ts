@@ -27,6 +27,7 @@ describe('names that histories and rows hold', () => {
       WEBHOOK_GONE: 'WebhookGone',
       WEBHOOK_DISABLED: 'WebhookDisabled',
       WEBHOOK_DELIVERY_FAILED: 'WebhookDeliveryFailed',
+      WEBHOOK_ENDPOINT_BUSY: 'WebhookEndpointBusy',
       WEBHOOK_DELIVERY_EXHAUSTED: 'WebhookDeliveryExhausted',
       FINAL_DELIVERY_FAILURES: ['WebhookUrlRefused', 'DeliveryNotFound', 'WebhookGone', 'WebhookDisabled'],
     });

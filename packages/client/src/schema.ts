@@ -1925,9 +1925,14 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test";
-            payment_id: string;
-            /** @description The payment's version: order a payment's events by it */
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+            /** @description A payment's event: the payment */
+            payment_id?: string;
+            /** @description A payout's event: the payout */
+            payout_id?: string;
+            /** @description A recipient's event (recipient.updated): the recipient */
+            recipient_id?: string;
+            /** @description The object's version: order an object's events by it */
             sequence: number;
             created_at: string;
             /** @description A milestone event’s milestone, as data.milestones shows it */
@@ -2003,8 +2008,8 @@ export interface components {
                     } | null;
                 } | null;
             };
-            /** @description The payment as it was right after this event */
-            data: components["schemas"]["Payment"];
+            /** @description The payment, payout or recipient as it was right after this event (its `object` says which) */
+            data: components["schemas"]["Payment"] | components["schemas"]["Payout"] | components["schemas"]["Recipient"];
         };
         EventList: {
             /** @constant */
@@ -9858,8 +9863,8 @@ export interface operations {
                 created_lte?: string;
                 /** @description Only this payment's events */
                 payment_id?: string;
-                /** @description Only events of this type, e.g. payment.released */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test";
+                /** @description Only events of this type, e.g. payment.released or payout.paid */
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */

@@ -219,3 +219,27 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       }),
   };
 }
+
+/**
+ * Temporal's per-fairness-key rate limit on an activity task queue (`temporal task-queue config set
+ * --fairness-key-rps-limit-default`): each key (a tenant's account and mode, for the webhooks queue)
+ * gets at most `rps` tasks a second, whatever the others' backlog (docs/webhooks.md). Idempotent.
+ */
+export async function setFairnessKeyRateLimit(opts: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  rps: number;
+  reason: string;
+}) {
+  const cli = await findTemporalCli();
+  if (!cli) throw new Error('no Temporal CLI to set the task queue’s fairness key rate limit with');
+  const args = ['task-queue', 'config', 'set', '--address', opts.address, '--namespace', opts.namespace];
+  args.push('--task-queue', opts.taskQueue, '--task-queue-type', 'activity');
+  args.push('--fairness-key-rps-limit-default', String(opts.rps), '--fairness-key-rps-limit-reason', opts.reason);
+  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('exit', resolve));
+  if (code !== 0) throw new Error(`temporal task-queue config set failed (${code}): ${stderr.trim()}`);
+}

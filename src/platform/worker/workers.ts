@@ -67,7 +67,6 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: queue,
     ...workflows,
-    // deliverWebhook here only for series of runs recorded before the one road (src/webhooks/legacyDelivery.workflow.ts).
     activities,
     // A worker that dies holding a payment in its cache costs the next transition this long before
     // another worker takes over (the SDK's default, 10 s, equals a request's whole deadline).
@@ -85,6 +84,9 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
       endSeries: activities.endSeries.bind(activities),
       deliveryProgress: activities.deliveryProgress.bind(activities),
     },
+    // Bounded: a flood of slow receivers holds at most this many attempts of this process at once;
+    // the rest wait in Temporal's queue, dispatched tenant by tenant (docs/webhooks.md).
+    maxConcurrentActivityTaskExecutions: config.WEBHOOK_WORKER_SLOTS,
     shutdownGraceTime: '10 seconds',
   });
   const both = [payments, webhooks];
