@@ -102,7 +102,8 @@ async function drop(content: string | Buffer, name = `file-${++dropped}.xml`): P
     async () => {
       if (fs.existsSync(path.join(inbox, name))) return undefined;
       if (fs.existsSync(path.join(inbox, 'taken', name))) return 'taken' as const;
-      if (fs.existsSync(path.join(inbox, 'rejected', name))) return 'rejected' as const;
+      // A rejected file's reason lands beside it just after the file itself.
+      if (fs.existsSync(path.join(inbox, 'rejected', `${name}.reason.txt`))) return 'rejected' as const;
       return undefined;
     },
     60_000,

@@ -8,7 +8,7 @@
  * Temporal Schedule, the activity at the end of this file) and in `npm run bank-files`, never in the API.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, constants, link, mkdir, readFile, readdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, constants, link, mkdir, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { type Client, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -180,7 +180,9 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
     if (result.outcome === 'busy') return result;
     if (result.outcome === 'rejected') {
       const movedTo = await fileAway(file, path.join(inbox, 'rejected'), name);
-      await writeFile(`${movedTo}.reason.txt`, `${result.reason}\n`);
+      // Written beside it, then renamed into place: whoever watches rejected/ never reads half a reason.
+      await writeFile(`${movedTo}.reason.txt.part`, `${result.reason}\n`);
+      await rename(`${movedTo}.reason.txt.part`, `${movedTo}.reason.txt`);
       logger.warn({ file: name, reason: result.reason }, 'bank file rejected');
       return { ...result, movedTo };
     }
