@@ -2,21 +2,19 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { freePort } from '../src/platform/lib/net';
+import { canListen, freeLowPort } from '../src/platform/lib/net';
 
 /** The database URL tests and tools use when none is given. */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://127.0.0.1:5432/test';
 
-/** A free port whose next port is free too (stack:cluster's two APIs listen on PORT and PORT+1). */
-export async function freePortPair(): Promise<number> {
+/**
+ * A free port whose next port is free too (stack:cluster's two APIs listen on PORT and PORT+1), by
+ * default below the ephemeral range (freeLowPort), where no outgoing connection takes it first.
+ */
+export async function freePortPair(pick: () => Promise<number> = freeLowPort): Promise<number> {
   for (;;) {
-    const p = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen(p + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (next) return p;
+    const p = await pick();
+    if (await canListen(p + 1)) return p;
   }
 }
 

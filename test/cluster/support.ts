@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
-import { freePort } from '../../src/platform/lib/net';
+import { freeLowPort } from '../../src/platform/lib/net';
 import { DEFAULT_TEST_DATABASE_URL, freePortPair } from '../../tools/testSupport';
 import { eventually } from '../helpers/stack';
 
@@ -46,11 +46,11 @@ export async function freshDatabases(suffix: string): Promise<{ appDb: string; a
   return { appDb, appUrl: databaseUrl(appDb) };
 }
 
-/** The ports stack:cluster publishes, every one free (a user's own stack may hold the defaults). */
+/** The ports stack:cluster publishes, every one free (a user's own stack may hold the defaults), below the ephemeral range. */
 export const clusterPorts = async () => ({
   PORT: String(await freePortPair()),
-  TEMPORAL_PORT: String(await freePort()),
-  TEMPORAL_UI_PORT: String(await freePort()),
+  TEMPORAL_PORT: String(await freeLowPort()),
+  TEMPORAL_UI_PORT: String(await freeLowPort()),
 });
 
 export const alive = (pid: number) => {

@@ -29,7 +29,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../src/platform/lib/net';
+import { freeLowPort } from '../../src/platform/lib/net';
 import { binaryDirs, ensureBinaries } from './binaries';
 import { ROOT, composeVersions } from './compose';
 import { renderDockerizeTemplate } from './dockerizeTemplate';
@@ -86,23 +86,11 @@ function loadSecrets(dir: string): Secrets {
   return secrets;
 }
 
-/** A port nobody listens on, below 32768: Temporal stores membership ports as smallint (cluster_membership.rpc_port). */
-async function freeLowPort(): Promise<number> {
-  for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 12000);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
-async function distinctFreePorts(n: number, avoid: number[], pick: () => Promise<number> = freePort): Promise<number[]> {
+/** `n` distinct free ports below the ephemeral range, none of them in `avoid`. */
+async function distinctFreePorts(n: number, avoid: number[]): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < n) {
-    const p = await pick();
+    const p = await freeLowPort();
     if (!avoid.includes(p)) ports.add(p);
   }
   return [...ports];
@@ -273,11 +261,7 @@ async function main() {
 
   const avoid = [settings.PORT, settings.PORT + 1, settings.TEMPORAL_PORT, settings.TEMPORAL_UI_PORT];
   const free = await distinctFreePorts(internalPortCount() - 4, avoid);
-  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await distinctFreePorts(
-    4,
-    [...avoid, ...free],
-    freeLowPort,
-  );
+  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = await distinctFreePorts(4, [...avoid, ...free]);
   const [frontendHttp, history, matching, worker, ...metrics] = free;
   const ports: InternalPorts = {
     frontendHttp,

@@ -31,6 +31,30 @@ export function ephemeralPortRange(): string {
   return '1024-65535';
 }
 
+/**
+ * A port nobody listens on, below this machine's ephemeral range (from 20000): a port handed out by
+ * the kernel with `listen(0)` can be taken as the source port of any outgoing connection before the
+ * process meant for it binds, which a stack starting a dozen processes over a minute runs into.
+ * Temporal also stores membership ports as smallint (cluster_membership.rpc_port).
+ */
+export async function freeLowPort(): Promise<number> {
+  const below = Math.min(Number(ephemeralPortRange().split('-')[0]), 32768);
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * (below - 20000));
+    if (await canListen(port)) return port;
+  }
+}
+
+/** Nothing listens on `port` at 127.0.0.1 right now. */
+export function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** A port a setting names is taken: the message says which setting to change. */
 class PortInUseError extends Error {
   constructor(
