@@ -9,6 +9,7 @@ import { PAYOUT_ENTRY_TYPES, type PayoutStatus, payoutEntryKey } from '../payout
 import { expectedPayoutEntries, expectedPayoutNet } from '../payouts/payoutEntries.rules';
 import type { LedgerViolation } from './ledger.repository';
 import { entryId } from './transfers.repository';
+import { type StoredPayout, payoutRow } from '../payouts/payouts.repository';
 
 /** What a payout's workflow answers of it: its status and version; undefined when no run answers. */
 export type PayoutWorkflowState = (payoutId: string) => Promise<{ status: PayoutStatus; version: number } | undefined>;
@@ -18,7 +19,7 @@ interface PayoutCheckRow {
   recipient_id: string;
   status: PayoutStatus;
   version: number;
-  amount: string;
+  amount: bigint;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function findPayoutViolations(
   if (accountId) query.where('account_id', accountId);
   if (page?.after) query.andWhere('id', '>', page.after);
   if (page) query.limit(page.limit);
-  const payouts = (await query) as PayoutCheckRow[];
+  const payouts = ((await query) as StoredPayout<PayoutCheckRow>[]).map((r) => payoutRow(r));
   const violations: LedgerViolation[] = [];
   const entryIds = new Map(payouts.flatMap((p) => PAYOUT_ENTRY_TYPES.map((t) => [entryId(payoutEntryKey(p.id, t)), p.id] as const)));
   const postings: { id: string; type: string; address: string | null; amount_minor: string | null }[] = await db('ledger_entries as e')
@@ -53,7 +54,7 @@ export async function findPayoutViolations(
         message: `the payout is ${p.status}: its entries are ${types.join(', ') || 'none'}; a ${p.status} payout has ${expected.join(', ')}`,
       });
     }
-    const net = expectedPayoutNet(p.status, BigInt(p.amount));
+    const net = expectedPayoutNet(p.status, p.amount);
     const moved = (Object.keys(net) as (keyof typeof net)[]).map((balance) => {
       const address = recipientAddress(p.recipient_id, balance);
       const sum = mine.filter((r) => r.address === address).reduce((s, r) => s + BigInt(r.amount_minor ?? 0), 0n);

@@ -35,13 +35,13 @@ export interface PayoutRow extends PayoutFields {
 }
 
 /** A payout row as `pg` hands it over: its bigint `amount` as text. */
-type StoredPayout<R extends PayoutRow> = Omit<R, 'amount'> & { amount: string | bigint };
+export type StoredPayout<R extends { amount: bigint }> = Omit<R, 'amount'> & { amount: string | bigint };
 
 /**
- * The one reader of a payout row (with any joined columns): its amount as bigint, so that no use of
- * a row converts it again (docs/money.md: minor units are bigint).
+ * The one reader of a payout row (with any joined columns, or some columns only): its amount as
+ * bigint, so that no use of a row converts it again (docs/money.md: minor units are bigint).
  */
-export function payoutRow<R extends PayoutRow>(stored: StoredPayout<R>): R {
+export function payoutRow<R extends { amount: bigint }>(stored: StoredPayout<R>): R {
   return { ...stored, amount: BigInt(stored.amount) } as R;
 }
 
