@@ -21,6 +21,7 @@ import { registry } from '../src/platform/lib/metrics';
 import { auditScheduleId } from '../src/audit/audit.service';
 import { freePort } from '../src/platform/lib/net';
 import { getHistoryQuery, getPaymentQuery, paymentWorkflow, actionUpdate, payoutBatchWorkflow } from '../src/platform/workflows.workflow';
+import { fileMessageId } from '../src/payouts/payoutBatch.activities';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
 import { startReceiver } from './helpers/receiver';
 import { samplePaymentDetails } from './helpers/webhooks';
@@ -238,7 +239,9 @@ describe('a worker SIGKILLed while it holds the payment', () => {
       fs.rmSync(outbox);
       await spawnWorker(stack, workerEnv);
       const batch = await run.result();
-      expect(batch).toEqual({ messageId, payouts: 1, written: true });
+      // A euro payout to a German IBAN: the batch's SEPA file.
+      expect(batch).toEqual({ messageId: expect.any(String), payouts: 1, written: true, files: [messageId] });
+      expect(messageId).toBe(fileMessageId(batch.messageId, true));
       expect(fs.readdirSync(outbox)).toEqual([`${messageId}.xml`]);
       const xml = fs.readFileSync(path.join(outbox, `${messageId}.xml`), 'utf8');
       expect(xml.split(`<EndToEndId>${payout.end_to_end_id}</EndToEndId>`)).toHaveLength(2);

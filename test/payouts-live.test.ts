@@ -19,6 +19,7 @@ import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
 import { bankInboxScheduleId } from '../src/platform/worker/schedules';
 import { payoutBatchWorkflow } from '../src/platform/workflows.workflow';
+import { fileMessageId } from '../src/payouts/payoutBatch.activities';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-outbox-')), 'outbox');
@@ -132,7 +133,7 @@ const take = async (xml: string) => {
 };
 
 describe('live payouts and the bank', () => {
-  it('writes one pain.001 file, then takes the bank’s answers once each, listing what it cannot match', async () => {
+  it('writes a pain.001 file of SEPA credit transfers and one of the others, then takes the bank’s answers once each, listing what it cannot match', async () => {
     const key = account.live_api_key;
     const eur = await fundedLive(key, 20, 'EUR', { country: 'DE', iban: 'DE89370400440532013000' });
     const usd = await fundedLive(key, 10, 'USD', { country: 'US', routing_number: '110000000', account_number: '000123456789' });
@@ -144,11 +145,12 @@ describe('live payouts and the bank', () => {
     const strangers = await fundedLive(other.live_api_key, 3, 'EUR', { country: 'DE', iban: 'DE94370400440532010000' });
     const o = await payout(other.live_api_key, strangers.recipient, 'EUR', 1);
 
-    // The batch: every pending live payout in one file, sent once the file is written; the canceled
-    // one in none. The outbox cannot be written at first (a file stands where its directory goes):
-    // the batch records its payouts under its MsgId and fails; they stay `pending` (in no file on
-    // disk, never `in_transit`), cannot be canceled, nor their bank account deleted; its retry
-    // writes the file under the same MsgId, and only then are they sent.
+    // The batch: every pending live payout in a file, the SEPA credit transfers (A, B, the other
+    // account's) in one and the USD one (C) in another, each sent once its file is written; the
+    // canceled one in none. The outbox cannot be written at first (a file stands where its directory
+    // goes): the batch records its payouts under their files' MsgIds and fails; they stay `pending` (in
+    // no file on disk, never `in_transit`), cannot be canceled, nor their bank account deleted; its
+    // retry writes the files under the same MsgIds, and only then are they sent.
     fs.writeFileSync(outbox, 'not a directory');
     const run = await stack.client.workflow.start(payoutBatchWorkflow, {
       taskQueue: stack.taskQueue,
@@ -171,35 +173,44 @@ describe('live payouts and the bank', () => {
     expect(deleting.body.error).toMatchObject({ code: 'bank_account_in_use', details: { bank_account: eur.bankAccount } });
     fs.rmSync(outbox);
     const batch = await run.result();
-    expect(batch.messageId).toBe(recorded);
+    const [sepaFile, otherFile] = [fileMessageId(batch.messageId, true), fileMessageId(batch.messageId, false)];
+    expect(recorded).toBe(sepaFile);
+    expect(batch.files).toEqual([sepaFile, otherFile]);
     expect(batch.written).toBe(true);
     for (const p of [a, b, c]) expect(await status(key, p.id)).toBe('in_transit');
     expect(await status(other.live_api_key, o.id)).toBe('in_transit');
     expect(await status(key, d.id)).toBe('canceled');
-    const rows = (await stack.db('payouts').where({ message_id: batch.messageId })) as {
-      id: string;
-      amount: string;
-      amount_exponent: number;
-    }[];
-    expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining([a.id, b.id, c.id, o.id]));
+    type Row = { id: string; amount: string; amount_exponent: number; message_id: string };
+    const rows = (await stack.db('payouts').whereIn('message_id', batch.files)) as Row[];
+    const idsIn = (file: string) => rows.filter((r) => r.message_id === file).map((r) => r.id);
+    expect(idsIn(sepaFile)).toEqual(expect.arrayContaining([a.id, b.id, o.id]));
+    expect(idsIn(otherFile)).toEqual(expect.arrayContaining([c.id]));
     expect(rows.map((r) => r.id)).not.toContain(d.id);
     expect(batch.payouts).toBe(rows.length);
 
-    expect(fs.readdirSync(outbox)).toEqual([`${batch.messageId}.xml`]);
-    const xml = fs.readFileSync(path.join(outbox, `${batch.messageId}.xml`), 'utf8');
-    const doc = new XMLParser({
-      ignoreAttributes: false,
-      isArray: (name) => ['PmtInf', 'CdtTrfTxInf'].includes(name),
-      parseTagValue: false,
-    }).parse(xml);
-    const initiation = doc.Document.CstmrCdtTrfInitn;
-    expect(doc.Document['@_xmlns']).toBe('urn:iso:std:iso:20022:tech:xsd:pain.001.001.09');
-    expect(initiation.GrpHdr.MsgId).toBe(batch.messageId);
-    expect(initiation.GrpHdr.NbOfTxs).toBe(String(rows.length));
-    // CtrlSum: the exact sum of every transfer's amount, across currencies, as decimal text.
-    const cents = rows.reduce((sum, r) => sum + BigInt(r.amount) * 10n ** BigInt(2 - r.amount_exponent), 0n);
-    expect(initiation.GrpHdr.CtrlSum).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`);
-    const transfers = (initiation.PmtInf as any[]).flatMap((p) => p.CdtTrfTxInf.map((t: any) => ({ ...t, debtor: p })));
+    expect(fs.readdirSync(outbox).sort()).toEqual([`${sepaFile}.xml`, `${otherFile}.xml`].sort());
+    const initiations = batch.files.map((file) => {
+      const doc = new XMLParser({
+        ignoreAttributes: false,
+        isArray: (name) => ['PmtInf', 'CdtTrfTxInf'].includes(name),
+        parseTagValue: false,
+      }).parse(fs.readFileSync(path.join(outbox, `${file}.xml`), 'utf8'));
+      expect(doc.Document['@_xmlns']).toBe('urn:iso:std:iso:20022:tech:xsd:pain.001.001.09');
+      const initiation = doc.Document.CstmrCdtTrfInitn;
+      const mine = rows.filter((r) => r.message_id === file);
+      expect(initiation.GrpHdr.MsgId).toBe(file);
+      expect(initiation.GrpHdr.NbOfTxs).toBe(String(mine.length));
+      // CtrlSum: the exact sum of the file's transfers' amounts, as decimal text.
+      const cents = mine.reduce((sum, r) => sum + BigInt(r.amount) * 10n ** BigInt(2 - r.amount_exponent), 0n);
+      expect(initiation.GrpHdr.CtrlSum).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`);
+      return initiation;
+    });
+    // The SEPA file is SEPA throughout; the other names no service level.
+    expect(initiations[0].PmtInf.map((p: any) => p.PmtTpInf?.SvcLvl?.Cd)).toEqual(['SEPA']);
+    expect(initiations[1].PmtInf.map((p: any) => p.PmtTpInf?.SvcLvl?.Cd)).toEqual([undefined]);
+    const transfers = initiations.flatMap((initiation) =>
+      (initiation.PmtInf as any[]).flatMap((p) => p.CdtTrfTxInf.map((t: any) => ({ ...t, debtor: p }))),
+    );
     expect(transfers.map((t) => t.PmtId.EndToEndId).sort()).toEqual(rows.map((r) => r.id.replace('_', '-')).sort());
     for (const t of transfers) {
       expect([t.debtor.Dbtr.Nm, t.debtor.DbtrAcct.Id.IBAN, t.debtor.DbtrAgt.FinInstnId.BICFI]).toEqual([
@@ -220,23 +231,25 @@ describe('live payouts and the bank', () => {
     expect(byE2e(c).Amt.InstdAmt).toEqual({ '#text': '7.50', '@_Ccy': 'USD' });
     expect(byE2e(c).CdtrAcct.Id.Othr.Id).toBe('000123456789');
     expect(byE2e(c).CdtrAgt.FinInstnId.ClrSysMmbId.MmbId).toBe('110000000');
+    // Outside SEPA the creditor's country travels with it.
+    expect(byE2e(c).Cdtr.PstlAdr.Ctry).toBe('US');
 
-    // A second batch finds nothing to send: no second file, no payout in two.
-    expect(await runBatch()).toMatchObject({ payouts: 0, written: false });
-    expect(fs.readdirSync(outbox)).toEqual([`${batch.messageId}.xml`]);
+    // A second batch finds nothing to send: no new file, no payout in two.
+    expect(await runBatch()).toMatchObject({ payouts: 0, written: false, files: [] });
+    expect(fs.readdirSync(outbox).sort()).toEqual([`${sepaFile}.xml`, `${otherFile}.xml`].sort());
 
     const tag = Date.now();
     const fill = (file: string) =>
       fs
         .readFileSync(path.join(FIXTURES, 'live', file), 'utf8')
         .replaceAll('LIVE-', `LIVE-${tag}-`)
-        .replaceAll('__MSG__', batch.messageId)
+        .replaceAll('__MSG__', otherFile)
         .replaceAll('__A__', a.end_to_end_id)
         .replaceAll('__B__', b.end_to_end_id)
         .replaceAll('__C__', c.end_to_end_id)
         .replaceAll('__OTHER__', o.end_to_end_id);
 
-    // pain.002: C rejected with AC04 → failed, account_closed; its account errored; A and B accepted, unchanged.
+    // pain.002 on C's file: C rejected with AC04 → failed, account_closed; its account errored.
     const report = await drop(fill('pain.002.001.10-rejects-c.xml'));
     expect(report.taken, report.reason).toBe(true);
     const shown = await ok(await seen(key, report.id!));
@@ -246,11 +259,7 @@ describe('live payouts and the bank', () => {
       message_id: `LIVE-${tag}-STS-0001`,
       message_type: 'pain.002.001.10',
     });
-    expect(shown.entries).toEqual([
-      { end_to_end_id: a.end_to_end_id, amount: null, currency: null, outcome: 'no_change', payout: a.id },
-      { end_to_end_id: b.end_to_end_id, amount: null, currency: null, outcome: 'no_change', payout: b.id },
-      { end_to_end_id: c.end_to_end_id, amount: 7.5, currency: 'USD', outcome: 'failed', payout: c.id },
-    ]);
+    expect(shown.entries).toEqual([{ end_to_end_id: c.end_to_end_id, amount: 7.5, currency: 'USD', outcome: 'failed', payout: c.id }]);
     expect(shown.unmatched).toEqual([]);
     expect(await ok(await stack.http.get(`/api/v1/payouts/${c.id}`, { key }))).toMatchObject({
       status: 'failed',

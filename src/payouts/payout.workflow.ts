@@ -257,11 +257,12 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 }
 
 /**
- * One batch of live payouts written as a pain.001 file (docs/payouts.md, "Live mode"), started every
- * PAYOUT_BATCH_INTERVAL by a Temporal Schedule. Its MsgId and creation time are fixed here, in the
- * workflow's history, so the activity's every retry writes the same file under the same name.
+ * One batch of live payouts written as pain.001 files (docs/payouts.md, "Live mode"), started every
+ * PAYOUT_BATCH_INTERVAL by a Temporal Schedule: SEPA credit transfers in one file, the others in
+ * another (`files`, their MsgIds). Its MsgId and creation time are fixed here, in the workflow's
+ * history, so the activity's every retry writes the same files under the same names.
  */
-export async function payoutBatchWorkflow(): Promise<{ messageId: string; payouts: number; written: boolean }> {
+export async function payoutBatchWorkflow(): Promise<{ messageId: string; payouts: number; written: boolean; files: string[] }> {
   const { writePayoutBatch } = proxyActivities<Activities>({
     // Each payout's workflow takes its send step (an update each): bounded by PAYOUTS_PER_FILE.
     startToCloseTimeout: '10 minutes',

@@ -237,7 +237,16 @@ export async function unattemptedPayoutDeliveries(
 export async function unbatchedLivePayouts(
   db: Knex,
   limit: number,
-): Promise<{ id: string; status: PayoutStatus; number_sealed: string | null; account_holder_name: string }[]> {
+): Promise<
+  {
+    id: string;
+    status: PayoutStatus;
+    currency: string;
+    bank_account_id: string;
+    number_sealed: string | null;
+    account_holder_name: string;
+  }[]
+> {
   return db('payouts as p')
     .join('bank_accounts as b', 'b.id', 'p.bank_account_id')
     .where('p.livemode', true)
@@ -245,7 +254,7 @@ export async function unbatchedLivePayouts(
     .whereIn('p.status', ['pending', 'in_transit'])
     .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
     .limit(limit)
-    .select('p.id', 'p.status', 'b.number_sealed', 'b.account_holder_name');
+    .select('p.id', 'p.status', 'p.currency', 'p.bank_account_id', 'b.number_sealed', 'b.account_holder_name');
 }
 
 /** Record the live payouts `ids` (those that entered the file) as the batch `messageId`'s, unless already in a file. */

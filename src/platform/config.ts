@@ -216,13 +216,18 @@ export function requireSecrets<K extends SecretSetting>(
 }
 
 /** The custody account live payouts are debited from, or a clear error naming each setting it lacks (docs/payouts.md). */
-export function custodyAccount(config: Config): { name: string; iban: string; bic: string } {
+export function custodyAccount(config: Config): { name: string; iban: string; bic: string; initiatorId?: string } {
   const missing = (['CUSTODY_ACCOUNT_NAME', 'CUSTODY_ACCOUNT_IBAN', 'CUSTODY_ACCOUNT_BIC'] as const).filter((n) => config[n] === undefined);
   if (missing.length > 0) {
     const lines = missing.map((n) => `  ${n}: required to write live payouts' bank files (docs/payouts.md)`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return { name: config.CUSTODY_ACCOUNT_NAME!, iban: config.CUSTODY_ACCOUNT_IBAN!, bic: config.CUSTODY_ACCOUNT_BIC! };
+  return {
+    name: config.CUSTODY_ACCOUNT_NAME!,
+    iban: config.CUSTODY_ACCOUNT_IBAN!,
+    bic: config.CUSTODY_ACCOUNT_BIC!,
+    ...(config.CUSTODY_ACCOUNT_INITIATOR_ID ? { initiatorId: config.CUSTODY_ACCOUNT_INITIATOR_ID } : {}),
+  };
 }
 
 /** The JWT secret, or a clear error naming SERVICE_JWT_SECRET. */

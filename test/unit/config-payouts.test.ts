@@ -34,6 +34,15 @@ describe('payout settings', () => {
     });
     expect([config.PAYOUT_OUTBOX_DIR, config.PAYOUT_BATCH_INTERVAL, config.BANK_FILE_MAX_BYTES]).toEqual(['/srv/outbox', 900_000, 2048]);
     expect(custodyAccount(config)).toEqual({ name: 'Custody Ltd', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' });
+    // The initiating party's identifier, when the bank gave one (InitgPty/Id in every pain.001).
+    const custody = {
+      CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
+      CUSTODY_ACCOUNT_IBAN: 'DE89370400440532013000',
+      CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
+    };
+    const initiated = loadConfig({ ...custody, CUSTODY_ACCOUNT_INITIATOR_ID: ' DE98ZZZ09999999999 ' });
+    expect(custodyAccount(initiated)).toMatchObject({ initiatorId: 'DE98ZZZ09999999999' });
+    expect(custodyAccount(loadConfig({ ...custody, CUSTODY_ACCOUNT_INITIATOR_ID: '' }))).not.toHaveProperty('initiatorId');
   });
 
   it.each([
@@ -50,6 +59,8 @@ describe('payout settings', () => {
     ['CUSTODY_ACCOUNT_IBAN', 'DE89370400440532013001', 'CUSTODY_ACCOUNT_IBAN: not a valid IBAN'],
     ['CUSTODY_ACCOUNT_BIC', 'COBA', 'CUSTODY_ACCOUNT_BIC: not a valid BIC'],
     ['CUSTODY_ACCOUNT_NAME', 'x'.repeat(141), 'CUSTODY_ACCOUNT_NAME:'],
+    ['CUSTODY_ACCOUNT_INITIATOR_ID', 'DE98_ZZZ', 'CUSTODY_ACCOUNT_INITIATOR_ID: at most 35 characters of the SEPA character set'],
+    ['CUSTODY_ACCOUNT_INITIATOR_ID', 'X'.repeat(36), 'CUSTODY_ACCOUNT_INITIATOR_ID:'],
   ])('refuse %s=%j with a message naming it', (name, value, message) => {
     const load = () => loadConfig({ [name]: value });
     expect(load).toThrow(ConfigError);

@@ -61,4 +61,19 @@ export const payoutSettings = {
       }
       return bic;
     }),
+  /**
+   * The identifier the bank gave the custody account's holder as initiating party (an EBICS customer
+   * or SEPA creditor id, `InitgPty/Id/OrgId/Othr/Id`): a reference of at most 35 characters of the SEPA set.
+   */
+  CUSTODY_ACCOUNT_INITIATOR_ID: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(
+        /^[A-Za-z0-9/\-?:().,'+ ]{1,35}$/,
+        "at most 35 characters of the SEPA character set (letters, digits, / - ? : ( ) . , ' + and space)",
+      )
+      .optional(),
+  ),
 };
