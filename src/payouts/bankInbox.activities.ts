@@ -31,9 +31,6 @@ import type { ActivityResourcesWithClient } from '../platform/activityResources'
 const isClosedRun = (err: unknown) =>
   err instanceof WorkflowNotFoundError || (err instanceof ServiceError && /already completed/i.test(err.message));
 
-/** How long a taker holds a file it is taking; one killed half-way leaves it to the next after this. */
-export const TAKE_LEASE_MS = 5 * 60_000;
-
 export type TakeResult =
   | { outcome: 'taken'; id: string; record: BankFileRecord }
   /** Taken before, byte for byte: nothing changed now. */
@@ -108,7 +105,7 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
     const claim = await claimBankFile(
       db,
       { id: `bf_${ulid()}`, message_id: file.messageId, message_type: file.messageType, raw, sha256, received_at: new Date(), source },
-      TAKE_LEASE_MS,
+      config.BANK_INBOX_TAKE_LEASE,
     );
     if (claim.kind === 'other_content') {
       return {

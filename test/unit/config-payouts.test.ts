@@ -1,6 +1,6 @@
 /**
  * The payout settings of docs/settings.md (PAYOUT_OUTBOX_DIR, PAYOUT_BATCH_INTERVAL,
- * BANK_FILE_MAX_BYTES, BANK_INBOX_DIR, BANK_INBOX_INTERVAL, BANK_FILE_MAX_ELEMENTS, BANK_FILE_MAX_ENTRIES, CUSTODY_ACCOUNT_*): parsed once at start-up, their defaults as documented,
+ * BANK_FILE_MAX_BYTES, BANK_INBOX_DIR, BANK_INBOX_INTERVAL, BANK_INBOX_TAKE_LEASE, BANK_FILE_MAX_ELEMENTS, BANK_FILE_MAX_ENTRIES, CUSTODY_ACCOUNT_*): parsed once at start-up, their defaults as documented,
  * a bad value a ConfigError naming the setting.
  */
 import path from 'node:path';
@@ -15,6 +15,7 @@ describe('payout settings', () => {
     expect(config.BANK_FILE_MAX_BYTES).toBe(10 * 1024 * 1024);
     expect(config.BANK_INBOX_DIR).toBe(path.resolve(__dirname, '../../.data/bank-inbox'));
     expect(config.BANK_INBOX_INTERVAL).toBe(60_000);
+    expect(config.BANK_INBOX_TAKE_LEASE).toBe(300_000);
     expect([config.BANK_FILE_MAX_ELEMENTS, config.BANK_FILE_MAX_ENTRIES]).toEqual([500_000, 50_000]);
     expect([config.CUSTODY_ACCOUNT_NAME, config.CUSTODY_ACCOUNT_IBAN, config.CUSTODY_ACCOUNT_BIC]).toEqual([
       undefined,
@@ -52,6 +53,7 @@ describe('payout settings', () => {
     ['BANK_INBOX_INTERVAL', 'often', 'BANK_INBOX_INTERVAL: not a duration'],
     ['BANK_INBOX_INTERVAL', '999ms', 'BANK_INBOX_INTERVAL: BANK_INBOX_INTERVAL must be at least 1s'],
     ['BANK_INBOX_DIR', '', 'BANK_INBOX_DIR:'],
+    ['BANK_INBOX_TAKE_LEASE', '500ms', 'BANK_INBOX_TAKE_LEASE: BANK_INBOX_TAKE_LEASE must be at least 1s'],
     ['BANK_FILE_MAX_ELEMENTS', '-1', 'BANK_FILE_MAX_ELEMENTS:'],
     ['BANK_FILE_MAX_ENTRIES', 'many', 'BANK_FILE_MAX_ENTRIES:'],
     ['BANK_FILE_MAX_BYTES', 'ten', 'BANK_FILE_MAX_BYTES:'],

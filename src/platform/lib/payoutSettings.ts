@@ -22,6 +22,8 @@ export const payoutSettings = {
     .default(path.resolve(__dirname, '..', '..', '..', '.data', 'bank-inbox')),
   /** How often the inbox is looked at. */
   BANK_INBOX_INTERVAL: duration('1 min').refine((v) => v >= 1000, 'BANK_INBOX_INTERVAL must be at least 1s'),
+  /** How long a taker holds a bank file it is taking: one killed half-way leaves it to the next after this. */
+  BANK_INBOX_TAKE_LEASE: duration('5 min').refine((v) => v >= 1000, 'BANK_INBOX_TAKE_LEASE must be at least 1s'),
   /** The most elements a bank file may hold; a file with more is rejected unread (docs/bank.md, "Limits"). */
   BANK_FILE_MAX_ELEMENTS: z.coerce.number().int().positive().max(10_000_000).default(500_000),
   /** The most entries (transactions) a bank file may name; a file with more is rejected. */
