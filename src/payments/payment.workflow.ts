@@ -201,8 +201,9 @@ class Payment {
   }
 
   /**
-   * A timer's transition, with its publication (awaited by a test clock's move, not by the run loop); re-checked, since a message may have moved the payment meanwhile. An
+   * A timer's transition; re-checked, since a message may have moved the payment meanwhile. An
    * auto-release is its milestone's; the history names the milestone on a payment with milestones.
+   * With its publication, which a test clock's move awaits and the run loop does not.
    */
   fire(timer: {
     action: TimerAction;
