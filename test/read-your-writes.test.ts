@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { eventually, useStack, validPayment } from './helpers/stack';
+import { twoMilestones } from './helpers/milestones';
 
 describe('an action answers once the worker has committed what it caused', () => {
   const stack = useStack();
@@ -36,6 +37,34 @@ describe('an action answers once the worker has committed what it caused', () =>
     expect(list.body.data.find((p: { id: string }) => p.id === id)).toMatchObject({ amount_held: 60, amount_refunded: 40 });
     const refundEntry = (await stack.db('ledger_entries').where({ payment_id: id, version: 3 }).first()) as { id: string };
     expect(leaves).toEqual(expect.arrayContaining([`transition:${id}:3`, `ledger:${refundEntry.id}`]));
+  });
+
+  it('a test clock move that releases two milestones at once: both releases are in the ledger read right after the answer', async () => {
+    const acct = await stack.newAccount();
+    const key = acct.test_api_key;
+    const created = await stack.http.post('/api/v1/payments', {
+      key,
+      body: twoMilestones({
+        platform_fee: 0,
+        milestones: [
+          { reference: 'first', amount: 60, auto_release_after_seconds: 3600 },
+          { reference: 'second', amount: 40, auto_release_after_seconds: 3600 },
+        ],
+      }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    expect((await stack.http.post(`/api/v1/payments/${id}/deposit`, { key, body: {} })).status).toBe(200);
+    for (const m of created.body.milestones as { id: string }[]) {
+      const approved = await stack.http.post(`/api/v1/payments/${id}/milestones/${m.id}/approve`, { key, body: {} });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    }
+    // One move fires both auto-releases; its answer comes once both steps are published.
+    const moved = await stack.http.post(`/api/v1/test_helpers/payments/${id}/advance`, { key, body: { seconds: 7200 } });
+    expect([moved.status, moved.body.status]).toEqual([200, 'released']);
+    const ledger = await stack.http.get(`/api/v1/payments/${id}/ledger`, { key });
+    // One entry per milestone for each step (docs/money.md): both milestones' releases are there.
+    expect(ledger.body.data.map((e: { type: string }) => e.type)).toEqual(['deposit', 'deposit', 'release', 'release']);
   });
 
   it('a create with every worker down writes nothing from the API; it answers once a worker has committed the payment and its leaf', async () => {
