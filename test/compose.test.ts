@@ -391,7 +391,7 @@ describe('docker-compose.yml: database roles', () => {
     expect(migrate).toEqual(api);
   });
 
-  it('the init script’s roles and migrate’s grants: both write rows, neither can TRUNCATE nor switch off the trail’s triggers, and the api’s cannot write the trail', async () => {
+  it('the init script’s roles and migrate’s grants: both write rows, neither can TRUNCATE nor switch off the trail’s triggers, and the api’s cannot write the trail nor a payment’s row', async () => {
     const s = randomBytes(4).toString('hex');
     const names = {
       TEMPORAL_ROLE: `t_${s}`,
@@ -452,6 +452,25 @@ describe('docker-compose.yml: database roles', () => {
       );
       // It reads what it serves: proofs and the public key (the signing key is never in the database).
       expect(await api('audit_signing_keys').select('public_key')).toEqual([]);
+      // Money it reads but never writes: a payment's row is its workflow's (docs/architecture.md,
+      // "One writer per aggregate"); an erasure overwrites only its personal columns.
+      await expect(api('payments').insert({ id: `pay_${s}` })).rejects.toThrow(/permission denied for table payments/);
+      await expect(api('payments').update({ status: 'released', version: 99 })).rejects.toThrow(/permission denied for table payments/);
+      await expect(api('payments').del()).rejects.toThrow(/permission denied for table payments/);
+      await api.transaction(async (tx) => {
+        expect(
+          await tx('payments')
+            .where({ id: `pay_${s}` })
+            .forUpdate()
+            .first(),
+        ).toBeUndefined();
+        expect(
+          await tx('payments')
+            .where({ id: `pay_${s}` })
+            .update({ payer_email: '[redacted]', metadata: '{}' }),
+        ).toBe(0);
+      });
+      expect(await api('payments').select('id')).toEqual([]);
       // The workers: the trail's only writers.
       await appendLeaf(worker, leaf);
       expect(await sequence(worker)).toBe(1);

@@ -1,7 +1,8 @@
 /**
  * The projection's one statement (src/payments/projection.repository.ts): each row written once however often it
- * runs, never an error for concurrent writers (the API and the workflow project every transition
- * at the same moment), and the deliveries it plans named as the TypeScript rule names them.
+ * runs, never an error for concurrent writers (a publication's attempt that timed out still running
+ * beside its retry, two steps' publications at once), and the deliveries it plans named as the
+ * TypeScript rule names them.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -43,7 +43,9 @@ describe('workflow determinism', () => {
         const name = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
         return name ? [name] : [];
       });
+      // `created`: the create's update-with-start, answered once the creation is committed (docs/architecture.md).
       expect(updates).toEqual([
+        'created',
         'deposit',
         'milestone_approve',
         'milestone_release',
@@ -92,6 +94,27 @@ describe('workflow determinism', () => {
     }
   });
 
+  it('answers each update once the publication it caused has completed (one writer: docs/architecture.md)', () => {
+    for (const file of ['v1-approve-release.json', 'v1-dispute-refund.json', 'v1-fee-refund-split.json']) {
+      const events = historyOf(file).events ?? [];
+      const id = (e: (typeof events)[number]) => Number(e.eventId);
+      const publications = new Set(
+        events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition').map(id),
+      );
+      const published = events.filter((e) => publications.has(Number(e.activityTaskCompletedEventAttributes?.scheduledEventId))).map(id);
+      const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).map(id);
+      const completed = events.filter((e) => e.workflowExecutionUpdateCompletedEventAttributes);
+      expect(completed.length, file).toBe(accepted.length);
+      for (const done of completed) {
+        const from = Number(done.workflowExecutionUpdateCompletedEventAttributes!.acceptedEventId);
+        expect(
+          published.some((p) => p > from && p < id(done)),
+          `${file}: the update accepted at event ${from} answered with no publication completed in between`,
+        ).toBe(true);
+      }
+    }
+  });
+
   it('holds money as bigint in the payloads', () => {
     for (const file of files) {
       const [started] = historyOf(file).events ?? [];
@@ -108,6 +131,7 @@ describe('workflow determinism', () => {
       return name ? [name] : [];
     });
     expect(updates).toEqual([
+      'created',
       'deposit',
       'dispute',
       'dispute_evidence',

@@ -38,7 +38,7 @@ describe('worker versioning', () => {
       const created = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
-      // Recorded once its first workflow task completes, which the create does not wait for.
+      // Recorded once its first workflow task completes (the visibility of it may lag the create).
       const first = await eventually(async () => {
         const v = await versioning(stack, id);
         return v.buildId === undefined ? undefined : v;

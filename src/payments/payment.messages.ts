@@ -85,5 +85,10 @@ export const transitionSignal = defineSignal<[TransitionMessage]>('transition');
  * auto-release comes due now, with the normal history entry and webhook. Time elsewhere is untouched.
  */
 export const advanceClockUpdate = defineUpdate<{ payment: PaymentState; entry?: HistoryEntry }, [{ seconds: number }]>('advanceClock');
+/**
+ * The create's update, sent with the start (update-with-start): answers the payment once its
+ * creation's publication is committed, so the list, the ledger and the trail show it (docs/architecture.md).
+ */
+export const createdUpdate = defineUpdate<PaymentState>('created');
 export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
 export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');

@@ -1,8 +1,10 @@
 /**
  * The payment workflow, one run per payment: the state machine's messages (per-action updates, and
- * the `transition` signal, defined in ./paymentMessages.ts) and its timers; a refusal's failure is
- * ./paymentFailures.ts's. Its side effects (the publication of each transition, webhook retries and
- * hand-over) are ./webhookDelivery.ts's.
+ * the `transition` signal, defined in ./payment.messages.ts) and its timers; a refusal's failure is
+ * ./paymentFailures.workflow.ts's. Its side effects (the publication of each transition, webhook
+ * retries and hand-over) are src/webhooks/webhookDelivery.workflow.ts's. The payment's one writer: an
+ * update answers once the publication of the step it caused is committed (docs/architecture.md,
+ * "One writer per aggregate").
  */
 import {
   ApplicationFailure,
@@ -53,6 +55,7 @@ import {
   type TransitionOutcome,
   actionUpdate,
   advanceClockUpdate,
+  createdUpdate,
   disputeUpdate,
   getHistoryQuery,
   getPaymentQuery,
@@ -76,6 +79,8 @@ class Payment {
   private readonly publications: Publications;
   /** The payment as created: money as bigint also from a history recorded when payloads carried it as text (docs/money.md). */
   private readonly created: PaymentState;
+  /** The creation's publication, once `start` has scheduled it (a repaired run's was the first run's). */
+  private creation?: Promise<void>;
 
   constructor(private readonly input: PaymentWorkflowInput) {
     this.created = withBigintMoney(input.payment);
@@ -105,10 +110,13 @@ class Payment {
     throw disputeFailure(plan);
   }
 
-  /** A party's dispute action: state first, side effects after. Its text's hash is the entry's reason, so the trail holds only that. */
-  disputeStep(req: DisputeMessage, plan: PlannedStep): TransitionOutcome {
+  /**
+   * A party's dispute action: state first, before any await, then its publication, which it answers
+   * once committed. Its text's hash is the entry's reason, so the trail holds only that.
+   */
+  async disputeStep(req: DisputeMessage, plan: PlannedStep): Promise<TransitionOutcome> {
     const outcome = this.apply(plan, req.actor, req.hash ?? null, req.requestId);
-    this.publications.publish({ ...outcome, requestId: req.requestId });
+    await this.publications.publish({ ...outcome, requestId: req.requestId });
     return outcome;
   }
 
@@ -123,10 +131,23 @@ class Payment {
     if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
   }
 
-  /** Move the clock; every timer now due fires at once, and the answer is the last one's step (the run loop re-arms the others). */
-  advance(seconds: number): { payment: PaymentState; entry?: HistoryEntry } {
+  /**
+   * Move the clock; every timer now due fires at once (the run loop re-arms the others), and the
+   * answer, the last one's step, comes once every step it fired is published.
+   */
+  async advance(seconds: number): Promise<{ payment: PaymentState; entry?: HistoryEntry }> {
     this.clockOffsetMs += seconds * 1000;
-    return this.fireDue() ?? { payment: this.state };
+    const { last, published } = this.fireDue();
+    await Promise.all(published);
+    return last ?? { payment: this.state };
+  }
+
+  /** The payment as its creation's publication committed it, or as it is now for a later caller (a create's retry). */
+  async createdAndPublished(): Promise<PaymentState> {
+    // Handlers may run before the run's first step has scheduled the creation: wait for it, then for its commit.
+    await condition(() => this.creation !== undefined);
+    await this.creation;
+    return this.state;
   }
 
   /** Change state synchronously (so the next validator sees it); side effects come after. */
@@ -154,11 +175,17 @@ class Payment {
 
   /** The creation's side effects, then every later transition's through `publish`. A repaired run's creation was published by the first. */
   start(): void {
-    if (!this.input.resumed) this.publications.publish({ payment: this.created, entry: this.history[0], requestId: this.input.requestId });
+    this.creation = this.input.resumed
+      ? Promise.resolve()
+      : this.publications.publish({ payment: this.created, entry: this.history[0], requestId: this.input.requestId });
   }
 
-  /** A client's transition (update or signal): state first, side effects after, never awaited. */
-  transition(req: TransitionMessage, plan: PlannedStep): TransitionOutcome {
+  /**
+   * A client's transition (update or signal): state first, before any await (so the next validator
+   * sees it, as in samples-typescript's safe-message-handlers), then its publication; an update
+   * answers once that is committed.
+   */
+  async transition(req: TransitionMessage, plan: PlannedStep): Promise<TransitionOutcome> {
     // Only a dispute opened after the patch has a record: one replayed from before stays a status.
     if (req.action === 'dispute' && patched(DISPUTES_PATCH)) {
       const opening = req.dispute ?? {
@@ -169,15 +196,20 @@ class Payment {
       plan = openDispute(this.state, plan, { ...opening, reason: req.reason ?? null }, this.now());
     }
     const outcome = this.apply(plan, req.actor, req.reason ?? null, req.requestId);
-    this.publications.publish({ ...outcome, requestId: req.requestId });
+    await this.publications.publish({ ...outcome, requestId: req.requestId });
     return outcome;
   }
 
   /**
    * A timer's transition; re-checked, since a message may have moved the payment meanwhile. An
    * auto-release is its milestone's; the history names the milestone on a payment with milestones.
+   * With its publication, which a test clock's move awaits and the run loop does not.
    */
-  fire(timer: { action: TimerAction; milestoneId?: string; disputeId?: string }): TransitionOutcome | undefined {
+  fire(timer: {
+    action: TimerAction;
+    milestoneId?: string;
+    disputeId?: string;
+  }): { outcome: TransitionOutcome; published: Promise<void> } | undefined {
     const milestoneId = this.state.staged ? timer.milestoneId : undefined;
     const plan =
       timer.action === 'dispute_default'
@@ -185,22 +217,23 @@ class Payment {
         : planTransition(this.state, { action: timer.action, milestoneId }, this.now(), false);
     if (!plan?.ok) return undefined;
     const outcome = this.apply(plan, 'system', TIMER_REASONS[timer.action]);
-    this.publications.publish(outcome);
-    return outcome;
+    return { outcome, published: this.publications.publish(outcome) };
   }
 
   /**
    * Every timer due on the payment's clock, earliest first, in this one task: several milestones'
-   * auto-releases may come due together. The last step's outcome, if any fired.
+   * auto-releases may come due together. The last step's outcome, if any fired, and every step's publication.
    */
-  fireDue(): TransitionOutcome | undefined {
+  fireDue(): { last?: TransitionOutcome; published: Promise<void>[] } {
     let last: TransitionOutcome | undefined;
+    const published: Promise<void>[] = [];
     for (let timer = pendingTimer(this.state); timer && this.now() >= timer.dueAt; timer = pendingTimer(this.state)) {
-      const outcome = this.fire(timer);
-      if (!outcome) break;
-      last = outcome;
+      const fired = this.fire(timer);
+      if (!fired) break;
+      last = fired.outcome;
+      published.push(fired.published);
     }
-    return last;
+    return { last, published };
   }
 
   /**
@@ -245,6 +278,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   const payment = new Payment(input);
   setHandler(getPaymentQuery, () => payment.state);
   setHandler(getHistoryQuery, () => payment.history);
+  // The create's answer (an update-with-start): the payment once its creation is committed.
+  setHandler(createdUpdate, () => payment.createdAndPublished());
   for (const action of CLIENT_ACTIONS) {
     setHandler(
       actionUpdate(action),
@@ -292,7 +327,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       log.warn('transition signal refused', { action: req.action, status: payment.state.status, error: String(err) });
       return;
     }
-    payment.transition(req, plan);
+    // A signal answers no one: its publication runs on, and the run waits for it before it closes.
+    void payment.transition(req, plan);
   });
   return payment.run();
 }

@@ -1,12 +1,18 @@
 /**
  * A client's new payment: its fields, milestones and money from the request, its personal data
- * kept here, and its workflow started (one run per payment id, never a second).
+ * kept here, and its workflow started (one run per payment id, never a second) with the update that
+ * answers once the workflow's first step, the creation's publication, is committed.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+} from '@temporalio/client';
 import { ulid } from 'ulid';
 import { minorUnits } from '../ledger/money.rules';
 import type { MilestoneRecord, PaymentDetails, PaymentRecord } from './paymentRecord.rules';
-import { INITIAL_STATUS, creationEntry } from './payment.rules';
+import { INITIAL_STATUS } from './payment.rules';
 import { wholeMilestone } from './milestones.rules';
 import { personalOf, withPersonal, withoutPersonal } from './personalData.rules';
 import { type Scope, scopeOf } from '../tenants/tenancy.rules';
@@ -15,9 +21,9 @@ import { findRecipients } from '../recipients/recipients.repository';
 import { notErased } from '../recipients/recipients.service';
 import { claimOpenPayment, purgeStaleClaims } from './openPayments.repository';
 import { findPayment } from './payments.repository';
-import { savePersonal } from './personalData.repository';
+import { findPersonal, savePersonal } from './personalData.repository';
 import { withDisputeTexts } from './disputeTexts.repository';
-import { getPaymentQuery, paymentWorkflow } from '../platform/workflows.workflow';
+import { createdUpdate, getPaymentQuery, paymentWorkflow } from '../platform/workflows.workflow';
 import { InvalidInput, QuotaExceeded, RecipientNotPayable } from '../platform/useCaseErrors';
 import { type Call, type PaymentsDeps, paymentRun, paymentRunOptions } from './paymentRun.service';
 
@@ -97,7 +103,7 @@ function newMilestones(
 
 export function paymentCreation(deps: PaymentsDeps) {
   const { db, temporal, config } = deps;
-  const { within, showDurable } = paymentRun(deps);
+  const { within } = paymentRun(deps);
 
   /**
    * A place among the account's open payments in this mode, taken before anything starts. A create
@@ -150,7 +156,10 @@ export function paymentCreation(deps: PaymentsDeps) {
     /** Delete the claims of creates that died before their payment's row was written (src/payments/openPayments.repository.ts). */
     purgeStaleClaims: () => purgeStaleClaims(db),
 
-    /** Start the payment's workflow; its id is the payment id, never reused. */
+    /**
+     * Start the payment's workflow, its id the payment id, never reused; answer once its creation is
+     * committed by the worker (docs/architecture.md, "One writer per aggregate").
+     */
     async create(call: Call, input: NewPayment): Promise<PaymentDetails> {
       const { principal } = call;
       const { payment: party, milestones: parties } = await partiesOf(scopeOf(principal), input);
@@ -183,17 +192,25 @@ export function paymentCreation(deps: PaymentsDeps) {
       // Kept here before the workflow starts, which carries ids and amounts only (docs/architecture.md).
       await savePersonal(db, payment.id, personalOf(payment));
       try {
-        await within(call, () =>
-          temporal.workflow.start(paymentWorkflow, {
-            ...paymentRunOptions(config, payment, new Date(payment.depositDeadline)),
-            // Never a second run under a payment id, even after the first has closed.
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            args: [{ payment: withoutPersonal(payment), actor: principal.actor, requestId: call.requestId }],
-          }),
-        );
+        // One call: the start, and the `created` update, which the workflow answers once its first
+        // step, the creation's publication (row, history, event, trail), is committed. A retry
+        // (same Idempotency-Key) while the run is open sends the update to that run and waits the same.
+        const start = new WithStartWorkflowOperation(paymentWorkflow, {
+          ...paymentRunOptions(config, payment, new Date(payment.depositDeadline)),
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          // Never a second run under a payment id, even after the first has closed.
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          args: [{ payment: withoutPersonal(payment), actor: principal.actor, requestId: call.requestId }],
+        });
+        const state = await within(call, () => temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
+        // Never another tenant's run: ids come from the caller's own key or a fresh ulid.
+        if (state.accountId !== principal.accountId || state.livemode !== principal.livemode)
+          throw new Error(`payment ${payment.id} runs for another account or mode`);
+        // The personal data as kept by the first attempt (a retry's milestones would have new ids).
+        return await withDisputeTexts(db, withPersonal(state, await findPersonal(db, payment.id)));
       } catch (err) {
-        // A retry (same Idempotency-Key) of a create whose first attempt started the workflow but
-        // failed on our side before answering: answer with that payment, never start a second.
+        // A retry (same Idempotency-Key) of a create whose first attempt's run has closed since:
+        // answer with that payment, never start a second.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError) || !call.resourceId) throw err;
         const existing = await within(call, () => temporal.workflow.getHandle(payment.id).query(getPaymentQuery))
           .then(async (state) => withPersonal(state, (await findPayment(db, scopeOf(principal), payment.id)) ?? payment))
@@ -201,10 +218,6 @@ export function paymentCreation(deps: PaymentsDeps) {
         if (!existing || existing.accountId !== principal.accountId || existing.livemode !== principal.livemode) throw err;
         return withDisputeTexts(db, existing);
       }
-      // Lists the payment the moment the client hears 201. The workflow exists from here on, so a
-      // failed write is logged, not answered with an error that invites a second create.
-      await showDurable(call, payment, creationEntry(payment, principal.actor));
-      return payment;
     },
   };
 }

@@ -1,15 +1,15 @@
 /**
  * What the payment use cases share: the request they serve (`Call`), the options every run of a
- * payment starts with, and the read-model write once Temporal has made a state durable.
+ * payment starts with, and the one deadline of a request's Temporal calls. The API writes no money:
+ * the workers do, and an action answers once they have (docs/architecture.md, "One writer per aggregate").
  */
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { tenantPriority } from '../webhooks/deliverySeries.rules';
-import { type Config, reasonHashKey } from '../platform/config';
+import type { Config } from '../platform/config';
 import { toMajor } from '../ledger/money.rules';
-import type { HistoryEntry, PaymentState } from './paymentTypes.rules';
-import type { PaymentDetails } from './paymentRecord.rules';
+import type { PaymentState } from './paymentTypes.rules';
 import { summary } from './paymentSummary.rules';
 import {
   AccountIdKey,
@@ -22,7 +22,6 @@ import {
   RecordKindKey,
 } from '../platform/searchAttributes.rules';
 import type { Principal } from '../tenants/tenancy.rules';
-import { projectReadModel } from './projection.repository';
 import type { Logger } from '../platform/lib/logger';
 import { withinDeadline } from '../platform/lib/temporalDeadline';
 
@@ -76,21 +75,9 @@ export function paymentRunOptions(config: Config, payment: PaymentState, nextDea
 }
 
 /** The use cases' shared steps, bound to their dependencies. */
-export function paymentRun({ db, temporal, config, logger }: PaymentsDeps) {
+export function paymentRun({ temporal }: Pick<PaymentsDeps, 'temporal'>) {
   return {
     /** Every Temporal call of the request under its one deadline. */
     within: <T>(call: Call, fn: () => Promise<T>) => withinDeadline(temporal, fn, call.deadline),
-
-    /**
-     * Temporal has made this state durable: write it now, so that a read or a list right after the
-     * answer shows it. The workflow's own projection follows; both are idempotent by version. The
-     * custody trail is the workflow's alone (docs/audit.md): the API's database role cannot write it.
-     */
-    showDurable: async (call: Call, payment: PaymentDetails, entry: HistoryEntry | undefined): Promise<void> => {
-      if (!entry) return;
-      await projectReadModel(db, payment, entry, reasonHashKey(config)).catch((err: unknown) =>
-        logger.warn({ request_id: call.requestId, payment_id: payment.id, err }, 'read model write failed; the workflow will project it'),
-      );
-    },
   };
 }

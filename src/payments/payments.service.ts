@@ -105,13 +105,13 @@ const PAYMENT_ID = /^pay_[0-9A-Za-z]{1,64}$/;
 
 export function paymentsService(deps: PaymentsDeps) {
   const { db, temporal, config } = deps;
-  const { within, showDurable } = paymentRun(deps);
+  const { within } = paymentRun(deps);
 
   /**
    * The run of a payment of this account and mode whose read-model row is missing, or undefined. A
-   * payment answered 201 is never 404 afterwards: when the API's write of its row failed and the
-   * workflow's projection has not caught up yet, its workflow answers for it (docs/api.md, "A payment
-   * before its row").
+   * payment answered 201 is never 404 afterwards: its create answers once the row is committed, and
+   * should the creation's publication have failed for good (or a create's retry answered from a run
+   * whose row is not yet written), its workflow answers for it (docs/api.md, "A payment before its row").
    */
   async function runOf(scope: Scope, id: string): Promise<{ handle: WorkflowHandle; state: PaymentRecord } | undefined> {
     if (!PAYMENT_ID.test(id)) return undefined;
@@ -246,9 +246,8 @@ export function paymentsService(deps: PaymentsDeps) {
         const now = milestoneId === undefined ? latest?.status : latest?.milestones.find((m) => m.id === milestoneId)?.status;
         throw refusal(now ?? status, undefined, latest && nextActions(latest, milestoneId));
       }
-      const payment = await withDisputeTexts(db, withPersonal(outcome.payment, current));
-      await showDurable(call, payment, outcome.entry);
-      return payment;
+      // The update answered once its publication committed: the row, ledger and trail show it already.
+      return withDisputeTexts(db, withPersonal(outcome.payment, current));
     },
 
     /**
@@ -312,9 +311,8 @@ export function paymentsService(deps: PaymentsDeps) {
         const refused = planDispute(latest, { ...request, action, refundMinor: undefined }, Date.now());
         throw refused.ok ? new InvalidTransition(latest.status, refusalMessage(action, latest.status)) : disputeError(refused, milestoneId);
       }
-      const payment = await withDisputeTexts(db, withPersonal(outcome.payment, current));
-      await showDurable(call, payment, outcome.entry);
-      return payment;
+      // The update answered once its publication committed: the row, ledger and trail show it already.
+      return withDisputeTexts(db, withPersonal(outcome.payment, current));
     },
 
     /** Test clocks: a test-mode payment's clock moves forward; due timers fire. Live: not found. */
@@ -322,12 +320,11 @@ export function paymentsService(deps: PaymentsDeps) {
       if (call.principal.livemode) throw new NotFound('test-mode payment');
       const current = await load(scopeOf(call.principal), id);
       if (isTerminal(current.status)) return withDisputeTexts(db, current);
-      const { payment, entry } = await within(call, () =>
+      // Answered once every step the move fired is published.
+      const { payment } = await within(call, () =>
         temporal.workflow.getHandle(current.id).executeUpdate(advanceClockUpdate, { args: [{ seconds }], updateId: call.resourceId }),
       );
-      const shown = await withDisputeTexts(db, withPersonal(payment, current));
-      await showDurable(call, shown, entry);
-      return shown;
+      return withDisputeTexts(db, withPersonal(payment, current));
     },
   };
 }

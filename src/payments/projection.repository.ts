@@ -5,12 +5,11 @@
  * round trip and atomic on its own, where a statement per table would be about a dozen
  * (docs/benchmarks.md).
  *
- * Two writers, one trail writer: the API's write-through (`projectReadModel`, so that a read right
- * after an answer shows it) writes everything but the trail; the workflow's (`projectAndPlan`, in the
- * publication activity) writes the trail's leaves too, so that in the compose topology the API's database role
- * needs no write on the trail (docs/security.md). A transition's leaf is in the workflow's statement;
- * its ledger entries' leaves follow it, from the stored entries, whichever writer wrote them
- * (`appendLeavesOfEntries`, src/ledger/ledgerAccounts.repository.ts: the one path of an entry's leaf).
+ * One writer: the workflow's publication activity (`projectAndPlan`), whose update answers once it
+ * has committed (docs/architecture.md, "One writer per aggregate"); the API's database role only reads
+ * what it writes (docs/security.md). A transition's leaf is in the statement; its ledger entries'
+ * leaves follow it, from the stored entries (`appendLeavesOfEntries`,
+ * src/ledger/ledgerAccounts.repository.ts: the one path of an entry's leaf).
  *
  * The rules are those of each repository (src/payments/payments.repository.ts, ledger.ts, events.ts, audit.ts),
  * kept here in SQL with the deliveries' own (./deliveryPlan.ts: one per subscribed, active
@@ -21,8 +20,8 @@
  *
  * `ON CONFLICT DO NOTHING` names no constraint on purpose: a named one is the only arbiter, and a
  * concurrent writer's row then fails the table's other unique index (events and ledger entries have
- * two) with a unique violation instead of being skipped. The API and the workflow write every
- * transition at the same moment, so that race is common (test/projection.test.ts).
+ * two) with a unique violation instead of being skipped. A publication's attempt that timed out may
+ * still run beside its retry (test/projection.test.ts).
  *
  * Lock order: every writer of a projection goes through `projectionCtes`, so every writer takes the
  * same rows in the same order (PostgreSQL runs the CTEs in an order fixed by the statement's shape)
@@ -50,15 +49,14 @@ import { creditedRecipient, makeReleasesAvailable } from '../ledger/paymentPosti
 import { appendLeavesOfEntries } from '../ledger/ledgerAccounts.repository';
 
 /**
- * The CTEs that write the projection of one history entry, with `trail` the transition's leaf too;
- * and the ids of its ledger entries, whose leaves the trail's writer appends from what is stored.
+ * The CTEs that write the projection of one history entry and its transition's leaf; and the ids of
+ * its ledger entries, whose leaves are appended from what is stored.
  */
 function projectionCtes(
   b: Bindings,
   state: PaymentDetails,
   entry: HistoryEntry,
   reasonKey: Buffer,
-  trail: boolean,
 ): { ctes: string[]; entryIds: string[] } {
   // A client's reason crosses Temporal as its keyed hash; the text is the one the API kept for it.
   // A function: bindings are added in the order the text reads (src/platform/database/statement.ts).
@@ -119,7 +117,6 @@ function projectionCtes(
   // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
   ctes.push(...ledgerCtes(b, entries));
   const entryIds = entries.map((e) => entryId(e.key));
-  if (!trail) return { ctes, entryIds };
   const columns = LEAF_COLUMNS.map(([c]) => c).join(', ');
   // The transition's leaf (docs/audit.md); its ledger entries' follow from what is stored (`appendLeavesOfEntries`).
   ctes.push(`leaves AS (
@@ -129,32 +126,18 @@ function projectionCtes(
 }
 
 /**
- * The projection without deliveries to plan, with the custody trail (`trail`: the transition's leaf,
- * then its entries' from what is stored) or without it; then the availability step of its releases
- * to recipients (docs/money.md), in a transaction of its own.
+ * Project a payment and one history entry into the read model, history, events, ledger and trail:
+ * the publication's projection (`projectAndPlan`) without deliveries to plan; then the availability
+ * step of its releases to recipients (docs/money.md), in a transaction of its own. Idempotent and
+ * monotonic (see above).
  */
-async function project(db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer, trail: boolean): Promise<void> {
+export async function projectPayment(db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer): Promise<void> {
   const b = new Bindings();
-  const { ctes, entryIds } = projectionCtes(b, payment, entry, reasonKey, trail);
+  const { ctes, entryIds } = projectionCtes(b, payment, entry, reasonKey);
   await db.raw(`WITH ${ctes.join(',\n')}\nSELECT 1`, b.values as Knex.RawBinding[]);
-  if (trail) await appendLeavesOfEntries(db, entryIds);
+  await appendLeavesOfEntries(db, entryIds);
   await makeReleasesAvailable(db, payment, entry);
 }
-
-/**
- * Project a payment and one history entry into the read model, history, events, ledger and trail:
- * the workflow's projection (`projectAndPlan`) without deliveries to plan. Idempotent and monotonic
- * (see above).
- */
-export const projectPayment = (db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
-  project(db, payment, entry, reasonKey, true);
-
-/**
- * The API's write-through: the same projection without the custody trail, whose only writers are the
- * workers (docs/audit.md). Idempotent and monotonic; the workflow's projection follows.
- */
-export const projectReadModel = (db: Knex, payment: PaymentDetails, entry: HistoryEntry, reasonKey: Buffer) =>
-  project(db, payment, entry, reasonKey, false);
 
 /** The projection, and the deliveries its events owe (`deliveryCtes`, the envelopes in order), in the same statement. */
 export async function projectAndPlan(
@@ -165,7 +148,7 @@ export async function projectAndPlan(
   reasonKey: Buffer,
 ): Promise<PlannedDelivery[]> {
   const b = new Bindings();
-  const projection = projectionCtes(b, payment, entry, reasonKey, true);
+  const projection = projectionCtes(b, payment, entry, reasonKey);
   const { ctes, parts } = deliveryCtes(b, payment, envelopes, payment.version);
   const { deliveries } = await planned(db, b, [...projection.ctes, ...ctes], parts);
   await appendLeavesOfEntries(db, projection.entryIds);

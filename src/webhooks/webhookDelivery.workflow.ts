@@ -68,9 +68,15 @@ export class Publications {
     return series;
   }
 
-  /** Read model and webhooks in the background: no transition waits for a publication. */
-  publish(input: PublicationInput): void {
-    this.projections.push(this.run(input));
+  /**
+   * The transition's projection (read model, ledger, trail and its deliveries' rows), settled once
+   * committed (or reported failed for good); the deliveries' series go on in the background. The
+   * step's handler awaits it before it answers (docs/architecture.md, "One writer per aggregate").
+   */
+  publish(input: PublicationInput): Promise<void> {
+    const projection = this.run(input);
+    this.projections.push(projection);
+    return projection;
   }
 
   private async run(input: PublicationInput): Promise<void> {

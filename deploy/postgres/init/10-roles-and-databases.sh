@@ -11,7 +11,7 @@
 #                    every migration run (src/platform/database/roles.ts), the one step that runs once the tables exist:
 #                    rows of every table, never TRUNCATE, never own a table (so neither can disable the
 #                    custody trail's append-only triggers), and for the api no write on the trail's
-#                    tables (docs/security.md, "Database roles").
+#                    tables nor on `payments` but its personal columns (docs/security.md, "Database roles").
 #
 # The role and database names can be changed for a test (test/compose.test.ts runs this script
 # against a scratch server with names of its own); compose uses the defaults.

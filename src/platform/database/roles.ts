@@ -13,9 +13,24 @@ import type { Knex } from 'knex';
 export const TRAIL_TABLES = ['audit_leaves', 'audit_nodes', 'audit_tree_heads', 'audit_signing_keys'] as const;
 
 /**
- * Grant `worker` rows of every table, and `api` the same but writing the trail's tables. Neither may
- * TRUNCATE, own a table or take TRIGGER (so neither can switch the trail's append-only triggers off).
- * Idempotent: run after every `npm run migrate` with DATABASE_API_ROLE and DATABASE_WORKER_ROLE set.
+ * The money the API reads and only the workers write (docs/architecture.md, "One writer per
+ * aggregate"): a payment's row is written by its workflow's publication, and an action answers once
+ * that is committed. The ledger's tables join this list once a payout's creation and a recipient's
+ * `make_available` are the workers' too (docs/security.md, "Database roles").
+ */
+export const WORKER_WRITTEN_TABLES = ['payments'] as const;
+
+/**
+ * The personal columns of `payments` an erasure overwrites (`POST /payments/:id/redact`, an API
+ * request: src/payments/personalData.repository.ts). No amount, status or version among them.
+ */
+export const ERASABLE_PAYMENT_COLUMNS = ['payer_email', 'recipient_email', 'description', 'metadata', 'milestone_personal'] as const;
+
+/**
+ * Grant `worker` rows of every table, and `api` the same but writing neither the trail's tables nor
+ * the money the workers write (`payments` but its personal columns). Neither may TRUNCATE, own a
+ * table or take TRIGGER (so neither can switch the trail's append-only triggers off). Idempotent:
+ * run after every `npm run migrate` with DATABASE_API_ROLE and DATABASE_WORKER_ROLE set.
  */
 export async function grantRoles(db: Knex, roles: { api?: string; worker?: string }): Promise<void> {
   await db.transaction(async (tx) => {
@@ -26,7 +41,13 @@ export async function grantRoles(db: Knex, roles: { api?: string; worker?: strin
       await tx.raw('GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ??', [role]);
     }
     if (roles.api) {
-      await tx.raw(`REVOKE INSERT, UPDATE, DELETE ON ${TRAIL_TABLES.map(() => '??').join(', ')} FROM ??`, [...TRAIL_TABLES, roles.api]);
+      const readOnly = [...TRAIL_TABLES, ...WORKER_WRITTEN_TABLES];
+      // Revoking a table's UPDATE revokes its columns' too: the erasure's columns are granted after.
+      await tx.raw(`REVOKE INSERT, UPDATE, DELETE ON ${readOnly.map(() => '??').join(', ')} FROM ??`, [...readOnly, roles.api]);
+      await tx.raw(`GRANT UPDATE (${ERASABLE_PAYMENT_COLUMNS.map(() => '??').join(', ')}) ON payments TO ??`, [
+        ...ERASABLE_PAYMENT_COLUMNS,
+        roles.api,
+      ]);
     }
   });
 }

@@ -105,6 +105,8 @@ const PRODUCTION_DYNAMIC_CONFIG = [
   // account and mode) is dispatched in turn with the others' (docs/webhooks.md, "No tenant slows another").
   'matching.useNewMatcher=true',
   'matching.enableFairness=true',
+  // As production.yaml: Update-with-Start, a payment's create (docs/architecture.md, "One writer per aggregate").
+  'frontend.enableExecuteMultiOperation=true',
 ];
 
 async function waitForServer(address: string, child: ChildProcess | undefined, timeoutMs: number): Promise<void> {
