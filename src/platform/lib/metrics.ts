@@ -50,6 +50,18 @@ export const ledgerVerifyInterval = new Gauge({
   help: "The ledger check's schedule interval (LEDGER_VERIFY_INTERVAL), for the staleness alert",
   registers: [registry],
 });
+export const reconciliationDifference = new Gauge({
+  name: 'custody_reconciliation_difference_minor',
+  help: "The custody account's newest reconciled statement: the bank's closing balance less the ledger's, minor units (docs/reconciliation.md; alert on any)",
+  labelNames: ['currency'] as const,
+  registers: [registry],
+});
+export const reconciliationLastBalanced = new Gauge({
+  name: 'custody_reconciliation_last_balanced_timestamp_seconds',
+  help: 'When a statement of the custody account was last reconciled balanced (Unix seconds; alert when older than 26 hours)',
+  labelNames: ['currency'] as const,
+  registers: [registry],
+});
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, failed, skipped, refused)',
