@@ -21,7 +21,7 @@ const BANK_POSTING = `(p.address = '${CUSTODY_BANK_ADDRESS}'
 /** The ledger's balance of the custody bank account at the end of `date` (minor units, + money at the bank). */
 export async function custodyBankBalance(db: Knex, currency: string, date: string): Promise<bigint> {
   const { rows } = await db.raw<{ rows: { total: string | null }[] }>(
-    `select -coalesce(sum(p.amount_minor), 0)::text as total
+    `select (-coalesce(sum(p.amount_minor), 0))::text as total
        from ledger_entries e join ledger_postings p on p.entry_id = e.id
       where e.livemode and e.currency = ? and e.bank_booked_on is not null and e.bank_booked_on <= ?::date and ${BANK_POSTING}`,
     [currency, date],
