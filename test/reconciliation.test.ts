@@ -291,4 +291,14 @@ it('a statement taken by the inbox is reconciled by one workflow, once, however 
   expect(list.find((r) => r.statement === messageId)).toMatchObject({ id: rows[0].id, status: 'balanced', currency: 'CZK' });
   const shown = (await reconcileCli('show', rows[0].id)).stdout;
   expect(JSON.parse(shown)).toMatchObject({ id: rows[0].id, statement: messageId, difference: 0 });
+
+  // By hand: a statement file reconciled now (exit 0 balanced); one of another account rejected (exit 1), nothing written.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reconcile-take-')), 'statement.xml');
+  fs.writeFileSync(file, statementXml(`${messageId}-BY-HAND`, '2026-11-11', 'CZK', []));
+  expect((await reconcileCli('take', file)).stdout).toMatch(new RegExp(`^rec_\\S+ ${messageId}-BY-HAND: balanced`));
+  await expect(reconcileCli('take', path.join(DIR, 'another-iban.xml'))).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^rejected: invalid_message: the statement is of DE02120300000000202051/),
+  });
+  expect(await stack.db('custody_reconciliations').where({ statement_message_id: 'STMT-OTHER-20261102' })).toEqual([]);
 });
