@@ -6,20 +6,22 @@
  * all booked, the reconciliation balances; and a statement taken by the bank inbox is reconciled by
  * one workflow, once, its outcome in the workflow's details, shown by `npm run reconcile`.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../src/platform/lib/logger';
+import { freePort } from '../src/platform/lib/net';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { statementReconciler } from '../src/reconciliation/reconciliation.activities';
 import { reconciliationWorkflowId, startStatementReconciliation } from '../src/reconciliation/reconciliationStart.activities';
 import { custodyBook, rolledBack } from './helpers/custodyBook';
-import { scriptEnv, useAccount, useStack } from './helpers/stack';
+import { eventually, scriptEnv, useAccount, useStack } from './helpers/stack';
 
 const IBAN = 'DE89 3704 0044 0532 0130 00';
 const inbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reconcile-inbox-')), 'inbox');
@@ -32,6 +34,7 @@ const stack = useStack({
     BANK_INBOX_INTERVAL: '365 days',
   },
 });
+const CUSTODY_ENV = { CUSTODY_ACCOUNT_NAME: 'Custody Ltd', CUSTODY_ACCOUNT_IBAN: IBAN, CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX' };
 const account = useAccount(stack);
 
 const DIR = path.join(__dirname, 'fixtures', 'bank-files', 'statements');
@@ -262,7 +265,7 @@ it('for any fundings, releases, payouts and returns whose bank entries are all b
 const run = promisify(execFile);
 const reconcileCli = (...args: string[]) =>
   run(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'scripts', 'reconcile.ts'), ...args], {
-    env: { ...scriptEnv(stack), CUSTODY_ACCOUNT_IBAN: IBAN, CUSTODY_ACCOUNT_NAME: 'Custody Ltd', CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX' },
+    env: { ...scriptEnv(stack), ...CUSTODY_ENV },
   });
 
 it('a statement taken by the inbox is reconciled by one workflow, once, however often it is started; the operator sees it', async () => {
@@ -301,4 +304,85 @@ it('a statement taken by the inbox is reconciled by one workflow, once, however 
     stderr: expect.stringMatching(/^rejected: invalid_message: the statement is of DE02120300000000202051/),
   });
   expect(await stack.db('custody_reconciliations').where({ statement_message_id: 'STMT-OTHER-20261102' })).toEqual([]);
+});
+
+// Last: the stack's own worker is stopped for good here, workers of their own processes do the work.
+describe('a worker killed mid-reconciliation', () => {
+  const workers: ChildProcess[] = [];
+  afterAll(() => workers.forEach((w) => w.exitCode === null && w.kill('SIGKILL')));
+
+  /** A worker process of its own on the stack's task queue, started and polling. */
+  const spawnWorker = async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../src/bin/worker.ts')], {
+      env: {
+        ...process.env,
+        ...CUSTODY_ENV,
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        DATABASE_URL: inject('databaseUrl'),
+        TEMPORAL_TASK_QUEUE: stack.taskQueue,
+        WORKER_METRICS_PORT: String(await freePort()),
+        SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+        AUDIT_SIGNING_KEY: inject('auditSigningKey'),
+        BANK_INBOX_DIR: inbox,
+        BANK_INBOX_INTERVAL: '365 days',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    workers.push(child);
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    await eventually(async () => (out.includes('worker running') ? true : undefined), 90_000, 'a worker to start');
+    return child;
+  };
+
+  it(
+    'leaves one result: the statement is reconciled once more by the next worker, under its one message id',
+    { timeout: 240_000 },
+    async () => {
+      await stack.stopWorker();
+      const first = await spawnWorker();
+      // The table held: the first worker's reconciliation computes everything, then waits to write its result.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const holding = new Promise<void>((locked, failed) => {
+        stack.db
+          .transaction(async (trx) => {
+            await trx.raw('lock table custody_reconciliations in exclusive mode');
+            locked();
+            await held;
+          })
+          .catch(failed);
+      });
+      await holding;
+      const messageId = `STMT-CZK-KILL-${Date.now()}`;
+      const taken = await bankInbox({ db: stack.db, temporal: stack.client, config: stack.config, logger: createLogger('silent') }).take(
+        Buffer.from(statementXml(messageId, '2026-11-12', 'CZK', [])),
+        'test',
+      );
+      expect(taken.outcome).toBe('taken');
+      await eventually(
+        async () => {
+          const { rows } = await stack.db.raw<{ rows: unknown[] }>(
+            `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into custody_reconciliations%'`,
+          );
+          return rows.length > 0 ? true : undefined;
+        },
+        60_000,
+        'the reconciliation waiting to write its result',
+      );
+      const exited = new Promise((resolve) => first.once('exit', resolve));
+      first.kill('SIGKILL');
+      await exited;
+      release();
+      await spawnWorker();
+      const result = await stack.client.workflow.getHandle(reconciliationWorkflowId(messageId)).result();
+      expect(result).toMatchObject({ outcome: 'reconciled', summary: 'balanced' });
+      const rows = (await stack.db('custody_reconciliations').where({ statement_message_id: messageId })) as { id: string }[];
+      expect(rows).toHaveLength(1);
+      expect(result.id).toBe(rows[0].id);
+    },
+  );
 });

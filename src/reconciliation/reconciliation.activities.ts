@@ -4,6 +4,7 @@
  * custody bank account, the day's entries and the money owed, and write the one result of its
  * message id; the metrics follow from what is stored. A break is shown, never corrected.
  */
+import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { minorUnits } from '../ledger/money.rules';
@@ -37,7 +38,7 @@ export function statementReconciler({ db, config, logger }: { db: Knex; config: 
   };
 
   /** Reconcile one statement's bytes; a statement that cannot be read, or is of another account, is rejected and nothing is written. */
-  async function reconcileBytes(raw: Buffer | string, now: Date = new Date()): Promise<ReconcileOutcome> {
+  async function reconcileBytes(raw: Buffer | string, alive: () => void = () => undefined): Promise<ReconcileOutcome> {
     if (!config.CUSTODY_ACCOUNT_IBAN)
       return { outcome: 'rejected', reason: 'CUSTODY_ACCOUNT_IBAN is not set: no statement can be reconciled' };
     let statement;
@@ -49,16 +50,22 @@ export function statementReconciler({ db, config, logger }: { db: Knex; config: 
     }
     const { currency, date, messageId } = statement;
     const exponent = minorUnits(currency);
+    // A heartbeat between queries: a worker that dies half-way hands the statement on within the heartbeat timeout.
+    const step = async <T>(query: Promise<T>): Promise<T> => {
+      const value = await query;
+      alive();
+      return value;
+    };
     const result = reconcile({
       statement,
       bankEntries: statement.entries,
-      ledgerBalance: await custodyBankBalance(db, currency, date),
-      ledgerEntries: await custodyBankEntriesOn(db, currency, date),
-      owedBalances: await owedBalances(db, currency),
-      reportedDeposits: await reportedDepositsNotSeen(db, currency),
-      previousClosing: await previousClosing(db, currency, date, messageId),
+      ledgerBalance: await step(custodyBankBalance(db, currency, date)),
+      ledgerEntries: await step(custodyBankEntriesOn(db, currency, date)),
+      owedBalances: await step(owedBalances(db, currency)),
+      reportedDeposits: await step(reportedDepositsNotSeen(db, currency)),
+      previousClosing: await step(previousClosing(db, currency, date, messageId)),
     });
-    const row = await saveReconciliation(db, { ...result, id: `rec_${ulid()}`, statementId: statement.statementId, exponent }, now);
+    const row = await saveReconciliation(db, { ...result, id: `rec_${ulid()}`, statementId: statement.statementId, exponent }, new Date());
     await reportReconciliationGauges(db);
     const summary = summaryOf(result, exponent);
     const log = { reconciliation: row.id, statement: messageId, date, currency, breaks: result.breaks };
@@ -70,10 +77,10 @@ export function statementReconciler({ db, config, logger }: { db: Knex; config: 
   return {
     reconcileBytes,
     /** Reconcile the statement the inbox took under `messageId`. */
-    async reconcileMessage(messageId: string): Promise<ReconcileOutcome> {
+    async reconcileMessage(messageId: string, alive: () => void = () => undefined): Promise<ReconcileOutcome> {
       const raw = await statementBytes(db, messageId);
       if (!raw) return { outcome: 'rejected', reason: `no bank file was taken with message id ${messageId}` };
-      return reconcileBytes(raw);
+      return reconcileBytes(raw, alive);
     },
   };
 }
@@ -83,7 +90,9 @@ export function reconciliationActivities({ db, config, logger }: ActivityResourc
   const reconciler = statementReconciler({ db, config, logger });
   return {
     async reconcileStatement(input: { messageId: string }): Promise<{ outcome: 'reconciled' | 'rejected'; summary: string; id?: string }> {
-      const result = await reconciler.reconcileMessage(input.messageId);
+      const result = await reconciler.reconcileMessage(input.messageId, () => {
+        Context.current().heartbeat();
+      });
       return result.outcome === 'rejected'
         ? { outcome: 'rejected', summary: `rejected: ${result.reason}` }
         : { outcome: 'reconciled', summary: result.summary, id: result.reconciliation.id };

@@ -12,6 +12,8 @@ export async function reconciliationWorkflow(input: {
 }): Promise<{ outcome: 'reconciled' | 'rejected'; summary: string; id?: string }> {
   const { reconcileStatement } = proxyActivities<Activities>({
     startToCloseTimeout: '10 minutes',
+    // The activity beats between its queries: a worker killed half-way hands the statement to another after this.
+    heartbeatTimeout: '30 seconds',
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
     summary: `reconcile statement ${input.messageId}`,
   });
