@@ -33,6 +33,8 @@ export interface EntryToPost {
   exponent: number;
   at: Date;
   transfers: readonly Transfer[];
+  /** The bank's booking the entry was made from, if any (migrations/20261206100000_bank_bookings.js, docs/reconciliation.md). */
+  bank?: { bookedOn: string; reference: string | null; entryRef: string | null };
 }
 
 /**
@@ -56,7 +58,10 @@ export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string
         )}, ${b.add(e.currency, 'text')}, ${b.add(e.exponent, 'smallint')}, ${b.add(e.code, 'text')}, ${b.add(e.at, 'timestamptz')}, ${b.add(
           e.milestoneId,
           'text',
-        )}, ${b.add(e.recipientId, 'text')})`,
+        )}, ${b.add(e.recipientId, 'text')}, ${b.add(e.bank?.bookedOn ?? null, 'date')}, ${b.add(e.bank?.reference ?? null, 'text')}, ${b.add(
+          e.bank?.entryRef ?? null,
+          'text',
+        )})`,
     )
     .join(', ');
   const postingRows = withIds
@@ -69,7 +74,8 @@ export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string
   return [
     // No conflict target on purpose: a payment's entries have two unique indexes (src/payments/projection.repository.ts).
     `ledger_entry AS (
-      INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id)
+      INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id,
+        bank_booked_on, bank_reference, bank_entry_ref)
       VALUES ${entryRows}
       ON CONFLICT DO NOTHING RETURNING id)`,
     `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_id, livemode, currency, exponent))`,

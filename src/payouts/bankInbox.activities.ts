@@ -26,6 +26,7 @@ import { type BankFileRecord, type BankFileRow, claimBankFile, finishBankFile, o
 import { type PayoutRow, livePayoutsForBankFile } from './payouts.repository';
 import type { Logger } from '../platform/lib/logger';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
+import { startStatementReconciliation } from '../reconciliation/reconciliationStart.activities';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
 const isClosedRun = (err: unknown) =>
@@ -156,6 +157,9 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
         account: named?.account_id ?? null,
       });
     }
+    // A statement is reconciled by its own workflow, started before the file is finished: a retry starts the same one (docs/reconciliation.md).
+    if (file.messageType === 'camt.053.001.08')
+      await startStatementReconciliation(temporal, { messageId: file.messageId, taskQueue: config.TEMPORAL_TASK_QUEUE });
     await finishBankFile(db, claim.id, record);
     logger.info(
       { bank_file_id: claim.id, message_id: file.messageId, source, entries: record.entries.length, unmatched: record.unmatched.length },

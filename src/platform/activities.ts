@@ -1,6 +1,7 @@
 /**
  * The activities, the workflows' only way out, one file per concern: a transition's publication,
- * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox.
+ * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox,
+ * the custody account's reconciliation.
  */
 import { auditHeadActivities } from '../audit/treeHead.activities';
 import { bankInboxActivities } from '../payouts/bankInbox.activities';
@@ -9,6 +10,7 @@ import { ledgerActivities } from '../ledger/ledgerCheck.activities';
 import { payoutActivities } from '../payouts/payout.activities';
 import { payoutBatchActivities } from '../payouts/payoutBatch.activities';
 import { publicationActivities } from '../payments/publication.activities';
+import { reconciliationActivities } from '../reconciliation/reconciliation.activities';
 import type { ActivityResourcesWithClient } from './activityResources';
 
 export type { DeliveryOutcome, SeriesInput } from '../webhooks/delivery.activities';
@@ -26,6 +28,7 @@ export function createActivities(deps: ActivityResourcesWithClient) {
     ...payoutActivities(deps),
     ...payoutBatchActivities(deps),
     ...bankInboxActivities(deps),
+    ...reconciliationActivities(deps),
   };
 }
 

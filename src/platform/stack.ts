@@ -26,7 +26,8 @@ import { type PaymentWorkers, createWorker } from './worker/workers';
 import { dataConverter } from './worker/dataConverter';
 import { ensureBankInboxSchedule, ensureLedgerSchedule, ensurePayoutBatchSchedule } from './worker/schedules';
 import { ledgerCheckLastSuccess } from '../ledger/ledgerCheck.repository';
-import { ledgerVerifyInterval, ledgerVerifyLastSuccess } from './lib/metrics';
+import { ledgerVerifyInterval, ledgerVerifyLastSuccess, reportReconciliationsFrom } from './lib/metrics';
+import { reconciliationGauges } from '../reconciliation/reconciliations.repository';
 import { webhookTaskQueue } from '../webhooks/retrySchedule';
 
 export type { ApiServer, Services };
@@ -166,6 +167,8 @@ export async function buildStack(parts: StackParts): Promise<Stack> {
       // The staleness alert's inputs, from the schedule and the check's own record: a restarted worker reports its real age.
       ledgerVerifyInterval.set(ledgerEvery / 1000);
       ledgerVerifyLastSuccess.set((await ledgerCheckLastSuccess(db, queue)).getTime() / 1000);
+      // Likewise the reconciliation's gauges, read from the stored results at each scrape (docs/reconciliation.md).
+      reportReconciliationsFrom(() => reconciliationGauges(db));
     }
 
     const services = createServices({ db, temporal: client, config, logger });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(__dirname, '../..');
 // The same list the import directions of eslint.config.mjs apply to a room's plain helpers.
 const ROOM_HELPERS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'tools/room-helpers.json'), 'utf8')) as { helpers: string[] }).helpers;
-const CONCEPTS = ['payments', 'ledger', 'webhooks', 'payouts', 'recipients', 'audit', 'tenants'];
+const CONCEPTS = ['payments', 'ledger', 'webhooks', 'payouts', 'recipients', 'audit', 'tenants', 'reconciliation'];
 const KIND = /\.(rules|format|view|workflow|messages|repository|activities|service|routes|schemas|middleware)\.ts$/;
 const PLATFORM_FOLDERS = ['http', 'database', 'worker', 'lib'];
 const ENTRY_POINTS = ['src/main.ts', 'src/index.ts', 'src/demo.ts', 'src/localSecrets.ts', 'src/bin/api.ts', 'src/bin/worker.ts'];

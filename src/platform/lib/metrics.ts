@@ -50,6 +50,41 @@ export const ledgerVerifyInterval = new Gauge({
   help: "The ledger check's schedule interval (LEDGER_VERIFY_INTERVAL), for the staleness alert",
   registers: [registry],
 });
+/** Where the reconciliation's gauges read the stored results at each scrape (set by a worker; docs/reconciliation.md). */
+type ReconciliationSource = () => Promise<{ currency: string; difference: bigint; lastBalancedAt: Date | null }[]>;
+let reconciliationSource: ReconciliationSource | undefined;
+export function reportReconciliationsFrom(source: ReconciliationSource): void {
+  reconciliationSource = source;
+}
+/** Every process reports what is stored, not what it last did itself: a fixed break clears on every worker. */
+async function readReconciliations(set: (row: { currency: string; difference: bigint; lastBalancedAt: Date | null }) => void) {
+  if (!reconciliationSource) return;
+  try {
+    for (const row of await reconciliationSource()) set(row);
+  } catch {
+    // PostgreSQL away: the last values stand; the scrape itself never fails for it.
+  }
+}
+export const reconciliationDifference = new Gauge({
+  name: 'custody_reconciliation_difference_minor',
+  help: "The custody account's newest reconciled statement: the bank's closing balance less the ledger's, minor units (docs/reconciliation.md; alert on any)",
+  labelNames: ['currency'] as const,
+  registers: [registry],
+  async collect() {
+    await readReconciliations((r) => this.set({ currency: r.currency }, Number(r.difference)));
+  },
+});
+export const reconciliationLastBalanced = new Gauge({
+  name: 'custody_reconciliation_last_balanced_timestamp_seconds',
+  help: 'When a statement of the custody account was last reconciled balanced (Unix seconds, 0 never; alert when older than 26 hours)',
+  labelNames: ['currency'] as const,
+  registers: [registry],
+  async collect() {
+    await readReconciliations((r) =>
+      this.set({ currency: r.currency }, r.lastBalancedAt ? Math.floor(r.lastBalancedAt.getTime() / 1000) : 0),
+    );
+  },
+});
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, failed, skipped, refused)',
