@@ -147,7 +147,7 @@ export class DeliverySeries {
   }
 
   /** Read through a method: a new series arrives while the series awaits, which narrowing cannot see. */
-  private handedOver(): boolean {
+  private isSuperseded(): boolean {
     return this.superseded;
   }
 
@@ -161,7 +161,7 @@ export class DeliverySeries {
 
   private async attempts(): Promise<DeliveryOutcome | 'superseded'> {
     for (;;) {
-      if (this.handedOver()) return 'superseded';
+      if (this.isSuperseded()) return 'superseded';
       // A chain's head makes its first attempt alone (until one reaches the receiver); the rest of its series follows as a series does.
       const alone = this.placement.firstAlone === true && !this.firstDone;
       // The activity's own policy stops after one attempt; the log still counts it as 1 of the series'.
@@ -182,7 +182,7 @@ export class DeliverySeries {
       } catch (err) {
         // A full endpoint's turn-away sent nothing: a chain's next delivery still waits for this one.
         if (alone && !endpointBusy(err)) this.firstEnded();
-        if (this.handedOver() && wokenOut(err)) return 'superseded';
+        if (this.isSuperseded() && wokenOut(err)) return 'superseded';
         if (this.woken !== undefined && wokenOut(err)) {
           if (!this.continueAfter(this.woken - this.base)) return 'skipped';
           continue;

@@ -63,8 +63,9 @@ export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<Deliv
     deliverUpdate,
     (req) => {
       if (req.wake) return series.retryNow({ logged: req.logged, backoff: req.wake.backoff });
-      // This run was started for the series asked for (or the request is a retry of that start).
-      if (req.series === series.name) return { attempt: series.firstNumber };
+      // This run was started for the series asked for (or the request is a retry of that start); a
+      // first series asked for again (a retried payout step or recipient change) joins whatever runs.
+      if (req.series === series.name || req.series === ORIGINAL_SERIES) return { attempt: series.firstNumber };
       // The delivery log has claimed a new series: the old one's attempts would send nothing now.
       next = { deliveryId: input.deliveryId, series: req.series, retry: req.retry ?? input.retry, base: req.logged, label };
       series.supersede();
@@ -75,7 +76,8 @@ export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<Deliv
         if (req.wake) {
           if (req.series !== series.name || next) throw new Error(`series ${req.series} is not the one running (${series.name})`);
           series.validateRetryNow({ logged: req.logged, backoff: req.wake.backoff });
-        } else if (next && next.series !== req.series) throw new Error(`series ${next.series} is about to run`);
+        } else if (next && next.series !== req.series && req.series !== ORIGINAL_SERIES)
+          throw new Error(`series ${next.series} is about to run`);
       },
     },
   );
