@@ -1,15 +1,16 @@
 /**
- * Record event histories of the payment workflow for the replay test (test/replay.test.ts):
+ * Record event histories of the payment and delivery workflows for the replay test (test/replay.test.ts):
  * `npm run record-history -- <prefix> [scenario ...]`. Against a throw-away dev server and the test
  * database, with a webhook configured, it drives payments that together cover every message and
  * timer: each per-action update, each milestone update (a staged payment), the `transition` signal,
  * test-clock moves (`advanceClock`), the auto-release timer, the deposit deadline, the money of
  * docs/money.md (a fee, a partial refund, a split), a delivery whose first attempt fails (every
- * payment.disputed delivery's) and a receiver that fails every attempt (each delivery's series runs
- * in the payment's history on the webhooks task queue, and one still failing when the payment ends
- * is handed over to a workflow of its own; a delivery whose endpoint is full has its attempts
- * turned away "busy" and retried by Temporal until one is sent). Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with scenarios
- * named, only theirs (to add one to a set without recording the others again).
+ * payment.disputed delivery's) and a receiver that fails every attempt (a payment's run starts each
+ * delivery's workflow as a child it abandons on close, and finishes whatever its receivers answer; a
+ * delivery whose endpoint is full has its attempts turned away "busy" and retried by Temporal until
+ * one is sent). Two delivery workflows are recorded too (`delivery-…`): a retried one and one a full
+ * endpoint turned away. Each history goes to test/fixtures/histories/<prefix>-<scenario>.json; with
+ * scenarios named, only theirs (to add one to a set without recording the others again).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,6 +38,8 @@ const SCENARIOS = [
   'dispute-agreement',
   'dispute-default',
   'full-endpoint',
+  'delivery-retried',
+  'delivery-full-endpoint',
 ] as const;
 
 /** WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT of the recording: the `full-endpoint` scenario holds this many leases. */
@@ -169,17 +172,31 @@ async function main() {
       await call(`${second}/release`);
       await call(`/test_helpers/payments/${defaulted.id}/advance`, { seconds: 3600 });
 
+      const scenarios = {} as Record<(typeof SCENARIOS)[number], string>;
       // Its endpoint full when its delivery is attempted: the attempt is turned away ("busy") and
       // Temporal retries it; once a lease is free, the next attempt delivers it.
       const db = createDb(databaseUrl);
-      const fullEndpoint = await withEndpointFull(db, configured.webhook.id as string, async () => {
-        const payment = await call('/payments', { ...base, amount: 9 });
-        await untilTurnedAway(db, payment.id as string);
-        return payment;
-      }).finally(() => db.destroy());
-      await call(`/payments/${fullEndpoint.result.id}/cancel`);
+      let deliveries: Record<'retried' | 'busy', string>;
+      try {
+        const fullEndpoint = await withEndpointFull(db, configured.webhook.id as string, async () => {
+          const payment = await call('/payments', { ...base, amount: 9 });
+          await untilTurnedAway(db, payment.id as string);
+          return payment;
+        });
+        await call(`/payments/${fullEndpoint.result.id}/cancel`);
+        // Each delivery is the workflow named by its id: the disputed payment's first attempt failed, the full endpoint's was turned away.
+        const deliveryOf = async (paymentId: string, event: string) =>
+          (await db('webhook_deliveries').where({ payment_id: paymentId, event }).first<{ id: string }>('id')).id;
+        deliveries = {
+          retried: await deliveryOf(disputed.id as string, 'payment.disputed'),
+          busy: await deliveryOf(fullEndpoint.result.id as string, 'payment.created'),
+        };
+        scenarios['full-endpoint'] = fullEndpoint.result.id;
+      } finally {
+        await db.destroy();
+      }
 
-      const scenarios: Record<(typeof SCENARIOS)[number], string> = {
+      Object.assign(scenarios, {
         'approve-release': released.id,
         'dispute-refund': disputed.id,
         'signal-auto-release': autoReleased.id,
@@ -190,8 +207,9 @@ async function main() {
         'failing-receiver': failingReceiver.id,
         'dispute-agreement': agreed.id,
         'dispute-default': defaulted.id,
-        'full-endpoint': fullEndpoint.result.id,
-      };
+        'delivery-retried': deliveries.retried,
+        'delivery-full-endpoint': deliveries.busy,
+      });
       const cli = (await findTemporalCli())!;
       for (const [name, id] of Object.entries(scenarios)) {
         if (only.length > 0 && !only.includes(name)) continue;

@@ -80,7 +80,8 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
         expect(mine.slice(0, -1).every((a) => a.status_code === null && a.error?.startsWith('endpoint busy: '))).toBe(true);
         expect(mine.at(-1)).toMatchObject({ status_code: 200, error: null });
         // The Temporal UI numbers the attempt as the log does: the first activity's attempt that delivered it.
-        const { events } = await stack.client.workflow.getHandle(d.payment_id).fetchHistory();
+        // In the delivery's own workflow (docs/webhooks.md, "One road"), its first activity named by it.
+        const { events } = await stack.client.workflow.getHandle(d.id).fetchHistory();
         const scheduled = (events ?? []).find((e) => e.activityTaskScheduledEventAttributes?.activityId === d.id);
         const started = (events ?? []).find(
           (e) =>
@@ -92,6 +93,7 @@ describe('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', () => {
             e.activityTaskCompletedEventAttributes &&
             Number(e.activityTaskCompletedEventAttributes.scheduledEventId) === Number(scheduled?.eventId),
         );
+        expect(scheduled).toBeDefined();
         if (completed) expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(d.attempts);
       }
     } finally {

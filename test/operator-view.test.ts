@@ -96,7 +96,7 @@ describe('a finished payment closes', () => {
     }
   });
 
-  it('with a healthy receiver: its history starts nothing, and every delivery succeeds', async () => {
+  it('with a healthy receiver: its history starts one child per delivery, abandoned on close, and every delivery succeeds', async () => {
     const receiver = await startReceiver();
     try {
       const own = await stack.newAccount();
@@ -110,7 +110,11 @@ describe('a finished payment closes', () => {
         return deliveries.map((d) => d.status).join() === 'succeeded,succeeded,succeeded' ? true : undefined;
       });
       const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
-      expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)).toEqual([]);
+      const children = events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+      const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id })) as { id: string }[];
+      expect(children.map((c) => [c.workflowId, c.parentClosePolicy]).sort()).toEqual(
+        deliveries.map((d) => [d.id, proto.api.enums.v1.ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON]).sort(),
+      );
     } finally {
       await receiver.close();
     }
@@ -151,9 +155,10 @@ describe("the history reads as the payment's story", () => {
         'publish dispute → disputed (v3)',
         'publish resolve → refunded (v4) — refund: 125.50 refunded',
       ]);
-      // The delivery, an activity of the payment's run named by the delivery's id, on the webhooks task
-      // queue, its summary naming its event and configuration (its URL may carry a token).
-      const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityId === delivered.id);
+      // The delivery, its own workflow (named by its id, a child of the payment's run) on the webhooks task
+      // queue, its activity's summary naming its event and configuration (its URL may carry a token).
+      const series = (await stack.client.workflow.getHandle(delivered.id).fetchHistory()).events ?? [];
+      const scheduled = series.filter((e) => e.activityTaskScheduledEventAttributes?.activityId === delivered.id);
       expect(
         scheduled.map((e) => [
           e.activityTaskScheduledEventAttributes?.activityType?.name,
@@ -162,7 +167,7 @@ describe("the history reads as the payment's story", () => {
       ).toEqual([['deliverWebhook', `${stack.taskQueue}-webhooks`]]);
       expect(summaryOf(scheduled[0])).toBe(`deliver payment.deposited → ${hook.body.webhook.id} · delivery log attempts 1–20`);
       // One activity under the retry policy; the attempt that delivered is the log's attempt 2 and the UI's.
-      const started = events.flatMap((e) =>
+      const started = series.flatMap((e) =>
         e.activityTaskStartedEventAttributes &&
         e.activityTaskStartedEventAttributes.scheduledEventId?.toString() === scheduled[0].eventId?.toString()
           ? [e.activityTaskStartedEventAttributes.attempt]
@@ -179,7 +184,7 @@ describe("the history reads as the payment's story", () => {
     }
   });
 
-  it('a transition’s publication calls no receiver: each delivery is an activity of its own on the webhooks task queue', async () => {
+  it('a transition’s publication calls no receiver: each delivery is a workflow of its own on the webhooks task queue', async () => {
     const receiver = await startReceiver();
     try {
       const own = await stack.newAccount();
@@ -199,10 +204,12 @@ describe("the history reads as the payment's story", () => {
       const activities = events
         .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
         .map((e) => [e.activityTaskScheduledEventAttributes?.activityType?.name, e.activityTaskScheduledEventAttributes?.taskQueue?.name]);
-      const queues = { publishTransition: stack.taskQueue, deliverWebhook: `${stack.taskQueue}-webhooks` };
-      expect(activities.filter(([name]) => name === 'publishTransition')).toHaveLength(4);
-      expect(activities.filter(([name]) => name === 'deliverWebhook')).toHaveLength(4);
-      for (const [name, queue] of activities) expect(queue).toBe(queues[name as keyof typeof queues]);
+      // The payment's run publishes; its deliveries are children on the webhooks task queue, which alone runs their attempts.
+      expect(activities).toEqual(Array.from({ length: 4 }, () => ['publishTransition', stack.taskQueue]));
+      const children = events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+      expect(children.map((c) => [c.workflowType?.name, c.taskQueue?.name])).toEqual(
+        Array.from({ length: 4 }, () => ['webhookDeliveryWorkflow', `${stack.taskQueue}-webhooks`]),
+      );
       const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id }).orderBy('created_at')) as {
         event: string;
         status: string;

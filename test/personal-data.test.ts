@@ -95,8 +95,7 @@ describe('personal data and Temporal', () => {
         temporalCli(['workflow', 'describe', '--workflow-id', id, '--output', 'json']),
         temporalCli(['workflow', 'describe', '--workflow-id', id]),
         temporalCli(['workflow', 'list', '--query', `WorkflowId="${id}"`, '--output', 'json']),
-        // Each delivery's series runs in the payment's history (shown above); one handed over when the
-        // run closed goes on in a workflow of its own, named by the delivery's id.
+        // Each delivery is a workflow of its own, named by the delivery's id (a child of the payment's run).
         ...((await stack.db('webhook_deliveries').where({ payment_id: id }).pluck('id')) as string[]).flatMap((d) =>
           temporalCli(['workflow', 'list', '--query', `WorkflowId="${d}"`, '--output', 'json']).includes(d)
             ? [temporalCli(['workflow', 'show', '--workflow-id', d, '--output', 'json'])]
@@ -149,8 +148,8 @@ describe('personal data and Temporal', () => {
         'the refused retry',
       );
       expect(errors.join('\n')).toContain(host);
-      // The delivery's series runs in its payment's run: its activity, named by the delivery's id, failed there.
-      const shown = temporalCli(['workflow', 'show', '--workflow-id', id, '--output', 'json']);
+      // The delivery is a workflow of its own, named by its id, a child of the payment's run: its activity failed there.
+      const shown = [id, deliveryId].map((w) => temporalCli(['workflow', 'show', '--workflow-id', w, '--output', 'json'])).join('\n');
       expect(shown).toContain(deliveryId);
       expect(shown).toContain('WebhookUrlRefused');
       expect(shown.includes(host), `${host} readable through Temporal`).toBe(false);

@@ -1,7 +1,7 @@
 /**
  * A transition's publication (docs/architecture.md, "How a transition flows"): the read model,
- * ledger, trail and the deliveries it owes in one statement; the payment's run then runs each
- * delivery's series on the webhooks task queue. No receiver is called here.
+ * ledger, trail and the deliveries it owes in one statement; the payment's run then starts each
+ * delivery's workflow on the webhooks task queue. No receiver is called here, no workflow started.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
@@ -16,7 +16,7 @@ import { isDataRefusal } from '../platform/database/dataErrors';
 import { disableBacklogged } from '../webhooks/webhookConfigurations.repository';
 import { projectAndPlan } from './projection.repository';
 import { paymentTransitions, projectionFailures } from '../platform/lib/metrics';
-import { type ChainedDelivery, chainsOf, startFirstSeries } from '../webhooks/seriesStart.activities';
+import { type ChainedDelivery, chainsOf } from '../webhooks/deliverySeries.rules';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 
@@ -26,21 +26,19 @@ export interface DeliveryTarget {
   webhookId: string;
 }
 
-/** The deliveries a transition owes; with `inRun`, how the payment's run runs their series. */
+/** The deliveries a transition owes, and how the payment's run starts their workflows. */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
-  inRun?: SeriesPlan;
+  children: SeriesPlan;
 }
 
 export interface PublicationInput {
   payment: PaymentState;
   entry: HistoryEntry;
   requestId?: string;
-  /** The payment's run runs the series itself (patch `deliveries-in-run`): start none, answer how. */
-  inRun?: true;
 }
 
-/** How a payment's run runs its deliveries' series: each configuration's chain, on the webhooks task queue, under the retry policy. */
+/** How a payment's run starts its deliveries' workflows: each configuration's chain, on the webhooks task queue, under the retry policy. */
 export interface SeriesPlan {
   chains: ChainedDelivery[];
   taskQueue: string;
@@ -48,15 +46,15 @@ export interface SeriesPlan {
 }
 
 export function publicationActivities(deps: ActivityResourcesWithClient) {
-  const { db, config, logger, temporal } = deps;
+  const { db, config, logger } = deps;
 
   return {
     /**
      * The projection (src/payments/projection.repository.ts: idempotent, versioned; data PostgreSQL refuses is not
-     * retryable) with the deliveries it owes, then each delivery's series started: the read model
-     * never waits for a receiver.
+     * retryable) with the deliveries it owes, for the payment's run to start: the read model never
+     * waits for a receiver.
      */
-    async publishTransition({ payment: carried, entry, requestId, inRun }: PublicationInput): Promise<DeliveryPlan> {
+    async publishTransition({ payment: carried, entry, requestId }: PublicationInput): Promise<DeliveryPlan> {
       // The workflow carries ids and amounts; the personal data the API kept is read here.
       const payment = await withDisputeTexts(db, withPersonal(carried, await findPersonal(db, carried.id)));
       const envelopes = transitionEnvelopes(payment, entry);
@@ -85,11 +83,9 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
       // the personal data it had read: erase what it wrote; each series sends the stored body.
       if (isTerminal(payment.status) && (await wasRedacted(db, payment.id))) await eraseMessages(db, payment.id);
       const deliveries = planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id }));
-      // Not yet attempted: a retried publication finds its deliveries' series already running, or ended.
+      // Not yet attempted: a retried publication finds its deliveries' workflows already running, or ended.
       const chains = chainsOf(planned.filter((d) => d.delivery.attempts === 0 && d.delivery.status === 'pending'));
-      if (inRun) return { deliveries, inRun: { chains, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
-      await Promise.all(chainsOf(planned).map((chain) => startFirstSeries(temporal, config, payment, chain)));
-      return { deliveries };
+      return { deliveries, children: { chains, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */

@@ -10,13 +10,13 @@ import type { PaymentRecord } from './paymentRecord.rules';
 import { nextDeadlineOf } from './paymentTimers.rules';
 import { transitionEnvelopes } from '../webhooks/webhookEnvelope.view';
 import { planDeliveries } from '../webhooks/deliveryPlan.repository';
-import { continuedRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { continuedRetry, deliveryRetry } from '../webhooks/retrySchedule';
+import { deliveries } from '../webhooks/deliveries.service';
 import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
-import { seriesStartOptions } from '../webhooks/deliverySeries.rules';
 import { type RepairDecision, type RunStatus, repairDecision } from './repair.rules';
 import { findPaymentById, listOpenPaymentIds, listPaymentEvents } from './payments.repository';
 import type { Logger } from '../platform/lib/logger';
-import { getPaymentQuery, paymentWorkflow, webhookDeliveryWorkflow } from '../platform/workflows.workflow';
+import { getPaymentQuery, paymentWorkflow } from '../platform/workflows.workflow';
 import { paymentRunOptions } from './paymentRun.service';
 import { withoutPersonal } from './personalData.rules';
 import { withDisputeTexts } from './disputeTexts.repository';
@@ -43,6 +43,8 @@ export interface RepairResult {
 const REPAIR_ACTOR = 'repair';
 
 export function repairService({ db, temporal, config, logger }: RepairDeps) {
+  const { deliver } = deliveries({ db, temporal, config });
+
   /** The latest run's status and, when it runs, the version its state is at. */
   async function runOf(id: string): Promise<{ status: RunStatus; version?: number }> {
     const handle = temporal.workflow.getHandle(id);
@@ -84,29 +86,27 @@ export function repairService({ db, temporal, config, logger }: RepairDeps) {
   /**
    * The stopped run's deliveries: the last transition's are planned if its run stopped before
    * planning them (same ids, so never twice), and every delivery still pending continues in its
-   * series' workflow (named by the delivery's id) with the attempts it had left, numbered after those logged.
+   * workflow (named by the delivery's id, on the one way in: a running one goes on as it is) with
+   * the attempts it had left, numbered after those logged.
    */
   async function resumeDeliveries(payment: PaymentRecord, last: HistoryEntry | undefined): Promise<number> {
     if (last && last.seq === payment.version) {
       const envelopes = transitionEnvelopes(await withDisputeTexts(db, payment), last);
       await planDeliveries(db, { accountId: payment.accountId, livemode: payment.livemode }, envelopes, payment.version);
     }
-    const pending: { id: string; attempts: number }[] = await db('webhook_deliveries')
+    const pending: { id: string; attempts: number; series: string | null }[] = await db('webhook_deliveries')
       .where({ payment_id: payment.id, status: 'pending' })
-      .select('id', 'attempts');
-    for (const { id, attempts } of pending) {
-      // The attempts the original series had left, now, numbered after those logged.
+      .select('id', 'attempts', 'series');
+    for (const { id, attempts, series: claimed } of pending) {
+      // The attempts the series had left, now, numbered after those logged.
       const rest = continuedRetry(deliveryRetry(config), attempts);
       if (!rest) continue;
-      try {
-        await temporal.workflow.start(webhookDeliveryWorkflow, {
-          ...seriesStartOptions(id, payment, webhookTaskQueue(config), `continue ${id} for ${payment.id} (repair)`, false),
-          args: [{ deliveryId: id, series: ORIGINAL_SERIES, retry: rest.retry, base: attempts }],
-        });
-      } catch (err) {
-        // Its series runs: once is enough.
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      const series = claimed ?? ORIGINAL_SERIES;
+      const input = { deliveryId: id, series, retry: rest.retry, base: attempts };
+      await deliver(
+        { scope: payment, input, summary: `continue ${id} for ${payment.id} (repair)`, once: false },
+        { series, logged: attempts },
+      );
     }
     return pending.length;
   }

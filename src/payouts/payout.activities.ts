@@ -9,7 +9,10 @@ import { PAYOUT_STEP_REFUSED } from '../platform/failures.rules';
 import { type PayoutAction, type PayoutFailureCode, type PayoutStatus } from './payout.rules';
 import { applyPayoutStep, payoutById, recordPayoutClock, unattemptedPayoutDeliveries } from './payouts.repository';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
-import { startFirstSeries } from '../webhooks/seriesStart.activities';
+import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
+import { deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { deliverThrough } from '../webhooks/deliveryRoad';
 
 export interface PayoutStepInput {
   payoutId: string;
@@ -25,8 +28,13 @@ export function payoutActivities({ db, config, temporal }: ActivityResourcesWith
     if (!payout) return 0;
     const scope = { accountId: payout.account_id, livemode: payout.livemode };
     const deliveries = await unattemptedPayoutDeliveries(db, payoutId);
-    for (const d of deliveries)
-      await startFirstSeries(temporal, config, scope, { deliveryId: d.id, webhookId: d.webhook_id, event: d.event });
+    // The one way in (docs/webhooks.md, "One road"): a delivery whose workflow ran already is left as it is.
+    for (const d of deliveries) {
+      const label = deliveryLabel({ event: d.event, webhookId: d.webhook_id });
+      const input = { deliveryId: d.id, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0, label };
+      const options = seriesStartOptions(d.id, scope, webhookTaskQueue(config), label, true);
+      await deliverThrough(temporal, { ...options, args: [input] }, { series: ORIGINAL_SERIES, logged: 0 });
+    }
     return deliveries.length;
   }
 

@@ -3,7 +3,6 @@ export * from '../payments/payment.workflow';
 export * from '../payments/payment.messages';
 export * from '../webhooks/webhookDelivery.workflow';
 export * from '../webhooks/deliverySeries.workflow';
-export * from '../webhooks/deliverySeriesRun.workflow';
 export * from '../audit/treeHead.workflow';
 export * from '../ledger/ledgerVerify.workflow';
 export * from '../payouts/payout.workflow';

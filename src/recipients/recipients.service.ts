@@ -3,12 +3,11 @@
  * verification the platform reports; every change is a `recipient.updated` event whose deliveries are
  * recorded with it and then started on the one road (docs/webhooks.md).
  */
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../platform/config';
 import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
-import { seriesStartOptions } from '../webhooks/deliverySeries.rules';
 import { NO_REQUIREMENTS, type RecipientState, type Requirements, type VerificationStatus } from './recipients.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import {
@@ -25,9 +24,8 @@ import {
 } from './recipients.repository';
 import { makePendingAvailable, recipientBalances } from '../ledger/ledgerAccounts.repository';
 import { recipientBalanceView } from './recipient.view';
-import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
-import { webhookDeliveryWorkflow } from '../platform/workflows.workflow';
-import { withinDeadline } from '../platform/lib/temporalDeadline';
+import { deliveryRetry } from '../webhooks/retrySchedule';
+import { deliveries } from '../webhooks/deliveries.service';
 import { NotFound, RecipientErased, RecipientInUse, pageOrRefuse } from '../platform/useCaseErrors';
 import { PAYOUT_RETURN_WINDOW_MS } from '../payouts/payout.rules';
 import type { Call } from '../payments/paymentRun.service';
@@ -65,25 +63,17 @@ export function notErased(r: RecipientState, field?: string): RecipientState {
 }
 
 export function recipientsService({ db, temporal, config }: RecipientsDeps) {
+  const { deliver } = deliveries({ db, temporal, config });
+
   /**
-   * Start the series of every delivery of the recipient's events not attempted yet: those this
-   * change recorded, and any an earlier change recorded but could not start (a retry starts them).
+   * Start the workflow of every delivery of the recipient's events not attempted yet, on the one
+   * way in (docs/webhooks.md, "One road"): those this change recorded, and any an earlier change
+   * recorded but could not start (a retry starts them; one whose workflow ran is left as it is).
    */
   async function startDeliveries(scope: Scope, recipientId: string): Promise<void> {
     for (const deliveryId of await unattemptedDeliveries(db, recipientId)) {
-      const options = seriesStartOptions(deliveryId, scope, webhookTaskQueue(config), `recipient.updated of ${recipientId}`, true);
-      try {
-        await withinDeadline(temporal, () =>
-          temporal.workflow.start(webhookDeliveryWorkflow, {
-            ...options,
-            memo: { series: ORIGINAL_SERIES },
-            args: [{ deliveryId, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0 }],
-          }),
-        );
-      } catch (err) {
-        // Its series ran already (an attempt is on its way to the log).
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+      const input = { deliveryId, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0 };
+      await deliver({ scope, input, summary: `recipient.updated of ${recipientId}`, once: true }, { series: ORIGINAL_SERIES, logged: 0 });
     }
   }
 

@@ -6,14 +6,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { webhookSecretKey } from '../platform/config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_ENDPOINT_BUSY, WEBHOOK_URL_REFUSED } from '../platform/failures.rules';
-import { type DeliveryProgress, deliveryProgress, endSeries, loadDelivery } from './webhookDeliveries.repository';
+import { endSeries, loadDelivery } from './webhookDeliveries.repository';
 import { releaseLease, takeLease } from './endpointLeases.repository';
-import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_BUSY_RETRY_MS } from './deliverySeries.rules';
+import { type ChainedDelivery, DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_BUSY_RETRY_MS } from './deliverySeries.rules';
 import { busyError } from './deliveryAttempt.rules';
 import { recordAttempt } from './attemptLog.repository';
 import type { DeliveryRetry } from './retrySchedule';
 import { attemptDelivery } from './attempt.activities';
-import { type ChainedDelivery, startFirstSeries } from './seriesStart.activities';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 
 export type DeliveryOutcome = 'succeeded' | 'skipped';
@@ -34,21 +33,21 @@ export function failureText(type: string, message: string): string {
     : 'the attempt failed; the delivery log says why';
 }
 
-/** A series of attempts for one delivery (src/webhooks/webhookDelivery.workflow.ts), under `retry`. */
+/** A delivery workflow's input (src/webhooks/webhookDelivery.workflow.ts): its first series of attempts, under `retry`. */
 export interface SeriesInput {
   deliveryId: string;
   series: string;
   retry: DeliveryRetry;
   /** The attempts the log held when this series started: the series' attempt n is the log's base + n. */
   base?: number;
-  /** The same transition's later deliveries to the same configuration, started once this first attempt ended. */
+  /** The same transition's later deliveries to the same configuration, each started once the one before made its first attempt. */
   then?: ChainedDelivery[];
-  /** Handed over by a finished payment's run: the series goes on after the attempts the log holds. */
-  resumed?: true;
+  /** For the Temporal UI: the event and the configuration's id (never its URL). */
+  label?: string;
 }
 
 export function deliveryActivities(deps: ActivityResourcesWithClient) {
-  const { db, config, temporal, logger } = deps;
+  const { db, config, logger } = deps;
 
   /** The attempt's exchange with the receiver ended: its lease is free at once. */
   async function giveBack(deliveryId: string, webhookId: string): Promise<void> {
@@ -64,7 +63,7 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
      * next; returns without sending when the series no longer owns the delivery or the
      * configuration was deleted meanwhile.
      */
-    async deliverWebhook({ deliveryId, series, retry, base, then }: SeriesInput): Promise<DeliveryOutcome> {
+    async deliverWebhook({ deliveryId, series, retry, base }: SeriesInput): Promise<DeliveryOutcome> {
       const found = await loadDelivery(db, deliveryId, webhookSecretKey(config));
       if (!found) throw ApplicationFailure.nonRetryable(`delivery ${deliveryId} not found`, DELIVERY_NOT_FOUND);
       const seriesAttempt = Context.current().info.attempt;
@@ -109,12 +108,6 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
       } finally {
         await answered();
       }
-      // The next delivery of the chain once this one's attempt has ended (again on a retry: started once).
-      if (then?.length) {
-        const [next, ...rest] = then;
-        const scope = { accountId: found.webhook.account_id, livemode: found.webhook.livemode };
-        await startFirstSeries(temporal, config, scope, rest.length > 0 ? { ...next, then: rest } : next);
-      }
       switch (result.outcome) {
         case 'succeeded':
         case 'skipped':
@@ -127,9 +120,6 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
             : ApplicationFailure.nonRetryable(failureText(result.type, result.message), result.type);
       }
     },
-
-    /** Where a delivery stands, for a series that continues it after a hand-over. */
-    deliveryProgress: (deliveryId: string): Promise<DeliveryProgress | null> => deliveryProgress(db, deliveryId),
 
     /** A series that gave up without a final attempt frees the delivery for the next one. */
     endSeries: ({ deliveryId, series }: { deliveryId: string; series: string }): Promise<void> => endSeries(db, deliveryId, series),

@@ -4,8 +4,8 @@
  */
 
 /**
- * The series of attempts a delivery's event starts (the publication's first attempt, then its
- * retries, continued after a hand-over); a resend's series is named by its workflow id.
+ * The series of attempts a delivery's event starts (its workflow's first attempt, then its
+ * retries); a resend's series is named `resend_…` (src/webhooks/deliveries.service.ts).
  */
 export const ORIGINAL_SERIES = 'original';
 

@@ -1,15 +1,12 @@
 /**
- * How a delivery's series of attempts is started (docs/webhooks.md, "One road"): one workflow per
- * delivery on the webhooks task queue, its id the delivery's, so a retried publication starts
- * nothing twice and at most one series runs per delivery; the account and mode as Temporal's
- * fairness key, and live deliveries before test ones.
+ * How a delivery's workflow is started (docs/webhooks.md, "One road"): one workflow per delivery on
+ * the webhooks task queue, its id the delivery's, so nothing starts it twice and at most one series
+ * runs per delivery; the account and mode as Temporal's fairness key, and live deliveries before
+ * test ones.
  */
-import { type Priority, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { type Priority, WorkflowIdReusePolicy } from '@temporalio/common';
 import { type RecordKind, RecordKindKey } from '../platform/searchAttributes.rules';
 import type { Scope } from '../tenants/tenancy.rules';
-
-/** The workflow type of every series (src/webhooks/webhookDelivery.workflow.ts). */
-export const DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 
 /**
  * A delivery activity's start-to-close time-out beyond its HTTP time-out: the database writes around
@@ -39,20 +36,49 @@ export function tenantPriority(scope: Scope): Priority {
 }
 
 /**
- * The start options of a delivery's series. `first`: the series a publication or a test starts —
- * the existing run when one runs, nothing when one ran (a retried publication); otherwise a new
- * series after the last has ended (resend, recover, repair), refused while one runs.
+ * The start options of a delivery's workflow. `once`: its first series (a payment's or a payout's
+ * or a recipient's event, a test), which never runs again once a run of that id has closed;
+ * otherwise a later series (resend, recover, repair) that may follow a closed run. A running one is
+ * joined either way (the one way in, src/webhooks/deliveryRoad.ts, uses Temporal's `USE_EXISTING`).
  */
-export function seriesStartOptions(deliveryId: string, scope: Scope, taskQueue: string, summary: string, first: boolean) {
+export function seriesStartOptions(deliveryId: string, scope: Scope, taskQueue: string, summary: string, once: boolean) {
   return {
     workflowId: deliveryId,
     taskQueue,
-    workflowIdReusePolicy: first ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    workflowIdConflictPolicy: first ? WorkflowIdConflictPolicy.USE_EXISTING : WorkflowIdConflictPolicy.FAIL,
+    workflowIdReusePolicy: once ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     priority: tenantPriority(scope),
     // Kept out of the operators' payments list (docs/operations.md).
     typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
     // The configuration's id, never its URL, which may carry a token (docs/architecture.md, "Personal data").
     staticSummary: summary,
   };
+}
+
+/** A delivery a run starts, with those of the same transition to the same configuration that follow it. */
+export interface ChainedDelivery {
+  deliveryId: string;
+  webhookId: string;
+  event: string;
+  /** Deliveries of the same transition to the same configuration, in order: each starts once this one's first attempt ended. */
+  then?: ChainedDelivery[];
+}
+
+/** For the Temporal UI: the event and the configuration's id (never its URL). */
+export function deliveryLabel(d: { event: string; webhookId: string }): string {
+  return `deliver ${d.event} → ${d.webhookId}`;
+}
+
+/**
+ * A transition's deliveries as chains, one per configuration, in the planned order: a receiver
+ * subscribed to both of a split's events gets the refunded part's first attempt first.
+ */
+export function chainsOf(planned: { delivery: { id: string; event: string }; webhook: { id: string } }[]): ChainedDelivery[] {
+  const byWebhook = new Map<string, ChainedDelivery[]>();
+  for (const { delivery, webhook } of planned) {
+    byWebhook.set(webhook.id, [
+      ...(byWebhook.get(webhook.id) ?? []),
+      { deliveryId: delivery.id, webhookId: webhook.id, event: delivery.event },
+    ]);
+  }
+  return [...byWebhook.values()].map(([head, ...rest]) => (rest.length > 0 ? { ...head, then: rest } : head));
 }

@@ -1,7 +1,7 @@
 /**
- * A delivery's series (docs/webhooks.md, "One road"): the one road every attempt takes — first,
- * retry, resend, recover, test — in a payment's run or in a workflow of its own started with the
- * delivery's id on the webhooks task queue (./webhookDeliveryWorkflow.ts, src/webhooks/deliverySeries.rules.ts).
+ * A delivery's series (docs/webhooks.md, "One road"): the attempts every series takes — first,
+ * retry, resend, recover, test — in the workflow named by the delivery's id on the webhooks task
+ * queue (src/webhooks/webhookDelivery.workflow.ts, src/webhooks/deliverySeries.rules.ts).
  */
 import {
   ActivityCancellationType,
@@ -9,13 +9,12 @@ import {
   type ActivityOptions,
   ApplicationFailure,
   CancellationScope,
-  defineUpdate,
   isCancellation,
   log,
   proxyActivities,
   sleep,
 } from '@temporalio/workflow';
-import { type Priority, RetryState } from '@temporalio/common';
+import { RetryState } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../platform/activities';
 import { continuedRetry } from './retrySchedule';
 import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED, WEBHOOK_ENDPOINT_BUSY } from '../platform/failures.rules';
@@ -48,9 +47,6 @@ export async function gaveUp(deliveryId: string, series: string, err: unknown): 
   await endSeries({ deliveryId, series });
 }
 
-/** Retry now (docs/webhooks.md, "Retry now"): the series, waiting between attempts, runs its next one at once. */
-export const retryNowUpdate = defineUpdate<{ attempt: number }, [RetryNow]>('retryNow');
-
 export interface RetryNow {
   /** The attempts the delivery log holds: what is left of the series' retries goes on after them. */
   logged: number;
@@ -59,14 +55,11 @@ export interface RetryNow {
 }
 
 /**
- * Where a series' activities run when the series runs inside a payment's run (docs/webhooks.md, "One
- * road"): on the webhooks task queue, with the tenant's fairness key and priority, each activity
- * named by its delivery (`<delivery id>`, then `<delivery id>.<n>` after a wake) so that the API
- * finds it. A series that is a workflow of its own gets these from its workflow's start options.
+ * How a series runs in its delivery's workflow, whose start options give its task queue, fairness
+ * key and priority; each activity is named by its delivery (`<delivery id>`, then `<delivery id>.<n>`
+ * after a wake or a full endpoint's turn-aways).
  */
 export interface SeriesPlacement {
-  taskQueue: string;
-  priority: Priority;
   /** The first attempt alone, then the rest of the series: a chain's next delivery waits for it. */
   firstAlone?: boolean;
   /** For the Temporal UI: the event and the configuration's id (never its URL, which may carry a token). */
@@ -85,10 +78,10 @@ export class DeliverySeries {
   private waiting: { scope: CancellationScope; on: 'attempt' | 'interval' } | undefined;
   /** The log's attempt count a retry-now found, once it has woken the series. */
   private woken: number | undefined;
-  /** Activities scheduled so far (their ids in a payment's run). */
+  /** Activities scheduled so far (their ids). */
   private scheduled = 0;
-  /** The payment's run has finished and hands the series over to a workflow of its own. */
-  private handingOver = false;
+  /** A new series of the delivery replaces this one (the log says so already). */
+  private superseded = false;
   /** The first attempt that reached the receiver (or found its URL refused) has ended. */
   private firstDone = false;
   private firstEnded: () => void = () => undefined;
@@ -97,7 +90,7 @@ export class DeliverySeries {
 
   constructor(
     private readonly input: SeriesInput,
-    private readonly placement?: SeriesPlacement,
+    private readonly placement: SeriesPlacement,
   ) {
     this.retry = input.retry;
     this.base = input.base ?? 0;
@@ -111,6 +104,16 @@ export class DeliverySeries {
 
   get deliveryId(): string {
     return this.input.deliveryId;
+  }
+
+  /** The series' name in the delivery log (`original`, or a resend's `resend_…`). */
+  get name(): string {
+    return this.input.series;
+  }
+
+  /** The attempts the log held when this series began: its first attempt is the next. */
+  get firstNumber(): number {
+    return (this.input.base ?? 0) + 1;
   }
 
   /**
@@ -135,20 +138,20 @@ export class DeliverySeries {
   }
 
   /**
-   * Stops the series for a workflow of its own to go on with it (src/webhooks/webhookDelivery.workflow.ts):
-   * an attempt in flight ends first; the series then answers `handed-over`, or how it ended.
+   * Stops the series for a new one the delivery log has claimed (a resend after this one freed the
+   * delivery): an attempt in flight ends first; the series then answers `superseded`, or how it ended.
    */
-  handOver(): void {
-    this.handingOver = true;
+  supersede(): void {
+    this.superseded = true;
     this.waiting?.scope.cancel();
   }
 
-  /** Read through a method: a hand-over arrives while the series awaits, which narrowing cannot see. */
-  private handedOver(): boolean {
-    return this.handingOver;
+  /** Read through a method: a new series arrives while the series awaits, which narrowing cannot see. */
+  private isSuperseded(): boolean {
+    return this.superseded;
   }
 
-  async run(): Promise<DeliveryOutcome | 'handed-over'> {
+  async run(): Promise<DeliveryOutcome | 'superseded'> {
     try {
       return await this.attempts();
     } finally {
@@ -156,11 +159,11 @@ export class DeliverySeries {
     }
   }
 
-  private async attempts(): Promise<DeliveryOutcome | 'handed-over'> {
+  private async attempts(): Promise<DeliveryOutcome | 'superseded'> {
     for (;;) {
-      if (this.handedOver()) return 'handed-over';
+      if (this.isSuperseded()) return 'superseded';
       // A chain's head makes its first attempt alone (until one reaches the receiver); the rest of its series follows as a series does.
-      const alone = this.placement?.firstAlone === true && !this.firstDone;
+      const alone = this.placement.firstAlone === true && !this.firstDone;
       // The activity's own policy stops after one attempt; the log still counts it as 1 of the series'.
       const retry = alone ? { ...this.retry, maximumAttempts: 1 } : this.retry;
       const { deliverWebhook } = proxyActivities<Activities>({
@@ -168,12 +171,9 @@ export class DeliverySeries {
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         // After a retry-now or a full endpoint's turn-aways, the activity's own count starts again at 1:
         // its summary names the delivery log's numbers (docs/webhooks.md, "Retry now").
-        summary: [this.placement?.label, attemptsSummary(this.base, retry.maximumAttempts)].filter(Boolean).join(' · '),
-        ...(this.placement && {
-          taskQueue: this.placement.taskQueue,
-          priority: this.placement.priority,
-          activityId: this.scheduled === 0 ? this.input.deliveryId : `${this.input.deliveryId}.${this.scheduled}`,
-        }),
+        summary: `${this.placement.label} · ${attemptsSummary(this.base, retry.maximumAttempts)}`,
+        // Named by the delivery, so that the Temporal UI and the tests find a delivery's attempts.
+        activityId: this.scheduled === 0 ? this.input.deliveryId : `${this.input.deliveryId}.${this.scheduled}`,
       });
       this.scheduled++;
       let result;
@@ -182,7 +182,7 @@ export class DeliverySeries {
       } catch (err) {
         // A full endpoint's turn-away sent nothing: a chain's next delivery still waits for this one.
         if (alone && !endpointBusy(err)) this.firstEnded();
-        if (this.handedOver() && wokenOut(err)) return 'handed-over';
+        if (this.isSuperseded() && wokenOut(err)) return 'superseded';
         if (this.woken !== undefined && wokenOut(err)) {
           if (!this.continueAfter(this.woken - this.base)) return 'skipped';
           continue;

@@ -32,7 +32,7 @@ function intervalAfter(retry: DeliveryRetry, n: number): number {
 
 /**
  * The rest of a delivery's schedule after `made` attempts, for a series that continues it (a
- * finished payment's hand-over): the wait before the next attempt, and a policy whose intervals
+ * repair's, a retry-now's, one after a full endpoint's turn-aways): the wait before the next attempt, and a policy whose intervals
  * and attempts are the ones the first series had left. Undefined when no attempt is left.
  */
 export function continuedRetry(retry: DeliveryRetry, made: number): { waitMs: number; retry: DeliveryRetry } | undefined {

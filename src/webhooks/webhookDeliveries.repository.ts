@@ -29,23 +29,6 @@ interface AttemptRow extends AttemptFields {
   delivery_id: string;
 }
 
-/** Where a delivery's running series stands: the attempts logged and when the last was made (ms). */
-export interface DeliveryProgress {
-  status: string;
-  series: string | null;
-  attempts: number;
-  lastAttemptAt: number | null;
-}
-
-/** A delivery's progress, or null when there is no such delivery. */
-export async function deliveryProgress(db: Knex, id: string): Promise<DeliveryProgress | null> {
-  const row = await db<DeliveryRow>('webhook_deliveries').where({ id }).first();
-  if (!row) return null;
-  const last = (await db('webhook_delivery_attempts').where({ delivery_id: id }).max('at as at').first()) as
-    { at: Date | null } | undefined;
-  return { status: row.status, series: row.series, attempts: row.attempts, lastAttemptAt: last?.at ? last.at.getTime() : null };
-}
-
 /** A delivery outside a payment's run (`payment.test`) to one configuration. */
 export async function createSingleDelivery(db: Knex, webhookId: string, envelope: Envelope): Promise<string> {
   const id = `dlv_${ulid()}`;

@@ -1,36 +1,146 @@
 /**
- * Webhook delivery, workflow side (docs/webhooks.md, "One road"). A payment's publication writes the
- * projection and the deliveries it owes; then each delivery's series runs in the payment's run,
- * its one activity on the webhooks task queue making every attempt under Temporal's retry policy.
- * The run closes once its projections are written and its series have ended.
+ * Webhook delivery, workflow side (docs/webhooks.md, "One road"): one host per delivery, the
+ * `webhookDeliveryWorkflow` whose id is the delivery's, on the webhooks task queue. A payment's
+ * run starts its deliveries as children it abandons on close (`Publications`); everything else —
+ * a payout's or a recipient's event, a test, a resend, a recover, a retry-now, a repair — comes in
+ * through one update-with-start of that id (src/webhooks/deliveryRoad.ts), answered by `deliverUpdate`.
  */
 import {
   type ActivityOptions,
   ActivityFailure,
   ParentClosePolicy,
-  condition,
+  WorkflowIdReusePolicy,
   defineUpdate,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities, ChainedDelivery, PublicationInput, SeriesPlan } from '../platform/activities';
+import { type Priority, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Activities, DeliveryOutcome, PublicationInput, SeriesInput } from '../platform/activities';
+import type { DeliveryRetry } from './retrySchedule';
 import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
-import { DELIVERY_ACTIVITY_MARGIN_MS, tenantPriority, seriesStartOptions } from './deliverySeries.rules';
+import { type ChainedDelivery, deliveryLabel, tenantPriority } from './deliverySeries.rules';
+import { type RecordKind, RecordKindKey } from '../platform/searchAttributes.rules';
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
 import { stepSummary } from '../payments/paymentSummary.rules';
 import type { Scope } from '../tenants/tenancy.rules';
-import { DeliverySeries, type RetryNow } from './deliverySeries.workflow';
-import { webhookDeliveryWorkflow } from './deliverySeriesRun.workflow';
+import { DeliverySeries } from './deliverySeries.workflow';
 
-/** Retry now for a series running in a payment's run (docs/webhooks.md, "Retry now"). */
-export const retryDeliveryUpdate = defineUpdate<{ attempt: number }, [RetryNow & { deliveryId: string }]>('retryDelivery');
+export type { SeriesInput };
 
-// The publication: the projection and the deliveries' rows in one statement, then each delivery's
-// series started. An ordinary activity, scheduled by the workflow task that made the transition
-// durable, so the read model never runs ahead of the workflow. Outages are retried for hours; data
-// PostgreSQL refuses is not.
+/**
+ * What a caller asks of a delivery's workflow (src/webhooks/deliveryRoad.ts). Without `wake`: the
+ * series named `series` runs, numbered after the `logged` attempts — the run just started for it,
+ * or a new series (a resend's, claimed in the delivery log) once the run's last one has ended.
+ * With `wake` (retry now, docs/webhooks.md "Retry now"): the running series `series`, waiting
+ * between attempts, makes its next one at once; `backoff` says whether the caller saw its attempt in
+ * the retry policy's backoff.
+ */
+export interface DeliverRequest {
+  series: string;
+  logged: number;
+  /** A new series' retry policy (a resend's is the whole policy); the run's own by default. */
+  retry?: DeliveryRetry;
+  wake?: { backoff: boolean };
+}
+
+/** The one way in (named as src/webhooks/deliveryRoad.ts `DELIVER_UPDATE`): answers the number of the attempt that runs next. */
+export const deliverUpdate = defineUpdate<{ attempt: number }, [DeliverRequest]>('deliver');
+
+/**
+ * A delivery's workflow: its series of attempts (./deliverySeries.workflow.ts), then any series a
+ * resend asks for after it (same run while it is open, a new run of the same id once it closed:
+ * Temporal runs one at a time). With `then`, the same transition's later deliveries to the same
+ * configuration: the next one's workflow starts once this one's first attempt has ended.
+ */
+export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<DeliveryOutcome> {
+  const label = input.label ?? `deliver ${input.deliveryId}`;
+  let series = new DeliverySeries(input, { firstAlone: (input.then?.length ?? 0) > 0, label });
+  let next: SeriesInput | undefined;
+  setHandler(
+    deliverUpdate,
+    (req) => {
+      if (req.wake) return series.retryNow({ logged: req.logged, backoff: req.wake.backoff });
+      // This run was started for the series asked for (or the request is a retry of that start); a
+      // first series asked for again (a retried payout step or recipient change) joins whatever runs.
+      if (req.series === series.name || req.series === ORIGINAL_SERIES) return { attempt: series.firstNumber };
+      // The delivery log has claimed a new series: the old one's attempts would send nothing now.
+      next = { deliveryId: input.deliveryId, series: req.series, retry: req.retry ?? input.retry, base: req.logged, label };
+      series.supersede();
+      return { attempt: req.logged + 1 };
+    },
+    {
+      validator: (req) => {
+        if (req.wake) {
+          if (req.series !== series.name || next) throw new Error(`series ${req.series} is not the one running (${series.name})`);
+          series.validateRetryNow({ logged: req.logged, backoff: req.wake.backoff });
+        } else if (next && next.series !== req.series && req.series !== ORIGINAL_SERIES)
+          throw new Error(`series ${next.series} is about to run`);
+      },
+    },
+  );
+  const chain = input.then?.length ? series.firstAttempt.then(() => startDelivery(input.then ?? [], input.retry)) : undefined;
+  let outcome: DeliveryOutcome | 'superseded';
+  for (;;) {
+    try {
+      outcome = await series.run();
+    } catch (err) {
+      // A series that gave up has said so in the log and the trail; a new one may already follow it.
+      if (!next) {
+        await chain;
+        throw err;
+      }
+      outcome = 'superseded';
+    }
+    await chain;
+    if (!next) break;
+    series = new DeliverySeries(next, { label });
+    next = undefined;
+  }
+  return outcome === 'superseded' ? 'skipped' : outcome;
+}
+
+/**
+ * Starts a delivery's workflow as a child of the run at hand, which abandons it on close (as a
+ * shipment outlives its order): its first series, never a second time once it ran. The rest of
+ * the chain follows it, each started by the one before.
+ */
+async function startDelivery(chain: ChainedDelivery[], retry: DeliveryRetry, on?: { taskQueue: string; priority: Priority }) {
+  const [head, ...rest] = chain;
+  if (chain.length === 0) return;
+  try {
+    await startChild(webhookDeliveryWorkflow, {
+      workflowId: head.deliveryId,
+      // A payment's run names the webhooks task queue; a chain's next delivery stays on its own queue.
+      ...(on ? { taskQueue: on.taskQueue } : {}),
+      priority: on?.priority ?? workflowInfo().priority,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // Kept out of the operators' payments list (docs/operations.md).
+      typedSearchAttributes: [{ key: RecordKindKey, value: 'delivery' satisfies RecordKind }],
+      staticSummary: deliveryLabel(head),
+      args: [
+        {
+          deliveryId: head.deliveryId,
+          series: ORIGINAL_SERIES,
+          retry,
+          base: 0,
+          label: deliveryLabel(head),
+          ...(rest.length > 0 ? { then: rest } : {}),
+        },
+      ],
+    });
+  } catch (err) {
+    // Already started (by a repair, or a resend that came first): once is enough.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+// The publication: the projection and the deliveries' rows in one statement. An ordinary activity,
+// scheduled by the workflow task that made the transition durable, so the read model never runs
+// ahead of the workflow. Outages are retried for hours; data PostgreSQL refuses is not.
 const PUBLICATION_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '45 seconds',
   retry: {
@@ -45,28 +155,15 @@ const PUBLICATION_OPTIONS: ActivityOptions = {
 // A rare path: a projection that failed for good (metric and error log).
 const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
 
-/** A payment run's publications: its projections, then its deliveries' series. */
+/** A payment run's publications: its projections, then its deliveries' workflows started as children. */
 export class Publications {
-  /** Projections (read model and ledger) still running: a finished run waits for these. */
+  /** Projections (read model and ledger) and their deliveries' starts still running: a finished run waits for these. */
   private readonly projections: Promise<unknown>[] = [];
-  private readonly series = new Map<string, DeliverySeries>();
-  private readonly deliveries: Promise<unknown>[] = [];
-  private handOverAfterMs = 0;
 
   constructor(
     paymentId: string,
     private readonly scope: Scope,
-  ) {
-    setHandler(retryDeliveryUpdate, (req) => this.running(req.deliveryId).retryNow(req), {
-      validator: (req) => this.running(req.deliveryId).validateRetryNow(req),
-    });
-  }
-
-  private running(deliveryId: string): DeliverySeries {
-    const series = this.series.get(deliveryId);
-    if (!series) throw new Error(`no series of delivery ${deliveryId} runs in this payment's run`);
-    return series;
-  }
+  ) {}
 
   /**
    * The transition's projection (read model, ledger, trail and its deliveries' rows), settled once
@@ -86,75 +183,22 @@ export class Publications {
       ...PUBLICATION_OPTIONS,
       summary: stepSummary('publish', payment, entry),
     });
-    let plan: { inRun?: SeriesPlan };
+    let plan;
     try {
-      plan = await publishTransition({ ...input, inRun: true });
+      plan = await publishTransition(input);
     } catch (err) {
       // Bounded: the payment's timers and later transitions go on; operators are alerted.
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
       await reportProjectionFailure({ paymentId: input.payment.id, version: input.payment.version, error });
       return;
     }
-    const inRun = plan.inRun;
-    if (!inRun) return;
-    // As long as an attempt may run: a finished payment's last delivery usually ends well within it.
-    this.handOverAfterMs = inRun.retry.timeoutMs + DELIVERY_ACTIVITY_MARGIN_MS;
-    for (const chain of inRun.chains) this.deliveries.push(this.deliver(chain, inRun));
+    // One child per configuration: a split's two deliveries to it are one chain, the second started once the first's first attempt ended.
+    const on = { taskQueue: plan.children.taskQueue, priority: tenantPriority(this.scope) };
+    await Promise.all(plan.children.chains.map((chain) => startDelivery([chain, ...(chain.then ?? [])], plan.children.retry, on)));
   }
 
-  /**
-   * A configuration's deliveries of one transition, each its own series: the next starts once the
-   * one before has made its first attempt, so a receiver gets them in the transition's order.
-   */
-  private async deliver(chain: ChainedDelivery, plan: SeriesPlan): Promise<void> {
-    const runs: Promise<unknown>[] = [];
-    let d: ChainedDelivery | undefined = chain;
-    while (d) {
-      const { deliveryId } = d;
-      const label = `deliver ${d.event} → ${d.webhookId}`;
-      const series = new DeliverySeries(
-        { deliveryId, series: ORIGINAL_SERIES, retry: plan.retry, base: 0 },
-        { taskQueue: plan.taskQueue, priority: tenantPriority(this.scope), firstAlone: (d.then?.length ?? 0) > 0, label },
-      );
-      this.series.set(deliveryId, series);
-      runs.push(this.follow(series, plan, label));
-      const later: ChainedDelivery[] = d.then ?? [];
-      if (later.length > 0) await series.firstAttempt;
-      d = later.length === 0 ? undefined : later.length === 1 ? later[0] : { ...later[0], then: later.slice(1) };
-    }
-    await Promise.all(runs);
-  }
-
-  /** A series to its end, or handed over to a workflow of its own when the payment's run finishes first. */
-  private async follow(series: DeliverySeries, plan: SeriesPlan, summary: string): Promise<void> {
-    let outcome;
-    try {
-      outcome = await series.run();
-    } catch {
-      // A series that gave up has said so in the log and the trail; the payment goes on.
-      return;
-    } finally {
-      this.series.delete(series.deliveryId);
-    }
-    if (outcome !== 'handed-over') return;
-    await startChild(webhookDeliveryWorkflow, {
-      ...seriesStartOptions(series.deliveryId, this.scope, plan.taskQueue, `${summary} (continued)`, true),
-      memo: { series: ORIGINAL_SERIES },
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      args: [{ deliveryId: series.deliveryId, series: ORIGINAL_SERIES, retry: plan.retry, base: 0, resumed: true }],
-    });
-  }
-
-  /**
-   * The payment is finished: its run closes once its read model and ledger are written and its
-   * deliveries' series have ended, or, for a series still retrying a failing receiver once its attempt
-   * in flight has ended, once that series goes on in a workflow of its own (docs/operations.md).
-   */
+  /** The payment is finished: its run closes once its read model and ledger are written and its deliveries' workflows started. */
   async finish(): Promise<void> {
     await Promise.all(this.projections);
-    if (this.series.size > 0 && !(await condition(() => this.series.size === 0, this.handOverAfterMs))) {
-      for (const series of this.series.values()) series.handOver();
-    }
-    await Promise.all(this.deliveries);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The webhook use cases: configurations, their secrets, the delivery log, and deliveries started
- * outside a payment's run (`payment.test`, resend, recover), whose series ./deliverySeries.ts starts:
- * with the payments use cases, the only code that starts workflows; routes parse, call one of these
- * and respond.
+ * outside a payment's run (`payment.test`, resend, recover), each through the one way in
+ * (src/webhooks/deliveries.service.ts). With the payments use cases, the only code that starts
+ * workflows; routes parse, call one of these and respond.
  */
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
@@ -40,7 +40,7 @@ import {
 import { type DeliveryRetry, deliveryRetry, nextAttemptAt } from './retrySchedule';
 import { checkResolvedHost, checkWebhookUrl, webhookUrlRules } from './urlPolicy';
 import { withAccountLock } from '../tenants/tenants.repository';
-import { deliverySeries } from './deliverySeries.service';
+import { deliveries as deliveryWorkflows } from './deliveries.service';
 import { DeliveryInProgress, InvalidInput, NotFound, QuotaExceeded, pageOrRefuse } from '../platform/useCaseErrors';
 
 interface WebhooksDeps {
@@ -62,7 +62,7 @@ const RECOVER_START_CONCURRENCY = 16;
 
 export function webhooksService({ db, temporal, config }: WebhooksDeps) {
   const secretKey = () => webhookSecretKey(config);
-  const { startSeries, resend, retryNow } = deliverySeries({ db, temporal, config });
+  const { startFirst, resend, retryNow } = deliveryWorkflows({ db, temporal, config });
 
   async function load(scope: Scope, id: string): Promise<WebhookConfiguration> {
     const row = await findWebhook(db, scope, id);
@@ -128,7 +128,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       const now = new Date().toISOString();
       const deliveryId = await createSingleDelivery(db, row.id, envelope('payment.test', now, samplePayment(scope.livemode, now), 0));
       try {
-        await startSeries(scope, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`, true);
+        await startFirst(scope, deliveryId, ORIGINAL_SERIES, `payment.test to ${row.id}`);
       } catch (err) {
         // Left in the log, it would be pending for good, refusing every resend; the client, answered an error, never saw its id.
         await dropUnattempted(db, deliveryId);
@@ -144,7 +144,7 @@ export function webhooksService({ db, temporal, config }: WebhooksDeps) {
       if (!delivery) throw new NotFound('delivery');
       const resent = await resend(scope, row, deliveryId, delivery.attempts);
       if ('attempt' in resent) return resent.attempt;
-      const woken = await retryNow(deliveryId, resent.running, delivery.attempts, resent.run);
+      const woken = await retryNow(scope, deliveryId, resent.running, delivery.attempts, resent.run);
       if (woken === null) throw new DeliveryInProgress(deliveryId, resent.running);
       return woken;
     },

@@ -1,7 +1,16 @@
 /** How a delivery's work is dispatched (src/webhooks/deliverySeries.rules.ts): the tenant's fairness key, live before test, and a series' start options. */
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { LIVE_PRIORITY, TEST_PRIORITY, fairnessKey, seriesStartOptions, tenantPriority } from '../../src/webhooks/deliverySeries.rules';
+import {
+  LIVE_PRIORITY,
+  TEST_PRIORITY,
+  chainsOf,
+  fairnessKey,
+  seriesStartOptions,
+  tenantPriority,
+} from '../../src/webhooks/deliverySeries.rules';
+import { DELIVERY_WORKFLOW, DELIVER_UPDATE } from '../../src/webhooks/deliveryRoad';
+import { deliverUpdate, webhookDeliveryWorkflow } from '../../src/webhooks/webhookDelivery.workflow';
 
 const test = { accountId: 'acct_1', livemode: false };
 const live = { accountId: 'acct_1', livemode: true };
@@ -16,22 +25,42 @@ describe('tenant priority', () => {
 });
 
 describe('seriesStartOptions', () => {
-  it('a first series joins a running one and never runs twice; a later one starts after the last ended and never beside it', () => {
+  it('a first series never runs twice; a later one may follow a closed run (a running one is joined by the one way in)', () => {
     const first = seriesStartOptions('dlv_1', live, 'q-webhooks', 'deliver payment.created → wh_1', true);
     expect(first).toEqual({
       workflowId: 'dlv_1',
       taskQueue: 'q-webhooks',
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       priority: { priorityKey: LIVE_PRIORITY, fairnessKey: 'acct_1:live' },
       typedSearchAttributes: [{ key: expect.objectContaining({ name: 'RecordKind' }), value: 'delivery' }],
       staticSummary: 'deliver payment.created → wh_1',
     });
     const later = seriesStartOptions('dlv_1', test, 'q-webhooks', 'resend', false);
-    expect([later.workflowIdReusePolicy, later.workflowIdConflictPolicy, later.priority.priorityKey]).toEqual([
-      WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      WorkflowIdConflictPolicy.FAIL,
-      TEST_PRIORITY,
+    expect([later.workflowIdReusePolicy, later.priority.priorityKey]).toEqual([WorkflowIdReusePolicy.ALLOW_DUPLICATE, TEST_PRIORITY]);
+  });
+});
+
+describe('the one way in', () => {
+  it('names the delivery workflow and its update as the workflow code defines them', () => {
+    expect([DELIVERY_WORKFLOW, DELIVER_UPDATE]).toEqual([webhookDeliveryWorkflow.name, deliverUpdate.name]);
+  });
+});
+
+describe('chainsOf', () => {
+  it("hands one transition's deliveries to one configuration in order, one chain per configuration", () => {
+    const planned = [
+      { delivery: { id: 'dlv_a', event: 'payment.partially_refunded' }, webhook: { id: 'wh_1' } },
+      { delivery: { id: 'dlv_b', event: 'payment.partially_refunded' }, webhook: { id: 'wh_2' } },
+      { delivery: { id: 'dlv_c', event: 'payment.released' }, webhook: { id: 'wh_1' } },
+    ];
+    expect(chainsOf(planned)).toEqual([
+      {
+        deliveryId: 'dlv_a',
+        webhookId: 'wh_1',
+        event: 'payment.partially_refunded',
+        then: [{ deliveryId: 'dlv_c', webhookId: 'wh_1', event: 'payment.released' }],
+      },
+      { deliveryId: 'dlv_b', webhookId: 'wh_2', event: 'payment.partially_refunded' },
     ]);
   });
 });

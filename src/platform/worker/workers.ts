@@ -22,6 +22,9 @@ interface WorkerDeps {
   workflowBundlePath?: string;
 }
 
+/** A delivery's activities, which only the webhooks worker runs. */
+const DELIVERY_ACTIVITIES = new Set(['deliverWebhook', 'endSeries']);
+
 /** The payments worker and the webhook delivery worker of one process, run and stopped as one. */
 export interface PaymentWorkers {
   run(): Promise<void>;
@@ -49,9 +52,11 @@ async function workflowCode(bundlePath: string | undefined): Promise<string> {
  */
 export async function createWorker({ connection, db, config, logger, taskQueue, workflowBundlePath }: WorkerDeps): Promise<PaymentWorkers> {
   const bundle = workflowBundlePath ?? (fs.existsSync(WORKFLOW_BUNDLE_PATH) ? WORKFLOW_BUNDLE_PATH : undefined);
-  // Publications start each delivery's series through the worker's own connection.
+  // Payouts' activities start their deliveries' workflows through the worker's own connection.
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const activities = createActivities({ db, config, logger, temporal });
+  // Every delivery's attempts run on the webhooks task queue alone (docs/webhooks.md, "One road").
+  const paymentActivities = Object.fromEntries(Object.entries(activities).filter(([name]) => !DELIVERY_ACTIVITIES.has(name)));
   const queue = taskQueue ?? config.TEMPORAL_TASK_QUEUE;
   // One bundle for both workers, whose hash is the build id (src/platform/worker/versioning.ts).
   const code = await workflowCode(bundle);
@@ -67,7 +72,7 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: queue,
     ...workflows,
-    activities,
+    activities: paymentActivities,
     // A worker that dies holding a payment in its cache costs the next transition this long before
     // another worker takes over (the SDK's default, 10 s, equals a request's whole deadline).
     stickyQueueScheduleToStartTimeout: '1 second',
@@ -78,12 +83,8 @@ export async function createWorker({ connection, db, config, logger, taskQueue, 
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: webhookTaskQueue({ TEMPORAL_TASK_QUEUE: queue }),
     ...workflows,
-    // A series' activities: its attempts, its end, and where a handed-over series resumes.
-    activities: {
-      deliverWebhook: activities.deliverWebhook.bind(activities),
-      endSeries: activities.endSeries.bind(activities),
-      deliveryProgress: activities.deliveryProgress.bind(activities),
-    },
+    // A delivery's activities: its attempts and its series' end.
+    activities: { deliverWebhook: activities.deliverWebhook.bind(activities), endSeries: activities.endSeries.bind(activities) },
     // Bounded: a flood of slow receivers holds at most this many attempts of this process at once;
     // the rest wait in Temporal's queue, dispatched tenant by tenant (docs/webhooks.md).
     maxConcurrentActivityTaskExecutions: config.WEBHOOK_WORKER_SLOTS,
