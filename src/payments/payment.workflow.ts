@@ -1,8 +1,8 @@
 /**
  * The payment workflow, one run per payment: the state machine's messages (per-action updates, and
  * the `transition` signal, defined in ./payment.messages.ts) and its timers; a refusal's failure is
- * ./paymentFailures.workflow.ts's. Its side effects (the publication of each transition, webhook
- * retries and hand-over) are src/webhooks/webhookDelivery.workflow.ts's. The payment's one writer: an
+ * ./paymentFailures.workflow.ts's. Its side effects (the publication of each transition, and the
+ * start of each delivery's workflow as a child abandoned on close) are src/webhooks/webhookDelivery.workflow.ts's. The payment's one writer: an
  * update answers once the publication of the step it caused is committed (docs/architecture.md,
  * "One writer per aggregate").
  */
