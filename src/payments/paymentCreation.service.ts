@@ -10,6 +10,7 @@ import { INITIAL_STATUS, creationEntry } from './payment.rules';
 import { wholeMilestone } from './milestones.rules';
 import { personalOf, withPersonal, withoutPersonal } from './personalData.rules';
 import { type Scope, scopeOf } from '../tenants/tenancy.rules';
+import type { CustodyAccount, Funding } from './paymentTypes.rules';
 import { isPayable } from '../recipients/recipients.rules';
 import { findRecipients } from '../recipients/recipients.repository';
 import { notErased } from '../recipients/recipients.service';
@@ -38,6 +39,8 @@ export interface NewPayment {
   autoReleaseAfterSeconds?: number;
   /** The parts the amount is released in (docs/concepts.md); their amounts sum to `amountMinor`. */
   milestones?: NewMilestone[];
+  /** How its money comes in (docs/bank.md, "Funding by bank transfer"); default `api`. */
+  funding?: Funding;
 }
 
 interface NewMilestone {
@@ -146,6 +149,24 @@ export function paymentCreation(deps: PaymentsDeps) {
     };
   }
 
+  /**
+   * The custody account a `bank_transfer` payment's payer transfers to, as the settings name it
+   * (docs/bank.md); a 400 naming `funding` while the operator has not set it, and null for `api`.
+   */
+  function custodyFor(funding: Funding): CustodyAccount | null {
+    if (funding !== 'bank_transfer') return null;
+    const { CUSTODY_ACCOUNT_IBAN: iban, CUSTODY_ACCOUNT_BIC: bic, CUSTODY_ACCOUNT_NAME: name } = config;
+    if (iban === undefined || bic === undefined || name === undefined) {
+      throw new InvalidInput([
+        {
+          field: 'funding',
+          message: "bank_transfer needs the operator's custody account (CUSTODY_ACCOUNT_*), which this service has not set",
+        },
+      ]);
+    }
+    return { iban, bic, name };
+  }
+
   return {
     /** Delete the claims of creates that died before their payment's row was written (src/payments/openPayments.repository.ts). */
     purgeStaleClaims: () => purgeStaleClaims(db),
@@ -153,6 +174,8 @@ export function paymentCreation(deps: PaymentsDeps) {
     /** Start the payment's workflow; its id is the payment id, never reused. */
     async create(call: Call, input: NewPayment): Promise<PaymentDetails> {
       const { principal } = call;
+      const funding = input.funding ?? 'api';
+      const custody = custodyFor(funding);
       const { payment: party, milestones: parties } = await partiesOf(scopeOf(principal), input);
       const now = new Date();
       const fields = {
@@ -173,6 +196,9 @@ export function paymentCreation(deps: PaymentsDeps) {
         updatedAt: now.toISOString(),
         version: 1,
         ...moneyFields(input.platformFeeMinor ?? 0n),
+        funding,
+        amountReceivedMinor: 0n,
+        custody,
       };
       const payment: PaymentDetails = {
         ...fields,

@@ -37,6 +37,21 @@ export const PAYMENT_EVENTS = [
 ] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
+/**
+ * How a payment's money comes in (docs/bank.md, "Funding by bank transfer"): `api`, the platform
+ * reports the deposit (`POST …/deposit`); `bank_transfer`, the payer transfers it to the custody
+ * account with the payment's reference and the service matches the bank's credit.
+ */
+export const FUNDINGS = ['api', 'bank_transfer'] as const;
+export type Funding = (typeof FUNDINGS)[number];
+
+/** The operator's custody account a payer transfers to: its IBAN, BIC and holder's name (not personal data). */
+export interface CustodyAccount {
+  iban: string;
+  bic: string;
+  name: string;
+}
+
 /** Actions a client may request over the API (create is the workflow start, not a transition). */
 export const CLIENT_ACTIONS = ['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve'] as const;
 export type ClientAction = (typeof CLIENT_ACTIONS)[number];
@@ -114,6 +129,12 @@ export interface PaymentState {
   disputes?: DisputeState[];
   /** The recipient (`rcp_…`) it was created for, if it named one: an id, never personal data. */
   recipientId?: string | null;
+  /** How its money comes in; absent (a payment created before funding by transfer) is `api`. */
+  funding?: Funding;
+  /** Received by bank transfer so far, in minor units, until it reaches the amount (docs/bank.md); absent is 0. */
+  amountReceivedMinor?: bigint;
+  /** A `bank_transfer` payment's custody account, as its payer was told at creation; null otherwise. */
+  custody?: CustodyAccount | null;
 }
 
 export const DISPUTE_PARTIES = ['payer', 'recipient', 'platform'] as const;

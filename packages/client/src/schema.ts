@@ -1802,6 +1802,11 @@ export interface components {
             deposit_deadline_seconds?: number;
             /** @description Release this long after approval, unless disputed or refunded */
             auto_release_after_seconds?: number;
+            /**
+             * @description How the money comes in (docs/bank.md): "api" (default), the platform reports the deposit with POST …/deposit; "bank_transfer", the payer transfers it to the custody account with funding_instructions.reference
+             * @enum {string}
+             */
+            funding?: "api" | "bank_transfer";
             /** @description The parts the amount is paid in, 1 to 50, each approved and released on its own; without it, one of the whole amount */
             milestones?: {
                 /** @description Your name for it, unique within the payment (≤ 64 characters) */
@@ -1907,7 +1912,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "funded_by_bank_transfer" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -2094,6 +2099,32 @@ export interface components {
             livemode: boolean;
             deposit_deadline: string;
             auto_release_after_seconds: number | null;
+            /**
+             * @description How the money comes in: "api", reported by the platform; "bank_transfer", matched at the bank
+             * @enum {string}
+             */
+            funding: "api" | "bank_transfer";
+            /** @description ISO 11649 creditor reference (RF…): a bank_transfer's payer writes it in the transfer; an api payment's settlement transfer from the platform carries it (docs/bank.md) */
+            funding_reference: string;
+            /** @description For funding "bank_transfer" only; null for "api" */
+            funding_instructions: {
+                /** @constant */
+                type: "bank_transfer";
+                /** @description The operator's custody account */
+                iban: string;
+                bic: string;
+                account_holder_name: string;
+                /** @description The ISO 11649 creditor reference the payer writes in the transfer: the payment's funding_reference */
+                reference: string;
+                amount: number;
+                currency: string;
+                /** @description Booked at the bank with this reference so far, in major units */
+                amount_received: number;
+                /** @description amount − amount_received, never below 0 */
+                amount_remaining: number;
+                /** @description The deposit deadline: short by then, the payment is cancelled and what it received is an unapplied credit */
+                expires_at: string;
+            } | null;
             /** @description The parts the amount is released in, in the order given; one of the whole amount unless created with milestones */
             milestones: {
                 /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
@@ -2656,6 +2687,32 @@ export interface components {
                 livemode: boolean;
                 deposit_deadline: string;
                 auto_release_after_seconds: number | null;
+                /**
+                 * @description How the money comes in: "api", reported by the platform; "bank_transfer", matched at the bank
+                 * @enum {string}
+                 */
+                funding: "api" | "bank_transfer";
+                /** @description ISO 11649 creditor reference (RF…): a bank_transfer's payer writes it in the transfer; an api payment's settlement transfer from the platform carries it (docs/bank.md) */
+                funding_reference: string;
+                /** @description For funding "bank_transfer" only; null for "api" */
+                funding_instructions: {
+                    /** @constant */
+                    type: "bank_transfer";
+                    /** @description The operator's custody account */
+                    iban: string;
+                    bic: string;
+                    account_holder_name: string;
+                    /** @description The ISO 11649 creditor reference the payer writes in the transfer: the payment's funding_reference */
+                    reference: string;
+                    amount: number;
+                    currency: string;
+                    /** @description Booked at the bank with this reference so far, in major units */
+                    amount_received: number;
+                    /** @description amount − amount_received, never below 0 */
+                    amount_remaining: number;
+                    /** @description The deposit deadline: short by then, the payment is cancelled and what it received is an unapplied credit */
+                    expires_at: string;
+                } | null;
                 /** @description The parts the amount is released in, in the order given; one of the whole amount unless created with milestones */
                 milestones: {
                     /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
@@ -3431,6 +3488,9 @@ export interface operations {
                      *           "livemode": false,
                      *           "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *           "auto_release_after_seconds": 259200,
+                     *           "funding": "api",
+                     *           "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "funding_instructions": null,
                      *           "created_at": "2026-11-23T10:00:00.000Z",
                      *           "updated_at": "2026-11-23T10:05:00.000Z",
                      *           "platform_fee": 6.27,
@@ -3606,6 +3666,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -3815,6 +3878,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -4322,6 +4388,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -4418,7 +4487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or funded_by_bank_transfer: the payment is funded by bank transfer (`funding: "bank_transfer"`): it is deposited when the bank books the transfer carrying its reference, never by POST …/deposit (docs/bank.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4563,6 +4632,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -4804,6 +4876,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5045,6 +5120,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5287,6 +5365,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5530,6 +5611,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5772,6 +5856,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6015,6 +6102,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6258,6 +6348,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6502,6 +6595,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6747,6 +6843,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6991,6 +7090,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7233,6 +7335,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7476,6 +7581,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7719,6 +7827,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7962,6 +8073,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8203,6 +8317,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8447,6 +8564,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8692,6 +8812,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8937,6 +9060,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9182,6 +9308,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9425,6 +9554,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9657,6 +9789,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9908,6 +10043,9 @@ export interface operations {
                      *             "livemode": false,
                      *             "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *             "auto_release_after_seconds": 259200,
+                     *             "funding": "api",
+                     *             "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *             "funding_instructions": null,
                      *             "created_at": "2026-11-23T10:00:00.000Z",
                      *             "updated_at": "2026-11-23T10:05:00.000Z",
                      *             "platform_fee": 6.27,
@@ -10073,6 +10211,9 @@ export interface operations {
                      *         "livemode": false,
                      *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *         "auto_release_after_seconds": 259200,
+                     *         "funding": "api",
+                     *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *         "funding_instructions": null,
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "updated_at": "2026-11-23T10:05:00.000Z",
                      *         "platform_fee": 6.27,
@@ -13209,6 +13350,9 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -17204,6 +17348,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17281,6 +17428,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17358,6 +17508,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17435,6 +17588,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17512,6 +17668,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17589,6 +17748,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17666,6 +17828,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17743,6 +17908,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17834,6 +18002,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17939,6 +18110,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -18044,6 +18218,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -18135,6 +18312,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -18212,6 +18392,9 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,

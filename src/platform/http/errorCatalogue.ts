@@ -20,6 +20,7 @@ import {
   QuotaExceeded,
   RateLimited,
   BankAccountInUse,
+  FundedByBankTransfer,
   Unauthenticated,
   isUnavailable,
 } from '../useCaseErrors';
@@ -90,6 +91,17 @@ export const ERRORS = {
         ...(err.milestoneId === undefined ? {} : { milestone_id: err.milestoneId }),
       }),
     },
+  },
+  funded_by_bank_transfer: {
+    status: 409,
+    description:
+      'the payment is funded by bank transfer (`funding: "bank_transfer"`): it is deposited when the bank books the transfer carrying its reference, never by POST …/deposit (docs/bank.md)',
+    example: {
+      message:
+        "payment pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F is funded by bank transfer: it is deposited when the bank books the payer's transfer with its reference, not by POST …/deposit",
+      details: { payment: 'pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F' },
+    },
+    from: { matches: is(FundedByBankTransfer), details: (err: FundedByBankTransfer) => ({ payment: err.paymentId }) },
   },
   dispute_out_of_turn: {
     status: 409,
