@@ -33,6 +33,18 @@ export interface EntryToPost {
   exponent: number;
   at: Date;
   transfers: readonly Transfer[];
+  /** The bank's booking the entry records (docs/bank.md): its date (`BookgDt`), the reference it carried, the bank's own (`AcctSvcrRef`). */
+  bank?: BankBooking;
+}
+
+/** A booking of the bank, as a ledger entry records it (migration 20261206100000_bank_bookings). */
+export interface BankBooking {
+  /** `YYYY-MM-DD`. */
+  bookedOn: string;
+  /** The RF creditor reference of a credit; the EndToEndId of a payout or return. */
+  reference: string | null;
+  /** `AcctSvcrRef`, when the bank gave one. */
+  entryRef: string | null;
 }
 
 /**
@@ -56,7 +68,10 @@ export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string
         )}, ${b.add(e.currency, 'text')}, ${b.add(e.exponent, 'smallint')}, ${b.add(e.code, 'text')}, ${b.add(e.at, 'timestamptz')}, ${b.add(
           e.milestoneId,
           'text',
-        )}, ${b.add(e.recipientId, 'text')})`,
+        )}, ${b.add(e.recipientId, 'text')}, ${b.add(e.bank?.bookedOn ?? null, 'date')}, ${b.add(e.bank?.reference ?? null, 'text')}, ${b.add(
+          e.bank?.entryRef ?? null,
+          'text',
+        )})`,
     )
     .join(', ');
   const postingRows = withIds
@@ -69,7 +84,8 @@ export function ledgerCtes(b: Bindings, entries: readonly EntryToPost[]): string
   return [
     // No conflict target on purpose: a payment's entries have two unique indexes (src/payments/projection.repository.ts).
     `ledger_entry AS (
-      INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id)
+      INSERT INTO ledger_entries (id, payment_id, version, account_id, livemode, currency, exponent, type, created_at, milestone_id, recipient_id,
+        bank_booked_on, bank_reference, bank_entry_ref)
       VALUES ${entryRows}
       ON CONFLICT DO NOTHING RETURNING id)`,
     `posting AS (SELECT * FROM (VALUES ${postingRows}) AS p(entry_id, account, address, amount, ord, account_id, livemode, currency, exponent))`,

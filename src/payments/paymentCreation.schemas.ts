@@ -193,6 +193,10 @@ export function createPaymentRequest(maxAmount: number) {
             }
           });
         }
+        // A transfer's credits fund the payment as a whole, not a milestone's part (docs/bank.md).
+        if (raw.funding === 'bank_transfer' && raw.milestones !== undefined) {
+          issue('funding', 'bank_transfer funds a payment without milestones: the transfer pays the whole amount');
+        }
         if (raw.recipient !== undefined && raw.recipient_email !== undefined) {
           issue('recipient', 'name recipient or recipient_email, not both');
         } else if (raw.recipient === undefined && raw.recipient_email === undefined) {

@@ -28,6 +28,7 @@ export const PAYMENT_EVENTS = [
   'payment.cancelled',
   'payment.refunded',
   'payment.partially_refunded',
+  'payment.partially_funded',
   'payment.disputed',
   'payment.milestone_approved',
   'payment.milestone_released',
@@ -64,7 +65,9 @@ export type TimerAction = 'deadline' | 'auto_release' | 'dispute_default';
  */
 export const DISPUTE_ACTIONS = ['dispute_evidence', 'dispute_offer', 'dispute_accept', 'dispute_decline', 'dispute_withdraw'] as const;
 export type DisputeAction = (typeof DISPUTE_ACTIONS)[number];
-export type TransitionAction = ClientAction | TimerAction | DisputeAction;
+/** The bank's own step: funds received by transfer, matched by the payment's reference (docs/bank.md). */
+export type BankAction = 'receive_funds';
+export type TransitionAction = ClientAction | TimerAction | DisputeAction | BankAction;
 
 /** Actions a client may request of one milestone (docs/concepts.md, "Deals paid in stages"). */
 export const MILESTONE_ACTIONS = ['approve', 'release', 'refund', 'dispute', 'resolve'] as const satisfies readonly ClientAction[];
@@ -91,6 +94,20 @@ export interface HistoryEntry {
   changes?: MilestoneChange[];
   /** The dispute this step opened, changed or ended: its events end with `payment.dispute_updated`. */
   disputeId?: string;
+  /** A `receive_funds` step: the bank's credit it took, and how much of it the payment took (the rest is an unapplied credit). */
+  credit?: ReceivedCredit;
+}
+
+/** A credit booked at the bank as a payment's step records it: ids, amounts and the booking, nothing personal. */
+export interface ReceivedCredit {
+  /** The credit's id (`bc_…`), the same for every file that carries its entry. */
+  id: string;
+  amountMinor: bigint;
+  /** What the payment took of it: at most what it still lacked. */
+  appliedMinor: bigint;
+  /** `YYYY-MM-DD`. */
+  bookedOn: string;
+  bankEntryRef: string | null;
 }
 
 /**

@@ -48,6 +48,36 @@ import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.re
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
 import { creditedRecipient, makeReleasesAvailable } from '../ledger/paymentPostings.repository';
 import { appendLeavesOfEntries } from '../ledger/ledgerAccounts.repository';
+import { BANK_CUSTODY, escrowAddress } from '../ledger/ledger.rules';
+import type { ReceivedCredit } from './paymentTypes.rules';
+import { defaultMilestoneId } from './milestones.rules';
+import { fundingReferenceOf } from './fundingReference.rules';
+
+/**
+ * The ledger entry of a credit a payment took (docs/bank.md): what it took, from the custody account
+ * at the bank (`bank:custody`) into its custody, with the booking it came from; none when it took
+ * nothing. The excess of an overpayment is the unapplied credit's own entry.
+ */
+function bankFundingEntries(state: PaymentDetails, entry: HistoryEntry, credit: ReceivedCredit): EntryToPost[] {
+  if (credit.appliedMinor <= 0n) return [];
+  return [
+    {
+      key: paymentEntryKey(state.id, entry.seq),
+      code: 'bank_funding',
+      paymentId: state.id,
+      milestoneId: defaultMilestoneId(state.id),
+      recipientId: null,
+      version: entry.seq,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      currency: state.currency,
+      exponent: state.amountExponent,
+      at: new Date(entry.at),
+      transfers: [{ debit: BANK_CUSTODY, credit: escrowAddress(state.id), amount: credit.appliedMinor }],
+      bank: { bookedOn: credit.bookedOn, reference: fundingReferenceOf(state.id), entryRef: credit.bankEntryRef },
+    },
+  ];
+}
 
 /**
  * The CTEs that write the projection of one history entry, with `trail` the transition's leaf too;
@@ -97,25 +127,28 @@ function projectionCtes(
   // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
   const leaf = transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) });
   const exponent = state.amountExponent;
-  const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
-    const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    const transfers = transfersOf(movement, { paymentId: state.id, recipientId });
-    const post: EntryToPost = {
-      key: paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined),
-      code: entryTypeOf(movement),
-      paymentId: state.id,
-      milestoneId,
-      recipientId: recipientId ?? null,
-      version: entry.seq,
-      accountId: state.accountId,
-      livemode: state.livemode,
-      currency: state.currency,
-      exponent,
-      at: new Date(entry.at),
-      transfers,
-    };
-    return post;
-  });
+  // A credit the bank booked: its money came from the custody account at the bank, not from a deposit the platform reported.
+  const entries = entry.credit
+    ? bankFundingEntries(state, entry, entry.credit)
+    : ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
+        const recipientId = creditedRecipient(state, milestoneId, movement.released);
+        const transfers = transfersOf(movement, { paymentId: state.id, recipientId });
+        const post: EntryToPost = {
+          key: paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined),
+          code: entryTypeOf(movement),
+          paymentId: state.id,
+          milestoneId,
+          recipientId: recipientId ?? null,
+          version: entry.seq,
+          accountId: state.accountId,
+          livemode: state.livemode,
+          currency: state.currency,
+          exponent,
+          at: new Date(entry.at),
+          transfers,
+        };
+        return post;
+      });
   // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
   ctes.push(...ledgerCtes(b, entries));
   const entryIds = entries.map((e) => entryId(e.key));

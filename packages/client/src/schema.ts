@@ -1388,6 +1388,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.partially_funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.partially_funded
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentPartiallyFundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.disputed": {
         parameters: {
             query?: never;
@@ -1753,7 +1773,7 @@ export interface components {
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: every payment event (a recipient's events are sent only to configurations that name them) */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
         };
         ConsistencyProof: {
             from: number;
@@ -1930,7 +1950,7 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
             /** @description A payment's event: the payment */
             payment_id?: string;
             /** @description A payout's event: the payout */
@@ -2040,14 +2060,14 @@ export interface components {
             /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned";
+            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
             currency: string;
             livemode: boolean;
             created_at: string;
             /** @description Every posting of the entry; they sum to zero */
             postings: {
                 /** @enum {string} */
-                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees" | "recipient_pending" | "recipient_available" | "recipient_in_transit" | "recipient_paid_out";
+                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees" | "recipient_pending" | "recipient_available" | "recipient_in_transit" | "recipient_paid_out" | "custody_bank" | "unapplied_credit";
                 /** @description The account: escrow:pay_… (a payment’s custody), recipient:rcp_…:pending|available|in_transit|paid_out, or the kind */
                 address: string;
                 /** @description Major units, signed: the postings sum to 0 */
@@ -2331,7 +2351,7 @@ export interface components {
             /** @enum {string} */
             to: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             /** @description null for a redaction, which emits no event */
-            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test") | null;
+            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test") | null;
             actor: string;
             /** @description Why, as the client said it; "[redacted]" once the payment was redacted */
             reason: string | null;
@@ -2601,6 +2621,17 @@ export interface components {
                     } | null;
                 } | null;
             };
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
+        };
+        PaymentPartiallyFundedEvent: {
+            /** @constant */
+            event: "payment.partially_funded";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
@@ -3080,7 +3111,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -3106,7 +3137,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -3142,7 +3173,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             secret: string;
         };
@@ -9999,7 +10030,7 @@ export interface operations {
                 /** @description Only this payment's events */
                 payment_id?: string;
                 /** @description Only events of this type, e.g. payment.released or payout.paid */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -10658,7 +10689,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -17859,6 +17890,86 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentPartiallyRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentPartiallyFundedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.partially_funded",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null,
+                 *             "dispute": null
+                 *           }
+                 *         ],
+                 *         "dispute": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentPartiallyFundedEvent"];
             };
         };
         responses: {
