@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isFundingReference } from '../src/payments/fundingReference.rules';
-import { useAccount, useStack, validPayment } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack({
   env: {
@@ -16,6 +16,7 @@ const stack = useStack({
   },
 });
 const account = useAccount(stack);
+const stranger = useAccount(stack);
 
 describe('a payment funded by bank transfer', () => {
   it('answers its funding instructions: the custody account, its reference, the amount and the deposit deadline', async () => {
@@ -76,5 +77,99 @@ describe('a payment funded by bank transfer', () => {
     const res = await stack.http.post('/api/v1/payments', { key: account.test_api_key, body: validPayment({ funding: 'card' }) });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain('funding');
+  });
+});
+
+/** A test-mode transfer to the custody account, booked through the bank's matching. */
+async function transfer(key: string, body: { reference: string; amount: number; currency: string }, idempotencyKey?: string) {
+  return stack.http.post('/api/v1/test_helpers/bank_transfers', {
+    key,
+    body,
+    ...(idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : {}),
+  });
+}
+
+async function bankPayment(amount = 100, currency = 'EUR') {
+  const res = await stack.http.post('/api/v1/payments', {
+    key: account.test_api_key,
+    body: validPayment({ funding: 'bank_transfer', amount, currency }),
+  });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; funding_reference: string };
+}
+
+const read = async (id: string) => (await stack.http.get(`/api/v1/payments/${id}`, { key: account.test_api_key })).body;
+const credits = async (key: string, status?: string) =>
+  (await stack.http.get(`/api/v1/bank_credits${status ? `?status=${status}` : ''}`, { key })).body.data as any[];
+
+describe('a transfer booked at the bank, matched by its reference', () => {
+  it('deposits a payment paid exactly: payment.deposited, its ledger from the custody bank account', async () => {
+    const p = await bankPayment(100);
+    const res = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 100, currency: 'EUR' });
+    expect(res.status).toBe(201);
+    expect(res.body.bank_credits).toMatchObject([{ object: 'bank_credit', status: 'applied', amount: 100, payment: p.id }]);
+    await eventually(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    const got = await read(p.id);
+    expect(got).toMatchObject({ amount_held: 100, funding_instructions: { amount_received: 100, amount_remaining: 0 } });
+    const ledger = (await stack.http.get(`/api/v1/payments/${p.id}/ledger`, { key: account.test_api_key })).body.data;
+    expect(ledger.map((e: any) => e.type)).toEqual(['bank_funding']);
+    const events = (await stack.http.get(`/api/v1/events?payment_id=${p.id}`, { key: account.test_api_key })).body.data;
+    expect(events.map((e: any) => e.type)).toContain('payment.deposited');
+  });
+
+  it('keeps a short payment pending with what it received (payment.partially_funded), then deposits it when the rest comes', async () => {
+    const p = await bankPayment(100);
+    await transfer(account.test_api_key, { reference: p.funding_reference, amount: 40, currency: 'EUR' });
+    await eventually(async () => expect((await read(p.id)).funding_instructions.amount_received).toBe(40));
+    expect(await read(p.id)).toMatchObject({ status: 'pending_deposit', amount_held: 0, funding_instructions: { amount_remaining: 60 } });
+    const events = (await stack.http.get(`/api/v1/events?payment_id=${p.id}`, { key: account.test_api_key })).body.data;
+    expect(events.map((e: any) => e.type)).toContain('payment.partially_funded');
+    // The payer's own bank may split the reference in groups and lower its case.
+    const spaced = p.funding_reference.toLowerCase().replace(/(.{4})/g, '$1 ');
+    await transfer(account.test_api_key, { reference: spaced, amount: 60, currency: 'EUR' });
+    await eventually(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    expect((await read(p.id)).amount_held).toBe(100);
+  });
+
+  it('deposits an overpaid payment with its amount; the excess is an unapplied credit of its account', async () => {
+    const p = await bankPayment(100);
+    const res = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 130, currency: 'EUR' });
+    expect(res.body.bank_credits.map((c: any) => [c.status, c.amount])).toEqual([
+      ['applied', 100],
+      ['unapplied', 30],
+    ]);
+    await eventually(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    const unapplied = await credits(account.test_api_key, 'unapplied');
+    expect(unapplied.find((c) => c.payment === p.id)).toMatchObject({ amount: 30, currency: 'EUR', status: 'unapplied' });
+  });
+
+  it('makes a credit in another currency, or naming no payment, an unapplied credit, and takes the same entry once', async () => {
+    const p = await bankPayment(100, 'EUR');
+    const other = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 100, currency: 'USD' });
+    expect(other.body.bank_credits).toMatchObject([{ status: 'unapplied', payment: p.id, currency: 'USD' }]);
+    expect((await read(p.id)).status).toBe('pending_deposit');
+    const none = await transfer(account.test_api_key, { reference: 'invoice 42', amount: 5, currency: 'EUR' }, `same-${Date.now()}`);
+    expect(none.body.bank_credits).toMatchObject([{ status: 'unapplied', payment: null, reference: 'invoice 42' }]);
+    const before = (await credits(account.test_api_key)).length;
+    // The same request again (its Idempotency-Key) is the same entry: taken once.
+    const key = `entry-${Date.now()}`;
+    await transfer(account.test_api_key, { reference: 'RF00NOTHING', amount: 1, currency: 'EUR' }, key);
+    await transfer(account.test_api_key, { reference: 'RF00NOTHING', amount: 1, currency: 'EUR' }, key);
+    expect((await credits(account.test_api_key)).length).toBe(before + 1);
+  });
+
+  it("never lets one tenant's transfer fund another's payment, nor shows it another's credits", async () => {
+    const p = await bankPayment(100);
+    const res = await transfer(stranger.test_api_key, { reference: p.funding_reference, amount: 100, currency: 'EUR' });
+    expect(res.body.bank_credits).toMatchObject([{ status: 'unapplied', payment: null }]);
+    expect((await read(p.id)).status).toBe('pending_deposit');
+    expect((await credits(stranger.test_api_key)).every((c) => c.payment === null)).toBe(true);
+    expect((await credits(account.test_api_key)).some((c) => c.id === res.body.bank_credits[0].id)).toBe(false);
+  });
+
+  it('refuses a bad body with 400 naming the field, booking nothing', async () => {
+    const res = await transfer(account.test_api_key, { reference: 'x', amount: 1.001, currency: 'EUR' });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('amount');
   });
 });

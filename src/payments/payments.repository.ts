@@ -154,6 +154,12 @@ export async function listPaymentEvents(db: Knex, paymentId: string): Promise<Hi
   }));
 }
 
+/** The payment whose funding reference a bank's credit names (docs/bank.md), in a mode, whatever its account: for the bank's matching. */
+export async function findPaymentByFundingReference(db: Knex, reference: string, livemode: boolean): Promise<PaymentRecord | undefined> {
+  const row = (await db('payments').where({ funding_reference: reference, livemode }).first()) as PaymentRow | undefined;
+  return row ? fromRow(row) : undefined;
+}
+
 /** A payment by id alone, across accounts and modes: for operator tools (`npm run repair`), never for a client. */
 export async function findPaymentById(db: Knex, id: string): Promise<PaymentRecord | undefined> {
   const row = await db<PaymentRow>('payments').where({ id }).first();

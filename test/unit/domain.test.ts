@@ -41,7 +41,13 @@ describe('state machine table', () => {
     const reachable = new Set(['pending_deposit', ...TRANSITIONS.map((t) => t.to)]);
     expect([...reachable].sort()).toEqual([...PAYMENT_STATUSES].sort());
     // payment.partially_funded is a bank credit's step, outside the table (src/payments/bankFunding.rules.ts).
-    const emitted = new Set(['payment.created', 'payment.test', 'payment.partially_funded', ...TRANSITIONS.map((t) => t.event), ...Object.values(MILESTONE_EVENTS)]);
+    const emitted = new Set([
+      'payment.created',
+      'payment.test',
+      'payment.partially_funded',
+      ...TRANSITIONS.map((t) => t.event),
+      ...Object.values(MILESTONE_EVENTS),
+    ]);
     expect([...emitted].sort()).toEqual([...PAYMENT_EVENTS].sort());
   });
 

@@ -1246,6 +1246,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bank_credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the credits the bank booked for this account's payments, newest first
+         * @description Credits whose reference names one of your payments: the part a payment took (applied), what funds nothing (unapplied: another currency, a closed payment, the excess of an overpayment, what a payment short at its deadline had received) and what was sent back (returned).
+         */
+        get: operations["getBank_credits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/bank_transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book a simulated bank transfer to the custody account (test mode)
+         * @description A credit booked today with the reference, matched as the bank's are (docs/bank.md): a bank_transfer payment of yours pending its deposit with that funding_reference takes it (exact: deposited; less: partially funded; more: deposited, the excess unapplied); anything else is an unapplied credit of yours. In live mode: 400.
+         */
+        post: operations["postTest_helpersBank_transfers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.created": {
@@ -1738,6 +1778,38 @@ export interface components {
             data: components["schemas"]["BankAccount"][];
             /** @constant */
             has_more: false;
+        };
+        BankCredit: {
+            /** @description bc_ + ULID */
+            id: string;
+            /** @constant */
+            object: "bank_credit";
+            /** @description Major units */
+            amount: number;
+            currency: string;
+            /** @description The creditor reference the transfer carried, if any (RF…, spaces removed) */
+            reference: string | null;
+            /**
+             * @description applied: a payment took it; unapplied: it funds nothing yet (apply or return it); returned: sent back to its debtor
+             * @enum {string}
+             */
+            status: "unapplied" | "applied" | "returned";
+            /** @description The payment its reference names, or that took it */
+            payment: string | null;
+            /** @description The bank file it came in (bf_…); null for a simulated transfer */
+            bank_file: string | null;
+            /** @description The bank's booking date (YYYY-MM-DD) */
+            booked_at: string;
+            /** @description The last four characters of the payer's account number; nothing more is shown */
+            debtor_last4: string | null;
+            livemode: boolean;
+            created_at: string;
+        };
+        BankCreditList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["BankCredit"][];
+            has_more: boolean;
         };
         BankFile: {
             /** @description bf_… */
@@ -3079,6 +3151,19 @@ export interface components {
              * @default 86400
              */
             expire_previous_in_seconds: number;
+        };
+        SimulatedTransfer: {
+            /** @constant */
+            object: "bank_transfer";
+            /** @description What the credit became: the part a payment took, and any unapplied credit */
+            bank_credits: components["schemas"]["BankCredit"][];
+        };
+        SimulatedTransferRequest: {
+            /** @description The creditor reference the payer wrote: a payment's funding_reference, or anything else */
+            reference: string;
+            /** @description Major units */
+            amount: number;
+            currency: string;
         };
         TransitionRequest: {
             /** @description Why; recorded in the payment history */
@@ -17331,6 +17416,358 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBank_credits: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description A bank credit id: the page after it (older items) */
+                starting_after?: string;
+                /** @description A bank credit id: the page before it (newer items) */
+                ending_before?: string;
+                /** @description Only items created at or after this ISO 8601 time */
+                created_gte?: string;
+                /** @description Only items created at or before this ISO 8601 time */
+                created_lte?: string;
+                /** @description Only credits in this status */
+                status?: "unapplied" | "applied" | "returned";
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bank credits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "object": "bank_credit",
+                     *           "amount": 125.5,
+                     *           "currency": "EUR",
+                     *           "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "status": "applied",
+                     *           "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "bank_file": null,
+                     *           "booked_at": "2026-11-24",
+                     *           "debtor_last4": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankCreditList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postTest_helpersBank_transfers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "amount": 125.5,
+                 *       "currency": "EUR"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SimulatedTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description What the credit became */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "bank_transfer",
+                     *       "bank_credits": [
+                     *         {
+                     *           "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "object": "bank_credit",
+                     *           "amount": 125.5,
+                     *           "currency": "EUR",
+                     *           "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "status": "applied",
+                     *           "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "bank_file": null,
+                     *           "booked_at": "2026-11-24",
+                     *           "debtor_last4": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimulatedTransfer"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
