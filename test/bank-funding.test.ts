@@ -80,6 +80,23 @@ describe('a payment funded by bank transfer', () => {
   });
 });
 
+/** Until `assertion` holds (the workflow's projection follows the answer), or its last failure after 20 s. */
+async function until(assertion: () => Promise<unknown>): Promise<void> {
+  let last: unknown;
+  const held = await eventually(async () => {
+    try {
+      await assertion();
+      return true;
+    } catch (err) {
+      last = err;
+      return undefined;
+    }
+  }).catch(() => {
+    throw last;
+  });
+  void held;
+}
+
 /** A test-mode transfer to the custody account, booked through the bank's matching. */
 async function transfer(key: string, body: { reference: string; amount: number; currency: string }, idempotencyKey?: string) {
   return stack.http.post('/api/v1/test_helpers/bank_transfers', {
@@ -108,7 +125,7 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     const res = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 100, currency: 'EUR' });
     expect(res.status).toBe(201);
     expect(res.body.bank_credits).toMatchObject([{ object: 'bank_credit', status: 'applied', amount: 100, payment: p.id }]);
-    await eventually(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    await until(async () => expect((await read(p.id)).status).toBe('in_custody'));
     const got = await read(p.id);
     expect(got).toMatchObject({ amount_held: 100, funding_instructions: { amount_received: 100, amount_remaining: 0 } });
     const ledger = (await stack.http.get(`/api/v1/payments/${p.id}/ledger`, { key: account.test_api_key })).body.data;
@@ -120,14 +137,14 @@ describe('a transfer booked at the bank, matched by its reference', () => {
   it('keeps a short payment pending with what it received (payment.partially_funded), then deposits it when the rest comes', async () => {
     const p = await bankPayment(100);
     await transfer(account.test_api_key, { reference: p.funding_reference, amount: 40, currency: 'EUR' });
-    await eventually(async () => expect((await read(p.id)).funding_instructions.amount_received).toBe(40));
+    await until(async () => expect((await read(p.id)).funding_instructions.amount_received).toBe(40));
     expect(await read(p.id)).toMatchObject({ status: 'pending_deposit', amount_held: 0, funding_instructions: { amount_remaining: 60 } });
     const events = (await stack.http.get(`/api/v1/events?payment_id=${p.id}`, { key: account.test_api_key })).body.data;
     expect(events.map((e: any) => e.type)).toContain('payment.partially_funded');
     // The payer's own bank may split the reference in groups and lower its case.
     const spaced = p.funding_reference.toLowerCase().replace(/(.{4})/g, '$1 ');
     await transfer(account.test_api_key, { reference: spaced, amount: 60, currency: 'EUR' });
-    await eventually(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    await until(async () => expect((await read(p.id)).status).toBe('in_custody'));
     expect((await read(p.id)).amount_held).toBe(100);
   });
 
@@ -138,7 +155,7 @@ describe('a transfer booked at the bank, matched by its reference', () => {
       ['applied', 100],
       ['unapplied', 30],
     ]);
-    await eventually(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    await until(async () => expect((await read(p.id)).status).toBe('in_custody'));
     const unapplied = await credits(account.test_api_key, 'unapplied');
     expect(unapplied.find((c) => c.payment === p.id)).toMatchObject({ amount: 30, currency: 'EUR', status: 'unapplied' });
   });
@@ -165,6 +182,26 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     expect((await read(p.id)).status).toBe('pending_deposit');
     expect((await credits(stranger.test_api_key)).every((c) => c.payment === null)).toBe(true);
     expect((await credits(account.test_api_key)).some((c) => c.id === res.body.bank_credits[0].id)).toBe(false);
+  });
+
+  it('cancels a payment short at its deposit deadline; what it received becomes an unapplied credit of its account', async () => {
+    const p = await bankPayment(100);
+    await transfer(account.test_api_key, { reference: p.funding_reference, amount: 25, currency: 'EUR' });
+    await until(async () => expect((await read(p.id)).funding_instructions.amount_received).toBe(25));
+    const advanced = await stack.http.post(`/api/v1/test_helpers/payments/${p.id}/advance`, {
+      key: account.test_api_key,
+      body: { seconds: 8 * 24 * 3600 },
+    });
+    expect(advanced.body.status).toBe('cancelled');
+    await until(async () => {
+      const left = (await credits(account.test_api_key, 'unapplied')).find((c) => c.payment === p.id);
+      expect(left).toMatchObject({ amount: 25, currency: 'EUR', reference: p.funding_reference });
+    });
+    const ledger = (await stack.http.get(`/api/v1/payments/${p.id}/ledger`, { key: account.test_api_key })).body.data;
+    expect(ledger.map((e: any) => e.type)).toEqual(['bank_funding', 'bank_credit_received']);
+    // A credit after the payment closed funds nothing: unapplied, of the payment's account.
+    const late = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 75, currency: 'EUR' });
+    expect(late.body.bank_credits).toMatchObject([{ status: 'unapplied', payment: p.id, amount: 75 }]);
   });
 
   it('refuses a bad body with 400 naming the field, booking nothing', async () => {

@@ -48,7 +48,7 @@ import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.re
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
 import { creditedRecipient, makeReleasesAvailable } from '../ledger/paymentPostings.repository';
 import { appendLeavesOfEntries } from '../ledger/ledgerAccounts.repository';
-import { BANK_CUSTODY, escrowAddress } from '../ledger/ledger.rules';
+import { BANK_CUSTODY, bankCreditAddress, escrowAddress } from '../ledger/ledger.rules';
 import type { ReceivedCredit } from './paymentTypes.rules';
 import { defaultMilestoneId } from './milestones.rules';
 import { fundingReferenceOf } from './fundingReference.rules';
@@ -77,6 +77,34 @@ function bankFundingEntries(state: PaymentDetails, entry: HistoryEntry, credit: 
       bank: { bookedOn: credit.bookedOn, reference: fundingReferenceOf(state.id), entryRef: credit.bankEntryRef },
     },
   ];
+}
+
+/**
+ * A payment funded by transfer cancelled short (its deadline, or a cancel) with money received: what
+ * it received becomes an unapplied credit of its account (docs/bank.md), `escrow:pay_… →
+ * bank_credit:bc_…`, the credit's id derived from the payment's so that every writer writes one.
+ */
+function shortCredit(state: PaymentDetails, entry: HistoryEntry): { id: string; entry: EntryToPost } | undefined {
+  const received = state.amountReceivedMinor ?? 0n;
+  if (entry.to !== 'cancelled' || entry.from !== 'pending_deposit' || received <= 0n) return undefined;
+  const id = `bc_${state.id.replace(/^pay_/, '')}`;
+  return {
+    id,
+    entry: {
+      key: paymentEntryKey(state.id, entry.seq),
+      code: 'bank_credit_received',
+      paymentId: state.id,
+      milestoneId: defaultMilestoneId(state.id),
+      recipientId: null,
+      version: entry.seq,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      currency: state.currency,
+      exponent: state.amountExponent,
+      at: new Date(entry.at),
+      transfers: [{ debit: escrowAddress(state.id), credit: bankCreditAddress(id), amount: received }],
+    },
+  };
 }
 
 /**
@@ -149,6 +177,20 @@ function projectionCtes(
         };
         return post;
       });
+  const short = shortCredit(state, entry);
+  if (short) {
+    entries.push(short.entry);
+    // Its row, in this statement: an unapplied credit of the payment's account (docs/bank.md).
+    ctes.push(`short_credit AS (
+      INSERT INTO bank_credits (id, account_id, livemode, amount_minor, currency, exponent, reference, status, payment_id, booked_on, entry_key, created_at, updated_at)
+      VALUES (${b.add(short.id, 'text')}, ${b.add(state.accountId, 'text')}, ${b.add(state.livemode, 'boolean')}, ${b.add(
+        short.entry.transfers[0].amount.toString(),
+        'bigint',
+      )}, ${b.add(state.currency, 'text')}, ${b.add(exponent, 'smallint')}, ${b.add(fundingReferenceOf(state.id), 'text')}, 'unapplied',
+        ${b.add(state.id, 'text')}, ${b.add(entry.at.slice(0, 10), 'date')}, ${b.add(`${state.id}|cancelled-short`, 'text')},
+        ${b.add(new Date(entry.at), 'timestamptz')}, ${b.add(new Date(entry.at), 'timestamptz')})
+      ON CONFLICT DO NOTHING RETURNING 1)`);
+  }
   // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
   ctes.push(...ledgerCtes(b, entries));
   const entryIds = entries.map((e) => entryId(e.key));
