@@ -83,7 +83,7 @@ describe('a payment funded by bank transfer', () => {
 /** Until `assertion` holds (the workflow's projection follows the answer), or its last failure after 20 s. */
 async function until(assertion: () => Promise<unknown>): Promise<void> {
   let last: unknown;
-  const held = await eventually(async () => {
+  await eventually(async () => {
     try {
       await assertion();
       return true;
@@ -94,7 +94,6 @@ async function until(assertion: () => Promise<unknown>): Promise<void> {
   }).catch(() => {
     throw last;
   });
-  void held;
 }
 
 /** A test-mode transfer to the custody account, booked through the bank's matching. */
