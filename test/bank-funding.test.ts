@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isFundingReference } from '../src/payments/fundingReference.rules';
+import { findLedgerViolations } from '../src/ledger/ledger.repository';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack({
@@ -201,6 +202,14 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     // A credit after the payment closed funds nothing: unapplied, of the payment's account.
     const late = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 75, currency: 'EUR' });
     expect(late.body.bank_credits).toMatchObject([{ status: 'unapplied', payment: p.id, amount: 75 }]);
+  });
+
+  it("keeps the ledger's invariants (docs/money.md) through every story above, and a payment left partly funded", async () => {
+    const p = await bankPayment(100);
+    await transfer(account.test_api_key, { reference: p.funding_reference, amount: 10, currency: 'EUR' });
+    await until(async () => expect((await read(p.id)).funding_instructions.amount_received).toBe(10));
+    await until(async () => expect((await findLedgerViolations(stack.db, account.account_id)).violations).toEqual([]));
+    expect((await findLedgerViolations(stack.db, stranger.account_id)).violations).toEqual([]);
   });
 
   it('refuses a bad body with 400 naming the field, booking nothing', async () => {
