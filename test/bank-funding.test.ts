@@ -7,6 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { isFundingReference } from '../src/payments/fundingReference.rules';
 import { findLedgerViolations } from '../src/ledger/ledger.repository';
+import { bankInbox } from '../src/payouts/bankInbox.activities';
+import { createLogger } from '../src/platform/lib/logger';
+import { creditsFile } from './helpers/bankCredits';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack({
@@ -216,5 +219,69 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     const res = await transfer(account.test_api_key, { reference: 'x', amount: 1.001, currency: 'EUR' });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain('amount');
+  });
+});
+
+describe("the bank's files: credits to the custody account matched by reference (live)", () => {
+  const inbox = () => bankInbox({ db: stack.db, temporal: stack.client, config: stack.config, logger: createLogger('silent') });
+  const live = async (amount: number) => {
+    const res = await stack.http.post('/api/v1/payments', {
+      key: account.live_api_key,
+      body: validPayment({ funding: 'bank_transfer', amount, currency: 'EUR' }),
+    });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; funding_reference: string };
+  };
+  const readLive = async (id: string) => (await stack.http.get(`/api/v1/payments/${id}`, { key: account.live_api_key })).body;
+
+  it('funds, partly funds and overfunds payments; what funds nothing is unapplied; the same entries again change nothing', async () => {
+    const [exact, short, over] = [await live(100), await live(100), await live(100)];
+    const refs = { exact: exact.funding_reference, short: short.funding_reference, over: over.funding_reference };
+    const messageId = `NTF-${Date.now()}`;
+    const taken = await inbox().take(Buffer.from(creditsFile(refs, 'DE89370400440532013000', messageId)), 'test');
+    expect(taken.outcome).toBe('taken');
+    await until(async () => expect((await readLive(exact.id)).status).toBe('in_custody'));
+    expect(await readLive(short.id)).toMatchObject({ status: 'pending_deposit', funding_instructions: { amount_received: 40 } });
+    await until(async () => expect((await readLive(over.id)).status).toBe('in_custody'));
+    const mine = (await stack.http.get('/api/v1/bank_credits', { key: account.live_api_key })).body.data as any[];
+    expect(
+      mine
+        .filter((c) => c.status === 'unapplied')
+        .map((c) => [c.payment, c.amount, c.currency])
+        .sort(),
+    ).toEqual(
+      [
+        [exact.id, 100, 'USD'],
+        [over.id, 30, 'EUR'],
+      ].sort(),
+    );
+    // Only the last four characters of the payer's account are shown.
+    expect(mine.find((c) => c.payment === exact.id && c.status === 'applied')).toMatchObject({ debtor_last4: '2606' });
+    // No reference, or a malformed one: the operator's, no tenant's.
+    const operators = await stack
+      .db('bank_credits')
+      .where({ bank_file_id: (taken as { id: string }).id })
+      .whereNull('account_id');
+    expect(operators.map((r) => Number(r.amount_minor)).sort()).toEqual([500, 700]);
+    // The payer's name and account never enter Temporal.
+    const history = JSON.stringify(await stack.client.workflow.getHandle(exact.id).fetchHistory());
+    expect(history).not.toContain('Ada Payer');
+    expect(history).not.toContain('FR1420041010050500013M02606');
+    // The same entries (their AcctSvcrRef) in another file: taken once.
+    const before = Number((await stack.db('bank_credits').count({ n: '*' }))[0].n);
+    const again = await inbox().take(Buffer.from(creditsFile(refs, 'DE89370400440532013000', `${messageId}-again`)), 'test');
+    expect(again.outcome).toBe('taken');
+    expect(Number((await stack.db('bank_credits').count({ n: '*' }))[0].n)).toBe(before);
+    expect((await readLive(short.id)).funding_instructions.amount_received).toBe(40);
+  });
+
+  it("books nothing of a file whose account is not the custody account's", async () => {
+    const p = await live(100);
+    const refs = { exact: p.funding_reference, short: p.funding_reference, over: p.funding_reference };
+    const before = Number((await stack.db('bank_credits').count({ n: '*' }))[0].n);
+    const taken = await inbox().take(Buffer.from(creditsFile(refs, 'GB33BUKB20201555555555', `OTHER-${Date.now()}`)), 'test');
+    expect(taken.outcome).toBe('taken');
+    expect(Number((await stack.db('bank_credits').count({ n: '*' }))[0].n)).toBe(before);
+    expect((await readLive(p.id)).status).toBe('pending_deposit');
   });
 });
