@@ -207,6 +207,38 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     expect(late.body.bank_credits).toMatchObject([{ status: 'unapplied', payment: p.id, amount: 75 }]);
   });
 
+  it('applies an unapplied credit of the account to a payment pending its transfer, once; refuses what does not fit', async () => {
+    const p = await bankPayment(50);
+    const loose = await transfer(account.test_api_key, { reference: 'no reference here', amount: 50, currency: 'EUR' });
+    const credit = loose.body.bank_credits[0];
+    expect(credit.status).toBe('unapplied');
+    // Another account's payment, and another's credit: not found to it.
+    const theirs = await stack.http.post(`/api/v1/bank_credits/${credit.id}/apply`, {
+      key: stranger.test_api_key,
+      body: { payment: p.id },
+    });
+    expect(theirs.status).toBe(404);
+    const big = await bankPayment(20);
+    const tooBig = await stack.http.post(`/api/v1/bank_credits/${credit.id}/apply`, {
+      key: account.test_api_key,
+      body: { payment: big.id },
+    });
+    expect(tooBig.status).toBe(409);
+    const bad = await stack.http.post(`/api/v1/bank_credits/${credit.id}/apply`, { key: account.test_api_key, body: { payment: 'nope' } });
+    expect(bad.status).toBe(400);
+    const res = await stack.http.post(`/api/v1/bank_credits/${credit.id}/apply`, { key: account.test_api_key, body: { payment: p.id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: credit.id, status: 'applied', payment: p.id });
+    await until(async () => expect((await read(p.id)).status).toBe('in_custody'));
+    const ledger = (await stack.http.get(`/api/v1/payments/${p.id}/ledger`, { key: account.test_api_key })).body.data;
+    expect(ledger.map((e: any) => e.type)).toEqual(['bank_credit_applied']);
+    const again = await stack.http.post(`/api/v1/bank_credits/${credit.id}/apply`, {
+      key: account.test_api_key,
+      body: { payment: big.id },
+    });
+    expect([again.status, again.body.error?.code ?? again.body.code]).toEqual([409, 'bank_credit_not_unapplied']);
+  });
+
   it("keeps the ledger's invariants (docs/money.md) through every story above, and a payment left partly funded", async () => {
     const p = await bankPayment(100);
     await transfer(account.test_api_key, { reference: p.funding_reference, amount: 10, currency: 'EUR' });
@@ -238,7 +270,7 @@ describe("the bank's files: credits to the custody account matched by reference 
     const [exact, short, over] = [await live(100), await live(100), await live(100)];
     const refs = { exact: exact.funding_reference, short: short.funding_reference, over: over.funding_reference };
     const messageId = `NTF-${Date.now()}`;
-    const taken = await inbox().take(Buffer.from(creditsFile(refs, 'DE89370400440532013000', messageId)), 'test');
+    const taken = await inbox().take(Buffer.from(creditsFile(refs, 'DE89370400440532013000', messageId, `${messageId}-`)), 'test');
     expect(taken.outcome).toBe('taken');
     await until(async () => expect((await readLive(exact.id)).status).toBe('in_custody'));
     expect(await readLive(short.id)).toMatchObject({ status: 'pending_deposit', funding_instructions: { amount_received: 40 } });
@@ -269,7 +301,10 @@ describe("the bank's files: credits to the custody account matched by reference 
     expect(history).not.toContain('FR1420041010050500013M02606');
     // The same entries (their AcctSvcrRef) in another file: taken once.
     const before = Number((await stack.db('bank_credits').count({ n: '*' }))[0].n);
-    const again = await inbox().take(Buffer.from(creditsFile(refs, 'DE89370400440532013000', `${messageId}-again`)), 'test');
+    const again = await inbox().take(
+      Buffer.from(creditsFile(refs, 'DE89370400440532013000', `${messageId}-again`, `${messageId}-`)),
+      'test',
+    );
     expect(again.outcome).toBe('taken');
     expect(Number((await stack.db('bank_credits').count({ n: '*' }))[0].n)).toBe(before);
     expect((await readLive(short.id)).funding_instructions.amount_received).toBe(40);
@@ -279,7 +314,10 @@ describe("the bank's files: credits to the custody account matched by reference 
     const p = await live(100);
     const refs = { exact: p.funding_reference, short: p.funding_reference, over: p.funding_reference };
     const before = Number((await stack.db('bank_credits').count({ n: '*' }))[0].n);
-    const taken = await inbox().take(Buffer.from(creditsFile(refs, 'GB33BUKB20201555555555', `OTHER-${Date.now()}`)), 'test');
+    const taken = await inbox().take(
+      Buffer.from(creditsFile(refs, 'GB33BUKB20201555555555', `OTHER-${Date.now()}`, `OTHER-${Date.now()}-`)),
+      'test',
+    );
     expect(taken.outcome).toBe('taken');
     expect(Number((await stack.db('bank_credits').count({ n: '*' }))[0].n)).toBe(before);
     expect((await readLive(p.id)).status).toBe('pending_deposit');

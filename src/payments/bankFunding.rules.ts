@@ -18,6 +18,8 @@ export interface FundsMessage {
   /** `YYYY-MM-DD`, the bank's `BookgDt`. */
   bookedOn: string;
   bankEntryRef: string | null;
+  /** An unapplied credit applied by the account (`POST /api/v1/bank_credits/:id/apply`), not a new booking. */
+  applied?: true;
 }
 
 export type FundsRefusal = {
@@ -57,6 +59,7 @@ export function planFunds(state: PaymentState, msg: FundsMessage, now: number): 
     appliedMinor: applied,
     bookedOn: msg.bookedOn,
     bankEntryRef: msg.bankEntryRef,
+    ...(msg.applied ? { applied: true as const } : {}),
   };
   const excessMinor = msg.amountMinor - applied;
   if (received < state.amountMinor) {

@@ -108,6 +108,8 @@ export interface ReceivedCredit {
   /** `YYYY-MM-DD`. */
   bookedOn: string;
   bankEntryRef: string | null;
+  /** An unapplied credit applied to the payment (its money comes from `bank_credit:bc_…`), not a new booking of the bank. */
+  applied?: true;
 }
 
 /**

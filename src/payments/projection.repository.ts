@@ -63,7 +63,7 @@ function bankFundingEntries(state: PaymentDetails, entry: HistoryEntry, credit: 
   return [
     {
       key: paymentEntryKey(state.id, entry.seq),
-      code: 'bank_funding',
+      code: credit.applied ? 'bank_credit_applied' : 'bank_funding',
       paymentId: state.id,
       milestoneId: defaultMilestoneId(state.id),
       recipientId: null,
@@ -73,8 +73,15 @@ function bankFundingEntries(state: PaymentDetails, entry: HistoryEntry, credit: 
       currency: state.currency,
       exponent: state.amountExponent,
       at: new Date(entry.at),
-      transfers: [{ debit: BANK_CUSTODY, credit: escrowAddress(state.id), amount: credit.appliedMinor }],
-      bank: { bookedOn: credit.bookedOn, reference: fundingReferenceOf(state.id), entryRef: credit.bankEntryRef },
+      ...(credit.applied
+        ? // An unapplied credit applied: its money was booked when it came, and moves from its own account.
+          {
+            transfers: [{ debit: bankCreditAddress(credit.id), credit: escrowAddress(state.id), amount: credit.appliedMinor }],
+          }
+        : {
+            transfers: [{ debit: BANK_CUSTODY, credit: escrowAddress(state.id), amount: credit.appliedMinor }],
+            bank: { bookedOn: credit.bookedOn, reference: fundingReferenceOf(state.id), entryRef: credit.bankEntryRef },
+          }),
     },
   ];
 }

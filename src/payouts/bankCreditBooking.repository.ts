@@ -34,7 +34,7 @@ export interface Booked {
 /** A payment's `receiveFunds` update, as the caller sends it; `refused` when the payment cannot take the credit (or its run closed). */
 export type Fund = (
   paymentId: string,
-  msg: { creditId: string; amountMinor: bigint; bookedOn: string; bankEntryRef: string | null },
+  msg: { creditId: string; amountMinor: bigint; bookedOn: string; bankEntryRef: string | null; applied?: true },
 ) => Promise<{ payment: PaymentState; entry?: HistoryEntry; appliedMinor: bigint } | 'refused'>;
 
 export interface BookingDeps {

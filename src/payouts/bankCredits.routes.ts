@@ -9,10 +9,19 @@ import { bankCreditView } from './bankCredit.view';
 import { callOf } from '../platform/http/context';
 import { listPage } from '../platform/http/lists';
 import { Routes } from '../platform/http/registry';
-import { BankCreditList, ListBankCreditsQuery, SimulatedTransfer, SimulatedTransferRequest, pageRequestOf } from '../platform/http/schemas';
+import {
+  ApplyBankCreditRequest,
+  BankCredit,
+  BankCreditList,
+  ListBankCreditsQuery,
+  SimulatedTransfer,
+  SimulatedTransferRequest,
+  pageRequestOf,
+} from '../platform/http/schemas';
 
 export function bankCreditRoutes(credits: BankCreditsService) {
   const routes = new Routes({ prefix: '/api/v1', auth: true });
+  routes.param('id', 'bank credit', 'The bank credit id (bc_…), as GET /api/v1/bank_credits answered it');
 
   routes.add(
     {
@@ -28,6 +37,24 @@ export function bankCreditRoutes(credits: BankCreditsService) {
     async (ctx, { query: q }) => {
       const page = await credits.list(scopeOf(ctx.state.principal!), { ...pageRequestOf(q), status: q.status });
       ctx.body = listPage({ data: page.rows.map(bankCreditView), hasMore: page.hasMore });
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/bank_credits/:id/apply',
+      tag: 'Bank credits',
+      summary: 'Apply an unapplied credit to a payment funded by bank transfer',
+      description:
+        "The payment must be of this account and mode, in the credit's currency, funded by bank_transfer, pending_deposit and lacking at least the credit's amount (else 409): it takes the credit as it takes a transfer (deposited once it has its amount; else partially funded).",
+      body: ApplyBankCreditRequest,
+      responses: { 200: { description: 'The credit, status applied', schema: BankCredit } },
+      errors: ['invalid_transition', 'bank_credit_not_unapplied'],
+    },
+    async (ctx, { body }) => {
+      const call = callOf(ctx.state);
+      ctx.body = bankCreditView(await credits.apply({ principal: call.principal, requestId: call.requestId }, ctx.params.id, body.payment));
     },
   );
 

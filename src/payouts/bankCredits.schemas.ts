@@ -5,6 +5,7 @@ import { BANK_CREDIT_STATUSES } from './bankCredit.rules';
 import { BankCreditViewSchema } from './bankCredit.view';
 import { component, exampleOf } from '../platform/http/components';
 import { listOf, listQuery } from '../platform/http/common.schemas';
+import { idPattern } from '../platform/http/parse';
 
 export const BankCredit = component('BankCredit', BankCreditViewSchema, {
   id: 'bc_01JDZ6R0A1B2C3D4E5F6G7H8J9',
@@ -71,4 +72,11 @@ export const SimulatedTransfer = component(
     bank_credits: z.array(BankCredit).describe('What the credit became: the part a payment took, and any unapplied credit'),
   }),
   { object: 'bank_transfer', bank_credits: [exampleOf(BankCredit)] },
+);
+
+/** `{payment}`: the payment (pay_…) an unapplied credit is applied to. */
+export const ApplyBankCreditRequest = component(
+  'ApplyBankCreditRequest',
+  z.object({ payment: z.string().regex(idPattern('pay'), 'payment must be a payment id (pay_…)') }).strict(),
+  { payment: 'pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F' },
 );

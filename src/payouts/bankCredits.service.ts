@@ -12,9 +12,20 @@ import { minorUnits } from '../ledger/money.rules';
 import type { PaymentsDeps } from '../payments/paymentRun.service';
 import { receiveFundsUpdate } from '../payments/payment.messages';
 import type { Scope } from '../tenants/tenancy.rules';
-import { type CreditFilter, type NewBankCredit, listCredits, listOperatorCredits } from './bankCredits.repository';
+import {
+  type BankCreditRow,
+  type CreditFilter,
+  type NewBankCredit,
+  findCredit,
+  listCredits,
+  listOperatorCredits,
+  moveCredit,
+} from './bankCredits.repository';
+import { findPayment } from '../payments/payments.repository';
+import { withPersonal } from '../payments/personalData.rules';
+import { projectReadModel } from '../payments/projection.repository';
 import { type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
-import { InvalidInput, pageOrRefuse } from '../platform/useCaseErrors';
+import { BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound, pageOrRefuse } from '../platform/useCaseErrors';
 
 export function bankCreditsService(deps: PaymentsDeps) {
   const { db, temporal, config, logger } = deps;
@@ -63,6 +74,51 @@ export function bankCreditsService(deps: PaymentsDeps) {
         },
         call.principal.accountId,
       );
+    },
+
+    /**
+     * Apply an unapplied credit of the account to a `bank_transfer` payment of the same account, mode
+     * and currency, pending its deposit and lacking at least the credit (docs/bank.md, "Unapplied
+     * credits"): the payment's `receiveFunds`, its money from the credit's own ledger account.
+     */
+    async apply(call: { principal: Scope; requestId: string }, creditId: string, paymentId: string): Promise<BankCreditRow> {
+      const scope: Scope = { accountId: call.principal.accountId, livemode: call.principal.livemode };
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== scope.accountId || credit.livemode !== scope.livemode) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      const payment = await findPayment(db, scope, paymentId);
+      if (!payment) throw new InvalidInput([{ field: 'payment', message: `no payment ${paymentId} in this account and mode` }]);
+      if (payment.currency !== credit.currency) {
+        throw new InvalidInput([{ field: 'payment', message: `the payment is in ${payment.currency}, the credit in ${credit.currency}` }]);
+      }
+      const lacking = payment.amountMinor - (payment.amountReceivedMinor ?? 0n);
+      if (payment.funding !== 'bank_transfer' || payment.status !== 'pending_deposit' || credit.amount_minor > lacking) {
+        throw new InvalidTransition(
+          payment.status,
+          `payment ${payment.id} cannot take bank credit ${credit.id}: only a bank_transfer payment pending_deposit that lacks at least the credit's amount can`,
+        );
+      }
+      // Claimed first: of two applies racing for the credit, one moves it.
+      const claimed = await moveCredit(db, credit.id, 'unapplied', 'applied', payment.id);
+      if (!claimed) throw new BankCreditNotUnapplied(credit.id, 'applied');
+      const outcome = await fund(payment.id, {
+        creditId: credit.id,
+        amountMinor: credit.amount_minor,
+        bookedOn: credit.booked_on,
+        bankEntryRef: credit.bank_entry_ref,
+        applied: true,
+      });
+      if (outcome === 'refused') {
+        await moveCredit(db, credit.id, 'applied', 'unapplied');
+        throw new InvalidTransition(payment.status, `payment ${payment.id} could not take bank credit ${credit.id}: its status changed`);
+      }
+      if (outcome.entry) {
+        const { disputes: _none, ...details } = withPersonal(outcome.payment, payment);
+        await projectReadModel(db, details, outcome.entry, reasonHashKey(config)).catch((err: unknown) =>
+          logger.warn({ request_id: call.requestId, payment_id: payment.id, err }, 'read model write failed; the workflow will project it'),
+        );
+      }
+      return claimed;
     },
 
     /** A tenant's credits in its mode, newest first. */

@@ -171,6 +171,16 @@ export class FundedByBankTransfer extends DomainError {
   }
 }
 
+/** A bank credit that is no longer unapplied (applied, or returned): it can be neither applied nor returned again (docs/bank.md). */
+export class BankCreditNotUnapplied extends DomainError {
+  constructor(
+    readonly creditId: string,
+    readonly status: string,
+  ) {
+    super(`bank credit ${creditId} is ${status}: only an unapplied credit can be applied or returned`);
+  }
+}
+
 export class Unauthenticated extends DomainError {}
 
 /** A valid credential that may not do this (e.g. a test key minting a live key). */
