@@ -4,6 +4,9 @@
  * ISO 11649 reference its payer transfers; every payment has its reference, the same on a retried
  * create; a client's deposit of such a payment is refused.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isFundingReference } from '../src/payments/fundingReference.rules';
 import { findLedgerViolations } from '../src/ledger/ledger.repository';
@@ -308,6 +311,29 @@ describe("the bank's files: credits to the custody account matched by reference 
     expect(again.outcome).toBe('taken');
     expect(Number((await stack.db('bank_credits').count({ n: '*' }))[0].n)).toBe(before);
     expect((await readLive(short.id)).funding_instructions.amount_received).toBe(40);
+  });
+
+  it("lists the operator's credits (those naming no payment) with `npm run bank-files -- credits --json`", async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(__dirname, '../node_modules/tsx/dist/cli.mjs'), path.join(__dirname, '../scripts/bank-files.ts'), 'credits', '--json'],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.config.DATABASE_URL,
+          TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+          TEMPORAL_TASK_QUEUE: stack.config.TEMPORAL_TASK_QUEUE,
+        },
+      },
+    );
+    const listed = JSON.parse(stdout) as { object: string; status: string; amount: number; debtor_last4: string | null }[];
+    const operators = await stack.db('bank_credits').whereNull('account_id').select('id');
+    expect(listed.length).toBe(operators.length);
+    expect(listed.every((c) => c.object === 'bank_credit')).toBe(true);
+    expect(listed.some((c) => c.amount === 5 && c.status === 'unapplied')).toBe(true);
+    // The payer's name and account are never printed, only the last four characters of the account.
+    expect(stdout).not.toContain('Bob Payer');
+    expect(stdout).not.toContain('DE75512108001245126199');
   });
 
   it("books nothing of a file whose account is not the custody account's", async () => {
