@@ -302,6 +302,11 @@ describe("the bank's files: credits to the custody account matched by reference 
     const history = JSON.stringify(await stack.client.workflow.getHandle(exact.id).fetchHistory());
     expect(history).not.toContain('Ada Payer');
     expect(history).not.toContain('FR1420041010050500013M02606');
+    // Erased with the payment: the payer's name and account, all but the last four characters shown.
+    expect((await stack.http.post(`/api/v1/payments/${short.id}/cancel`, { key: account.live_api_key })).status).toBe(200);
+    expect((await stack.http.post(`/api/v1/payments/${short.id}/redact`, { key: account.live_api_key })).status).toBe(200);
+    const kept = await stack.db('bank_credits').where({ payment_id: short.id }).select('debtor_name', 'debtor_iban', 'debtor_last4');
+    expect(kept.find((r) => r.debtor_last4 === '6199')).toEqual({ debtor_name: null, debtor_iban: null, debtor_last4: '6199' });
     // The same entries (their AcctSvcrRef) in another file: taken once.
     const before = Number((await stack.db('bank_credits').count({ n: '*' }))[0].n);
     const again = await inbox().take(
