@@ -138,6 +138,7 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     expect(ledger.map((e: any) => e.type)).toEqual(['bank_funding']);
     const events = (await stack.http.get(`/api/v1/events?payment_id=${p.id}`, { key: account.test_api_key })).body.data;
     expect(events.map((e: any) => e.type)).toContain('payment.deposited');
+    expect(events.find((e: any) => e.type === 'payment.deposited').data.funded_by).toBe('bank_transfer');
   });
 
   it('keeps a short payment pending with what it received (payment.partially_funded), then deposits it when the rest comes', async () => {

@@ -175,6 +175,10 @@ export const PaymentViewSchema = z.object({
       "ISO 11649 creditor reference (RF…): a bank_transfer's payer writes it in the transfer; an api payment's settlement transfer from the platform carries it (docs/bank.md)",
     ),
   funding_instructions: FundingInstructionsSchema,
+  funded_by: z
+    .enum(FUNDINGS)
+    .nullable()
+    .describe('How its deposit came, once deposited: "bank_transfer", the bank\'s credit; "api", the platform\'s report; null before'),
   milestones: z
     .array(MilestoneViewSchema)
     .describe('The parts the amount is released in, in the order given; one of the whole amount unless created with milestones'),
@@ -209,6 +213,7 @@ export function paymentView(s: PaymentDetails): PaymentView {
     funding: s.funding ?? 'api',
     funding_reference: fundingReferenceOf(s.id),
     funding_instructions: fundingInstructions(s),
+    funded_by: s.status === 'pending_deposit' || s.status === 'cancelled' ? null : (s.funding ?? 'api'),
     milestones: s.milestones.map((m) => milestoneView(s, m)),
     dispute: disputeView(s, latestDispute(s)),
     created_at: s.createdAt,
@@ -279,6 +284,7 @@ export function samplePayment(livemode: boolean, now: string): SamplePaymentView
     funding: 'api',
     funding_reference: fundingReferenceOf('pay_test'),
     funding_instructions: null,
+    funded_by: null,
     milestones: [pendingMilestone('ms_test', 10.5, 'recipient@example.com')],
     dispute: null,
     created_at: now,

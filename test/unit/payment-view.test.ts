@@ -28,6 +28,7 @@ const VIEW = {
   funding: 'api',
   funding_reference: fundingReferenceOf('pay_01JD0000000000000000000000'),
   funding_instructions: null,
+  funded_by: null,
   milestones: [
     {
       id: 'ms_01JD0000000000000000000000',
@@ -71,6 +72,12 @@ describe('paymentView', () => {
       expires_at: '2026-11-30T12:00:00.000Z',
     });
     expect(PaymentViewSchema.parse(view)).toStrictEqual(view);
+    expect(view.funded_by).toBeNull();
+    // Once deposited, the event says how: the bank's credit, or the platform's report.
+    expect(
+      paymentView(paymentDetails(paymentState({ funding: 'bank_transfer', custody, status: 'in_custody', heldMinor: 12550n }))).funded_by,
+    ).toBe('bank_transfer');
+    expect(paymentView(paymentDetails(paymentState({ status: 'released', releasedMinor: 12550n }))).funded_by).toBe('api');
     // A payment created before funding by transfer is the platform's to report.
     const old = paymentView(paymentDetails(paymentState()));
     expect([old.funding, old.funding_instructions]).toStrictEqual(['api', null]);
@@ -165,6 +172,7 @@ describe('envelope', () => {
       data: {
         ...VIEW,
         status: 'in_custody',
+        funded_by: 'api',
         amount_held: 125.5,
         milestones: [{ ...VIEW.milestones[0], status: 'in_custody', amount_held: 125.5 }],
       },
