@@ -191,6 +191,20 @@ describe('a transfer booked at the bank, matched by its reference', () => {
     expect((await credits(account.test_api_key)).some((c) => c.id === res.body.bank_credits[0].id)).toBe(false);
   });
 
+  it("records an api payment's settlement from the platform, carrying its reference, as its deposit seen at the bank", async () => {
+    const created = await stack.http.post('/api/v1/payments', {
+      key: account.test_api_key,
+      body: validPayment({ amount: 100, currency: 'EUR' }),
+    });
+    const p = created.body;
+    expect((await stack.http.post(`/api/v1/payments/${p.id}/deposit`, { key: account.test_api_key })).status).toBe(200);
+    const res = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 100, currency: 'EUR' });
+    expect(res.body.bank_credits).toMatchObject([{ status: 'applied', payment: p.id, amount: 100 }]);
+    const entries = await stack.db('ledger_entries').where({ type: 'bank_settlement', bank_reference: p.funding_reference });
+    expect(entries).toHaveLength(1);
+    expect((await read(p.id)).status).toBe('in_custody');
+  });
+
   it('cancels a payment short at its deposit deadline; what it received becomes an unapplied credit of its account', async () => {
     const p = await bankPayment(100);
     await transfer(account.test_api_key, { reference: p.funding_reference, amount: 25, currency: 'EUR' });
