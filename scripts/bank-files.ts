@@ -1,9 +1,10 @@
 /**
- * `npm run bank-files -- take FILE | list [--json]`: the bank inbox by hand (docs/bank.md).
+ * `npm run bank-files -- take FILE | list [--json] | credits [--json]`: the bank inbox by hand (docs/bank.md).
  * `take` does for one file what the inbox's schedule does for each: reads it within the limits,
  * takes it once for the whole service, and moves it into BANK_INBOX_DIR's `taken/` or `rejected/`
  * (a reason file beside it). `list` prints every file taken, with its hash, whence it came and what
- * each entry did to whose payout. Exit 0 taken (or taken before, byte for byte), 1 rejected or
+ * each entry did to whose payout; `credits` the operator's credits, those naming no payment
+ * (docs/bank.md, "Unapplied credits"). Exit 0 taken (or taken before, byte for byte), 1 rejected or
  * being taken by another right now, 2 a usage or start-up error.
  */
 import { parseArgs } from 'node:util';
@@ -11,8 +12,9 @@ import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/lib/logger';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { buildStack } from '../src/platform/stack';
+import { bankCreditView } from '../src/payouts/bankCredit.view';
 
-const USAGE = 'usage: npm run bank-files -- take FILE | list [--json]';
+const USAGE = 'usage: npm run bank-files -- take FILE | list [--json] | credits [--json]';
 
 async function main(): Promise<number> {
   let parsed;
@@ -23,7 +25,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const [command, file, ...rest] = parsed.positionals;
-  const ok = (command === 'take' && file !== undefined && rest.length === 0) || (command === 'list' && file === undefined);
+  const ok =
+    (command === 'take' && file !== undefined && rest.length === 0) ||
+    ((command === 'list' || command === 'credits') && file === undefined);
   if (!ok) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
@@ -33,6 +37,16 @@ async function main(): Promise<number> {
   const stack = await buildStack({ config, logger });
   try {
     const inbox = bankInbox({ db: stack.db, temporal: stack.client, config, logger });
+    if (command === 'credits') {
+      const credits = (await stack.services.bankCredits.listOperator()).map(bankCreditView);
+      if (parsed.values.json) process.stdout.write(`${JSON.stringify(credits, null, 2)}\n`);
+      else
+        for (const c of credits)
+          process.stdout.write(
+            `${c.id} ${c.status} ${c.amount} ${c.currency} booked ${c.booked_at} reference ${c.reference ?? '-'} from …${c.debtor_last4 ?? '-'}\n`,
+          );
+      return 0;
+    }
     if (command === 'list') {
       const files = await inbox.list();
       if (parsed.values.json) process.stdout.write(`${JSON.stringify(files, null, 2)}\n`);

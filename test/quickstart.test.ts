@@ -62,6 +62,9 @@ describe('docs/quickstart.md', () => {
       // Step 9: a verified recipient paid out by the simulated bank, everything available taken.
       expect(stdout).toMatch(/^rcp_\w+ payouts_enabled: true\nbank account …0000\n/m);
       expect(stdout).toContain('payout 80 USD paid\nUSD: available 0, paid out 80\n');
+      // Step 10: funded by two simulated transfers, partly then wholly.
+      expect(stdout).toMatch(/^transfer 100 EUR to DE89370400440532013000 with reference RF\d{2}\w{21}\n/m);
+      expect(stdout).toContain('pending_deposit: received 40, remaining 60\nin_custody: received 100, remaining 0\n');
       expect(stdout).toContain('logged in; 0 payment(s) on the first page\n');
       // The history: exactly its four transitions, oldest first, each by the key that made it.
       const history = stdout.split('\n').filter((l) => /^\d+\. \w+: /.test(l));

@@ -163,6 +163,8 @@ export async function findLedgerViolations(
     });
   }
   const sum = (accounts: string) => `coalesce(sum(case when p.ledger_account in (${accounts}) then p.amount_minor else 0 end), 0)`;
+  // Where a payment's money came from: the deposit the platform reported, or the bank's credit (docs/bank.md).
+  const deposits = `'payer_deposits', 'custody_bank', 'unapplied_credit'`;
   // What a release credited: recipient_payable, or a recipient's pending or available, and the fee.
   const released = `'recipient_payable', 'recipient_pending', 'recipient_available', 'platform_fees'`;
   // The payments checked, and only their postings summed.
@@ -172,12 +174,12 @@ export async function findLedgerViolations(
   const ofChecked = 'join checked c on c.id = e.payment_id';
   const rows = await db.raw<{ rows: (Record<string, string | number> & { milestones: MilestoneState[] })[] }>(
     `with ${checked}, per as (
-       select e.payment_id, -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody,
+       select e.payment_id, -${sum(deposits)} as l_deposited, ${sum(`'custody'`)} as l_custody,
               ${sum(`'payer_refunds'`)} as l_refunded, ${sum(released)} as l_released,
               ${sum(`'platform_fees'`)} as l_fees
        from ledger_postings p join ledger_entries e on e.id = p.entry_id ${ofChecked} group by e.payment_id)
      select py.id, py.status, py.version, py.amount_minor, py.platform_fee_minor, py.held_minor, py.released_minor,
-            py.refunded_minor, py.fee_collected_minor, py.milestones, per.l_deposited, per.l_custody, per.l_refunded, per.l_released, per.l_fees
+            py.refunded_minor, py.fee_collected_minor, py.amount_received_minor, py.milestones, per.l_deposited, per.l_custody, per.l_refunded, per.l_released, per.l_fees
      from payments py join checked c on c.id = py.id left join per on per.payment_id = py.id
      order by py.id`,
     pageArgs,
@@ -194,6 +196,7 @@ export async function findLedgerViolations(
     released: big(r.released_minor),
     refunded: big(r.refunded_minor),
     feeCollected: big(r.fee_collected_minor),
+    received: big(r.amount_received_minor),
     ledger: {
       deposited: big(r.l_deposited),
       custody: big(r.l_custody),
@@ -204,7 +207,7 @@ export async function findLedgerViolations(
   }));
   const milestoneSums = await db.raw<{ rows: Record<string, string>[] }>(
     `with ${checked} select e.payment_id, coalesce(e.milestone_id, 'ms_' || substr(e.payment_id, 5)) as milestone_id,
-            -${sum(`'payer_deposits'`)} as l_deposited, ${sum(`'custody'`)} as l_custody, ${sum(`'payer_refunds'`)} as l_refunded,
+            -${sum(deposits)} as l_deposited, ${sum(`'custody'`)} as l_custody, ${sum(`'payer_refunds'`)} as l_refunded,
             ${sum(released)} as l_released, ${sum(`'platform_fees'`)} as l_fees
      from ledger_postings p join ledger_entries e on e.id = p.entry_id ${ofChecked} group by 1, 2`,
     pageArgs,

@@ -19,6 +19,10 @@ export const LEDGER_ACCOUNTS = [
   'recipient_available',
   'recipient_in_transit',
   'recipient_paid_out',
+  // The operator's custody account at the bank (`bank:custody`), a world account like payer_deposits,
+  // and a credit booked there that funds nothing yet (`bank_credit:bc_…`), a party's (docs/bank.md).
+  'custody_bank',
+  'unapplied_credit',
 ] as const;
 export type LedgerAccount = (typeof LEDGER_ACCOUNTS)[number];
 
@@ -28,6 +32,12 @@ export type RecipientBalance = (typeof RECIPIENT_BALANCES)[number];
 
 /** The address of a payment's custody account. */
 export const escrowAddress = (paymentId: string) => `escrow:${paymentId}`;
+
+/** The custody account at the bank, one balance row per tenant, mode and currency (docs/bank.md). */
+export const BANK_CUSTODY = 'bank:custody';
+
+/** The address of an unapplied credit (`bc_…`). */
+export const bankCreditAddress = (creditId: string) => `bank_credit:${creditId}`;
 
 /** The address of one of a recipient's accounts. */
 export const recipientAddress = (recipientId: string, balance: RecipientBalance) => `recipient:${recipientId}:${balance}`;
@@ -44,6 +54,12 @@ export const ENTRY_TYPES = [
   'payout_failed',
   'payout_canceled',
   'payout_returned',
+  // Bookings of the bank (docs/bank.md, "Funding by bank transfer"): each records the booking's date and references.
+  'bank_funding',
+  'bank_credit_received',
+  'bank_credit_applied',
+  'bank_settlement',
+  'bank_return_paid',
 ] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
@@ -158,6 +174,8 @@ export interface Transfer {
 /** The kind of the account at an address: a payment's custody, a recipient's balance, else the address is the kind. */
 export function kindOf(address: string): LedgerAccount {
   if (address.startsWith('escrow:')) return 'custody';
+  if (address === BANK_CUSTODY) return 'custody_bank';
+  if (address.startsWith('bank_credit:')) return 'unapplied_credit';
   if (address.startsWith('recipient:')) return `recipient_${address.slice(address.lastIndexOf(':') + 1)}` as LedgerAccount;
   return address as LedgerAccount;
 }

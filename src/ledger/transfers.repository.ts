@@ -33,8 +33,18 @@ export interface EntryToPost {
   exponent: number;
   at: Date;
   transfers: readonly Transfer[];
-  /** The bank's booking the entry was made from, if any (migrations/20261206100000_bank_bookings.js, docs/reconciliation.md). */
-  bank?: { bookedOn: string; reference: string | null; entryRef: string | null };
+  /** The bank's booking the entry records (docs/bank.md): its date (`BookgDt`), the reference it carried, the bank's own (`AcctSvcrRef`). */
+  bank?: BankBooking;
+}
+
+/** A booking of the bank, as a ledger entry records it (migration 20261206100000_bank_bookings). */
+export interface BankBooking {
+  /** `YYYY-MM-DD`. */
+  bookedOn: string;
+  /** The RF creditor reference of a credit; the EndToEndId of a payout or return. */
+  reference: string | null;
+  /** `AcctSvcrRef`, when the bank gave one. */
+  entryRef: string | null;
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
   PaymentState,
   Resolution,
 } from './paymentTypes.rules';
+import type { FundsMessage } from './bankFunding.rules';
 
 export interface PaymentWorkflowInput {
   /** Ids and amounts, no personal field (an input recorded before may hold some: passed on untouched, never read). */
@@ -90,5 +91,19 @@ export const advanceClockUpdate = defineUpdate<{ payment: PaymentState; entry?: 
  * creation's publication is committed, so the list, the ledger and the trail show it (docs/architecture.md).
  */
 export const createdUpdate = defineUpdate<PaymentState>('created');
+/**
+ * A credit the bank booked with the payment's reference (docs/bank.md, "Funding by bank transfer"),
+ * sent by the bank inbox's matching: once per credit id. The answer says what the payment took of it;
+ * the rest is an unapplied credit. A payment that cannot take it refuses it (`InvalidTransition`).
+ */
+export const receiveFundsUpdate = defineUpdate<FundsOutcome, [FundsMessage]>('receiveFunds');
+
+/** What `receiveFunds` answers: the payment, the step it made (none for a credit taken before), and what it took of the credit. */
+export interface FundsOutcome {
+  payment: PaymentState;
+  entry?: HistoryEntry;
+  appliedMinor: bigint;
+}
+
 export const getPaymentQuery = defineQuery<PaymentState>('getPayment');
 export const getHistoryQuery = defineQuery<HistoryEntry[]>('getHistory');

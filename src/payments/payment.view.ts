@@ -1,7 +1,16 @@
 /** The payment as the API and webhooks show it, and its sample for `payment.test`. */
 import { z } from 'zod';
 import { toMajor } from '../ledger/money.rules';
-import { DEAL_PARTIES, DECIDERS, DISPUTE_PARTIES, DISPUTE_STATUSES, OFFER_STATUSES, PAYMENT_STATUSES } from './paymentTypes.rules';
+import {
+  DEAL_PARTIES,
+  DECIDERS,
+  DISPUTE_PARTIES,
+  DISPUTE_STATUSES,
+  FUNDINGS,
+  OFFER_STATUSES,
+  PAYMENT_STATUSES,
+} from './paymentTypes.rules';
+import { fundingReferenceOf } from './fundingReference.rules';
 import type { DisputeWithTexts, MilestoneRecord, PaymentDetails } from './paymentRecord.rules';
 import { amountsOf, moneyOf } from './paymentMoney.rules';
 import { latestDispute } from './disputeTable.rules';
@@ -116,6 +125,25 @@ export function milestoneView(s: Pick<PaymentDetails, 'currency' | 'amountExpone
   };
 }
 
+/** Where and how a `bank_transfer` payment's payer transfers the money (docs/bank.md, "Funding by bank transfer"). */
+export const FundingInstructionsSchema = z
+  .object({
+    type: z.literal('bank_transfer'),
+    iban: z.string().describe("The operator's custody account"),
+    bic: z.string(),
+    account_holder_name: z.string(),
+    reference: z.string().describe("The ISO 11649 creditor reference the payer writes in the transfer: the payment's funding_reference"),
+    amount: z.number(),
+    currency: z.string(),
+    amount_received: z.number().describe('Booked at the bank with this reference so far, in major units'),
+    amount_remaining: z.number().describe('amount − amount_received, never below 0'),
+    expires_at: z
+      .string()
+      .describe('The deposit deadline: short by then, the payment is cancelled and what it received is an unapplied credit'),
+  })
+  .nullable()
+  .describe('For funding "bank_transfer" only; null for "api"');
+
 /**
  * The payment as the API and webhook `data` show it: amounts in major units (docs/money.md).
  * The one description of that shape: the type and the OpenAPI schema (src/payments/payments.schemas.ts) come
@@ -140,6 +168,17 @@ export const PaymentViewSchema = z.object({
   livemode: z.boolean(),
   deposit_deadline: z.string(),
   auto_release_after_seconds: z.number().nullable(),
+  funding: z.enum(FUNDINGS).describe('How the money comes in: "api", reported by the platform; "bank_transfer", matched at the bank'),
+  funding_reference: z
+    .string()
+    .describe(
+      "ISO 11649 creditor reference (RF…): a bank_transfer's payer writes it in the transfer; an api payment's settlement transfer from the platform carries it (docs/bank.md)",
+    ),
+  funding_instructions: FundingInstructionsSchema,
+  funded_by: z
+    .enum(FUNDINGS)
+    .nullable()
+    .describe('How its deposit came, once deposited: "bank_transfer", the bank\'s credit; "api", the platform\'s report; null before'),
   milestones: z
     .array(MilestoneViewSchema)
     .describe('The parts the amount is released in, in the order given; one of the whole amount unless created with milestones'),
@@ -171,10 +210,33 @@ export function paymentView(s: PaymentDetails): PaymentView {
     livemode: s.livemode,
     deposit_deadline: s.depositDeadline,
     auto_release_after_seconds: s.autoReleaseAfterSeconds,
+    funding: s.funding ?? 'api',
+    funding_reference: fundingReferenceOf(s.id),
+    funding_instructions: fundingInstructions(s),
+    funded_by: s.status === 'pending_deposit' || s.status === 'cancelled' ? null : (s.funding ?? 'api'),
     milestones: s.milestones.map((m) => milestoneView(s, m)),
     dispute: disputeView(s, latestDispute(s)),
     created_at: s.createdAt,
     updated_at: s.updatedAt,
+  };
+}
+
+/** A `bank_transfer` payment's instructions; null for `api` (and for one whose custody account was not kept). */
+function fundingInstructions(s: PaymentDetails): z.infer<typeof FundingInstructionsSchema> {
+  if (s.funding !== 'bank_transfer' || !s.custody) return null;
+  const major = (minor: bigint) => toMajor(minor, s.currency, s.amountExponent);
+  const received = s.amountReceivedMinor ?? 0n;
+  return {
+    type: 'bank_transfer',
+    iban: s.custody.iban,
+    bic: s.custody.bic,
+    account_holder_name: s.custody.name,
+    reference: fundingReferenceOf(s.id),
+    amount: major(s.amountMinor),
+    currency: s.currency,
+    amount_received: major(received),
+    amount_remaining: major(received >= s.amountMinor ? 0n : s.amountMinor - received),
+    expires_at: s.depositDeadline,
   };
 }
 
@@ -219,6 +281,10 @@ export function samplePayment(livemode: boolean, now: string): SamplePaymentView
     livemode,
     deposit_deadline: now,
     auto_release_after_seconds: null,
+    funding: 'api',
+    funding_reference: fundingReferenceOf('pay_test'),
+    funding_instructions: null,
+    funded_by: null,
     milestones: [pendingMilestone('ms_test', 10.5, 'recipient@example.com')],
     dispute: null,
     created_at: now,

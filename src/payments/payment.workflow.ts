@@ -40,7 +40,7 @@ import {
   timerDelayMs,
 } from './paymentTimers.rules';
 import { type PlannedStep, applyTransition, planTransition } from './paymentPlan.rules';
-import { INVALID_ARGUMENT } from '../platform/failures.rules';
+import { INVALID_ARGUMENT, INVALID_TRANSITION } from '../platform/failures.rules';
 import { openDispute, planDispute, planDisputeDefault } from './disputes.rules';
 import { details } from './paymentSummary.rules';
 import { NextDeadlineKey, PaymentStatusKey } from '../platform/searchAttributes.rules';
@@ -60,8 +60,11 @@ import {
   getHistoryQuery,
   getPaymentQuery,
   milestoneUpdate,
+  receiveFundsUpdate,
   transitionSignal,
+  type FundsOutcome,
 } from './payment.messages';
+import { type FundsMessage, planFunds } from './bankFunding.rules';
 import { disputeFailure, transitionFailure } from './paymentFailures.workflow';
 
 /**
@@ -178,6 +181,47 @@ class Payment {
     this.creation = this.input.resumed
       ? Promise.resolve()
       : this.publications.publish({ payment: this.created, entry: this.history[0], requestId: this.input.requestId });
+  }
+
+  /** What the payment took of each credit the bank booked for it, by credit id: a credit again changes nothing. */
+  private readonly credits = new Map<string, bigint>();
+
+  /** Refused unless the payment can take the credit now (or took it before). */
+  validateFunds(msg: FundsMessage): void {
+    if (this.credits.has(msg.creditId)) return;
+    const plan = planFunds(this.state, withBigintMoney(msg), this.now());
+    if (!plan.ok)
+      throw ApplicationFailure.create({
+        message: plan.message,
+        type: INVALID_TRANSITION,
+        nonRetryable: true,
+        details: [this.state.status, []],
+      });
+  }
+
+  /**
+   * A credit booked at the bank with the payment's reference (docs/bank.md): state first (what it
+   * received, and the step: partially funded or deposited), then its publication; the update
+   * answers once that is committed (docs/architecture.md, "One writer per aggregate").
+   */
+  async receiveFunds(msg: FundsMessage): Promise<FundsOutcome> {
+    const taken = this.credits.get(msg.creditId);
+    if (taken !== undefined) return { payment: this.state, appliedMinor: taken };
+    const plan = planFunds(this.state, withBigintMoney(msg), this.now());
+    if (!plan.ok)
+      throw ApplicationFailure.create({
+        message: plan.message,
+        type: INVALID_TRANSITION,
+        nonRetryable: true,
+        details: [this.state.status, []],
+      });
+    const { payment, entry } = this.apply(plan.step, 'bank', null);
+    this.state = { ...payment, amountReceivedMinor: plan.received };
+    entry.credit = plan.credit;
+    this.credits.set(msg.creditId, plan.credit.appliedMinor);
+    const outcome = { payment: this.state, entry, appliedMinor: plan.credit.appliedMinor };
+    await this.publications.publish({ payment: this.state, entry });
+    return outcome;
   }
 
   /**
@@ -314,6 +358,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       },
     });
   }
+  setHandler(receiveFundsUpdate, (msg) => payment.receiveFunds(msg), { validator: (msg) => payment.validateFunds(msg) });
   setHandler(advanceClockUpdate, ({ seconds }) => payment.advance(seconds), {
     validator: ({ seconds }) => payment.validateAdvance(seconds),
   });

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_MILESTONES, MAX_REFERENCE_LENGTH } from './milestones.rules';
+import { FUNDINGS } from './paymentTypes.rules';
 import { formatMinor } from '../ledger/amountText.rules';
 import { currencyRefusal, isCurrency, minorUnits, toMinor } from '../ledger/money.rules';
 import type { NewPayment } from './paymentCreation.service';
@@ -80,6 +81,12 @@ export const CreatePaymentFields = z
     auto_release_after_seconds: autoReleaseAfterSeconds
       .optional()
       .describe('Release this long after approval, unless disputed or refunded'),
+    funding: z
+      .enum(FUNDINGS)
+      .optional()
+      .describe(
+        'How the money comes in (docs/bank.md): "api" (default), the platform reports the deposit with POST …/deposit; "bank_transfer", the payer transfers it to the custody account with funding_instructions.reference',
+      ),
     milestones: z
       .array(MilestoneFields)
       .min(1, 'milestones must have at least 1 item')
@@ -186,6 +193,10 @@ export function createPaymentRequest(maxAmount: number) {
             }
           });
         }
+        // A transfer's credits fund the payment as a whole, not a milestone's part (docs/bank.md).
+        if (raw.funding === 'bank_transfer' && raw.milestones !== undefined) {
+          issue('funding', 'bank_transfer funds a payment without milestones: the transfer pays the whole amount');
+        }
         if (raw.recipient !== undefined && raw.recipient_email !== undefined) {
           issue('recipient', 'name recipient or recipient_email, not both');
         } else if (raw.recipient === undefined && raw.recipient_email === undefined) {
@@ -221,6 +232,7 @@ export function createPaymentRequest(maxAmount: number) {
         metadata: body.metadata,
         depositDeadlineSeconds: body.deposit_deadline_seconds,
         autoReleaseAfterSeconds: body.auto_release_after_seconds,
+        funding: body.funding ?? 'api',
         ...(body.milestones
           ? {
               milestones: body.milestones.map((m) => ({

@@ -16,6 +16,7 @@ import { INITIAL_STATUS } from './payment.rules';
 import { wholeMilestone } from './milestones.rules';
 import { personalOf, withPersonal, withoutPersonal } from './personalData.rules';
 import { type Scope, scopeOf } from '../tenants/tenancy.rules';
+import type { CustodyAccount, Funding } from './paymentTypes.rules';
 import { isPayable } from '../recipients/recipients.rules';
 import { findRecipients } from '../recipients/recipients.repository';
 import { notErased } from '../recipients/recipients.service';
@@ -28,6 +29,12 @@ import { InvalidInput, QuotaExceeded, RecipientNotPayable } from '../platform/us
 import { type Call, type PaymentsDeps, paymentRun, paymentRunOptions } from './paymentRun.service';
 
 const DEFAULT_DEPOSIT_DEADLINE_SECONDS = 7 * 24 * 3600;
+
+/**
+ * The custody account a test-mode payer is shown while the operator has set none (docs/bank.md): the
+ * ISO 13616 example IBAN, no one's account; test mode's transfers are simulated.
+ */
+const SIMULATED_CUSTODY: CustodyAccount = { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', name: 'Simulated Custody (test mode)' };
 
 export interface NewPayment {
   amountMinor: bigint;
@@ -44,6 +51,8 @@ export interface NewPayment {
   autoReleaseAfterSeconds?: number;
   /** The parts the amount is released in (docs/concepts.md); their amounts sum to `amountMinor`. */
   milestones?: NewMilestone[];
+  /** How its money comes in (docs/bank.md, "Funding by bank transfer"); default `api`. */
+  funding?: Funding;
 }
 
 interface NewMilestone {
@@ -152,6 +161,26 @@ export function paymentCreation(deps: PaymentsDeps) {
     };
   }
 
+  /**
+   * The custody account a `bank_transfer` payment's payer transfers to, as the settings name it
+   * (docs/bank.md); unset, test mode's simulated one, and live a 400 naming `funding`; null for `api`.
+   */
+  function custodyFor(funding: Funding, livemode: boolean): CustodyAccount | null {
+    if (funding !== 'bank_transfer') return null;
+    const { CUSTODY_ACCOUNT_IBAN: iban, CUSTODY_ACCOUNT_BIC: bic, CUSTODY_ACCOUNT_NAME: name } = config;
+    // Test mode's transfers are simulated (POST /api/v1/test_helpers/bank_transfers): it needs no real account.
+    if ((iban === undefined || bic === undefined || name === undefined) && !livemode) return SIMULATED_CUSTODY;
+    if (iban === undefined || bic === undefined || name === undefined) {
+      throw new InvalidInput([
+        {
+          field: 'funding',
+          message: "bank_transfer needs the operator's custody account (CUSTODY_ACCOUNT_*), which this service has not set",
+        },
+      ]);
+    }
+    return { iban, bic, name };
+  }
+
   return {
     /** Delete the claims of creates that died before their payment's row was written (src/payments/openPayments.repository.ts). */
     purgeStaleClaims: () => purgeStaleClaims(db),
@@ -162,6 +191,8 @@ export function paymentCreation(deps: PaymentsDeps) {
      */
     async create(call: Call, input: NewPayment): Promise<PaymentDetails> {
       const { principal } = call;
+      const funding = input.funding ?? 'api';
+      const custody = custodyFor(funding, principal.livemode);
       const { payment: party, milestones: parties } = await partiesOf(scopeOf(principal), input);
       const now = new Date();
       const fields = {
@@ -182,6 +213,9 @@ export function paymentCreation(deps: PaymentsDeps) {
         updatedAt: now.toISOString(),
         version: 1,
         ...moneyFields(input.platformFeeMinor ?? 0n),
+        funding,
+        amountReceivedMinor: 0n,
+        custody,
       };
       const payment: PaymentDetails = {
         ...fields,

@@ -28,6 +28,7 @@ export const PAYMENT_EVENTS = [
   'payment.cancelled',
   'payment.refunded',
   'payment.partially_refunded',
+  'payment.partially_funded',
   'payment.disputed',
   'payment.milestone_approved',
   'payment.milestone_released',
@@ -36,6 +37,21 @@ export const PAYMENT_EVENTS = [
   'payment.test',
 ] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
+
+/**
+ * How a payment's money comes in (docs/bank.md, "Funding by bank transfer"): `api`, the platform
+ * reports the deposit (`POST …/deposit`); `bank_transfer`, the payer transfers it to the custody
+ * account with the payment's reference and the service matches the bank's credit.
+ */
+export const FUNDINGS = ['api', 'bank_transfer'] as const;
+export type Funding = (typeof FUNDINGS)[number];
+
+/** The operator's custody account a payer transfers to: its IBAN, BIC and holder's name (not personal data). */
+export interface CustodyAccount {
+  iban: string;
+  bic: string;
+  name: string;
+}
 
 /** Actions a client may request over the API (create is the workflow start, not a transition). */
 export const CLIENT_ACTIONS = ['deposit', 'approve', 'release', 'cancel', 'refund', 'dispute', 'resolve'] as const;
@@ -49,7 +65,9 @@ export type TimerAction = 'deadline' | 'auto_release' | 'dispute_default';
  */
 export const DISPUTE_ACTIONS = ['dispute_evidence', 'dispute_offer', 'dispute_accept', 'dispute_decline', 'dispute_withdraw'] as const;
 export type DisputeAction = (typeof DISPUTE_ACTIONS)[number];
-export type TransitionAction = ClientAction | TimerAction | DisputeAction;
+/** The bank's own step: funds received by transfer, matched by the payment's reference (docs/bank.md). */
+export type BankAction = 'receive_funds';
+export type TransitionAction = ClientAction | TimerAction | DisputeAction | BankAction;
 
 /** Actions a client may request of one milestone (docs/concepts.md, "Deals paid in stages"). */
 export const MILESTONE_ACTIONS = ['approve', 'release', 'refund', 'dispute', 'resolve'] as const satisfies readonly ClientAction[];
@@ -76,6 +94,22 @@ export interface HistoryEntry {
   changes?: MilestoneChange[];
   /** The dispute this step opened, changed or ended: its events end with `payment.dispute_updated`. */
   disputeId?: string;
+  /** A `receive_funds` step: the bank's credit it took, and how much of it the payment took (the rest is an unapplied credit). */
+  credit?: ReceivedCredit;
+}
+
+/** A credit booked at the bank as a payment's step records it: ids, amounts and the booking, nothing personal. */
+export interface ReceivedCredit {
+  /** The credit's id (`bc_…`), the same for every file that carries its entry. */
+  id: string;
+  amountMinor: bigint;
+  /** What the payment took of it: at most what it still lacked. */
+  appliedMinor: bigint;
+  /** `YYYY-MM-DD`. */
+  bookedOn: string;
+  bankEntryRef: string | null;
+  /** An unapplied credit applied to the payment (its money comes from `bank_credit:bc_…`), not a new booking of the bank. */
+  applied?: true;
 }
 
 /**
@@ -114,6 +148,12 @@ export interface PaymentState {
   disputes?: DisputeState[];
   /** The recipient (`rcp_…`) it was created for, if it named one: an id, never personal data. */
   recipientId?: string | null;
+  /** How its money comes in; absent (a payment created before funding by transfer) is `api`. */
+  funding?: Funding;
+  /** Received by bank transfer so far, in minor units, until it reaches the amount (docs/bank.md); absent is 0. */
+  amountReceivedMinor?: bigint;
+  /** A `bank_transfer` payment's custody account, as its payer was told at creation; null otherwise. */
+  custody?: CustodyAccount | null;
 }
 
 export const DISPUTE_PARTIES = ['payer', 'recipient', 'platform'] as const;

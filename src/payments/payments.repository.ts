@@ -4,6 +4,7 @@ import type { DisputeState, HistoryEntry, MilestoneState, PaymentStatus } from '
 import type { PaymentRecord } from './paymentRecord.rules';
 import { type MilestonePersonal, personalOf, withPersonal, withoutTexts } from './personalData.rules';
 import type { Scope } from '../tenants/tenancy.rules';
+import { fundingReferenceOf } from './fundingReference.rules';
 import { moneyJson, withBigintMoney } from '../ledger/moneyFields.rules';
 import { type CreatedRange, type PageRequest, pageOf, withinCreated } from '../platform/database/pagination';
 
@@ -34,6 +35,9 @@ const FIELDS = {
   staged: true,
   disputes: true,
   recipientId: true,
+  funding: true,
+  amountReceivedMinor: true,
+  custody: true,
 } satisfies Record<keyof PaymentRecord, true>;
 const DATE_FIELDS = ['depositDeadline', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof PaymentRecord)[];
 type DateField = (typeof DATE_FIELDS)[number];
@@ -59,7 +63,7 @@ type PaymentRow = {
 } & { milestone_personal: MilestonePersonal[] | null };
 
 /** The row's columns, in `FIELDS` order and the milestones' personal fields; and those a later version of the payment changes. */
-export const PAYMENT_COLUMNS = [...Object.keys(FIELDS).map(column), 'milestone_personal'];
+export const PAYMENT_COLUMNS = [...Object.keys(FIELDS).map(column), 'milestone_personal', 'funding_reference'];
 export const PAYMENT_PROJECTED_COLUMNS = [
   'milestones',
   'status',
@@ -70,6 +74,7 @@ export const PAYMENT_PROJECTED_COLUMNS = [
   'refunded_minor',
   'fee_collected_minor',
   'disputes',
+  'amount_received_minor',
 ] as const satisfies readonly (keyof PaymentRow)[];
 
 /** The row as bound values: JSON columns as text; a milestone's personal fields apart from the rest (docs/architecture.md, "Personal data"). */
@@ -80,6 +85,11 @@ export function toRow(s: PaymentRecord): Record<string, unknown> {
   }
   row.metadata = JSON.stringify(s.metadata);
   row.recipient_id = s.recipientId ?? null;
+  row.funding = s.funding ?? 'api';
+  row.amount_received_minor = s.amountReceivedMinor ?? 0n;
+  row.custody = s.custody ? JSON.stringify(s.custody) : null;
+  // The creditor reference a transfer is matched by (docs/bank.md): the id's, unique.
+  row.funding_reference = fundingReferenceOf(s.id);
   // JSON columns keep money as decimal text (src/ledger/moneyFields.rules.ts).
   row.milestones = moneyJson(s.milestones.map(({ reference: _r, description: _d, recipientEmail: _e, ...kept }) => kept));
   // A dispute's texts are kept apart, under their keyed hashes (src/payments/disputeTexts.repository.ts).
@@ -142,6 +152,12 @@ export async function listPaymentEvents(db: Knex, paymentId: string): Promise<Hi
     at: (r.at as Date).toISOString(),
     ...(r.milestone_id ? { milestoneId: r.milestone_id } : {}),
   }));
+}
+
+/** The payment whose funding reference a bank's credit names (docs/bank.md), in a mode, whatever its account: for the bank's matching. */
+export async function findPaymentByFundingReference(db: Knex, reference: string, livemode: boolean): Promise<PaymentRecord | undefined> {
+  const row = (await db('payments').where({ funding_reference: reference, livemode }).first()) as PaymentRow | undefined;
+  return row ? fromRow(row) : undefined;
 }
 
 /** A payment by id alone, across accounts and modes: for operator tools (`npm run repair`), never for a client. */

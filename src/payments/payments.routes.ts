@@ -157,7 +157,7 @@ export function paymentRoutes(payments: PaymentsService, redaction: RedactionSer
           "milestone's status is one of these, acting on each such milestone (docs/concepts.md). Otherwise: 409 invalid_transition.",
         body: transitionBody(action),
         responses: { 200: { description: 'The updated payment', schema: Payment } },
-        errors: ['invalid_transition'],
+        errors: action === 'deposit' ? ['invalid_transition', 'funded_by_bank_transfer'] : ['invalid_transition'],
       },
       async (ctx, { body }) => {
         ctx.body = paymentView(await payments.transition(callOf(ctx.state), ctx.params.id, transitionCommand(action, body)));

@@ -38,7 +38,15 @@ import {
   milestoneUpdate,
   paymentWorkflow,
 } from '../platform/workflows.workflow';
-import { DisputeOutOfTurn, InvalidInput, InvalidTransition, NotFound, isClosedRun, pageOrRefuse } from '../platform/useCaseErrors';
+import {
+  DisputeOutOfTurn,
+  FundedByBankTransfer,
+  InvalidInput,
+  InvalidTransition,
+  NotFound,
+  isClosedRun,
+  pageOrRefuse,
+} from '../platform/useCaseErrors';
 import { withinDeadline } from '../platform/lib/temporalDeadline';
 import { paymentCreation } from './paymentCreation.service';
 import { type Call, type PaymentsDeps, paymentRun } from './paymentRun.service';
@@ -194,6 +202,8 @@ export function paymentsService(deps: PaymentsDeps) {
         new InvalidTransition(from, message, { allowed, milestoneId });
       // A retry may be asking about its own first attempt, which may have made the payment final.
       if (isTerminal(status) && !call.retry) throw refusal(status);
+      // Its deposit is the bank's booked credit, matched by reference (docs/bank.md), never a client's report.
+      if (action === 'deposit' && current.funding === 'bank_transfer') throw new FundedByBankTransfer(current.id);
       const handle = temporal.workflow.getHandle(current.id);
       let outcome: TransitionOutcome;
       // The reason's text stays here; the workflow carries its keyed hash (docs/architecture.md).

@@ -140,6 +140,8 @@ export async function redactPayment(db: Knex, scope: Scope, paymentId: string, r
       .whereNot({ actor: 'system' })
       .update({ reason: REDACTED });
     await eraseMessages(tx, paymentId);
+    // The payer's name and account in the bank's credits for it (docs/bank.md): the last four characters stay.
+    await tx('bank_credits').where({ payment_id: paymentId }).update({ debtor_name: null, debtor_iban: null });
     const answers = await tx('idempotency_keys')
       .where({ account_id: scope.accountId, livemode: scope.livemode })
       .andWhere('response_body', 'like', `%${JSON.stringify(paymentId)}%`)

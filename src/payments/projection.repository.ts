@@ -47,6 +47,71 @@ import { PAYMENT_COLUMNS, PAYMENT_PROJECTED_COLUMNS, toRow } from './payments.re
 import { type PlannedDelivery, deliveryCtes, planned } from '../webhooks/deliveryPlan.repository';
 import { creditedRecipient, makeReleasesAvailable } from '../ledger/paymentPostings.repository';
 import { appendLeavesOfEntries } from '../ledger/ledgerAccounts.repository';
+import { BANK_CUSTODY, bankCreditAddress, escrowAddress } from '../ledger/ledger.rules';
+import type { ReceivedCredit } from './paymentTypes.rules';
+import { defaultMilestoneId } from './milestones.rules';
+import { fundingReferenceOf } from './fundingReference.rules';
+
+/**
+ * The ledger entry of a credit a payment took (docs/bank.md): what it took, from the custody account
+ * at the bank (`bank:custody`) into its custody, with the booking it came from; none when it took
+ * nothing. The excess of an overpayment is the unapplied credit's own entry.
+ */
+function bankFundingEntries(state: PaymentDetails, entry: HistoryEntry, credit: ReceivedCredit): EntryToPost[] {
+  if (credit.appliedMinor <= 0n) return [];
+  return [
+    {
+      key: paymentEntryKey(state.id, entry.seq),
+      code: credit.applied ? 'bank_credit_applied' : 'bank_funding',
+      paymentId: state.id,
+      milestoneId: defaultMilestoneId(state.id),
+      recipientId: null,
+      version: entry.seq,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      currency: state.currency,
+      exponent: state.amountExponent,
+      at: new Date(entry.at),
+      ...(credit.applied
+        ? // An unapplied credit applied: its money was booked when it came, and moves from its own account.
+          {
+            transfers: [{ debit: bankCreditAddress(credit.id), credit: escrowAddress(state.id), amount: credit.appliedMinor }],
+          }
+        : {
+            transfers: [{ debit: BANK_CUSTODY, credit: escrowAddress(state.id), amount: credit.appliedMinor }],
+            bank: { bookedOn: credit.bookedOn, reference: fundingReferenceOf(state.id), entryRef: credit.bankEntryRef },
+          }),
+    },
+  ];
+}
+
+/**
+ * A payment funded by transfer cancelled short (its deadline, or a cancel) with money received: what
+ * it received becomes an unapplied credit of its account (docs/bank.md), `escrow:pay_… →
+ * bank_credit:bc_…`, the credit's id derived from the payment's so that every writer writes one.
+ */
+function shortCredit(state: PaymentDetails, entry: HistoryEntry): { id: string; entry: EntryToPost } | undefined {
+  const received = state.amountReceivedMinor ?? 0n;
+  if (entry.to !== 'cancelled' || entry.from !== 'pending_deposit' || received <= 0n) return undefined;
+  const id = `bc_${state.id.replace(/^pay_/, '')}`;
+  return {
+    id,
+    entry: {
+      key: paymentEntryKey(state.id, entry.seq),
+      code: 'bank_credit_received',
+      paymentId: state.id,
+      milestoneId: defaultMilestoneId(state.id),
+      recipientId: null,
+      version: entry.seq,
+      accountId: state.accountId,
+      livemode: state.livemode,
+      currency: state.currency,
+      exponent: state.amountExponent,
+      at: new Date(entry.at),
+      transfers: [{ debit: escrowAddress(state.id), credit: bankCreditAddress(id), amount: received }],
+    },
+  };
+}
 
 /**
  * The CTEs that write the projection of one history entry and its transition's leaf; and the ids of
@@ -95,25 +160,42 @@ function projectionCtes(
   // A leaf is never erased: its reason is a keyed hash, never the text (docs/audit.md).
   const leaf = transitionLeaf(state, { ...entry, reason: leafReason(reasonKey, entry.reason) });
   const exponent = state.amountExponent;
-  const entries = ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
-    const recipientId = creditedRecipient(state, milestoneId, movement.released);
-    const transfers = transfersOf(movement, { paymentId: state.id, recipientId });
-    const post: EntryToPost = {
-      key: paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined),
-      code: entryTypeOf(movement),
-      paymentId: state.id,
-      milestoneId,
-      recipientId: recipientId ?? null,
-      version: entry.seq,
-      accountId: state.accountId,
-      livemode: state.livemode,
-      currency: state.currency,
-      exponent,
-      at: new Date(entry.at),
-      transfers,
-    };
-    return post;
-  });
+  // A credit the bank booked: its money came from the custody account at the bank, not from a deposit the platform reported.
+  const entries = entry.credit
+    ? bankFundingEntries(state, entry, entry.credit)
+    : ledgerMovements(state, entry).map(({ milestoneId, movement }) => {
+        const recipientId = creditedRecipient(state, milestoneId, movement.released);
+        const transfers = transfersOf(movement, { paymentId: state.id, recipientId });
+        const post: EntryToPost = {
+          key: paymentEntryKey(state.id, entry.seq, state.staged ? milestoneId : undefined),
+          code: entryTypeOf(movement),
+          paymentId: state.id,
+          milestoneId,
+          recipientId: recipientId ?? null,
+          version: entry.seq,
+          accountId: state.accountId,
+          livemode: state.livemode,
+          currency: state.currency,
+          exponent,
+          at: new Date(entry.at),
+          transfers,
+        };
+        return post;
+      });
+  const short = shortCredit(state, entry);
+  if (short) {
+    entries.push(short.entry);
+    // Its row, in this statement: an unapplied credit of the payment's account (docs/bank.md).
+    ctes.push(`short_credit AS (
+      INSERT INTO bank_credits (id, account_id, livemode, amount_minor, currency, exponent, reference, status, payment_id, booked_on, entry_key, created_at, updated_at)
+      VALUES (${b.add(short.id, 'text')}, ${b.add(state.accountId, 'text')}, ${b.add(state.livemode, 'boolean')}, ${b.add(
+        short.entry.transfers[0].amount.toString(),
+        'bigint',
+      )}, ${b.add(state.currency, 'text')}, ${b.add(exponent, 'smallint')}, ${b.add(fundingReferenceOf(state.id), 'text')}, 'unapplied',
+        ${b.add(state.id, 'text')}, ${b.add(entry.at.slice(0, 10), 'date')}, ${b.add(`${state.id}|cancelled-short`, 'text')},
+        ${b.add(new Date(entry.at), 'timestamptz')}, ${b.add(new Date(entry.at), 'timestamptz')})
+      ON CONFLICT DO NOTHING RETURNING 1)`);
+  }
   // The ledger's one writer (src/ledger/transfers.repository.ts), in this statement.
   ctes.push(...ledgerCtes(b, entries));
   const entryIds = entries.map((e) => entryId(e.key));

@@ -13,6 +13,7 @@ import { type PayoutFailureCode, failureCodeOfIsoReason } from './payout.rules';
 import { minorOfIsoAmount } from './bankAmounts.format';
 import { BankFileError } from './bankFileErrors.format';
 import { type BankFileLimits, checkXmlLimits } from './bankFileLimits.format';
+import { findFundingReference, normalReference } from '../payments/fundingReference.rules';
 
 const ISO_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:';
 
@@ -42,6 +43,30 @@ export interface BankFileEntry {
   failureCode: PayoutFailureCode | null;
 }
 
+/**
+ * camt: a booked credit to an account (`CdtDbtInd` CRDT, `Sts` BOOK, no `RvslInd` true, no return
+ * information), what funding by bank transfer matches by its reference (docs/bank.md). Its debtor's
+ * name and IBAN are personal data: the caller keeps them in PostgreSQL only.
+ */
+export interface BankFileCredit {
+  /** Its place among the file's credits: with the message id, its key when the bank gives no AcctSvcrRef. */
+  position: number;
+  /** The report's account (`Acct/Id/IBAN`): the custody account's, or the entry is not the service's. */
+  accountIban: string | null;
+  amount: bigint;
+  currency: string;
+  /** An ISO 11649 reference with valid check digits: `RmtInf/Strd/CdtrRefInf/Ref`, else one found in `RmtInf/Ustrd`. */
+  reference: string | null;
+  /** What the remittance information said, as given (a malformed reference, free text), for the operator. */
+  remittance: string | null;
+  /** `BookgDt` (YYYY-MM-DD). */
+  bookedOn: string | null;
+  /** The bank's own reference for the entry (`AcctSvcrRef`), the transaction's or the entry's. */
+  entryRef: string | null;
+  debtorName: string | null;
+  debtorIban: string | null;
+}
+
 export interface BankFile {
   messageType: BankFileMessageType;
   messageId: string;
@@ -52,6 +77,8 @@ export interface BankFile {
   /** pain.002: the reason given for the file as a whole, if any. */
   groupReasonCode: string | null;
   entries: BankFileEntry[];
+  /** camt: its booked credits (absent for a pain.002). */
+  credits?: BankFileCredit[];
 }
 
 type XmlNode = Record<string, unknown>;
@@ -68,6 +95,8 @@ const REPEATED = new Set([
   'StsRsnInf',
   'Bal',
   'AddtlInf',
+  'Strd',
+  'Ustrd',
 ]);
 
 const parser = new XMLParser({
@@ -194,6 +223,57 @@ function camtEntries(entries: XmlNode[], root: string): BankFileEntry[] {
   });
 }
 
+/** A booking date: `<BookgDt><Dt>` or the date of `<DtTm>`. */
+const bookingDate = (entry: XmlNode) => at(entry, 'BookgDt', 'Dt') ?? at(entry, 'BookgDt', 'DtTm')?.slice(0, 10) ?? null;
+
+/** The reference a credit carries: structured first (check digits verified), else found in the unstructured text. */
+function referenceOf(tx: XmlNode | undefined): { reference: string | null; remittance: string | null } {
+  const info = asNode(tx?.RmtInf);
+  const structured = list(info, 'Strd')
+    .map((strd) => at(strd, 'CdtrRefInf', 'Ref'))
+    .filter((r): r is string => !!r);
+  const free = list(info, 'Ustrd')
+    .map((u) => textOf(u) ?? '')
+    .join(' ')
+    .trim();
+  for (const r of structured) {
+    const valid = normalReference(r);
+    if (valid) return { reference: valid, remittance: r };
+  }
+  const found = free ? findFundingReference(free) : undefined;
+  return { reference: found ?? null, remittance: structured[0] ?? (free || null) };
+}
+
+/** The booked credits of one report's entries (docs/bank.md, "Funding by bank transfer"); reversals and returns are not. */
+function camtCredits(report: XmlNode, root: string, first: number): BankFileCredit[] {
+  const accountIban = at(report, 'Acct', 'Id', 'IBAN')?.replace(/\s+/g, '').toUpperCase() ?? null;
+  const credits: BankFileCredit[] = [];
+  list(report, 'Ntry').forEach((entry, i) => {
+    const path = `${root}/Ntry[${i}]`;
+    if (at(entry, 'CdtDbtInd') !== 'CRDT' || entryStatus(entry) !== 'BOOK' || at(entry, 'RvslInd') === 'true') return;
+    const details = list(entry, 'NtryDtls').flatMap((d) => list(d, 'TxDtls'));
+    const transactions: (XmlNode | undefined)[] = details.length > 0 ? details : [undefined];
+    for (const tx of transactions) {
+      if (asNode(tx?.RtrInf)) continue;
+      const own = tx?.Amt ?? asNode(asNode(tx?.AmtDtls)?.TxAmt)?.Amt;
+      const money = amountOf(own ?? (transactions.length === 1 ? entry.Amt : undefined), `${path}/Amt`);
+      const debtor = asNode(asNode(tx?.RltdPties)?.Dbtr);
+      credits.push({
+        position: first + credits.length,
+        accountIban,
+        amount: money.amount,
+        currency: money.currency,
+        ...referenceOf(tx),
+        bookedOn: bookingDate(entry),
+        entryRef: at(tx, 'Refs', 'AcctSvcrRef') ?? at(entry, 'AcctSvcrRef') ?? null,
+        debtorName: at(debtor, 'Nm') ?? at(debtor, 'Pty', 'Nm') ?? null,
+        debtorIban: at(asNode(tx?.RltdPties), 'DbtrAcct', 'Id', 'IBAN')?.replace(/\s+/g, '').toUpperCase() ?? null,
+      });
+    }
+  });
+  return credits;
+}
+
 function decode(body: string | Uint8Array): string {
   if (typeof body === 'string') return body;
   try {
@@ -275,11 +355,14 @@ function parse(xml: string): BankFile {
   const reports = messageType === 'camt.053.001.08' ? list(message, 'Stmt') : list(message, 'Ntfctn');
   const reportName = messageType === 'camt.053.001.08' ? 'Stmt' : 'Ntfctn';
   if (reports.length === 0) throw new BankFileError('invalid_message', `${reportName} is required`, rootName);
+  const credits: BankFileCredit[] = [];
+  reports.forEach((report, i) => credits.push(...camtCredits(report, `${rootName}/${reportName}[${i}]`, credits.length)));
   return {
     ...base,
     originalMessageId: null,
     groupStatus: null,
     groupReasonCode: null,
     entries: reports.flatMap((report, i) => camtEntries(list(report, 'Ntry'), `${rootName}/${reportName}[${i}]`)),
+    credits,
   };
 }

@@ -27,6 +27,8 @@ import { type PayoutRow, livePayoutsForBankFile } from './payouts.repository';
 import type { Logger } from '../platform/lib/logger';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 import { startStatementReconciliation } from '../reconciliation/reconciliationStart.activities';
+import type { BankFile } from './bankFileRead.format';
+import { type Fund, bookCredit } from './bankCreditBooking.repository';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
 const isClosedRun = (err: unknown) =>
@@ -93,6 +95,49 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
     return true;
   }
 
+  /** The payment's `receiveFunds` update (src/payments/payment.workflow.ts), by name; refused or closed: the credit is unapplied. */
+  const fund: Fund = async (paymentId, msg) => {
+    try {
+      return await temporal.workflow.getHandle(paymentId).executeUpdate('receiveFunds', { args: [msg], updateId: msg.creditId });
+    } catch (err) {
+      if (!(err instanceof WorkflowUpdateFailedError) && !(err instanceof WorkflowNotFoundError) && !isClosedRun(err)) throw err;
+      return 'refused';
+    }
+  };
+
+  /**
+   * The file's booked credits to the custody account, each booked once by its entry key (the bank's
+   * AcctSvcrRef, else the message id and its position) and matched by its reference (docs/bank.md,
+   * "Funding by bank transfer"). A credit to another account is not the service's: left alone.
+   */
+  async function bookCredits(file: BankFile, bankFileId: string): Promise<{ booked: number; notOurs: number }> {
+    const custody = config.CUSTODY_ACCOUNT_IBAN;
+    const counts = { booked: 0, notOurs: 0 };
+    for (const c of file.credits ?? []) {
+      if (custody === undefined || c.accountIban !== custody) {
+        counts.notOurs += 1;
+        continue;
+      }
+      await bookCredit(
+        { db, fund },
+        {
+          entryKey: c.entryRef ?? `${file.messageId}#${c.position}`,
+          livemode: true,
+          amountMinor: c.amount,
+          currency: c.currency,
+          exponent: minorUnits(c.currency),
+          reference: c.reference ?? c.remittance,
+          bookedOn: c.bookedOn ?? file.createdAt.slice(0, 10),
+          bankEntryRef: c.entryRef,
+          bankFileId,
+          debtor: { name: c.debtorName, iban: c.debtorIban },
+        },
+      );
+      counts.booked += 1;
+    }
+    return counts;
+  }
+
   /** Take one file's bytes (`source`: where they came from, for the record). Nothing changes unless it is `taken`. */
   async function take(raw: Buffer, source: string): Promise<TakeResult> {
     let file;
@@ -157,12 +202,21 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
         account: named?.account_id ?? null,
       });
     }
-    // A statement is reconciled by its own workflow, started before the file is finished: a retry starts the same one (docs/reconciliation.md).
+    const credits = await bookCredits(file, claim.id);
+    // A statement is reconciled by its own workflow, started once its credits are booked and before the file is finished: a retry starts the same one (docs/reconciliation.md).
     if (file.messageType === 'camt.053.001.08')
       await startStatementReconciliation(temporal, { messageId: file.messageId, taskQueue: config.TEMPORAL_TASK_QUEUE });
     await finishBankFile(db, claim.id, record);
     logger.info(
-      { bank_file_id: claim.id, message_id: file.messageId, source, entries: record.entries.length, unmatched: record.unmatched.length },
+      {
+        bank_file_id: claim.id,
+        message_id: file.messageId,
+        source,
+        entries: record.entries.length,
+        unmatched: record.unmatched.length,
+        credits_booked: credits.booked,
+        credits_not_ours: credits.notOurs,
+      },
       'bank file taken',
     );
     return { outcome: 'taken', id: claim.id, record };

@@ -14,6 +14,7 @@ import { modesService } from '../tenants/modes.service';
 import { paymentsService } from '../payments/payments.service';
 import { payoutsService } from '../payouts/payouts.service';
 import { bankFilesService } from '../payouts/bankFiles.service';
+import { bankCreditsService } from '../payouts/bankCredits.service';
 import { recipientsService } from '../recipients/recipients.service';
 import { redactionService } from '../payments/redaction.service';
 import { repairService } from '../payments/repair.service';
@@ -34,6 +35,7 @@ export function createServices(deps: ServiceDeps) {
     bankAccounts: bankAccountsService(deps),
     payouts: payoutsService(deps),
     bankFiles: bankFilesService(deps),
+    bankCredits: bankCreditsService(deps),
     events: eventsService(deps),
     ledger: ledgerService(deps),
     webhooks: webhooksService(deps),

@@ -159,6 +159,28 @@ export class PayoutRefused extends DomainError {
 }
 
 /** No credential, or one that is wrong, revoked or expired. */
+/**
+ * A deposit reported for a payment funded by bank transfer: its deposit is the bank's credit, matched
+ * by its reference (docs/bank.md, "Funding by bank transfer"), never a client's word.
+ */
+export class FundedByBankTransfer extends DomainError {
+  constructor(readonly paymentId: string) {
+    super(
+      `payment ${paymentId} is funded by bank transfer: it is deposited when the bank books the payer's transfer with its reference, not by POST …/deposit`,
+    );
+  }
+}
+
+/** A bank credit that is no longer unapplied (applied, or returned): it can be neither applied nor returned again (docs/bank.md). */
+export class BankCreditNotUnapplied extends DomainError {
+  constructor(
+    readonly creditId: string,
+    readonly status: string,
+  ) {
+    super(`bank credit ${creditId} is ${status}: only an unapplied credit can be applied or returned`);
+  }
+}
+
 export class Unauthenticated extends DomainError {}
 
 /** A valid credential that may not do this (e.g. a test key minting a live key). */

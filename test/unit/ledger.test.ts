@@ -40,6 +40,8 @@ describe('the ledger’s names', () => {
       'recipient_available',
       'recipient_in_transit',
       'recipient_paid_out',
+      'custody_bank',
+      'unapplied_credit',
     ]);
     expect(ENTRY_TYPES).toEqual([
       'deposit',
@@ -52,6 +54,11 @@ describe('the ledger’s names', () => {
       'payout_failed',
       'payout_canceled',
       'payout_returned',
+      'bank_funding',
+      'bank_credit_received',
+      'bank_credit_applied',
+      'bank_settlement',
+      'bank_return_paid',
     ]);
     expect(ZERO_AMOUNTS).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
   });

@@ -5,6 +5,7 @@ import type { HistoryEntry } from '../../src/payments/paymentTypes.rules';
 import { details, movementText, stepSummary, summary } from '../../src/payments/paymentSummary.rules';
 import { envelope } from '../../src/webhooks/webhookEnvelope.view';
 import { paymentDetails, paymentState } from './fixtures';
+import { fundingReferenceOf } from '../../src/payments/fundingReference.rules';
 
 const VIEW = {
   id: 'pay_01JD0000000000000000000000',
@@ -24,6 +25,10 @@ const VIEW = {
   livemode: false,
   deposit_deadline: '2026-11-30T12:00:00.000Z',
   auto_release_after_seconds: null,
+  funding: 'api',
+  funding_reference: fundingReferenceOf('pay_01JD0000000000000000000000'),
+  funding_instructions: null,
+  funded_by: null,
   milestones: [
     {
       id: 'ms_01JD0000000000000000000000',
@@ -48,6 +53,34 @@ const VIEW = {
 describe('paymentView', () => {
   it('maps every field, the amount in major units', () => {
     expect(paymentView(paymentDetails(paymentState()))).toStrictEqual(VIEW);
+  });
+
+  it("tells a bank_transfer payment's payer where to transfer, with the reference, what came in and what is left until the deadline", () => {
+    const custody = { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', name: 'Escrow Operator Ltd' };
+    const view = paymentView(paymentDetails(paymentState({ funding: 'bank_transfer', custody, amountReceivedMinor: 5000n })));
+    expect(view.funding).toBe('bank_transfer');
+    expect(view.funding_instructions).toStrictEqual({
+      type: 'bank_transfer',
+      iban: 'DE89370400440532013000',
+      bic: 'COBADEFFXXX',
+      account_holder_name: 'Escrow Operator Ltd',
+      reference: VIEW.funding_reference,
+      amount: 125.5,
+      currency: 'USD',
+      amount_received: 50,
+      amount_remaining: 75.5,
+      expires_at: '2026-11-30T12:00:00.000Z',
+    });
+    expect(PaymentViewSchema.parse(view)).toStrictEqual(view);
+    expect(view.funded_by).toBeNull();
+    // Once deposited, the event says how: the bank's credit, or the platform's report.
+    expect(
+      paymentView(paymentDetails(paymentState({ funding: 'bank_transfer', custody, status: 'in_custody', heldMinor: 12550n }))).funded_by,
+    ).toBe('bank_transfer');
+    expect(paymentView(paymentDetails(paymentState({ status: 'released', releasedMinor: 12550n }))).funded_by).toBe('api');
+    // A payment created before funding by transfer is the platform's to report.
+    const old = paymentView(paymentDetails(paymentState()));
+    expect([old.funding, old.funding_instructions]).toStrictEqual(['api', null]);
   });
 
   it('passes status, mode, nulls and the auto-release through', () => {
@@ -139,6 +172,7 @@ describe('envelope', () => {
       data: {
         ...VIEW,
         status: 'in_custody',
+        funded_by: 'api',
         amount_held: 125.5,
         milestones: [{ ...VIEW.milestones[0], status: 'in_custody', amount_held: 125.5 }],
       },

@@ -85,6 +85,7 @@ describe('the lists the API, the OpenAPI document and the webhooks read', () => 
       'payment.cancelled',
       'payment.refunded',
       'payment.partially_refunded',
+      'payment.partially_funded',
       'payment.disputed',
       'payment.milestone_approved',
       'payment.milestone_released',

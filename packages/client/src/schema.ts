@@ -1246,6 +1246,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bank_credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the credits the bank booked for this account's payments, newest first
+         * @description Credits whose reference names one of your payments: the part a payment took (applied), what funds nothing (unapplied: another currency, a closed payment, the excess of an overpayment, what a payment short at its deadline had received) and what was sent back (returned).
+         */
+        get: operations["getBank_credits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank_credits/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply an unapplied credit to a payment funded by bank transfer
+         * @description The payment must be of this account and mode, in the credit's currency, funded by bank_transfer, pending_deposit and lacking at least the credit's amount (else 409): it takes the credit as it takes a transfer (deposited once it has its amount; else partially funded).
+         */
+        post: operations["postBank_creditsIdApply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_helpers/bank_transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book a simulated bank transfer to the custody account (test mode)
+         * @description A credit booked today with the reference, matched as the bank's are (docs/bank.md): a bank_transfer payment of yours pending its deposit with that funding_reference takes it (exact: deposited; less: partially funded; more: deposited, the excess unapplied); anything else is an unapplied credit of yours. In live mode: 400.
+         */
+        post: operations["postTest_helpersBank_transfers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.created": {
@@ -1382,6 +1442,26 @@ export interface webhooks {
          * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
          */
         post: operations["webhookPaymentPartiallyRefundedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.partially_funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.partially_funded
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookPaymentPartiallyFundedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1662,6 +1742,9 @@ export interface components {
             /** @constant */
             has_more: false;
         };
+        ApplyBankCreditRequest: {
+            payment: string;
+        };
         AuditPublicKey: {
             /** @constant */
             algorithm: "Ed25519";
@@ -1719,6 +1802,38 @@ export interface components {
             /** @constant */
             has_more: false;
         };
+        BankCredit: {
+            /** @description bc_ + ULID */
+            id: string;
+            /** @constant */
+            object: "bank_credit";
+            /** @description Major units */
+            amount: number;
+            currency: string;
+            /** @description The creditor reference the transfer carried, if any (RF…, spaces removed) */
+            reference: string | null;
+            /**
+             * @description applied: a payment took it; unapplied: it funds nothing yet (apply or return it); returned: sent back to its debtor
+             * @enum {string}
+             */
+            status: "unapplied" | "applied" | "returned";
+            /** @description The payment its reference names, or that took it */
+            payment: string | null;
+            /** @description The bank file it came in (bf_…); null for a simulated transfer */
+            bank_file: string | null;
+            /** @description The bank's booking date (YYYY-MM-DD) */
+            booked_at: string;
+            /** @description The last four characters of the payer's account number; nothing more is shown */
+            debtor_last4: string | null;
+            livemode: boolean;
+            created_at: string;
+        };
+        BankCreditList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["BankCredit"][];
+            has_more: boolean;
+        };
         BankFile: {
             /** @description bf_… */
             id: string;
@@ -1753,7 +1868,7 @@ export interface components {
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: every payment event (a recipient's events are sent only to configurations that name them) */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
         };
         ConsistencyProof: {
             from: number;
@@ -1802,6 +1917,11 @@ export interface components {
             deposit_deadline_seconds?: number;
             /** @description Release this long after approval, unless disputed or refunded */
             auto_release_after_seconds?: number;
+            /**
+             * @description How the money comes in (docs/bank.md): "api" (default), the platform reports the deposit with POST …/deposit; "bank_transfer", the payer transfers it to the custody account with funding_instructions.reference
+             * @enum {string}
+             */
+            funding?: "api" | "bank_transfer";
             /** @description The parts the amount is paid in, 1 to 50, each approved and released on its own; without it, one of the whole amount */
             milestones?: {
                 /** @description Your name for it, unique within the payment (≤ 64 characters) */
@@ -1907,7 +2027,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "funded_by_bank_transfer" | "bank_credit_not_unapplied" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -1925,7 +2045,7 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
             /** @description A payment's event: the payment */
             payment_id?: string;
             /** @description A payout's event: the payout */
@@ -2035,14 +2155,14 @@ export interface components {
             /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned";
+            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
             currency: string;
             livemode: boolean;
             created_at: string;
             /** @description Every posting of the entry; they sum to zero */
             postings: {
                 /** @enum {string} */
-                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees" | "recipient_pending" | "recipient_available" | "recipient_in_transit" | "recipient_paid_out";
+                account: "payer_deposits" | "custody" | "recipient_payable" | "payer_refunds" | "platform_fees" | "recipient_pending" | "recipient_available" | "recipient_in_transit" | "recipient_paid_out" | "custody_bank" | "unapplied_credit";
                 /** @description The account: escrow:pay_… (a payment’s custody), recipient:rcp_…:pending|available|in_transit|paid_out, or the kind */
                 address: string;
                 /** @description Major units, signed: the postings sum to 0 */
@@ -2094,6 +2214,34 @@ export interface components {
             livemode: boolean;
             deposit_deadline: string;
             auto_release_after_seconds: number | null;
+            /**
+             * @description How the money comes in: "api", reported by the platform; "bank_transfer", matched at the bank
+             * @enum {string}
+             */
+            funding: "api" | "bank_transfer";
+            /** @description ISO 11649 creditor reference (RF…): a bank_transfer's payer writes it in the transfer; an api payment's settlement transfer from the platform carries it (docs/bank.md) */
+            funding_reference: string;
+            /** @description For funding "bank_transfer" only; null for "api" */
+            funding_instructions: {
+                /** @constant */
+                type: "bank_transfer";
+                /** @description The operator's custody account */
+                iban: string;
+                bic: string;
+                account_holder_name: string;
+                /** @description The ISO 11649 creditor reference the payer writes in the transfer: the payment's funding_reference */
+                reference: string;
+                amount: number;
+                currency: string;
+                /** @description Booked at the bank with this reference so far, in major units */
+                amount_received: number;
+                /** @description amount − amount_received, never below 0 */
+                amount_remaining: number;
+                /** @description The deposit deadline: short by then, the payment is cancelled and what it received is an unapplied credit */
+                expires_at: string;
+            } | null;
+            /** @description How its deposit came, once deposited: "bank_transfer", the bank's credit; "api", the platform's report; null before */
+            funded_by: ("api" | "bank_transfer") | null;
             /** @description The parts the amount is released in, in the order given; one of the whole amount unless created with milestones */
             milestones: {
                 /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
@@ -2300,7 +2448,7 @@ export interface components {
             /** @enum {string} */
             to: "pending_deposit" | "in_custody" | "pending_release" | "released" | "cancelled" | "refunded" | "disputed";
             /** @description null for a redaction, which emits no event */
-            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test") | null;
+            event: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test") | null;
             actor: string;
             /** @description Why, as the client said it; "[redacted]" once the payment was redacted */
             reason: string | null;
@@ -2573,6 +2721,17 @@ export interface components {
             /** @description The payment as it was right after this event */
             data: components["schemas"]["Payment"];
         };
+        PaymentPartiallyFundedEvent: {
+            /** @constant */
+            event: "payment.partially_funded";
+            payment_id: string;
+            /** @description The time of the transition, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The payment's version: ignore an event whose sequence is lower than one you applied */
+            sequence: number;
+            /** @description The payment as it was right after this event */
+            data: components["schemas"]["Payment"];
+        };
         PaymentPartiallyRefundedEvent: {
             /** @constant */
             event: "payment.partially_refunded";
@@ -2656,6 +2815,34 @@ export interface components {
                 livemode: boolean;
                 deposit_deadline: string;
                 auto_release_after_seconds: number | null;
+                /**
+                 * @description How the money comes in: "api", reported by the platform; "bank_transfer", matched at the bank
+                 * @enum {string}
+                 */
+                funding: "api" | "bank_transfer";
+                /** @description ISO 11649 creditor reference (RF…): a bank_transfer's payer writes it in the transfer; an api payment's settlement transfer from the platform carries it (docs/bank.md) */
+                funding_reference: string;
+                /** @description For funding "bank_transfer" only; null for "api" */
+                funding_instructions: {
+                    /** @constant */
+                    type: "bank_transfer";
+                    /** @description The operator's custody account */
+                    iban: string;
+                    bic: string;
+                    account_holder_name: string;
+                    /** @description The ISO 11649 creditor reference the payer writes in the transfer: the payment's funding_reference */
+                    reference: string;
+                    amount: number;
+                    currency: string;
+                    /** @description Booked at the bank with this reference so far, in major units */
+                    amount_received: number;
+                    /** @description amount − amount_received, never below 0 */
+                    amount_remaining: number;
+                    /** @description The deposit deadline: short by then, the payment is cancelled and what it received is an unapplied credit */
+                    expires_at: string;
+                } | null;
+                /** @description How its deposit came, once deposited: "bank_transfer", the bank's credit; "api", the platform's report; null before */
+                funded_by: ("api" | "bank_transfer") | null;
                 /** @description The parts the amount is released in, in the order given; one of the whole amount unless created with milestones */
                 milestones: {
                     /** @description ms_ + 26 characters; a payment created without milestones has one, ms_ + its own ULID */
@@ -2992,6 +3179,19 @@ export interface components {
              */
             expire_previous_in_seconds: number;
         };
+        SimulatedTransfer: {
+            /** @constant */
+            object: "bank_transfer";
+            /** @description What the credit became: the part a payment took, and any unapplied credit */
+            bank_credits: components["schemas"]["BankCredit"][];
+        };
+        SimulatedTransferRequest: {
+            /** @description The creditor reference the payer wrote: a payment's funding_reference, or anything else */
+            reference: string;
+            /** @description Major units */
+            amount: number;
+            currency: string;
+        };
         TransitionRequest: {
             /** @description Why; recorded in the payment history */
             reason?: string | null;
@@ -3023,7 +3223,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -3049,7 +3249,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -3085,7 +3285,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
             active: boolean;
             secret: string;
         };
@@ -3431,6 +3631,10 @@ export interface operations {
                      *           "livemode": false,
                      *           "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *           "auto_release_after_seconds": 259200,
+                     *           "funding": "api",
+                     *           "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "funding_instructions": null,
+                     *           "funded_by": "api",
                      *           "created_at": "2026-11-23T10:00:00.000Z",
                      *           "updated_at": "2026-11-23T10:05:00.000Z",
                      *           "platform_fee": 6.27,
@@ -3606,6 +3810,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -3815,6 +4023,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -4322,6 +4534,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -4418,7 +4634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or funded_by_bank_transfer: the payment is funded by bank transfer (`funding: "bank_transfer"`): it is deposited when the bank books the transfer carrying its reference, never by POST …/deposit (docs/bank.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4563,6 +4779,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -4804,6 +5024,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5045,6 +5269,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5287,6 +5515,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5530,6 +5762,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -5772,6 +6008,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6015,6 +6255,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6258,6 +6502,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6502,6 +6750,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6747,6 +6999,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -6991,6 +7247,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7233,6 +7493,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7476,6 +7740,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7719,6 +7987,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -7962,6 +8234,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8203,6 +8479,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8447,6 +8727,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8692,6 +8976,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -8937,6 +9225,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9182,6 +9474,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9425,6 +9721,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9657,6 +9957,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -9864,7 +10168,7 @@ export interface operations {
                 /** @description Only this payment's events */
                 payment_id?: string;
                 /** @description Only events of this type, e.g. payment.released or payout.paid */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -9908,6 +10212,10 @@ export interface operations {
                      *             "livemode": false,
                      *             "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *             "auto_release_after_seconds": 259200,
+                     *             "funding": "api",
+                     *             "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *             "funding_instructions": null,
+                     *             "funded_by": "api",
                      *             "created_at": "2026-11-23T10:00:00.000Z",
                      *             "updated_at": "2026-11-23T10:05:00.000Z",
                      *             "platform_fee": 6.27,
@@ -10073,6 +10381,10 @@ export interface operations {
                      *         "livemode": false,
                      *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *         "auto_release_after_seconds": 259200,
+                     *         "funding": "api",
+                     *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *         "funding_instructions": null,
+                     *         "funded_by": "api",
                      *         "created_at": "2026-11-23T10:00:00.000Z",
                      *         "updated_at": "2026-11-23T10:05:00.000Z",
                      *         "platform_fee": 6.27,
@@ -10517,7 +10829,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -13209,6 +13521,10 @@ export interface operations {
                      *       "livemode": false,
                      *       "deposit_deadline": "2026-11-30T10:00:00.000Z",
                      *       "auto_release_after_seconds": 259200,
+                     *       "funding": "api",
+                     *       "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "funding_instructions": null,
+                     *       "funded_by": "api",
                      *       "created_at": "2026-11-23T10:00:00.000Z",
                      *       "updated_at": "2026-11-23T10:05:00.000Z",
                      *       "platform_fee": 6.27,
@@ -17174,6 +17490,573 @@ export interface operations {
             };
         };
     };
+    getBank_credits: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description A bank credit id: the page after it (older items) */
+                starting_after?: string;
+                /** @description A bank credit id: the page before it (newer items) */
+                ending_before?: string;
+                /** @description Only items created at or after this ISO 8601 time */
+                created_gte?: string;
+                /** @description Only items created at or before this ISO 8601 time */
+                created_lte?: string;
+                /** @description Only credits in this status */
+                status?: "unapplied" | "applied" | "returned";
+            };
+            header?: {
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bank credits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "object": "bank_credit",
+                     *           "amount": 125.5,
+                     *           "currency": "EUR",
+                     *           "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "status": "applied",
+                     *           "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "bank_file": null,
+                     *           "booked_at": "2026-11-24",
+                     *           "debtor_last4": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankCreditList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postBank_creditsIdApply: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The bank credit id (bc_…), as GET /api/v1/bank_credits answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApplyBankCreditRequest"];
+            };
+        };
+        responses: {
+            /** @description The credit, status applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "object": "bank_credit",
+                     *       "amount": 125.5,
+                     *       "currency": "EUR",
+                     *       "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "status": "applied",
+                     *       "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "bank_file": null,
+                     *       "booked_at": "2026-11-24",
+                     *       "debtor_last4": null,
+                     *       "livemode": false,
+                     *       "created_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankCredit"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or bank_credit_not_unapplied: the bank credit was applied or returned already (`details.status`): only an unapplied credit can be (docs/bank.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postTest_helpersBank_transfers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "amount": 125.5,
+                 *       "currency": "EUR"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SimulatedTransferRequest"];
+            };
+        };
+        responses: {
+            /** @description What the credit became */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "bank_transfer",
+                     *       "bank_credits": [
+                     *         {
+                     *           "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *           "object": "bank_credit",
+                     *           "amount": 125.5,
+                     *           "currency": "EUR",
+                     *           "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "status": "applied",
+                     *           "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *           "bank_file": null,
+                     *           "booked_at": "2026-11-24",
+                     *           "debtor_last4": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-24T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SimulatedTransfer"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "this Idempotency-Key was used with a different request"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     webhookPaymentCreatedEvent: {
         parameters: {
             query?: never;
@@ -17204,6 +18087,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17281,6 +18168,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17358,6 +18249,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17435,6 +18330,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17512,6 +18411,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17589,6 +18492,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17666,6 +18573,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17694,6 +18605,87 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PaymentPartiallyRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentPartiallyFundedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payment.partially_funded",
+                 *       "payment_id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *       "timestamp": "2026-11-23T10:05:00.000Z",
+                 *       "sequence": 2,
+                 *       "data": {
+                 *         "id": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "object": "payment",
+                 *         "amount": 125.5,
+                 *         "currency": "USD",
+                 *         "status": "in_custody",
+                 *         "payer_email": "payer@example.com",
+                 *         "recipient_email": "seller@example.com",
+                 *         "description": "Order 1001: vintage camera",
+                 *         "metadata": {
+                 *           "order_id": "1001"
+                 *         },
+                 *         "livemode": false,
+                 *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
+                 *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
+                 *         "created_at": "2026-11-23T10:00:00.000Z",
+                 *         "updated_at": "2026-11-23T10:05:00.000Z",
+                 *         "platform_fee": 6.27,
+                 *         "amount_held": 125.5,
+                 *         "amount_released": 0,
+                 *         "amount_refunded": 0,
+                 *         "fee_collected": 0,
+                 *         "milestones": [
+                 *           {
+                 *             "id": "ms_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *             "reference": null,
+                 *             "description": null,
+                 *             "amount": 125.5,
+                 *             "recipient_email": "seller@example.com",
+                 *             "status": "in_custody",
+                 *             "amount_held": 125.5,
+                 *             "amount_released": 0,
+                 *             "amount_refunded": 0,
+                 *             "fee_collected": 0,
+                 *             "release_at": null,
+                 *             "dispute": null
+                 *           }
+                 *         ],
+                 *         "dispute": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentPartiallyFundedEvent"];
             };
         };
         responses: {
@@ -17743,6 +18735,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17834,6 +18830,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -17939,6 +18939,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -18044,6 +19048,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -18135,6 +19143,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": "api",
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,
@@ -18212,6 +19224,10 @@ export interface operations {
                  *         "livemode": false,
                  *         "deposit_deadline": "2026-11-30T10:00:00.000Z",
                  *         "auto_release_after_seconds": 259200,
+                 *         "funding": "api",
+                 *         "funding_reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "funding_instructions": null,
+                 *         "funded_by": null,
                  *         "created_at": "2026-11-23T10:00:00.000Z",
                  *         "updated_at": "2026-11-23T10:05:00.000Z",
                  *         "platform_fee": 6.27,

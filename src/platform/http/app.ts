@@ -19,6 +19,7 @@ import { paymentRoutes } from '../../payments/payments.routes';
 import { bankAccountRoutes } from '../../payouts/bankAccounts.routes';
 import { payoutRoutes } from '../../payouts/payouts.routes';
 import { RETIRED_BANK_FILES_PATH, bankFileRoutes } from '../../payouts/bankFiles.routes';
+import { bankCreditRoutes } from '../../payouts/bankCredits.routes';
 import { recipientRoutes } from '../../recipients/recipients.routes';
 import { testHelperRoutes } from '../../payments/testClocks.routes';
 import { webhookRoutes } from '../../webhooks/webhooks.routes';
@@ -93,5 +94,6 @@ export function apiRouters({ services, config }: Pick<AppDeps, 'services' | 'con
     bankAccountRoutes(services.bankAccounts),
     payoutRoutes(services.payouts),
     bankFileRoutes(services.bankFiles),
+    bankCreditRoutes(services.bankCredits),
   ];
 }

@@ -20,6 +20,8 @@ import {
   QuotaExceeded,
   RateLimited,
   BankAccountInUse,
+  FundedByBankTransfer,
+  BankCreditNotUnapplied,
   Unauthenticated,
   isUnavailable,
 } from '../useCaseErrors';
@@ -89,6 +91,29 @@ export const ERRORS = {
         allowed_actions: err.allowedActions,
         ...(err.milestoneId === undefined ? {} : { milestone_id: err.milestoneId }),
       }),
+    },
+  },
+  funded_by_bank_transfer: {
+    status: 409,
+    description:
+      'the payment is funded by bank transfer (`funding: "bank_transfer"`): it is deposited when the bank books the transfer carrying its reference, never by POST …/deposit (docs/bank.md)',
+    example: {
+      message:
+        "payment pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F is funded by bank transfer: it is deposited when the bank books the payer's transfer with its reference, not by POST …/deposit",
+      details: { payment: 'pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F' },
+    },
+    from: { matches: is(FundedByBankTransfer), details: (err: FundedByBankTransfer) => ({ payment: err.paymentId }) },
+  },
+  bank_credit_not_unapplied: {
+    status: 409,
+    description: 'the bank credit was applied or returned already (`details.status`): only an unapplied credit can be (docs/bank.md)',
+    example: {
+      message: 'bank credit bc_01JDZ6R0A1B2C3D4E5F6G7H8J9 is applied: only an unapplied credit can be applied or returned',
+      details: { bank_credit: 'bc_01JDZ6R0A1B2C3D4E5F6G7H8J9', status: 'applied' },
+    },
+    from: {
+      matches: is(BankCreditNotUnapplied),
+      details: (err: BankCreditNotUnapplied) => ({ bank_credit: err.creditId, status: err.status }),
     },
   },
   dispute_out_of_turn: {

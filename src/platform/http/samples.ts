@@ -18,6 +18,10 @@ export const payment = {
   livemode: false,
   deposit_deadline: '2026-11-30T10:00:00.000Z',
   auto_release_after_seconds: 259200,
+  funding: 'api',
+  funding_reference: 'RF67Z3N4X5Y6Z7A8B9C0D1E2F',
+  funding_instructions: null,
+  funded_by: null,
   created_at: '2026-11-23T10:00:00.000Z',
   updated_at: '2026-11-23T10:00:00.000Z',
   platform_fee: 6.27,
@@ -31,6 +35,7 @@ export const payment = {
 export const inCustody = {
   ...payment,
   status: 'in_custody',
+  funded_by: 'api',
   updated_at: '2026-11-23T10:05:00.000Z',
   amount_held: 125.5,
   milestones: [{ ...payment.milestones[0], status: 'in_custody', amount_held: 125.5 }],
@@ -219,7 +224,13 @@ export function webhookExample(event: string): unknown {
     payment_id: event === 'payment.test' ? 'pay_test' : payment.id,
     timestamp: inCustody.updated_at,
     sequence: event === 'payment.test' ? 0 : 2,
-    data: { ...inCustody, ...(event === 'payment.test' ? { id: 'pay_test' } : {}), status: status[event] ?? inCustody.status },
+    data: {
+      ...inCustody,
+      ...(event === 'payment.test' ? { id: 'pay_test' } : {}),
+      status: status[event] ?? inCustody.status,
+      // Before its deposit (and never deposited), no funding came.
+      funded_by: ['pending_deposit', 'cancelled', 'test'].includes(status[event] ?? inCustody.status) ? null : inCustody.funded_by,
+    },
   };
 }
 

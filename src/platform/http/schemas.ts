@@ -14,3 +14,4 @@ export * from '../../audit/audit.schemas';
 export * from '../../recipients/recipients.schemas';
 export * from '../../payouts/bankAccounts.schemas';
 export * from '../../payouts/payouts.schemas';
+export * from '../../payouts/bankCredits.schemas';

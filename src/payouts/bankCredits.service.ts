@@ -1,0 +1,125 @@
+/**
+ * Credits booked at the custody account (docs/bank.md, "Funding by bank transfer", "Unapplied
+ * credits"): each entry taken once (by its entry key), matched by the ISO 11649 reference it carries
+ * to a payment of the same mode and currency: a `bank_transfer` payment pending_deposit takes it (its
+ * workflow's `receiveFunds`, once per credit), an `api` payment's settlement is recorded; anything
+ * else, and the excess of an overpayment, is an unapplied credit of the payment's account, or the
+ * operator's when it names no payment. Test mode's simulated transfers take the same road.
+ */
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { minorUnits } from '../ledger/money.rules';
+import type { PaymentsDeps } from '../payments/paymentRun.service';
+import { receiveFundsUpdate } from '../payments/payment.messages';
+import type { Scope } from '../tenants/tenancy.rules';
+import {
+  type BankCreditRow,
+  type CreditFilter,
+  type NewBankCredit,
+  findCredit,
+  listCredits,
+  listOperatorCredits,
+  moveCredit,
+} from './bankCredits.repository';
+import { findPayment } from '../payments/payments.repository';
+import { type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
+import { BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound, pageOrRefuse } from '../platform/useCaseErrors';
+
+export function bankCreditsService(deps: PaymentsDeps) {
+  const { db, temporal } = deps;
+
+  /** The payment's `receiveFunds` update; refused by the payment (or its run closed): the credit is unapplied. */
+  const fund: Fund = async (paymentId, msg) => {
+    try {
+      return await temporal.workflow.getHandle(paymentId).executeUpdate(receiveFundsUpdate, { args: [msg], updateId: msg.creditId });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) return 'refused';
+      throw err;
+    }
+  };
+
+  return {
+    /**
+     * Book one credit of the bank (a file's entry, or test mode's simulated transfer), matched by its
+     * reference. `accountId`: test mode's caller, whose own payments alone its transfer may fund.
+     */
+    async book(c: NewBankCredit, accountId?: string): Promise<Booked> {
+      return bookCredit({ db, fund }, c, accountId);
+    },
+
+    /**
+     * Test mode's simulated transfer (`POST /api/v1/test_helpers/bank_transfers`): a credit booked today
+     * with `reference`, through the same matching; one per request (its idempotency resource id).
+     */
+    async simulateTransfer(
+      call: { principal: Scope & { actor?: string }; resourceId?: string; requestId: string },
+      body: { reference: string; amountMinor: bigint; currency: string },
+    ): Promise<Booked> {
+      if (call.principal.livemode) throw new InvalidInput([{ field: 'reference', message: 'a simulated transfer is for test mode only' }]);
+      const key = call.resourceId ?? call.requestId;
+      return this.book(
+        {
+          entryKey: `test:${call.principal.accountId}:${key}`,
+          livemode: false,
+          amountMinor: body.amountMinor,
+          currency: body.currency,
+          exponent: minorUnits(body.currency),
+          reference: body.reference,
+          bookedOn: new Date().toISOString().slice(0, 10),
+          bankEntryRef: null,
+          bankFileId: null,
+          debtor: null,
+        },
+        call.principal.accountId,
+      );
+    },
+
+    /**
+     * Apply an unapplied credit of the account to a `bank_transfer` payment of the same account, mode
+     * and currency, pending its deposit and lacking at least the credit (docs/bank.md, "Unapplied
+     * credits"): the payment's `receiveFunds`, its money from the credit's own ledger account.
+     */
+    async apply(call: { principal: Scope; requestId: string }, creditId: string, paymentId: string): Promise<BankCreditRow> {
+      const scope: Scope = { accountId: call.principal.accountId, livemode: call.principal.livemode };
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== scope.accountId || credit.livemode !== scope.livemode) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      const payment = await findPayment(db, scope, paymentId);
+      if (!payment) throw new InvalidInput([{ field: 'payment', message: `no payment ${paymentId} in this account and mode` }]);
+      if (payment.currency !== credit.currency) {
+        throw new InvalidInput([{ field: 'payment', message: `the payment is in ${payment.currency}, the credit in ${credit.currency}` }]);
+      }
+      const lacking = payment.amountMinor - (payment.amountReceivedMinor ?? 0n);
+      if (payment.funding !== 'bank_transfer' || payment.status !== 'pending_deposit' || credit.amount_minor > lacking) {
+        throw new InvalidTransition(
+          payment.status,
+          `payment ${payment.id} cannot take bank credit ${credit.id}: only a bank_transfer payment pending_deposit that lacks at least the credit's amount can`,
+        );
+      }
+      // Claimed first: of two applies racing for the credit, one moves it.
+      const claimed = await moveCredit(db, credit.id, 'unapplied', 'applied', payment.id);
+      if (!claimed) throw new BankCreditNotUnapplied(credit.id, 'applied');
+      const outcome = await fund(payment.id, {
+        creditId: credit.id,
+        amountMinor: credit.amount_minor,
+        bookedOn: credit.booked_on,
+        bankEntryRef: credit.bank_entry_ref,
+        applied: true,
+      });
+      if (outcome === 'refused') {
+        await moveCredit(db, credit.id, 'applied', 'unapplied');
+        throw new InvalidTransition(payment.status, `payment ${payment.id} could not take bank credit ${credit.id}: its status changed`);
+      }
+      return claimed;
+    },
+
+    /** A tenant's credits in its mode, newest first. */
+    async list(scope: Scope, filter: CreditFilter) {
+      return pageOrRefuse(await listCredits(db, scope, filter), 'no bank credit of this account and mode has that id');
+    },
+
+    /** The operator's credits, those naming no payment (`npm run bank-files -- credits`). */
+    listOperator: () => listOperatorCredits(db),
+  };
+}
+
+export type BankCreditsService = ReturnType<typeof bankCreditsService>;
