@@ -271,22 +271,16 @@ describe('docker-compose.yml: configuration', () => {
       expect(new URL(config.DATABASE_URL!).hostname).toBe('postgresql');
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
     }
-    // The same configuration, but the tree-head signing key and the custody account the live payout
-    // files are debited from (docs/bank.md) are the workers' alone (and each its database role).
-    const {
-      AUDIT_SIGNING_KEY: signingKey,
-      DATABASE_URL: _w,
-      CUSTODY_ACCOUNT_NAME: _n,
-      CUSTODY_ACCOUNT_IBAN: _i,
-      CUSTODY_ACCOUNT_BIC: _b,
-      ...workerRest
-    } = appEnv('worker');
+    // The same configuration, but the tree-head signing key is the workers' alone (and each its
+    // database role). The custody account is both's: the worker debits payouts from it, the API
+    // tells a payer funding by bank transfer to pay into it (docs/bank.md).
+    const { AUDIT_SIGNING_KEY: signingKey, DATABASE_URL: _w, ...workerRest } = appEnv('worker');
     const { DATABASE_URL: _a, ...apiRest } = appEnv('api');
     expect(signingKey).toBe(REQUIRED.AUDIT_SIGNING_KEY);
     expect(apiRest).toEqual(workerRest);
     expect(appEnv('api')).not.toHaveProperty('AUDIT_SIGNING_KEY');
     expect(appEnv('migrate')).not.toHaveProperty('AUDIT_SIGNING_KEY');
-    expect(appEnv('api')).not.toHaveProperty('CUSTODY_ACCOUNT_IBAN');
+    expect(appEnv('api')).toHaveProperty('CUSTODY_ACCOUNT_IBAN');
     // The bank channel's directories: the workers' volumes, not the image's root-owned /app.
     const worker = services.worker as { volumes?: unknown[] };
     expect(worker.volumes).toEqual(
@@ -305,6 +299,11 @@ describe('docker-compose.yml: configuration', () => {
         AUDIT_SIGNING_KEY: `${'a'.repeat(43)}=`,
         DATABASE_API_ROLE: 'api',
         DATABASE_WORKER_ROLE: 'worker',
+        // Optional settings without a default are keys of the configuration only when set.
+        CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
+        CUSTODY_ACCOUNT_IBAN: 'DE89370400440532013000',
+        CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
+        CUSTODY_ACCOUNT_INITIATOR_ID: 'DE98ZZZ09999999999',
       }),
     );
     const defaults = loadConfig({}) as unknown as Record<string, unknown>;

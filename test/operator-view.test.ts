@@ -145,7 +145,8 @@ describe("the history reads as the payment's story", () => {
       const updates = events
         .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)
         .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
-      expect(updates).toEqual(['deposit', 'dispute', 'resolve']);
+      // The create is the first update (update-with-start, answered once its creation is committed).
+      expect(updates).toEqual(['created', 'deposit', 'dispute', 'resolve']);
       const summaries = events
         .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition')
         .map(summaryOf);
