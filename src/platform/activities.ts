@@ -1,6 +1,6 @@
 /**
  * The activities, the workflows' only way out, one file per concern: a transition's publication,
- * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox.
+ * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox, a recipient's pending money made available.
  */
 import { auditHeadActivities } from '../audit/treeHead.activities';
 import { bankInboxActivities } from '../payouts/bankInbox.activities';
@@ -9,6 +9,7 @@ import { ledgerActivities } from '../ledger/ledgerCheck.activities';
 import { payoutActivities } from '../payouts/payout.activities';
 import { payoutBatchActivities } from '../payouts/payoutBatch.activities';
 import { publicationActivities } from '../payments/publication.activities';
+import { recipientActivities } from '../recipients/recipient.activities';
 import type { ActivityResourcesWithClient } from './activityResources';
 
 export type { DeliveryOutcome, SeriesInput } from '../webhooks/delivery.activities';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityResourcesWithClient) {
     ...payoutActivities(deps),
     ...payoutBatchActivities(deps),
     ...bankInboxActivities(deps),
+    ...recipientActivities(deps),
   };
 }
 

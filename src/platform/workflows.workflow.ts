@@ -8,3 +8,4 @@ export * from '../audit/treeHead.workflow';
 export * from '../ledger/ledgerVerify.workflow';
 export * from '../payouts/payout.workflow';
 export * from '../payouts/bankInbox.workflow';
+export * from '../recipients/recipientFunds.workflow';
