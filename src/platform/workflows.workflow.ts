@@ -7,5 +7,6 @@ export * from '../webhooks/deliverySeriesRun.workflow';
 export * from '../audit/treeHead.workflow';
 export * from '../ledger/ledgerVerify.workflow';
 export * from '../payouts/payout.workflow';
+export * from '../payouts/payoutCreation.workflow';
 export * from '../payouts/bankInbox.workflow';
 export * from '../recipients/recipientFunds.workflow';
