@@ -390,7 +390,7 @@ describe('docker-compose.yml: database roles', () => {
     expect(migrate).toEqual(api);
   });
 
-  it('the init script’s roles and migrate’s grants: both write rows, neither can TRUNCATE nor switch off the trail’s triggers, and the api’s cannot write the trail nor a payment’s row', async () => {
+  it('the init script’s roles and migrate’s grants: both write rows, neither can TRUNCATE nor switch off the trail’s triggers, and the api’s cannot write the trail, a payment’s row nor the ledger', async () => {
     const s = randomBytes(4).toString('hex');
     const names = {
       TEMPORAL_ROLE: `t_${s}`,
@@ -470,6 +470,15 @@ describe('docker-compose.yml: database roles', () => {
         ).toBe(0);
       });
       expect(await api('payments').select('id')).toEqual([]);
+      // Nor the ledger: a payout's creation and a recipient's make_available are workers' steps too.
+      await expect(
+        api('ledger_postings').insert({ entry_id: `le_${s}`, ledger_account: 'recipient_available', address: `r_${s}`, amount_minor: '1' }),
+      ).rejects.toThrow(/permission denied for table ledger_postings/);
+      await expect(api('ledger_entries').del()).rejects.toThrow(/permission denied for table ledger_entries/);
+      await expect(api('ledger_account_balances').update({ balance_minor: '0' })).rejects.toThrow(
+        /permission denied for table ledger_account_balances/,
+      );
+      expect(await api('ledger_postings').select('entry_id')).toEqual([]);
       // The workers: the trail's only writers.
       await appendLeaf(worker, leaf);
       expect(await sequence(worker)).toBe(1);

@@ -133,8 +133,8 @@ export async function appendLeavesOfEntries(db: Knex | Knex.Transaction, ids: re
 
 /**
  * The leaves of the standalone entries (no payment) that have none yet: a recipient's or a payout's
- * entry may be written in the API, whose database role cannot write the trail, so a worker appends
- * them before it signs each tree head. Those written at or after `since` (all when null; the
+ * entry is written by an activity that appends no leaf, so the head signer appends them before it
+ * signs each tree head. Those written at or after `since` (all when null; the
  * partial index ledger_entries_standalone), oldest first, a page at a time. Answers how many it appended.
  */
 export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, page = 1000): Promise<number> {

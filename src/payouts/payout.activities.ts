@@ -7,7 +7,16 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { PAYOUT_STEP_REFUSED } from '../platform/failures.rules';
 import { type PayoutAction, type PayoutFailureCode, type PayoutStatus } from './payout.rules';
-import { applyPayoutStep, payoutById, recordPayoutClock, unattemptedPayoutDeliveries } from './payouts.repository';
+import {
+  applyPayoutStep,
+  availableBalance,
+  insertPayout,
+  isNegativeBalance,
+  payoutById,
+  recordPayoutClock,
+  unattemptedPayoutDeliveries,
+} from './payouts.repository';
+import type { Scope } from '../tenants/tenancy.rules';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
 import { deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
@@ -21,6 +30,23 @@ export interface PayoutStepInput {
   /** When the step happened (ms since epoch, the workflow's time). */
   at: number;
 }
+
+/** A payout to write, as the API checked it (src/payouts/payouts.service.ts). */
+export interface PayoutInsertInput {
+  id: string;
+  scope: Scope;
+  recipientId: string;
+  bankAccountId: string;
+  amount: bigint;
+  currency: string;
+  exponent: number;
+  endToEndId: string;
+  /** Its creation time (ms since epoch). */
+  atMs: number;
+}
+
+/** Written (or written before: a retry), or refused because `available` no longer covers it. */
+export type PayoutInsertResult = { ok: true } | { ok: false; available: bigint };
 
 export function payoutActivities({ db, config, temporal }: ActivityResourcesWithClient) {
   async function startDeliveries(payoutId: string): Promise<number> {
@@ -39,7 +65,23 @@ export function payoutActivities({ db, config, temporal }: ActivityResourcesWith
   }
 
   return {
-    /** The creation's deliveries (recorded with the payout by the API), started. */
+    /**
+     * The payout's row, its entry and its `payout.created` deliveries in one transaction. PostgreSQL
+     * refuses the entry when another payout took the money since the API's check (the balance
+     * constraint): answered as a refusal, with what is available now.
+     */
+    async insertPayoutRow(input: PayoutInsertInput): Promise<PayoutInsertResult> {
+      const { atMs, ...payout } = input;
+      try {
+        await insertPayout(db, { ...payout, at: new Date(atMs) });
+        return { ok: true };
+      } catch (err) {
+        if (!isNegativeBalance(err)) throw err;
+        return { ok: false, available: await availableBalance(db, input.recipientId, input.currency, input.exponent) };
+      }
+    },
+
+    /** The creation's deliveries (recorded with the payout by its creation's activity), started. */
     async publishPayoutCreated(payoutId: string): Promise<{ deliveries: number }> {
       return { deliveries: await startDeliveries(payoutId) };
     },

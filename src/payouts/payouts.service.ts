@@ -1,9 +1,15 @@
 /**
  * The payouts' use cases (docs/payouts.md): create one (checked in the contract's order, its money
- * moved available → in_transit with its row, then its workflow started), read and list them, cancel
+ * moved available → in_transit with its row by a worker, then its workflow started), read and list them, cancel
  * one while pending, and move a test payout's clock.
  */
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
@@ -17,19 +23,17 @@ import { payoutSummary } from './payoutSummary.rules';
 import { AccountIdKey, LivemodeKey, type RecordKind, RecordKindKey } from '../platform/searchAttributes.rules';
 import { type Scope, scopeOf } from '../tenants/tenancy.rules';
 import { listBankAccounts } from './bankAccounts.repository';
-import {
-  type PayoutFilter,
-  type PayoutRow,
-  availableBalance,
-  findPayout,
-  insertPayout,
-  isNegativeBalance,
-  listPayouts,
-} from './payouts.repository';
+import { type PayoutFilter, type PayoutRow, availableBalance, findPayout, listPayouts } from './payouts.repository';
 import { findRecipient } from '../recipients/recipients.repository';
 import type { RecipientState } from '../recipients/recipients.rules';
 import { notErased } from '../recipients/recipients.service';
-import { type PayoutRunState, advancePayoutClockUpdate, cancelPayoutUpdate, payoutWorkflow } from '../platform/workflows.workflow';
+import {
+  type PayoutRunState,
+  advancePayoutClockUpdate,
+  cancelPayoutUpdate,
+  payoutCreationWorkflow,
+  payoutWorkflow,
+} from '../platform/workflows.workflow';
 import { withinDeadline } from '../platform/lib/temporalDeadline';
 import { InvalidInput, NotFound, PayoutRefused, isClosedRun, pageOrRefuse } from '../platform/useCaseErrors';
 import type { Call } from '../payments/paymentRun.service';
@@ -173,34 +177,46 @@ export function payoutsService({ db, temporal, config }: PayoutsDeps) {
         bankAccountId: input.bank_account,
       });
       if (!check.ok) throw refusalError(check.refusal, recipient.id, currency, exponent, recipient.verification);
-      let row: PayoutRow;
-      try {
-        row = await insertPayout(db, {
-          id,
-          scope,
-          recipientId: recipient.id,
-          bankAccountId: check.bankAccountId,
-          amount: check.amount,
-          currency,
-          exponent,
-          endToEndId: endToEndIdOf(id),
-          at: new Date(),
-        });
-      } catch (err) {
+      // Written by a worker (docs/architecture.md, "One writer per aggregate"), awaited: the row and its entry are committed before the run starts.
+      const written = await withinDeadline(
+        temporal,
+        () =>
+          temporal.workflow.execute(payoutCreationWorkflow, {
+            workflowId: `payout-create-${id}`,
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            // A retried request joins the run under way, or runs again once it closed (the write is idempotent by payout id).
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            args: [
+              {
+                id,
+                scope,
+                recipientId: recipient.id,
+                bankAccountId: check.bankAccountId,
+                amount: check.amount,
+                currency,
+                exponent,
+                endToEndId: endToEndIdOf(id),
+                atMs: Date.now(),
+              },
+            ],
+          }),
+        call.deadline,
+      );
+      if (!written.ok) {
         // Another payout took the money between the check and the write: PostgreSQL refused this one.
-        if (!isNegativeBalance(err)) throw err;
-        const now = await availableBalance(db, recipient.id, currency, exponent);
         throw refusalError(
           {
             code: 'insufficient_available_balance',
             message: `the recipient's available balance in ${currency} does not cover the payout`,
-            available: now,
+            available: written.available,
           },
           recipient.id,
           currency,
           exponent,
         );
       }
+      const row = await load(scope, id);
       await startRun(call, row, lastFourOf(row.bank_account_id));
       return row;
     },

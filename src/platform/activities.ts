@@ -1,7 +1,7 @@
 /**
  * The activities, the workflows' only way out, one file per concern: a transition's publication,
  * webhook delivery, the custody trail's tree head, the ledger's verification, a payout's steps, the bank inbox,
- * the custody account's reconciliation.
+ * the custody account's reconciliation, a recipient's pending money made available.
  */
 import { auditHeadActivities } from '../audit/treeHead.activities';
 import { bankInboxActivities } from '../payouts/bankInbox.activities';
@@ -11,6 +11,7 @@ import { payoutActivities } from '../payouts/payout.activities';
 import { payoutBatchActivities } from '../payouts/payoutBatch.activities';
 import { publicationActivities } from '../payments/publication.activities';
 import { reconciliationActivities } from '../reconciliation/reconciliation.activities';
+import { recipientActivities } from '../recipients/recipient.activities';
 import type { ActivityResourcesWithClient } from './activityResources';
 
 export type { DeliveryOutcome, SeriesInput } from '../webhooks/delivery.activities';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityResourcesWithClient) {
     ...payoutBatchActivities(deps),
     ...bankInboxActivities(deps),
     ...reconciliationActivities(deps),
+    ...recipientActivities(deps),
   };
 }
 

@@ -6,5 +6,7 @@ export * from '../webhooks/deliverySeries.workflow';
 export * from '../audit/treeHead.workflow';
 export * from '../ledger/ledgerVerify.workflow';
 export * from '../payouts/payout.workflow';
+export * from '../payouts/payoutCreation.workflow';
 export * from '../payouts/bankInbox.workflow';
 export * from '../reconciliation/reconciliation.workflow';
+export * from '../recipients/recipientFunds.workflow';

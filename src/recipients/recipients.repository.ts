@@ -86,6 +86,12 @@ export async function findRecipient(db: Knex | Knex.Transaction, scope: Scope, i
   return row && fromRow(row);
 }
 
+/** A recipient by id alone, its row locked (a worker's step: src/recipients/recipient.activities.ts). */
+export async function lockRecipient(tx: Knex.Transaction, id: string): Promise<RecipientState | undefined> {
+  const row = (await tx('recipients').where({ id }).forUpdate().first()) as RecipientRow | undefined;
+  return row && fromRow(row);
+}
+
 /** Several recipients of one account and mode by id: those that exist. */
 export async function findRecipients(db: Knex, scope: Scope, ids: string[]): Promise<RecipientState[]> {
   if (ids.length === 0) return [];

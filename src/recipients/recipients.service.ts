@@ -3,7 +3,7 @@
  * verification the platform reports; every change is a `recipient.updated` event whose deliveries are
  * recorded with it and then started on the one road (docs/webhooks.md).
  */
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../platform/config';
@@ -22,10 +22,12 @@ import {
   listRecipients,
   unattemptedDeliveries,
 } from './recipients.repository';
-import { makePendingAvailable, recipientBalances } from '../ledger/ledgerAccounts.repository';
+import { recipientBalances } from '../ledger/ledgerAccounts.repository';
 import { recipientBalanceView } from './recipient.view';
 import { deliveryRetry } from '../webhooks/retrySchedule';
 import { deliveries } from '../webhooks/deliveries.service';
+import { recipientFundsWorkflow } from '../platform/workflows.workflow';
+import { withinDeadline } from '../platform/lib/temporalDeadline';
 import { NotFound, RecipientErased, RecipientInUse, pageOrRefuse } from '../platform/useCaseErrors';
 import { PAYOUT_RETURN_WINDOW_MS } from '../payouts/payout.rules';
 import type { Call } from '../payments/paymentRun.service';
@@ -75,6 +77,28 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
       const input = { deliveryId, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0 };
       await deliver({ scope, input, summary: `recipient.updated of ${recipientId}`, once: true }, { series: ORIGINAL_SERIES, logged: 0 });
     }
+  }
+
+  /**
+   * Payouts enabled and money still pending (just enabled, or an earlier answer lost before its move):
+   * a worker moves it to available, one entry per currency (docs/money.md), since only the workers
+   * write the ledger (docs/architecture.md, "One writer per aggregate"). Awaited, so the balances read
+   * after the answer show it.
+   */
+  async function makeAvailable(r: RecipientState): Promise<void> {
+    if (!r.payoutsEnabled) return;
+    const pending = (await recipientBalances(db, r.id)).some((row) => row.balance === 'pending' && row.amount > 0n);
+    if (!pending) return;
+    await withinDeadline(temporal, () =>
+      temporal.workflow.execute(recipientFundsWorkflow, {
+        workflowId: `recipient-funds-${r.id}-${r.version}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        // A retried request joins the run under way, or runs again once it closed (its entries' keys write nothing twice).
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: [{ recipientId: r.id, version: r.version }],
+      }),
+    );
   }
 
   async function load(scope: Scope, id: string): Promise<RecipientState> {
@@ -149,22 +173,16 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
 
     /** The platform's report of the verification (the service examines no documents). */
     async verify(scope: Scope, id: string, report: VerificationReport): Promise<RecipientState> {
-      const r = await changeRecipient(
-        db,
-        scope,
-        id,
-        (before) => ({
-          ...notErased(before),
-          verification: {
-            status: report.status,
-            requirements: { ...NO_REQUIREMENTS, ...report.requirements },
-            disabledReason: report.disabledReason ?? null,
-          },
-        }),
-        // Payouts just enabled: one entry per currency moves everything pending to available, in the same transaction.
-        (tx, before, now) => (!before.payoutsEnabled && now.payoutsEnabled ? makePendingAvailable(tx, now) : Promise.resolve()),
-      );
+      const r = await changeRecipient(db, scope, id, (before) => ({
+        ...notErased(before),
+        verification: {
+          status: report.status,
+          requirements: { ...NO_REQUIREMENTS, ...report.requirements },
+          disabledReason: report.disabledReason ?? null,
+        },
+      }));
       if (!r) throw new NotFound('recipient');
+      await makeAvailable(r);
       await startDeliveries(scope, id);
       return r;
     },
