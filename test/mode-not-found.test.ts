@@ -81,9 +81,24 @@ async function objectsOf(stack: Stack, acct: TestAccount, livemode: boolean): Pr
     answer: JSON.stringify({ id: bankFileId, object: 'bank_file' }),
     created_at: new Date(),
   });
+  // An unapplied bank credit of the account's, written below the API as the bank inbox books one.
+  const bankCreditId = `bc_${randomBytes(13).toString('hex').toUpperCase()}`;
+  await stack.db('bank_credits').insert({
+    id: bankCreditId,
+    account_id: acct.account_id,
+    livemode,
+    amount_minor: '1050',
+    currency: 'EUR',
+    exponent: 2,
+    reference: null,
+    status: 'unapplied',
+    booked_on: now.slice(0, 10),
+    entry_key: `mode-walk|${bankCreditId}`,
+  });
   return {
     po: payoutId,
     bf: bankFileId,
+    bc: bankCreditId,
     of: offered.body.dispute.offers[0].id,
     rcp: recipient.body.id,
     ba: bankAccount.body.id,

@@ -23,7 +23,8 @@ async function recipientWithAccount() {
   return { rcp, ba };
 }
 
-let n = 0;
+// From the clock: ids and message ids stay new when the suite runs again against the same database.
+let n = Date.now() * 100;
 const row = (rcp: string, ba: string, over: Record<string, unknown> = {}) => {
   n += 1;
   const id = `po_SCHEMA${Date.now()}${n}`;

@@ -161,6 +161,17 @@ describe('delivery', () => {
         const res = await stack.http.post(`/api/v1/payments/${staged.body.id}/${path}`, { key: acct.test_api_key });
         expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
       }
+      // A payment funded by bank transfer, short: partially funded (docs/bank.md).
+      const byTransfer = await stack.http.post('/api/v1/payments', {
+        key: acct.test_api_key,
+        body: { ...validPayment(), funding: 'bank_transfer' },
+      });
+      expect(byTransfer.status, JSON.stringify(byTransfer.body)).toBe(201);
+      const credit = await stack.http.post('/api/v1/test_helpers/bank_transfers', {
+        key: acct.test_api_key,
+        body: { reference: byTransfer.body.funding_reference, amount: 1, currency: 'USD' },
+      });
+      expect(credit.status, JSON.stringify(credit.body)).toBeLessThan(300);
       const test = await stack.http.post(`/api/v1/webhooks/${hook.id}/test`, { key: acct.test_api_key });
       expect(test.status).toBe(202);
       const names = await eventually(

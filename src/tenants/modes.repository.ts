@@ -20,6 +20,7 @@ const LOOKUPS: Record<string, Lookup> = {
   ba: OWN_ROWS('bank_accounts'),
   po: OWN_ROWS('payouts'),
   bf: OWN_ROWS('bank_files'),
+  bc: OWN_ROWS('bank_credits'),
   dlv: (db, accountId, id) =>
     db('webhook_deliveries as d')
       .join('webhooks as w', 'w.id', 'd.webhook_id')
