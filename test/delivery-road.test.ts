@@ -34,8 +34,15 @@ describe('one host, one way in', () => {
         'the delivery to fail its two attempts',
       );
 
-      // The delivery's own workflow, started by the payment's run.
-      const own = await stack.client.workflow.getHandle(failed.id).describe();
+      // The delivery's own workflow, started by the payment's run; it closes just after the log says failed.
+      const own = await eventually(
+        async () => {
+          const described = await stack.client.workflow.getHandle(failed.id).describe();
+          return described.status.name === 'RUNNING' ? undefined : described;
+        },
+        20_000,
+        "the delivery's workflow to close",
+      );
       expect([own.type, own.taskQueue, own.parentExecution?.workflowId]).toEqual([
         'webhookDeliveryWorkflow',
         `${stack.taskQueue}-webhooks`,
@@ -51,7 +58,6 @@ describe('one host, one way in', () => {
       expect((events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook')).toEqual([]);
 
       // Closed, its two attempts logged: a resend runs the same workflow id again, attempt 3.
-      expect(own.status.name).not.toBe('RUNNING');
       up = true;
       const resend = await stack.http.post(`${log}/${failed.id}/resend`, { key });
       expect([resend.status, resend.body]).toEqual([202, { success: true, delivery_id: failed.id, attempt: 3 }]);
