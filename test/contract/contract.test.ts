@@ -404,6 +404,27 @@ describe('every operation through Prism’s validating proxy', () => {
       200,
     );
     expect((await send(payoutClock, `/api/v1/test_helpers/payouts/${po.body.id}/advance`, { key, body: { seconds: 0 } })).status).toBe(400);
+    // Funding by bank transfer (docs/bank.md): a simulated credit naming no payment is the account's
+    // unapplied credit, then applied to a payment funded by transfer.
+    const byTransfer = await stack.http.post('/api/v1/payments', {
+      key,
+      body: validPayment({ amount: 20, currency: 'EUR', funding: 'bank_transfer' }),
+    });
+    expect(byTransfer.status, JSON.stringify(byTransfer.body)).toBe(201);
+    const simulated = 'post /api/v1/test_helpers/bank_transfers';
+    const stray = await send(simulated, '/api/v1/test_helpers/bank_transfers', {
+      key,
+      body: { reference: 'no reference of ours', amount: 20, currency: 'EUR' },
+    });
+    expect(stray.status, JSON.stringify(stray.body)).toBe(201);
+    expect((await send(simulated, '/api/v1/test_helpers/bank_transfers', { key, body: { amount: -1, currency: 'EUR' } })).status).toBe(400);
+    expect((await send('get /api/v1/bank_credits', '/api/v1/bank_credits?status=unapplied', { key })).status).toBe(200);
+    expect((await send('get /api/v1/bank_credits', '/api/v1/bank_credits?status=lost', { key })).status).toBe(400);
+    const apply = 'post /api/v1/bank_credits/{id}/apply';
+    const credit = (stray.body.bank_credits as { id: string }[])[0].id;
+    const applied = await send(apply, `/api/v1/bank_credits/${credit}/apply`, { key, body: { payment: byTransfer.body.id } });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect((await send(apply, `/api/v1/bank_credits/${credit}/apply`, { key, body: { payment: byTransfer.body.id } })).status).toBe(409);
     const fixtures = path.join(__dirname, '..', 'fixtures', 'bank-files');
     const camt = fs.readFileSync(path.join(fixtures, 'camt.054.001.08-debits-and-return.xml'), 'utf8');
     const live = acct.live_api_key;

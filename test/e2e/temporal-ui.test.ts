@@ -245,12 +245,11 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
         () => main.innerText(),
         (t) => t.includes('publish resolve → released (v4)'),
       );
-      // Activities named by step, status, version and the money moved; each delivery's attempts as an
-      // activity of the payment's run, named by its event and configuration, never the receiver's URL.
+      // Activities named by step, status, version and the money moved (each delivery is a workflow of its
+      // own, a child of this run: its page is checked below).
       expect(history).toContain('publish deposit → in_custody (v2) — deposit: 199.99 held');
       expect(history).toContain('publish dispute → disputed (v3)');
       expect(history).toContain('publish resolve → released (v4) — split: 88.88 refunded, 111.11 released, fee 3.08');
-      expect(history).toContain(`deliver payment.released → ${hook.body.webhook.id}`);
       // Never the receiver's URL (it may carry a token), a party, the description or a reason.
       for (const personal of [receiver.url, 'carol@example.com', 'dave@example.com', 'E2E order 43', 'E2E clock', 'E2E half back'])
         expect(history).not.toContain(personal);
@@ -277,6 +276,22 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
       ).toBe(true);
       expect(rendered.join('\n')).not.toMatch(/@example\.com|E2E/);
       await page.screenshot({ path: path.join(OUT, 'temporal-ui-payment-details.png'), fullPage: true });
+
+      // The payment.released delivery's own workflow (its id the delivery's): its attempt an activity
+      // named by its event and configuration, never the receiver's URL (docs/webhooks.md).
+      const released = await eventually(async () => {
+        const list = await stack.http.get(`/api/v1/webhooks/${hook.body.webhook.id}/deliveries`, { key: acct.test_api_key });
+        return (list.body.data as { id: string; event: string; status: string }[]).find(
+          (d) => d.event === 'payment.released' && d.status === 'succeeded',
+        );
+      });
+      await page.goto(`${uiUrl}/namespaces/default/workflows/${released.id}`);
+      const delivery = await expectEventually(
+        () => main.innerText(),
+        (t) => t.includes(`deliver payment.released → ${hook.body.webhook.id}`),
+      );
+      expect(delivery).toContain(`deliver payment.released → ${hook.body.webhook.id}`);
+      expect(delivery).not.toContain(receiver.url);
     } finally {
       await receiver.close();
     }
