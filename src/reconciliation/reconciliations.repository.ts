@@ -5,38 +5,10 @@
  */
 import type { Knex } from 'knex';
 import type { BankEntry, LedgerBankEntry, Reconciliation, ReportedDeposit } from './reconciliation.rules';
+import type { StoredReconciliation } from './reconciliation.view';
 
-export interface ReconciliationRow {
-  id: string;
-  statement_message_id: string;
-  statement_id: string;
-  date: string;
-  currency: string;
-  exponent: number;
-  bank_opening_minor: string | null;
-  bank_closing_minor: string;
-  ledger_balance_minor: string;
-  owed_total_minor: string;
-  reconciling_items: { payment: string; amount_minor: string; reported_on: string }[];
-  unmatched_bank_entries: {
-    amount_minor: string;
-    booked_on: string;
-    end_to_end_id: string | null;
-    reference: string | null;
-    bank_entry_ref: string | null;
-  }[];
-  unmatched_ledger_entries: {
-    entry: string;
-    type: string;
-    amount_minor: string;
-    reference: string | null;
-    bank_entry_ref: string | null;
-  }[];
-  breaks: string[];
-  status: 'balanced' | 'break';
-  created_at: Date;
-  reconciled_at: Date;
-}
+/** A stored reconciliation: its one shape is the view's (src/reconciliation/reconciliation.view.ts). */
+export type ReconciliationRow = StoredReconciliation;
 
 const item = (d: ReportedDeposit) => ({ payment: d.paymentId, amount_minor: d.amount.toString(), reported_on: d.reportedOn });
 const bankEntry = (e: BankEntry) => ({
