@@ -79,7 +79,7 @@ function fromRow(r: Record<string, unknown>): BankCreditRow {
 /** A `date` column as PostgreSQL holds it (the driver makes it a local midnight). */
 const isoDate = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
-export async function findCreditByEntryKey(db: Knex, entryKey: string): Promise<BankCreditRow | undefined> {
+export async function findCreditByEntryKey(db: Knex | Knex.Transaction, entryKey: string): Promise<BankCreditRow | undefined> {
   const row = await db('bank_credits').where({ entry_key: entryKey }).first(COLUMNS);
   return row ? fromRow(row) : undefined;
 }
@@ -94,7 +94,7 @@ export async function findCredit(db: Knex, id: string): Promise<BankCreditRow | 
  * names; the existing row when the same entry (the same key) was claimed before.
  */
 export async function claimCredit(
-  db: Knex,
+  db: Knex | Knex.Transaction,
   c: NewBankCredit,
   owner: { accountId: string | null; paymentId: string | null; status: BankCreditStatus },
 ): Promise<{ row: BankCreditRow; claimed: boolean }> {

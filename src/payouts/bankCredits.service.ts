@@ -21,11 +21,16 @@ import {
   moveCredit,
 } from './bankCredits.repository';
 import { findPayment } from '../payments/payments.repository';
-import { type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
+import { type Announce, type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
+import { recordBankCreditEvent } from './bankCreditEvents.repository';
+import { deliveries } from '../webhooks/deliveries.service';
 import { BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound, pageOrRefuse } from '../platform/useCaseErrors';
 
 export function bankCreditsService(deps: PaymentsDeps) {
   const { db, temporal } = deps;
+  const { startRecorded } = deliveries(deps);
+  /** A credit's event's deliveries, started on the one road (docs/webhooks.md). */
+  const announce: Announce = (owed) => startRecorded(owed.scope, owed.deliveries);
 
   /** The payment's `receiveFunds` update; refused by the payment (or its run closed): the credit is unapplied. */
   const fund: Fund = async (paymentId, msg) => {
@@ -43,7 +48,7 @@ export function bankCreditsService(deps: PaymentsDeps) {
      * reference. `accountId`: test mode's caller, whose own payments alone its transfer may fund.
      */
     async book(c: NewBankCredit, accountId?: string): Promise<Booked> {
-      return bookCredit({ db, fund }, c, accountId);
+      return bookCredit({ db, fund, announce }, c, accountId);
     },
 
     /**
@@ -109,6 +114,8 @@ export function bankCreditsService(deps: PaymentsDeps) {
         await moveCredit(db, credit.id, 'applied', 'unapplied');
         throw new InvalidTransition(payment.status, `payment ${payment.id} could not take bank credit ${credit.id}: its status changed`);
       }
+      // Recorded once the payment took it (a refusal moves it back, and no event was sent).
+      await announce(await recordBankCreditEvent(db, claimed, 'bank_credit.applied'));
       return claimed;
     },
 

@@ -28,7 +28,11 @@ import type { Logger } from '../platform/lib/logger';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 import { startStatementReconciliation } from '../reconciliation/reconciliationStart.activities';
 import type { BankFile } from './bankFileRead.format';
-import { type Fund, bookCredit } from './bankCreditBooking.repository';
+import { type Announce, type Fund, bookCredit } from './bankCreditBooking.repository';
+import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
+import { deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { deliverThrough } from '../webhooks/deliveryRoad';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
 const isClosedRun = (err: unknown) =>
@@ -106,6 +110,19 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
   };
 
   /**
+   * A credit's event's deliveries (a credit of an account), started on the one road (docs/webhooks.md,
+   * "One road"), as a payout's activities start theirs: one whose workflow ran is left as it is.
+   */
+  const announce: Announce = async ({ scope, deliveries }) => {
+    for (const d of deliveries) {
+      const label = deliveryLabel({ event: d.event, webhookId: d.webhook_id });
+      const input = { deliveryId: d.id, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0, label };
+      const options = seriesStartOptions(d.id, scope, webhookTaskQueue(config), label, true);
+      await deliverThrough(temporal, { ...options, args: [input] }, { series: ORIGINAL_SERIES, logged: 0 });
+    }
+  };
+
+  /**
    * The file's booked credits to the custody account, each booked once by its entry key (the bank's
    * AcctSvcrRef, else the message id and its position) and matched by its reference (docs/bank.md,
    * "Funding by bank transfer"). A credit to another account is not the service's: left alone.
@@ -119,7 +136,7 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
         continue;
       }
       await bookCredit(
-        { db, fund },
+        { db, fund, announce },
         {
           entryKey: c.entryRef ?? `${file.messageId}#${c.position}`,
           livemode: true,

@@ -9,7 +9,8 @@ import { temporal as proto } from '@temporalio/proto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../platform/config';
-import { seriesStartOptions } from './deliverySeries.rules';
+import { deliveryLabel, seriesStartOptions } from './deliverySeries.rules';
+import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import type { WebhookConfiguration } from './webhookConfigurations.repository';
 import { type StaleSeries, claimSeries, releaseSeries } from './webhookDeliveries.repository';
@@ -55,6 +56,14 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
   async function startFirst(scope: Scope, deliveryId: string, series: string, summary: string): Promise<void> {
     const input = { deliveryId, series, retry: deliveryRetry(config), base: 0 };
     await deliver({ scope, input, summary, once: true }, { series, logged: 0 });
+  }
+
+  /**
+   * The deliveries an event recorded with its object's step and not attempted yet (a bank credit's:
+   * src/payouts/bankCreditEvents.repository.ts), each its first series; one whose workflow ran is left as it is.
+   */
+  async function startRecorded(scope: Scope, recorded: { id: string; webhook_id: string; event: string }[]): Promise<void> {
+    for (const d of recorded) await startFirst(scope, d.id, ORIGINAL_SERIES, deliveryLabel({ event: d.event, webhookId: d.webhook_id }));
   }
 
   /** The delivery's workflow as Temporal describes its latest run; null when none ever ran. */
@@ -143,5 +152,5 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
     }
   }
 
-  return { deliver, startFirst, resend, retryNow };
+  return { deliver, startFirst, startRecorded, resend, retryNow };
 }
