@@ -20,6 +20,7 @@ import {
   postSettlement,
   setCreditAmount,
 } from './bankCredits.repository';
+import { makeBookedReleasesAvailable } from '../ledger/availability.repository';
 
 /** What booking one entry did: the credit rows it left (the applied part, and any unapplied one). */
 export interface Booked {
@@ -80,9 +81,18 @@ async function fund({ db, fund: send }: BookingDeps, c: NewBankCredit, payment: 
 
 /**
  * Book one credit. `accountId`: test mode's caller, whose own payments alone its simulated transfer
- * may fund, and whose the credit is when it names none of them.
+ * may fund, and whose the credit is when it names none of them. A live credit a payment took may
+ * complete its funding: its releases still pending then become available (docs/bank.md, "Live
+ * availability"), on a retry too (each release's entry is keyed once).
  */
 export async function bookCredit(deps: BookingDeps, c: NewBankCredit, accountId?: string): Promise<Booked> {
+  const booked = await matchCredit(deps, c, accountId);
+  const taken = booked.credits.find((r) => r.status === 'applied' && r.payment_id !== null);
+  if (c.livemode && taken) await makeBookedReleasesAvailable(deps.db, taken.payment_id!);
+  return booked;
+}
+
+async function matchCredit(deps: BookingDeps, c: NewBankCredit, accountId?: string): Promise<Booked> {
   const { db } = deps;
   const reference = c.reference === null ? undefined : normalReference(c.reference);
   const found = reference === undefined ? undefined : await findPaymentByFundingReference(db, reference, c.livemode);
