@@ -21,11 +21,12 @@ export function creditedRecipient(state: PaymentState, milestoneId: string, rele
  * a `make_available` entry of its own then moves that release's net (or what is left of it pending)
  * to `available`. In live mode only once the payment's funding is booked at the bank (docs/bank.md,
  * "Live availability"); else the booking's own step moves it later (./availability.repository.ts).
- * The decision is the recipient's, read under its row's lock (FOR UPDATE, as the verification and the
- * booking's step take it), the booking too, in a transaction after the projection's commit, never
- * inside the projection: the release's postings stay a function of the payment's history. Keyed by
- * the payment, the version and the recipient, so a retried or concurrent projection, or the booking's
- * step, moves nothing twice; dated at the release, so `as_of` answers as before.
+ * The decision is the recipient's and, in live mode, the booking's, both read under the recipient's
+ * row lock (FOR UPDATE, as the verification and the booking's step take it), in a transaction after
+ * the projection's commit, never inside the projection: the release's postings stay a function of
+ * the payment's history. Keyed by the payment, the version and the recipient, so a retried or
+ * concurrent projection, or the booking's step, moves nothing twice; dated at the release, so `as_of`
+ * answers as before.
  */
 export async function makeReleasesAvailable(db: Knex, state: PaymentState, entry: HistoryEntry): Promise<void> {
   const nets = new Map<string, bigint>();
@@ -55,7 +56,7 @@ export async function makeReleasesAvailable(db: Knex, state: PaymentState, entry
         net,
         at: new Date(entry.at),
       };
-      // The verification may have moved it already (wholly before this step, under the same lock).
+      // A test-mode verification may have moved it already (wholly before this step, under the same lock): what is left pending moves.
       await makeReleaseAvailable(tx, { id: recipientId, version: r.version }, release, release.at);
     });
   }

@@ -92,6 +92,7 @@ export async function bookCredit(deps: BookingDeps, c: NewBankCredit, accountId?
   return booked;
 }
 
+/** The credit matched by its reference: a payment's funding, its settlement, or an unapplied credit. */
 async function matchCredit(deps: BookingDeps, c: NewBankCredit, accountId?: string): Promise<Booked> {
   const { db } = deps;
   const reference = c.reference === null ? undefined : normalReference(c.reference);
