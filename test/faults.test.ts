@@ -22,6 +22,9 @@ import { auditScheduleId } from '../src/audit/audit.service';
 import { freePort } from '../src/platform/lib/net';
 import { getHistoryQuery, getPaymentQuery, paymentWorkflow, actionUpdate, payoutBatchWorkflow } from '../src/platform/workflows.workflow';
 import { fileMessageId } from '../src/payouts/payoutBatch.activities';
+import { bankInbox } from '../src/payouts/bankInbox.activities';
+import { createLogger } from '../src/platform/lib/logger';
+import { settlementFile } from './helpers/bankCredits';
 import { startOwnPostgres, startOwnTemporal, type OwnPostgres, type OwnTemporal } from './helpers/ownServices';
 import { startReceiver } from './helpers/receiver';
 import { samplePaymentDetails } from './helpers/webhooks';
@@ -220,8 +223,12 @@ describe('a worker SIGKILLed while it holds the payment', () => {
       const bankAccount = { account_holder_name: 'Shop Owner', country: 'DE', currency: 'EUR', iban: 'DE89370400440532013000' };
       await post(`/api/v1/recipients/${recipient}/bank_accounts`, bankAccount, 201);
       const { recipient_email: _e, ...payment } = validPayment({ amount: 25, currency: 'EUR', recipient });
-      const paymentId = (await post('/api/v1/payments', payment, 201)).id as string;
+      const created = (await post('/api/v1/payments', payment, 201)) as { id: string; funding_reference: string };
+      const paymentId = created.id;
       for (const action of ['deposit', 'approve', 'release']) await post(`/api/v1/payments/${paymentId}/${action}`, {});
+      // Available once the platform's settlement of it is booked (docs/bank.md, "Live availability").
+      const settlement = bankInbox({ db: stack.db, temporal: stack.client, config: stack.config, logger: createLogger('silent') });
+      expect((await settlement.take(settlementFile(created.funding_reference, '25.00', 'EUR'), 'test')).outcome).toBe('taken');
       const payout = await post('/api/v1/payouts', { recipient, currency: 'EUR' }, 201);
 
       // The batch sends and records the payout, then cannot write its file (a file stands where the

@@ -24,6 +24,7 @@ import {
   postSettlement,
   setCreditAmount,
 } from './bankCredits.repository';
+import { makeBookedReleasesAvailable } from '../ledger/availability.repository';
 
 /** What booking one entry did: the credit rows it left (the applied part, and any unapplied one). */
 export interface Booked {
@@ -138,9 +139,19 @@ async function fund(deps: BookingDeps, c: NewBankCredit, payment: PaymentRecord)
 
 /**
  * Book one credit. `accountId`: test mode's caller, whose own payments alone its simulated transfer
- * may fund, and whose the credit is when it names none of them.
+ * may fund, and whose the credit is when it names none of them. A live credit a payment took may
+ * complete its funding: its releases still pending then become available (docs/bank.md, "Live
+ * availability"), on a retry too (each release's entry is keyed once).
  */
 export async function bookCredit(deps: BookingDeps, c: NewBankCredit, accountId?: string): Promise<Booked> {
+  const booked = await matchCredit(deps, c, accountId);
+  const taken = booked.credits.find((r) => r.status === 'applied' && r.payment_id !== null);
+  if (c.livemode && taken) await makeBookedReleasesAvailable(deps.db, taken.payment_id!);
+  return booked;
+}
+
+/** The credit matched by its reference: a payment's funding, its settlement, or an unapplied credit. */
+async function matchCredit(deps: BookingDeps, c: NewBankCredit, accountId?: string): Promise<Booked> {
   const { db } = deps;
   const reference = c.reference === null ? undefined : normalReference(c.reference);
   const found = reference === undefined ? undefined : await findPaymentByFundingReference(db, reference, c.livemode);

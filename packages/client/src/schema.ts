@@ -3200,7 +3200,7 @@ export interface components {
             recipient: string;
             balances: {
                 currency: string;
-                /** @description Released to it while its payouts were not enabled */
+                /** @description Released to it while its payouts were not enabled, or in live mode before its payment's funding was booked at the bank */
                 pending: number;
                 /** @description Payable to it */
                 available: number;
