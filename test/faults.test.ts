@@ -85,7 +85,7 @@ describe('against the shared servers', () => {
     expect((await stack.db('payments').where({ id: created.id }).first()).status).toBe('in_custody');
   });
 
-  it('projection runs only after the workflow task that made the transition durable', async () => {
+  it('projection runs only after the workflow task that made the transition durable; the creation’s, made of the run’s input, in the first task', async () => {
     const acct = await stack.newAccount();
     const key = acct.test_api_key;
     const p = await stack.http.post('/api/v1/payments', { key, body: validPayment() });
@@ -94,12 +94,15 @@ describe('against the shared servers', () => {
     await stack.http.post(`/api/v1/payments/${p.body.id}/refund`, { key });
     await stack.client.workflow.getHandle(p.body.id).result();
     const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
-    // A local activity (a marker) would write the read model inside a task that may never complete; the one-road patch's marker is no activity.
-    expect(events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch')).toEqual(
-      [],
-    );
+    // A local activity writes inside a task that may never complete: only the creation's publication is
+    // one, whose every input the run's start made durable, so a task run again writes the same rows.
+    const markers = events.filter((e) => e.markerRecordedEventAttributes && e.markerRecordedEventAttributes.markerName !== 'core_patch');
+    expect(markers.map((e) => localActivityOf(e))).toEqual([{ type: 'publishTransition', seq: 1 }]);
+    expect(markers.map((e) => Number(e.eventId) < firstOf(events, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED, 2))).toEqual([
+      true,
+    ]);
     const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition');
-    expect(scheduled).toHaveLength(3); // created, deposited, refunded
+    expect(scheduled).toHaveLength(2); // deposited, refunded
     for (const e of scheduled) {
       // Scheduled by a completed workflow task: the server accepted that task's every command.
       const task = events.find((t) => Number(t.eventId) === Number(e.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId));
@@ -532,4 +535,19 @@ async function expectLedgerBalanced(stack: Stack, accountId: string, entries: Re
 async function projectionFailures(): Promise<number> {
   const metric = await registry.getSingleMetric('payment_projection_failures_total')?.get();
   return metric?.values[0]?.value ?? 0;
+}
+
+/** The local activity a marker records: its type and its sequence number in the run. */
+function localActivityOf(e: {
+  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null;
+}) {
+  const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  const parsed = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string; seq: number }) : undefined;
+  return parsed && { type: parsed.activity_type, seq: parsed.seq };
+}
+
+/** The event id of the `nth` event of a type (1-based), or Infinity. */
+function firstOf(events: { eventType?: number | null; eventId?: unknown }[], type: number, nth: number): number {
+  const ids = events.filter((e) => e.eventType === type).map((e) => Number(e.eventId));
+  return ids[nth - 1] ?? Infinity;
 }

@@ -1,7 +1,8 @@
 /**
  * A transition's publication (docs/architecture.md, "How a transition flows"): the read model,
- * ledger, trail and the deliveries it owes in one statement; the payment's run then starts each
- * delivery's workflow on the webhooks task queue. No receiver is called here, no workflow started.
+ * ledger, trail and the deliveries it owes in one statement; once it has committed, each delivery's
+ * workflow is started on the webhooks task queue. No receiver is called here: the attempts run in
+ * those workflows.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
@@ -16,7 +17,12 @@ import { isDataRefusal } from '../platform/database/dataErrors';
 import { disableBacklogged } from '../webhooks/webhookConfigurations.repository';
 import { projectAndPlan } from './projection.repository';
 import { paymentTransitions, projectionFailures } from '../platform/lib/metrics';
-import { type ChainedDelivery, chainsOf } from '../webhooks/deliverySeries.rules';
+import { type ChainedDelivery, chainsOf, deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { startFirstSeries } from '../webhooks/deliveryRoad';
+import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
+import type { Client } from '@temporalio/client';
+import type { Scope } from '../tenants/tenancy.rules';
+import type { SeriesInput } from '../platform/activities';
 import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 
@@ -26,10 +32,9 @@ export interface DeliveryTarget {
   webhookId: string;
 }
 
-/** The deliveries a transition owes, and how the payment's run starts their workflows. */
+/** The deliveries a transition owes, their workflows started: the activity's result in the Temporal UI names them. */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
-  children: SeriesPlan;
 }
 
 export interface PublicationInput {
@@ -38,15 +43,31 @@ export interface PublicationInput {
   requestId?: string;
 }
 
-/** How a payment's run starts its deliveries' workflows: each configuration's chain, on the webhooks task queue, under the retry policy. */
-export interface SeriesPlan {
-  chains: ChainedDelivery[];
-  taskQueue: string;
-  retry: DeliveryRetry;
-}
-
 export function publicationActivities(deps: ActivityResourcesWithClient) {
   const { db, config, logger } = deps;
+
+  /**
+   * Each configuration's chain of the transition's deliveries, its head's workflow started on the
+   * webhooks task queue under the tenant's fairness key and priority; a split's second delivery to
+   * the same configuration starts once the first's first attempt has ended (its workflow starts it).
+   */
+  async function startChains(temporal: Client, scope: Scope, chains: ChainedDelivery[], retry: DeliveryRetry): Promise<void> {
+    const taskQueue = webhookTaskQueue(config);
+    await Promise.all(
+      chains.map(({ then, ...head }) => {
+        const label = deliveryLabel(head);
+        const input: SeriesInput = {
+          deliveryId: head.deliveryId,
+          series: ORIGINAL_SERIES,
+          retry,
+          base: 0,
+          label,
+          ...(then?.length ? { then } : {}),
+        };
+        return startFirstSeries(temporal, { ...seriesStartOptions(head.deliveryId, scope, taskQueue, label, true), args: [input] });
+      }),
+    );
+  }
 
   return {
     /**
@@ -85,7 +106,8 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
       const deliveries = planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id }));
       // Not yet attempted: a retried publication finds its deliveries' workflows already running, or ended.
       const chains = chainsOf(planned.filter((d) => d.delivery.attempts === 0 && d.delivery.status === 'pending'));
-      return { deliveries, children: { chains, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
+      await startChains(deps.temporal, { accountId: payment.accountId, livemode: payment.livemode }, chains, deliveryRetry(config));
+      return { deliveries };
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */

@@ -21,7 +21,7 @@ import type { ActivityResourcesWithClient } from '../platform/activityResources'
 import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
 import { deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
 import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
-import { deliverThrough } from '../webhooks/deliveryRoad';
+import { startFirstSeries } from '../webhooks/deliveryRoad';
 
 export interface PayoutStepInput {
   payoutId: string;
@@ -59,7 +59,7 @@ export function payoutActivities({ db, config, temporal }: ActivityResourcesWith
       const label = deliveryLabel({ event: d.event, webhookId: d.webhook_id });
       const input = { deliveryId: d.id, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0, label };
       const options = seriesStartOptions(d.id, scope, webhookTaskQueue(config), label, true);
-      await deliverThrough(temporal, { ...options, args: [input] }, { series: ORIGINAL_SERIES, logged: 0 });
+      await startFirstSeries(temporal, { ...options, args: [input] });
     }
     return deliveries.length;
   }
