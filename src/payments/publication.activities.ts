@@ -17,13 +17,9 @@ import { isDataRefusal } from '../platform/database/dataErrors';
 import { disableBacklogged } from '../webhooks/webhookConfigurations.repository';
 import { projectAndPlan } from './projection.repository';
 import { paymentTransitions, projectionFailures } from '../platform/lib/metrics';
-import { type ChainedDelivery, chainsOf, deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { chainsOf, firstSeriesStart } from '../webhooks/deliverySeries.rules';
 import { startFirstSeries } from '../webhooks/deliveryRoad';
-import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
-import type { Client } from '@temporalio/client';
-import type { Scope } from '../tenants/tenancy.rules';
-import type { SeriesInput } from '../platform/activities';
-import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 
 /** One delivery a transition owes, with its configuration's id; never its URL, which may carry a token. */
@@ -45,29 +41,6 @@ export interface PublicationInput {
 
 export function publicationActivities(deps: ActivityResourcesWithClient) {
   const { db, config, logger } = deps;
-
-  /**
-   * Each configuration's chain of the transition's deliveries, its head's workflow started on the
-   * webhooks task queue under the tenant's fairness key and priority; a split's second delivery to
-   * the same configuration starts once the first's first attempt has ended (its workflow starts it).
-   */
-  async function startChains(temporal: Client, scope: Scope, chains: ChainedDelivery[], retry: DeliveryRetry): Promise<void> {
-    const taskQueue = webhookTaskQueue(config);
-    await Promise.all(
-      chains.map(({ then, ...head }) => {
-        const label = deliveryLabel(head);
-        const input: SeriesInput = {
-          deliveryId: head.deliveryId,
-          series: ORIGINAL_SERIES,
-          retry,
-          base: 0,
-          label,
-          ...(then?.length ? { then } : {}),
-        };
-        return startFirstSeries(temporal, { ...seriesStartOptions(head.deliveryId, scope, taskQueue, label, true), args: [input] });
-      }),
-    );
-  }
 
   return {
     /**
@@ -106,7 +79,14 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
       const deliveries = planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id }));
       // Not yet attempted: a retried publication finds its deliveries' workflows already running, or ended.
       const chains = chainsOf(planned.filter((d) => d.delivery.attempts === 0 && d.delivery.status === 'pending'));
-      await startChains(deps.temporal, { accountId: payment.accountId, livemode: payment.livemode }, chains, deliveryRetry(config));
+      // Each configuration's chain, its head's workflow started on the webhooks task queue under the
+      // tenant's fairness key; a split's second delivery starts once the first's first attempt has ended.
+      const scope = { accountId: payment.accountId, livemode: payment.livemode };
+      await Promise.all(
+        chains.map((head) =>
+          startFirstSeries(deps.temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config))),
+        ),
+      );
       return { deliveries };
     },
 

@@ -29,10 +29,9 @@ import type { ActivityResourcesWithClient } from '../platform/activityResources'
 import { startStatementReconciliation } from '../reconciliation/reconciliationStart.activities';
 import type { BankFile } from './bankFileRead.format';
 import { type Announce, type Fund, bookCredit } from './bankCreditBooking.repository';
-import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
-import { deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { firstSeriesStart } from '../webhooks/deliverySeries.rules';
 import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
-import { deliverThrough } from '../webhooks/deliveryRoad';
+import { startFirstSeries } from '../webhooks/deliveryRoad';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
 const isClosedRun = (err: unknown) =>
@@ -115,10 +114,8 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
    */
   const announce: Announce = async ({ scope, deliveries }) => {
     for (const d of deliveries) {
-      const label = deliveryLabel({ event: d.event, webhookId: d.webhook_id });
-      const input = { deliveryId: d.id, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0, label };
-      const options = seriesStartOptions(d.id, scope, webhookTaskQueue(config), label, true);
-      await deliverThrough(temporal, { ...options, args: [input] }, { series: ORIGINAL_SERIES, logged: 0 });
+      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
+      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
     }
   };
 

@@ -9,14 +9,13 @@ import { temporal as proto } from '@temporalio/proto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../platform/config';
-import { deliveryLabel, seriesStartOptions } from './deliverySeries.rules';
-import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
+import { firstSeriesStart, seriesStartOptions } from './deliverySeries.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import type { WebhookConfiguration } from './webhookConfigurations.repository';
 import { type StaleSeries, claimSeries, releaseSeries } from './webhookDeliveries.repository';
 import { deliveryRetry, webhookTaskQueue } from './retrySchedule';
 import type { DeliverRequest, SeriesInput } from '../platform/workflows.workflow';
-import { deliverThrough } from './deliveryRoad';
+import { deliverThrough, startFirstSeries } from './deliveryRoad';
 import { TEMPORAL_CALL_TIMEOUT_MS, withinDeadline } from '../platform/lib/temporalDeadline';
 
 /**
@@ -63,7 +62,10 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
    * src/payouts/bankCreditEvents.repository.ts), each its first series; one whose workflow ran is left as it is.
    */
   async function startRecorded(scope: Scope, recorded: { id: string; webhook_id: string; event: string }[]): Promise<void> {
-    for (const d of recorded) await startFirst(scope, d.id, ORIGINAL_SERIES, deliveryLabel({ event: d.event, webhookId: d.webhook_id }));
+    for (const d of recorded) {
+      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
+      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
+    }
   }
 
   /** The delivery's workflow as Temporal describes its latest run; null when none ever ran. */
