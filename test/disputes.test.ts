@@ -414,8 +414,10 @@ describe('a payment never disputed', () => {
     });
     // The delivery patches were retired with their histories before 1.0 (docs/architecture.md): none is left to mark.
     expect(markers).toEqual([]);
+    // The creation is published by a local activity in the run's first task (docs/architecture.md), each later step by an activity.
     const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(activities).toEqual(['publishTransition', 'publishTransition', 'publishTransition', 'publishTransition']);
+    expect(activities).toEqual(['publishTransition', 'publishTransition', 'publishTransition']);
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
     const timers = events.flatMap((e) =>
       e.timerStartedEventAttributes ? [Buffer.from(e.userMetadata?.summary?.data ?? new Uint8Array()).toString('utf8')] : [],
     );
