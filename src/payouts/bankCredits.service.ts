@@ -6,7 +6,8 @@
  * else, and the excess of an overpayment, is an unapplied credit of the payment's account, or the
  * operator's when it names no payment. Test mode's simulated transfers take the same road.
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ulid } from 'ulid';
 import { minorUnits } from '../ledger/money.rules';
 import type { PaymentsDeps } from '../payments/paymentRun.service';
 import { receiveFundsUpdate } from '../payments/payment.messages';
@@ -22,10 +23,51 @@ import {
 } from './bankCredits.repository';
 import { findPayment } from '../payments/payments.repository';
 import { type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
-import { BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound, pageOrRefuse } from '../platform/useCaseErrors';
+import { bankReturnWorkflow } from '../platform/workflows.workflow';
+import type { BankReturnResult } from './bankReturn.rules';
+import { type BankCreditView, bankCreditView } from './bankCredit.view';
+import {
+  BankCreditNotReturnable,
+  BankCreditNotUnapplied,
+  InvalidInput,
+  InvalidTransition,
+  NotFound,
+  pageOrRefuse,
+} from '../platform/useCaseErrors';
 
 export function bankCreditsService(deps: PaymentsDeps) {
-  const { db, temporal } = deps;
+  const { db, temporal, config } = deps;
+
+  /**
+   * Return a credit of `owner` (an account and mode, or the operator's: null) through a worker's short
+   * workflow (docs/bank.md, "Returns"), awaited; only ids travel, never the debtor. One run per credit
+   * version: a retried request joins the run under way, and `returnId` (the Idempotency-Key's resource id
+   * when given) makes its write once.
+   */
+  async function requestReturn(
+    owner: { accountId: string | null; livemode: boolean },
+    credit: BankCreditRow,
+    resourceId?: string,
+  ): Promise<BankCreditView> {
+    const returnId = resourceId ? `rtn_${resourceId.replace(/^[a-z]+_/, '')}` : `rtn_${ulid()}`;
+    const done: BankReturnResult = await temporal.workflow.execute(bankReturnWorkflow, {
+      workflowId: `bank-return-${credit.id}-${credit.version}`,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [{ returnId, creditId: credit.id, ...owner }],
+    });
+    switch (done.outcome) {
+      case 'returned':
+        return bankCreditView((await findCredit(db, credit.id))!);
+      case 'not_found':
+        throw new NotFound('bank credit');
+      case 'not_unapplied':
+        throw new BankCreditNotUnapplied(credit.id, done.status);
+      case 'not_returnable':
+        throw new BankCreditNotReturnable(credit.id, done.why);
+    }
+  }
 
   /** The payment's `receiveFunds` update; refused by the payment (or its run closed): the credit is unapplied. */
   const fund: Fund = async (paymentId, msg) => {
@@ -110,6 +152,26 @@ export function bankCreditsService(deps: PaymentsDeps) {
         throw new InvalidTransition(payment.status, `payment ${payment.id} could not take bank credit ${credit.id}: its status changed`);
       }
       return claimed;
+    },
+
+    /**
+     * Return an unapplied credit of the account to the debtor account its entry named: written in the
+     * next pain.001 (live) or paid at once by the simulated bank (test mode); docs/bank.md, "Returns".
+     */
+    async returnCredit(call: { principal: Scope; resourceId?: string }, creditId: string): Promise<BankCreditView> {
+      const scope = { accountId: call.principal.accountId, livemode: call.principal.livemode };
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== scope.accountId || credit.livemode !== scope.livemode) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      return requestReturn(scope, credit, call.resourceId);
+    },
+
+    /** The operator's return of its own credit (one naming no payment): `npm run bank-files -- return ID`. */
+    async returnOperatorCredit(creditId: string): Promise<BankCreditView> {
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== null) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      return requestReturn({ accountId: null, livemode: credit.livemode }, credit);
     },
 
     /** A tenant's credits in its mode, newest first. */
