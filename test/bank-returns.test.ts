@@ -215,4 +215,33 @@ describe("the operator's credits, by hand", () => {
     // Twice: refused, exit 1.
     await expect(cli('return', row.id)).rejects.toMatchObject({ code: 1 });
   });
+
+  it('applies one to a payment funded by transfer with `npm run bank-files -- apply ID PAYMENT`: the payment takes it, the ledger balanced', async () => {
+    const p = await stack.http.post('/api/v1/payments', {
+      key: account.live_api_key,
+      body: validPayment({ funding: 'bank_transfer', amount: 100, currency: 'EUR' }),
+    });
+    expect(p.status).toBe(201);
+    expect((await inbox().take(credit('9.00', `meant for ${run}`), 'test')).outcome).toBe('taken');
+    const row = await stack.db('bank_credits').whereNull('account_id').andWhere({ amount_minor: 900 }).orderBy('id', 'desc').first('id');
+    const { stdout } = await cli('apply', row.id, p.body.id);
+    expect(stdout).toContain(row.id);
+    expect(await stack.db('bank_credits').where({ id: row.id }).first('status', 'account_id', 'payment_id')).toEqual({
+      status: 'applied',
+      account_id: account.account_id,
+      payment_id: p.body.id,
+    });
+    const read = await stack.http.get(`/api/v1/payments/${p.body.id}`, { key: account.live_api_key });
+    expect(read.body.funding_instructions.amount_received).toBe(9);
+    expect((await findLedgerViolations(stack.db, account.account_id)).violations).toEqual([]);
+    // The operator's book gave it up, balanced: its credit's account is zero there.
+    expect((await findLedgerViolations(stack.db, 'operator')).violations).toEqual([]);
+    const left = await stack
+      .db('ledger_account_balances')
+      .where({ address: `bank_credit:${row.id}`, account_id: 'operator' })
+      .first('balance_minor');
+    expect(Number(left.balance_minor)).toBe(0);
+    // Twice: refused, exit 1.
+    await expect(cli('apply', row.id, p.body.id)).rejects.toMatchObject({ code: 1 });
+  });
 });

@@ -23,7 +23,7 @@ import {
 } from './bankCredits.repository';
 import { findPayment } from '../payments/payments.repository';
 import { type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
-import { bankReturnWorkflow } from '../platform/workflows.workflow';
+import { bankCreditAssignmentWorkflow, bankReturnWorkflow } from '../platform/workflows.workflow';
 import type { BankReturnResult } from './bankReturn.rules';
 import { type BankCreditView, bankCreditView } from './bankCredit.view';
 import {
@@ -172,6 +172,42 @@ export function bankCreditsService(deps: PaymentsDeps) {
       if (!credit || credit.account_id !== null) throw new NotFound('bank credit');
       if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
       return requestReturn({ accountId: null, livemode: credit.livemode }, credit);
+    },
+
+    /**
+     * The operator's credit (one naming no payment) applied to a payment funded by transfer
+     * (`npm run bank-files -- apply ID PAYMENT`): checked as a tenant's apply is, handed to the payment's
+     * account by a worker (its ledger entries), then applied as that account's own.
+     */
+    async applyOperatorCredit(creditId: string, paymentId: string): Promise<BankCreditRow> {
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== null) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      const row = await db('payments').where({ id: paymentId, livemode: credit.livemode }).first('account_id');
+      if (!row) throw new InvalidInput([{ field: 'payment', message: `no payment ${paymentId} in this mode` }]);
+      const scope: Scope = { accountId: row.account_id as string, livemode: credit.livemode };
+      const payment = (await findPayment(db, scope, paymentId))!;
+      const lacking = payment.amountMinor - (payment.amountReceivedMinor ?? 0n);
+      if (
+        payment.currency !== credit.currency ||
+        payment.funding !== 'bank_transfer' ||
+        payment.status !== 'pending_deposit' ||
+        credit.amount_minor > lacking
+      ) {
+        throw new InvalidTransition(
+          payment.status,
+          `payment ${payment.id} cannot take bank credit ${credit.id}: only a bank_transfer payment pending_deposit in its currency that lacks at least the credit's amount can`,
+        );
+      }
+      const assigned = await temporal.workflow.execute(bankCreditAssignmentWorkflow, {
+        workflowId: `bank-credit-assign-${credit.id}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: [{ creditId: credit.id, accountId: scope.accountId, paymentId: payment.id }],
+      });
+      if (!assigned) throw new BankCreditNotUnapplied(credit.id, 'assigned');
+      return this.apply({ principal: scope, requestId: `cli-apply-${credit.id}` }, credit.id, payment.id);
     },
 
     /** A tenant's credits in its mode, newest first. */

@@ -5,7 +5,7 @@
  * The input names ids only: the debtor stays in PostgreSQL, never in Temporal.
  */
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
-import { requestCreditReturn } from './bankReturns.repository';
+import { assignOperatorCredit, requestCreditReturn } from './bankReturns.repository';
 import type { BankReturnInput, BankReturnResult } from './bankReturn.rules';
 
 export function bankReturnActivities({ db }: ActivityResourcesWithClient) {
@@ -14,6 +14,11 @@ export function bankReturnActivities({ db }: ActivityResourcesWithClient) {
       const done = await requestCreditReturn(db, input);
       if (done.outcome !== 'returned') return done;
       return { outcome: 'returned', returnId: done.ret.id, status: done.ret.status };
+    },
+
+    /** An operator's credit handed to a payment's account before it is applied (ledger entries: a worker's to write). */
+    async assignBankCredit(input: { creditId: string; accountId: string; paymentId: string }): Promise<boolean> {
+      return assignOperatorCredit(db, input.creditId, input);
     },
   };
 }

@@ -16,3 +16,14 @@ const { requestBankReturn } = proxyActivities<Activities>({
 export async function bankReturnWorkflow(input: BankReturnInput): Promise<BankReturnResult> {
   return requestBankReturn(input);
 }
+
+const { assignBankCredit } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 ms', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+  summary: "hand the operator's credit to the payment's account",
+});
+
+/** An operator's credit handed to the account of the payment it is applied to (`npm run bank-files -- apply`), ids only. */
+export async function bankCreditAssignmentWorkflow(input: { creditId: string; accountId: string; paymentId: string }): Promise<boolean> {
+  return assignBankCredit(input);
+}

@@ -239,3 +239,41 @@ export async function payReturn(db: Knex, r: BankReturnRow, booking: BankBooking
     return true;
   });
 }
+
+/**
+ * An operator's unapplied credit handed to the account of the payment it is to be applied to
+ * (`npm run bank-files -- apply ID PAYMENT`; docs/bank.md, "Unapplied credits"): its money leaves the
+ * operator's book for the account's, each side balanced (`bank_credit_assigned`: the operator's
+ * `bank_credit:bc_… → bank:custody`, the account's `bank:custody → bank_credit:bc_…`), and the credit is
+ * the account's from then on, to be applied as its own. Once: false when it is no unapplied credit of the operator's.
+ */
+export async function assignOperatorCredit(db: Knex, creditId: string, owner: { accountId: string; paymentId: string }): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const credit = await tx('bank_credits').where({ id: creditId, status: 'unapplied' }).whereNull('account_id').forUpdate().first('id');
+    if (!credit) return false;
+    const row = (await findCredit(tx, creditId))!;
+    const entry = (accountId: string, side: string, debit: string, credit: string) => ({
+      key: `${row.id}:bank_credit_assigned:${side}`,
+      code: 'bank_credit_assigned' as const,
+      paymentId: null,
+      milestoneId: null,
+      recipientId: null,
+      version: row.version,
+      accountId,
+      livemode: row.livemode,
+      currency: row.currency,
+      exponent: row.exponent,
+      at: new Date(),
+      transfers: [{ debit, credit, amount: row.amount_minor }],
+      bank: { bookedOn: row.booked_on, reference: row.reference, entryRef: row.bank_entry_ref },
+    });
+    await postTransfers(tx, [
+      entry(OPERATOR_ACCOUNT, 'out', bankCreditAddress(row.id), BANK_CUSTODY),
+      entry(owner.accountId, 'in', BANK_CUSTODY, bankCreditAddress(row.id)),
+    ]);
+    await tx('bank_credits')
+      .where({ id: row.id })
+      .update({ account_id: owner.accountId, payment_id: owner.paymentId, version: tx.raw('version + 1'), updated_at: tx.fn.now() });
+    return true;
+  });
+}
