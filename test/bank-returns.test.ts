@@ -2,7 +2,9 @@
  * Returns (docs/bank.md, "Returns"), with a real worker, Temporal and PostgreSQL: a tenant returns its
  * unapplied credit; the next batch's pain.001 carries it back to the debtor account the entry named;
  * a pain.002 rejecting it leaves the credit unapplied again; a booked debit pays it, the ledger
- * balanced; another tenant cannot return it; the operator returns its own with `bank-files -- return`.
+ * balanced; another tenant cannot return it; a refund of a payment funded by transfer is paid back the
+ * same way (an api payment's is not); the operator returns its own with `bank-files -- return` and
+ * applies one with `bank-files -- apply`.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +17,7 @@ import { findLedgerViolations } from '../src/ledger/ledger.repository';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { createLogger } from '../src/platform/lib/logger';
 import { payoutBatchWorkflow } from '../src/platform/workflows.workflow';
-import { useAccount, useStack, validPayment } from './helpers/stack';
+import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'returns-outbox-')), 'outbox');
 const CUSTODY = 'DE89370400440532013000';
@@ -179,6 +181,48 @@ describe('returning an unapplied credit to the account that sent it', () => {
     expect(res.body.status).toBe('returned');
     expect(await stack.db('bank_returns').where({ credit_id: id }).first('status')).toEqual({ status: 'paid' });
     expect((await findLedgerViolations(stack.db, account.account_id)).violations).toEqual([]);
+  });
+});
+
+describe('a refund of a payment funded by transfer', () => {
+  it("is paid back to the account that sent the money in the next pain.001; an api payment's refund sends nothing", async () => {
+    const p = await stack.http.post('/api/v1/payments', {
+      key: account.live_api_key,
+      body: validPayment({ funding: 'bank_transfer', amount: 50, currency: 'EUR' }),
+    });
+    expect(p.status).toBe(201);
+    expect((await inbox().take(credit('50.00', p.body.funding_reference), 'test')).outcome).toBe('taken');
+    await eventually(async () =>
+      (await stack.http.get(`/api/v1/payments/${p.body.id}`, { key: account.live_api_key })).body.status === 'in_custody'
+        ? true
+        : undefined,
+    );
+    const refunded = await stack.http.post(`/api/v1/payments/${p.body.id}/refund`, { key: account.live_api_key, body: { amount: 20 } });
+    expect(refunded.status, JSON.stringify(refunded.body)).toBe(200);
+    // An api payment's refund stays owed to the platform: no transfer.
+    const api = await stack.http.post('/api/v1/payments', {
+      key: account.live_api_key,
+      body: validPayment({ amount: 10, currency: 'EUR' }),
+    });
+    expect((await stack.http.post(`/api/v1/payments/${api.body.id}/deposit`, { key: account.live_api_key, body: {} })).status).toBe(200);
+    expect((await stack.http.post(`/api/v1/payments/${api.body.id}/refund`, { key: account.live_api_key, body: {} })).status).toBe(200);
+
+    const sepa = (await runBatch()).files.find((f) => f.endsWith('-S'))!;
+    const back = await stack.db('bank_returns').where({ payment_id: p.body.id, kind: 'refund' }).first();
+    expect(back).toMatchObject({ status: 'in_file', message_id: sepa });
+    expect(transfersOf(sepa).transfers).toContainEqual({
+      endToEndId: back.end_to_end_id,
+      amount: '20.00',
+      name: 'Ada Payer',
+      iban: 'FR1420041010050500013M02606',
+    });
+    expect(await stack.db('bank_returns').where({ payment_id: api.body.id })).toEqual([]);
+    expect((await inbox().take(debit('20.00', back.end_to_end_id), 'test')).outcome).toBe('taken');
+    expect(await stack.db('bank_returns').where({ id: back.id }).first('status')).toEqual({ status: 'paid' });
+    expect((await findLedgerViolations(stack.db, account.account_id)).violations).toEqual([]);
+    // A second batch makes no second refund transfer.
+    await runBatch();
+    expect(await stack.db('bank_returns').where({ payment_id: p.body.id, kind: 'refund' }).count({ n: '*' })).toEqual([{ n: '1' }]);
   });
 });
 

@@ -8,6 +8,7 @@
  * `bank_return_paid`; docs/money.md). Written by the workers only (src/platform/database/roles.ts).
  */
 import type { Knex } from 'knex';
+import { ulid } from 'ulid';
 import { isValidIBAN } from 'ibantools';
 import { BANK_CUSTODY, bankCreditAddress } from '../ledger/ledger.rules';
 import { type BankBooking, postTransfers } from '../ledger/transfers.repository';
@@ -102,7 +103,10 @@ async function postReturnPaid(tx: Knex.Transaction, r: BankReturnRow, booking: B
       version: 1,
       ...ledgerOwner(r),
       at,
-      transfers: [{ debit: bankCreditAddress(r.credit_id), credit: BANK_CUSTODY, amount: r.amount_minor }],
+      // A credit's return leaves the credit's account; a refund paid back leaves what the account owes its payers.
+      transfers: [
+        { debit: r.kind === 'refund' ? 'payer_refunds' : bankCreditAddress(r.credit_id), credit: BANK_CUSTODY, amount: r.amount_minor },
+      ],
       bank: booking,
     },
   ]);
@@ -276,4 +280,77 @@ export async function assignOperatorCredit(db: Knex, creditId: string, owner: { 
       .update({ account_id: owner.accountId, payment_id: owner.paymentId, version: tx.raw('version + 1'), updated_at: tx.fn.now() });
     return true;
   });
+}
+
+/**
+ * Refunds of live payments funded by transfer not yet paid back (docs/bank.md, "Returns"): each refund's
+ * ledger entry (`refund`, `split`: what it moved to `payer_refunds`) becomes returns to the debtors of
+ * the payment's credits, taken newest credit first, each credit paying back at most what it brought less
+ * what was paid back from it already. Once per entry (a unique index): a retried batch makes none twice.
+ * An `api` payment's refund stays owed to the platform, which refunds through its own processor.
+ */
+export async function makeRefundReturns(db: Knex): Promise<number> {
+  interface Refund {
+    id: string;
+    payment_id: string;
+    account_id: string;
+    currency: string;
+    exponent: number;
+    amount_minor: string;
+  }
+  const refunds: Refund[] = await db('ledger_entries as e')
+    .join('ledger_postings as p', function () {
+      this.on('p.entry_id', '=', 'e.id').andOnVal('p.address', '=', 'payer_refunds');
+    })
+    .join('payments as pay', 'pay.id', 'e.payment_id')
+    .where({ 'pay.funding': 'bank_transfer', 'e.livemode': true })
+    .whereIn('e.type', ['refund', 'split'])
+    .where('p.amount_minor', '>', 0)
+    .whereNotExists(db('bank_returns as r').whereRaw('r.refund_entry_id = e.id'))
+    .orderBy('e.created_at')
+    .select('e.id', 'e.payment_id', 'e.account_id', 'e.currency', 'e.exponent', 'p.amount_minor');
+  let made = 0;
+  for (const refund of refunds) {
+    await db.transaction(async (tx) => {
+      const credits: { id: string; amount_minor: string }[] = await tx('bank_credits')
+        .where({ payment_id: refund.payment_id, status: 'applied', currency: refund.currency })
+        .orderBy('id', 'desc')
+        .forUpdate()
+        .select('id', 'amount_minor');
+      let owed = BigInt(refund.amount_minor);
+      for (const c of credits) {
+        if (owed === 0n) break;
+        const sums: { back: string | null }[] = await tx('bank_returns')
+          .where({ credit_id: c.id, kind: 'refund' })
+          .whereNot({ status: 'failed' })
+          .sum({ back: 'amount_minor' });
+        const back = sums[0]?.back ?? null;
+        const room = BigInt(c.amount_minor) - BigInt(back ?? 0);
+        const amount = room < owed ? room : owed;
+        if (amount <= 0n) continue;
+        const id = `rtn_${ulid()}`;
+        const inserted = await tx('bank_returns')
+          .insert({
+            id,
+            kind: 'refund',
+            account_id: refund.account_id,
+            livemode: true,
+            credit_id: c.id,
+            payment_id: refund.payment_id,
+            amount_minor: amount.toString(),
+            currency: refund.currency,
+            exponent: refund.exponent,
+            end_to_end_id: returnEndToEndId(id),
+            status: 'pending',
+            refund_entry_id: refund.id,
+          })
+          .onConflict(db.raw('(refund_entry_id, credit_id) where refund_entry_id is not null'))
+          .ignore()
+          .returning('id');
+        if (inserted.length > 0) made += 1;
+        owed -= amount;
+      }
+    });
+  }
+  return made;
 }

@@ -6,7 +6,8 @@
  * the others: banks take them as different orders), each written as a pain.001.001.09 file into
  * PAYOUT_OUTBOX_DIR (written, flushed, renamed), and only then sent (`in_transit`). A retry with the same MsgId
  * writes the same file (src/payouts/outboxFile.ts): a worker killed anywhere in between neither loses a
- * payout nor puts it in two files, and no payout is `in_transit` in no file.
+ * payout nor puts it in two files, and no payout is `in_transit` in no file. Returns and refunds paid
+ * back by transfer (docs/bank.md, "Returns") go in the same files, recorded and marked the same way.
  */
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
@@ -19,7 +20,15 @@ import { assignBatch, batchPayouts, unbatchedLivePayouts } from './payouts.repos
 import { SEPA_NAME_MAX, isSepaText } from './sepaText.rules';
 import { openBankAccountNumber } from '../platform/lib/sealedBox';
 import { writeOutboxFile } from './outboxFile';
-import { assignReturns, failReturn, fileReturns, markReturnsInFile, payableDebtor, unfiledReturns } from './bankReturns.repository';
+import {
+  assignReturns,
+  failReturn,
+  fileReturns,
+  makeRefundReturns,
+  markReturnsInFile,
+  payableDebtor,
+  unfiledReturns,
+} from './bankReturns.repository';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 
 const payableName = (name: string) => name.length > 0 && name.length <= SEPA_NAME_MAX && isSepaText(name);
@@ -94,6 +103,8 @@ export function payoutBatchActivities({ db, config, temporal, logger }: Activity
         // Alive: a worker that dies mid-batch is noticed within the heartbeat time-out, not the batch's whole time.
         Context.current().heartbeat();
       }
+      // A refund of a payment funded by transfer is paid back to its payer's account, as a return is.
+      await makeRefundReturns(db);
       // Returns waiting for a file go in the same files (docs/bank.md, "Returns"), recorded under the
       // file before it is built, as payouts are: a retry writes them in the same file.
       for (const r of await unfiledReturns(db, PAYOUTS_PER_FILE)) {
