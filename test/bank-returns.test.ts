@@ -176,10 +176,16 @@ describe('returning an unapplied credit to the account that sent it', () => {
     });
     expect(booked.status).toBe(201);
     const id = booked.body.bank_credits[0].id as string;
-    const res = await ret(account.test_api_key, id);
+    // With an Idempotency-Key: the retry answers the same, one return, its EndToEndId still of the SEPA set.
+    const headers = { 'Idempotency-Key': `return-${id}` };
+    const res = await stack.http.post(`/api/v1/bank_credits/${id}/return`, { key: account.test_api_key, body: {}, headers });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.status).toBe('returned');
-    expect(await stack.db('bank_returns').where({ credit_id: id }).first('status')).toEqual({ status: 'paid' });
+    const again = await stack.http.post(`/api/v1/bank_credits/${id}/return`, { key: account.test_api_key, body: {}, headers });
+    expect(again.body).toEqual(res.body);
+    const rows = await stack.db('bank_returns').where({ credit_id: id }).select('status', 'end_to_end_id');
+    expect(rows.map((r) => r.status)).toEqual(['paid']);
+    expect(rows[0].end_to_end_id).toMatch(/^rt-[A-Z0-9]{26}$/);
     expect((await findLedgerViolations(stack.db, account.account_id)).violations).toEqual([]);
   });
 });

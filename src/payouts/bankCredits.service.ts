@@ -7,6 +7,7 @@
  * operator's when it names no payment. Test mode's simulated transfers take the same road.
  */
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import { minorUnits } from '../ledger/money.rules';
 import type { PaymentsDeps } from '../payments/paymentRun.service';
@@ -49,7 +50,10 @@ export function bankCreditsService(deps: PaymentsDeps) {
     credit: BankCreditRow,
     resourceId?: string,
   ): Promise<BankCreditView> {
-    const returnId = resourceId ? `rtn_${resourceId.replace(/^[a-z]+_/, '')}` : `rtn_${ulid()}`;
+    // Hashed when given: whatever shape a resource id has, the EndToEndId made of it stays within 35 characters of the SEPA set.
+    const returnId = resourceId
+      ? `rtn_${createHash('sha256').update(resourceId).digest('hex').slice(0, 26).toUpperCase()}`
+      : `rtn_${ulid()}`;
     const done: BankReturnResult = await temporal.workflow.execute(bankReturnWorkflow, {
       workflowId: `bank-return-${credit.id}-${credit.version}`,
       taskQueue: config.TEMPORAL_TASK_QUEUE,

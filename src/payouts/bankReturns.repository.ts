@@ -66,7 +66,7 @@ const fileReturnOf = (r: Record<string, unknown>): FileReturn => ({
 });
 
 /** A return's EndToEndId: its id's ULID after `rt-`, within the SEPA set (the id's `_` is outside it). */
-export const returnEndToEndId = (returnId: string) => `rt-${returnId.slice(returnId.indexOf('_') + 1)}`;
+export const returnEndToEndId = (returnId: string) => `rt-${returnId.slice(returnId.indexOf('_') + 1)}`.slice(0, 35);
 
 /** Whether a debtor can be paid back by a file the bank takes: an IBAN, and a name of the SEPA set (docs/bank.md, "What the bank receives"). */
 export const payableDebtor = (d: { debtor_name: string | null; debtor_iban: string | null }) =>
