@@ -10,6 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { payoutBatchWorkflow } from '../src/platform/workflows.workflow';
+import { bankInbox } from '../src/payouts/bankInbox.activities';
+import { createLogger } from '../src/platform/lib/logger';
+import { settlementFile } from './helpers/bankCredits';
 import { eventually, scriptEnv, useAccount, useStack, validPayment } from './helpers/stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -68,6 +71,9 @@ describe('a bank file taker killed half-way', () => {
     const payment = await ok(await stack.http.post('/api/v1/payments', { key, body }), 201);
     for (const action of ['deposit', 'approve', 'release'])
       await ok(await stack.http.post(`/api/v1/payments/${payment.id}/${action}`, { key, body: {} }));
+    // Available once the platform's settlement of it is booked (docs/bank.md, "Live availability").
+    const settlement = bankInbox({ db: stack.db, temporal: stack.client, config: stack.config, logger: createLogger('silent') });
+    expect((await settlement.take(settlementFile(payment.funding_reference, '20.00', 'EUR'), 'test')).outcome).toBe('taken');
     const payout = await ok(
       await stack.http.post('/api/v1/payouts', { key, body: { recipient: recipient.id, currency: 'EUR', amount: 12.5 } }),
       201,

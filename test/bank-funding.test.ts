@@ -126,6 +126,19 @@ const credits = async (key: string, status?: string) =>
   (await stack.http.get(`/api/v1/bank_credits${status ? `?status=${status}` : ''}`, { key })).body.data as any[];
 
 describe('a transfer booked at the bank, matched by its reference', () => {
+  it('is booked by a worker, never by the API, which writes no ledger (docs/architecture.md, "One writer per aggregate")', async () => {
+    const res = await transfer(account.test_api_key, { reference: 'RF18539007547034', amount: 3, currency: 'EUR' }, 'booked-by-a-worker');
+    expect(res.status).toBe(201);
+    const [credit] = res.body.bank_credits as { id: string }[];
+    const runs = [];
+    for await (const w of stack.client.workflow.list({
+      query: `WorkflowType = 'simulatedTransferWorkflow' AND WorkflowId STARTS_WITH 'bank-transfer-'`,
+    }))
+      runs.push(w.workflowId);
+    const results = await Promise.all(runs.map((id) => stack.client.workflow.getHandle(id).result() as Promise<{ creditIds: string[] }>));
+    expect(results.flatMap((r) => r.creditIds)).toContain(credit.id);
+  });
+
   it('deposits a payment paid exactly: payment.deposited, its ledger from the custody bank account', async () => {
     const p = await bankPayment(100);
     const res = await transfer(account.test_api_key, { reference: p.funding_reference, amount: 100, currency: 'EUR' });

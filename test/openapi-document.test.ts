@@ -33,9 +33,9 @@ describe('OpenAPI document', () => {
     expect(create.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
     expect(schemas.ErrorResponse.properties.error.required).toEqual(['code', 'message']);
     expect(schemas.ErrorResponse.properties.error.properties.code.enum).toContain('idempotency_conflict');
-    // One outbox for every object (docs/webhooks.md): an event's data is its payment, payout or recipient, each the named component.
+    // One outbox for every object (docs/webhooks.md): an event's data is its payment, payout, recipient or bank credit, each the named component.
     expect(schemas.Event.properties.data.anyOf).toEqual(
-      ['Payment', 'Payout', 'Recipient'].map((name) => expect.objectContaining({ $ref: `#/components/schemas/${name}` })),
+      ['Payment', 'Payout', 'Recipient', 'BankCredit'].map((name) => expect.objectContaining({ $ref: `#/components/schemas/${name}` })),
     );
     // Every event's envelope, for receivers; every answer's headers.
     expect(Object.keys(res.body.webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());

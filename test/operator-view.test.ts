@@ -96,7 +96,7 @@ describe('a finished payment closes', () => {
     }
   });
 
-  it('with a healthy receiver: its history starts one child per delivery, abandoned on close, and every delivery succeeds', async () => {
+  it('with a healthy receiver: its publications start one workflow per delivery, none a child of its run, and every delivery succeeds', async () => {
     const receiver = await startReceiver();
     try {
       const own = await stack.newAccount();
@@ -110,10 +110,11 @@ describe('a finished payment closes', () => {
         return deliveries.map((d) => d.status).join() === 'succeeded,succeeded,succeeded' ? true : undefined;
       });
       const events = (await stack.client.workflow.getHandle(p.body.id).fetchHistory()).events ?? [];
-      const children = events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+      expect(events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? [])).toEqual([]);
       const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id })) as { id: string }[];
-      expect(children.map((c) => [c.workflowId, c.parentClosePolicy]).sort()).toEqual(
-        deliveries.map((d) => [d.id, proto.api.enums.v1.ParentClosePolicy.PARENT_CLOSE_POLICY_ABANDON]).sort(),
+      const hosts = await Promise.all(deliveries.map(async (d) => stack.client.workflow.getHandle(d.id).describe()));
+      expect(hosts.map((h) => [h.type, h.taskQueue, h.parentExecution ?? null])).toEqual(
+        deliveries.map(() => ['webhookDeliveryWorkflow', `${stack.taskQueue}-webhooks`, null]),
       );
     } finally {
       await receiver.close();
@@ -147,8 +148,13 @@ describe("the history reads as the payment's story", () => {
         .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
       // The create is the first update (update-with-start, answered once its creation is committed).
       expect(updates).toEqual(['created', 'deposit', 'dispute', 'resolve']);
+      // The creation's publication is a local activity: its marker carries the summary.
       const summaries = events
-        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition')
+        .filter(
+          (e) =>
+            e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishTransition' ||
+            e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+        )
         .map(summaryOf);
       expect(summaries).toEqual([
         'publish create → pending_deposit (v1)',
@@ -156,7 +162,7 @@ describe("the history reads as the payment's story", () => {
         'publish dispute → disputed (v3)',
         'publish resolve → refunded (v4) — refund: 125.50 refunded',
       ]);
-      // The delivery, its own workflow (named by its id, a child of the payment's run) on the webhooks task
+      // The delivery, its own workflow (named by its id, started by the deposit's publication) on the webhooks task
       // queue, its activity's summary naming its event and configuration (its URL may carry a token).
       const series = (await stack.client.workflow.getHandle(delivered.id).fetchHistory()).events ?? [];
       const scheduled = series.filter((e) => e.activityTaskScheduledEventAttributes?.activityId === delivered.id);
@@ -205,12 +211,11 @@ describe("the history reads as the payment's story", () => {
       const activities = events
         .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
         .map((e) => [e.activityTaskScheduledEventAttributes?.activityType?.name, e.activityTaskScheduledEventAttributes?.taskQueue?.name]);
-      // The payment's run publishes; its deliveries are children on the webhooks task queue, which alone runs their attempts.
-      expect(activities).toEqual(Array.from({ length: 4 }, () => ['publishTransition', stack.taskQueue]));
-      const children = events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
-      expect(children.map((c) => [c.workflowType?.name, c.taskQueue?.name])).toEqual(
-        Array.from({ length: 4 }, () => ['webhookDeliveryWorkflow', `${stack.taskQueue}-webhooks`]),
-      );
+      // The payment's run publishes (the creation in a local activity, each later step in an activity);
+      // the publications start the deliveries' workflows on the webhooks task queue, which alone runs their attempts.
+      expect(activities).toEqual(Array.from({ length: 3 }, () => ['publishTransition', stack.taskQueue]));
+      expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
+      expect(events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? [])).toEqual([]);
       const deliveries = (await stack.db('webhook_deliveries').where({ payment_id: p.body.id }).orderBy('created_at')) as {
         event: string;
         status: string;

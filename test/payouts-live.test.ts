@@ -20,6 +20,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { bankInboxScheduleId } from '../src/platform/worker/schedules';
 import { payoutBatchWorkflow } from '../src/platform/workflows.workflow';
 import { fileMessageId } from '../src/payouts/payoutBatch.activities';
+import { bankInbox } from '../src/payouts/bankInbox.activities';
+import { createLogger } from '../src/platform/lib/logger';
+import { settlementFile } from './helpers/bankCredits';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-outbox-')), 'outbox');
@@ -47,7 +50,10 @@ async function ok(res: { status: number; body: unknown }, status = 200) {
   return res.body as any;
 }
 
-/** A verified recipient with one bank account and `amount` released to it, in live mode. */
+/**
+ * A verified recipient with one bank account and `amount` released to it, in live mode, available:
+ * the platform's settlement of the payment booked at the bank (docs/bank.md, "Live availability").
+ */
 async function fundedLive(key: string, amount: number, currency: string, bankAccount: Record<string, string>) {
   const recipient = await ok(
     await stack.http.post('/api/v1/recipients', { key, body: { email: 'shop@example.com', country: bankAccount.country } }),
@@ -65,6 +71,8 @@ async function fundedLive(key: string, amount: number, currency: string, bankAcc
   const payment = await ok(await stack.http.post('/api/v1/payments', { key, body }), 201);
   for (const action of ['deposit', 'approve', 'release'])
     await ok(await stack.http.post(`/api/v1/payments/${payment.id}/${action}`, { key, body: {} }));
+  const inbox = bankInbox({ db: stack.db, temporal: stack.client, config: stack.config, logger: createLogger('silent') });
+  expect((await inbox.take(settlementFile(payment.funding_reference, amount.toFixed(2), currency), 'test')).outcome).toBe('taken');
   return { recipient: recipient.id as string, bankAccount: ba.id as string };
 }
 

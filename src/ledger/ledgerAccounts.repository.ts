@@ -1,8 +1,8 @@
 /**
  * The ledger's addressed accounts (docs/money.md): entries that belong to no payment step — a
- * recipient's pending money made available, and a payout's steps between a recipient's accounts —
- * written by the ledger's one writer (./transfers.repository.ts); and balances at any instant, summed
- * from the entries.
+ * recipient's pending money made available (./availability.repository.ts), and a payout's steps
+ * between a recipient's accounts — written by the ledger's one writer (./transfers.repository.ts);
+ * and balances at any instant, summed from the entries.
  */
 import type { Knex } from 'knex';
 import {
@@ -15,7 +15,6 @@ import {
   transfersBetween,
 } from './ledger.rules';
 import { entryId, paymentEntryKey, postTransfers } from './transfers.repository';
-import type { RecipientState } from '../recipients/recipients.rules';
 import { ledgerEntryLeaf } from '../audit/trailLeaves.rules';
 import { appendLeaf } from '../audit/trail.repository';
 import type { LedgerEntryRow } from './ledger.repository';
@@ -151,37 +150,6 @@ export async function appendStandaloneEntryLeaves(db: Knex, since: Date | null, 
     await appendEntryLeaves(db, entries);
     appended += entries.length;
     if (entries.length < page) return appended;
-  }
-}
-
-/**
- * Payouts just became enabled: one entry per currency moves everything the recipient has pending to
- * available (docs/money.md). Inside the transaction that holds the recipient's row (src/recipients/recipients.repository.ts).
- */
-export async function makePendingAvailable(tx: Knex.Transaction, r: RecipientState): Promise<void> {
-  const pending = recipientAddress(r.id, 'pending');
-  const rows = await tx<{ address: string; currency: string; exponent: number; balance_minor: string }>('ledger_account_balances')
-    .where('address', pending)
-    .andWhere('balance_minor', '>', 0)
-    .orderBy(['currency', 'exponent'])
-    .select('currency', 'exponent', 'balance_minor');
-  for (const row of rows) {
-    const amount = BigInt(row.balance_minor);
-    await postEntry(tx, {
-      idempotencyKey: `recipient|${r.id}|${r.version}|${row.currency}|${row.exponent}`,
-      recipientId: r.id,
-      version: r.version,
-      accountId: r.accountId,
-      livemode: r.livemode,
-      currency: row.currency,
-      exponent: row.exponent,
-      type: 'make_available',
-      at: new Date(r.updatedAt),
-      postings: [
-        { account: 'recipient_pending', address: pending, amount: -amount },
-        { account: 'recipient_available', address: recipientAddress(r.id, 'available'), amount },
-      ],
-    });
   }
 }
 

@@ -4,10 +4,10 @@
  * recipients whose payouts are enabled.
  */
 import type { Knex } from 'knex';
-import { recipientAddress } from './ledger.rules';
 import type { HistoryEntry, PaymentState } from '../payments/paymentTypes.rules';
 import { ledgerMovements } from '../payments/milestones.rules';
-import { postEntry } from './ledgerAccounts.repository';
+import { makeReleaseAvailable } from './availability.repository';
+import { fundingBookedOf } from '../payouts/bankCredits.repository';
 
 /** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
 export function creditedRecipient(state: PaymentState, milestoneId: string, released: bigint): string | undefined {
@@ -19,11 +19,14 @@ export function creditedRecipient(state: PaymentState, milestoneId: string, rele
  * The availability step of a release to recipients (docs/money.md, "Pending, then available"): a
  * release always credits each named recipient's `pending`; for a recipient whose payouts are enabled,
  * a `make_available` entry of its own then moves that release's net (or what is left of it pending)
- * to `available`. The decision is the recipient's, read under its row's lock (FOR UPDATE, as the
- * verification that moves everything pending takes it), in a transaction after the projection's
- * commit, never inside the projection: the release's postings stay a function of the payment's
- * history. Keyed by the payment, the version and the recipient, so a retried or concurrent
- * projection moves nothing twice; dated at the release, so `as_of` answers as before.
+ * to `available`. In live mode only once the payment's funding is booked at the bank (docs/bank.md,
+ * "Live availability"); else the booking's own step moves it later (./availability.repository.ts).
+ * The decision is the recipient's and, in live mode, the booking's, both read under the recipient's
+ * row lock (FOR UPDATE, as the verification and the booking's step take it), in a transaction after
+ * the projection's commit, never inside the projection: the release's postings stay a function of
+ * the payment's history. Keyed by the payment, the version and the recipient, so a retried or
+ * concurrent projection, or the booking's step, moves nothing twice; dated at the release, so `as_of`
+ * answers as before.
  */
 export async function makeReleasesAvailable(db: Knex, state: PaymentState, entry: HistoryEntry): Promise<void> {
   const nets = new Map<string, bigint>();
@@ -40,29 +43,21 @@ export async function makeReleasesAvailable(db: Knex, state: PaymentState, entry
         .forUpdate()
         .first('payouts_enabled', 'version');
       if (!r?.payouts_enabled) return;
-      const pending = recipientAddress(recipientId, 'pending');
-      const row = await tx<{ address: string; currency: string; exponent: number; balance_minor: string }>('ledger_account_balances')
-        .where({ address: pending, currency: state.currency, exponent: state.amountExponent })
-        .first('balance_minor');
-      const held = BigInt(row?.balance_minor ?? 0);
-      // The verification may have moved it already (wholly before this step, under the same lock).
-      const amount = held < net ? held : net;
-      if (amount <= 0n) return;
-      await postEntry(tx, {
-        idempotencyKey: `available|${state.id}|${entry.seq}|${recipientId}`,
+      // Read after the lock, so a booking committed meanwhile is seen here or its step sees this release.
+      if (state.livemode && !(await fundingBookedOf(tx, [state.id])).has(state.id)) return;
+      const release = {
+        paymentId: state.id,
+        seq: entry.seq,
         recipientId,
-        version: r.version,
         accountId: state.accountId,
         livemode: state.livemode,
         currency: state.currency,
         exponent: state.amountExponent,
-        type: 'make_available',
+        net,
         at: new Date(entry.at),
-        postings: [
-          { account: 'recipient_pending', address: pending, amount: -amount },
-          { account: 'recipient_available', address: recipientAddress(recipientId, 'available'), amount },
-        ],
-      });
+      };
+      // A test-mode verification may have moved it already (wholly before this step, under the same lock): what is left pending moves.
+      await makeReleaseAvailable(tx, { id: recipientId, version: r.version }, release, release.at);
     });
   }
 }

@@ -2,7 +2,7 @@
  * The payment workflow, one run per payment: the state machine's messages (per-action updates, and
  * the `transition` signal, defined in ./payment.messages.ts) and its timers; a refusal's failure is
  * ./paymentFailures.workflow.ts's. Its side effects (the publication of each transition, and the
- * start of each delivery's workflow as a child abandoned on close) are src/webhooks/webhookDelivery.workflow.ts's. The payment's one writer: an
+ * start of each delivery's workflow by that publication) are src/webhooks/webhookDelivery.workflow.ts's. The payment's one writer: an
  * update answers once the publication of the step it caused is committed (docs/architecture.md,
  * "One writer per aggregate").
  */
@@ -88,7 +88,7 @@ class Payment {
   constructor(private readonly input: PaymentWorkflowInput) {
     this.created = withBigintMoney(input.payment);
     this.state = this.created;
-    this.publications = new Publications(input.payment.id, { accountId: input.payment.accountId, livemode: input.payment.livemode });
+    this.publications = new Publications();
     this.history = input.resumed ? withBigintMoney(input.resumed.history) : [creationEntry(this.state, input.actor)];
     setCurrentDetails(details(this.state, this.history.at(-1)));
   }
@@ -180,7 +180,7 @@ class Payment {
   start(): void {
     this.creation = this.input.resumed
       ? Promise.resolve()
-      : this.publications.publish({ payment: this.created, entry: this.history[0], requestId: this.input.requestId });
+      : this.publications.publish({ payment: this.created, entry: this.history[0], requestId: this.input.requestId }, 'input');
   }
 
   /** What the payment took of each credit the bank booked for it, by credit id: a credit again changes nothing. */

@@ -1,7 +1,8 @@
 /**
  * A transition's publication (docs/architecture.md, "How a transition flows"): the read model,
- * ledger, trail and the deliveries it owes in one statement; the payment's run then starts each
- * delivery's workflow on the webhooks task queue. No receiver is called here, no workflow started.
+ * ledger, trail and the deliveries it owes in one statement; once it has committed, each delivery's
+ * workflow is started on the webhooks task queue. No receiver is called here: the attempts run in
+ * those workflows.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
@@ -16,8 +17,9 @@ import { isDataRefusal } from '../platform/database/dataErrors';
 import { disableBacklogged } from '../webhooks/webhookConfigurations.repository';
 import { projectAndPlan } from './projection.repository';
 import { paymentTransitions, projectionFailures } from '../platform/lib/metrics';
-import { type ChainedDelivery, chainsOf } from '../webhooks/deliverySeries.rules';
-import { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { chainsOf, firstSeriesStart } from '../webhooks/deliverySeries.rules';
+import { startFirstSeries } from '../webhooks/deliveryRoad';
+import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 
 /** One delivery a transition owes, with its configuration's id; never its URL, which may carry a token. */
@@ -26,23 +28,15 @@ export interface DeliveryTarget {
   webhookId: string;
 }
 
-/** The deliveries a transition owes, and how the payment's run starts their workflows. */
+/** The deliveries a transition owes, their workflows started: the activity's result in the Temporal UI names them. */
 export interface DeliveryPlan {
   deliveries: DeliveryTarget[];
-  children: SeriesPlan;
 }
 
 export interface PublicationInput {
   payment: PaymentState;
   entry: HistoryEntry;
   requestId?: string;
-}
-
-/** How a payment's run starts its deliveries' workflows: each configuration's chain, on the webhooks task queue, under the retry policy. */
-export interface SeriesPlan {
-  chains: ChainedDelivery[];
-  taskQueue: string;
-  retry: DeliveryRetry;
 }
 
 export function publicationActivities(deps: ActivityResourcesWithClient) {
@@ -85,7 +79,15 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
       const deliveries = planned.map((d) => ({ id: d.delivery.id, webhookId: d.webhook.id }));
       // Not yet attempted: a retried publication finds its deliveries' workflows already running, or ended.
       const chains = chainsOf(planned.filter((d) => d.delivery.attempts === 0 && d.delivery.status === 'pending'));
-      return { deliveries, children: { chains, taskQueue: webhookTaskQueue(config), retry: deliveryRetry(config) } };
+      // Each configuration's chain, its head's workflow started on the webhooks task queue under the
+      // tenant's fairness key; a split's second delivery starts once the first's first attempt has ended.
+      const scope = { accountId: payment.accountId, livemode: payment.livemode };
+      await Promise.all(
+        chains.map((head) =>
+          startFirstSeries(deps.temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config))),
+        ),
+      );
+      return { deliveries };
     },
 
     /** A projection that failed for good: the metric operators alert on, and an error log. */

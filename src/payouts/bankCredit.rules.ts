@@ -6,6 +6,13 @@
 export const BANK_CREDIT_STATUSES = ['unapplied', 'applied', 'returned'] as const;
 export type BankCreditStatus = (typeof BANK_CREDIT_STATUSES)[number];
 
+/**
+ * A credit's events (docs/webhooks.md, "Bank credit events"): booked for an account (`received`), taken
+ * by a payment (`applied`), sent back to its debtor (`returned`). The operator's credits have none.
+ */
+export const BANK_CREDIT_EVENTS = ['bank_credit.received', 'bank_credit.applied', 'bank_credit.returned'] as const;
+export type BankCreditEvent = (typeof BANK_CREDIT_EVENTS)[number];
+
 /** The ledger's `account_id` of an operator's credit: it belongs to no tenant. */
 export const OPERATOR_ACCOUNT = 'operator';
 

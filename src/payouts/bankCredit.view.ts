@@ -1,7 +1,7 @@
 /** A credit booked at the custody account as the API shows it (docs/bank.md, "Unapplied credits"): its debtor as last4 only. */
 import { z } from 'zod';
 import { toMajor } from '../ledger/money.rules';
-import { BANK_CREDIT_STATUSES, type BankCreditStatus } from './bankCredit.rules';
+import { BANK_CREDIT_STATUSES, type BankCreditEvent, type BankCreditStatus } from './bankCredit.rules';
 
 export const BankCreditViewSchema = z.object({
   id: z.string().describe('bc_ + ULID'),
@@ -52,4 +52,20 @@ export function bankCreditView(c: BankCreditFields): BankCreditView {
     livemode: c.livemode,
     created_at: c.created_at.toISOString(),
   };
+}
+
+/** A `bank_credit.*` event's body (docs/webhooks.md): the credit in `data` (its debtor as last4 only), its version in `sequence`. */
+export interface BankCreditEnvelope {
+  event: BankCreditEvent;
+  bank_credit_id: string;
+  timestamp: string;
+  sequence: number;
+  data: BankCreditView;
+}
+
+export function bankCreditEnvelope(
+  c: BankCreditFields & { version: number; updated_at: Date },
+  event: BankCreditEvent,
+): BankCreditEnvelope {
+  return { event, bank_credit_id: c.id, timestamp: c.updated_at.toISOString(), sequence: c.version, data: bankCreditView(c) };
 }

@@ -79,7 +79,7 @@ function fromRow(r: Record<string, unknown>): BankCreditRow {
 /** A `date` column as PostgreSQL holds it (the driver makes it a local midnight). */
 const isoDate = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
-export async function findCreditByEntryKey(db: Knex, entryKey: string): Promise<BankCreditRow | undefined> {
+export async function findCreditByEntryKey(db: Knex | Knex.Transaction, entryKey: string): Promise<BankCreditRow | undefined> {
   const row = await db('bank_credits').where({ entry_key: entryKey }).first(COLUMNS);
   return row ? fromRow(row) : undefined;
 }
@@ -94,7 +94,7 @@ export async function findCredit(db: Knex | Knex.Transaction, id: string): Promi
  * names; the existing row when the same entry (the same key) was claimed before.
  */
 export async function claimCredit(
-  db: Knex,
+  db: Knex | Knex.Transaction,
   c: NewBankCredit,
   owner: { accountId: string | null; paymentId: string | null; status: BankCreditStatus },
 ): Promise<{ row: BankCreditRow; claimed: boolean }> {
@@ -242,10 +242,24 @@ export async function listOperatorCredits(db: Knex): Promise<BankCreditRow[]> {
   return rows.map(fromRow);
 }
 
-/** Whether a payment's funding is booked at the bank (docs/bank.md, "Live availability"): a credit it took or its settlement. */
-export async function fundingBooked(db: Knex | Knex.Transaction, paymentId: string): Promise<boolean> {
-  const row = await db('bank_credits').where({ payment_id: paymentId, status: 'applied' }).first('id');
-  return row !== undefined;
+/**
+ * The payments of `ids` whose funding is booked at the bank (docs/bank.md, "Live availability"): the
+ * credits applied to each, in its currency, add up to its amount. A `bank_transfer` payment's are the
+ * credits it took (an overpayment's row keeps what it took, its excess is unapplied); an `api`
+ * payment's, the platform's settlement transfers carrying its reference. A part is not enough.
+ */
+export async function fundingBookedOf(db: Knex | Knex.Transaction, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows: { id: string }[] = await db('payments as p')
+    .join('bank_credits as c', function () {
+      this.on('c.payment_id', '=', 'p.id').andOn('c.currency', '=', 'p.currency');
+    })
+    .whereIn('p.id', ids)
+    .andWhere('c.status', 'applied')
+    .groupBy('p.id', 'p.amount_minor')
+    .havingRaw('sum(c.amount_minor) >= p.amount_minor')
+    .select('p.id');
+  return new Set(rows.map((r) => r.id));
 }
 
 /** An entry a payment took only part of: the row keeps what it took; the rest is an unapplied credit of its own. */

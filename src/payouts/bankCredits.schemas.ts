@@ -1,10 +1,11 @@
 /** The bank credit routes' schemas (docs/bank.md, "Unapplied credits"): the list, and test mode's simulated transfer. */
 import { z } from 'zod';
 import { currencyRefusal, isCurrency, toMinor } from '../ledger/money.rules';
-import { BANK_CREDIT_STATUSES } from './bankCredit.rules';
+import { BANK_CREDIT_EVENTS, BANK_CREDIT_STATUSES, type BankCreditEvent } from './bankCredit.rules';
 import { BankCreditViewSchema } from './bankCredit.view';
 import { component, exampleOf } from '../platform/http/components';
 import { listOf, listQuery } from '../platform/http/common.schemas';
+import { webhookSchemaName } from '../webhooks/webhooks.schemas';
 import { idPattern } from '../platform/http/parse';
 
 export const BankCredit = component('BankCredit', BankCreditViewSchema, {
@@ -27,6 +28,35 @@ export const BankCreditList = component('BankCreditList', listOf(BankCredit), {
   data: [exampleOf(BankCredit)],
   has_more: false,
 });
+
+/** `bank_credit.*`'s body (docs/webhooks.md, "Bank credit events"): the credit in `data`, its version in `sequence`. */
+export const BANK_CREDIT_ENVELOPES = Object.fromEntries(
+  BANK_CREDIT_EVENTS.map((event) => [
+    event,
+    component(
+      webhookSchemaName(event),
+      z.object({
+        event: z.literal(event),
+        bank_credit_id: z.string(),
+        timestamp: z.string().describe('When the credit took this step, ISO 8601 UTC'),
+        sequence: z
+          .number()
+          .int()
+          .describe(
+            "The credit's version (received and applied at once share it, received first): ignore an event older than one you applied",
+          ),
+        data: BankCredit.describe('The credit as it was right after this step; its payer as debtor_last4 only'),
+      }),
+      {
+        event,
+        bank_credit_id: 'bc_01JDZ6R0A1B2C3D4E5F6G7H8J9',
+        timestamp: '2026-11-24T10:00:00.000Z',
+        sequence: 1,
+        data: exampleOf(BankCredit),
+      },
+    ),
+  ]),
+) as unknown as Record<BankCreditEvent, z.ZodType>;
 
 export const ListBankCreditsQuery = listQuery('bc', 'A bank credit', {
   status: z.enum(BANK_CREDIT_STATUSES).optional().describe('Only credits in this status'),

@@ -6,25 +6,19 @@
  * else, and the excess of an overpayment, is an unapplied credit of the payment's account, or the
  * operator's when it names no payment. Test mode's simulated transfers take the same road.
  */
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createHash } from 'node:crypto';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ulid } from 'ulid';
-import { minorUnits } from '../ledger/money.rules';
+import { bankCreditAssignmentWorkflow, bankReturnWorkflow, simulatedTransferWorkflow } from '../platform/workflows.workflow';
+import { withinDeadline } from '../platform/lib/temporalDeadline';
 import type { PaymentsDeps } from '../payments/paymentRun.service';
 import { receiveFundsUpdate } from '../payments/payment.messages';
 import type { Scope } from '../tenants/tenancy.rules';
-import {
-  type BankCreditRow,
-  type CreditFilter,
-  type NewBankCredit,
-  findCredit,
-  listCredits,
-  listOperatorCredits,
-  moveCredit,
-} from './bankCredits.repository';
+import { type BankCreditRow, type CreditFilter, findCredit, listCredits, listOperatorCredits, moveCredit } from './bankCredits.repository';
 import { findPayment } from '../payments/payments.repository';
-import { type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
-import { bankCreditAssignmentWorkflow, bankReturnWorkflow } from '../platform/workflows.workflow';
+import { type Announce, type Booked, type Fund } from './bankCreditBooking.repository';
+import { recordBankCreditEvent } from './bankCreditEvents.repository';
+import { deliveries } from '../webhooks/deliveries.service';
 import type { BankReturnResult } from './bankReturn.rules';
 import { type BankCreditView, bankCreditView } from './bankCredit.view';
 import {
@@ -38,6 +32,9 @@ import {
 
 export function bankCreditsService(deps: PaymentsDeps) {
   const { db, temporal, config } = deps;
+  const { startRecorded } = deliveries(deps);
+  /** A credit's event's deliveries, started on the one road (docs/webhooks.md). */
+  const announce: Announce = (owed) => startRecorded(owed.scope, owed.deliveries);
 
   /**
    * Return a credit of `owner` (an account and mode, or the operator's: null) through a worker's short
@@ -85,38 +82,37 @@ export function bankCreditsService(deps: PaymentsDeps) {
 
   return {
     /**
-     * Book one credit of the bank (a file's entry, or test mode's simulated transfer), matched by its
-     * reference. `accountId`: test mode's caller, whose own payments alone its transfer may fund.
-     */
-    async book(c: NewBankCredit, accountId?: string): Promise<Booked> {
-      return bookCredit({ db, fund }, c, accountId);
-    },
-
-    /**
      * Test mode's simulated transfer (`POST /api/v1/test_helpers/bank_transfers`): a credit booked today
-     * with `reference`, through the same matching; one per request (its idempotency resource id).
+     * with `reference`, through the same matching, by a worker (only the workers write the ledger:
+     * src/payouts/simulatedTransfer.workflow.ts); one per request (its idempotency resource id).
      */
     async simulateTransfer(
       call: { principal: Scope & { actor?: string }; resourceId?: string; requestId: string },
       body: { reference: string; amountMinor: bigint; currency: string },
     ): Promise<Booked> {
       if (call.principal.livemode) throw new InvalidInput([{ field: 'reference', message: 'a simulated transfer is for test mode only' }]);
-      const key = call.resourceId ?? call.requestId;
-      return this.book(
-        {
-          entryKey: `test:${call.principal.accountId}:${key}`,
-          livemode: false,
-          amountMinor: body.amountMinor,
-          currency: body.currency,
-          exponent: minorUnits(body.currency),
-          reference: body.reference,
-          bookedOn: new Date().toISOString().slice(0, 10),
-          bankEntryRef: null,
-          bankFileId: null,
-          debtor: null,
-        },
-        call.principal.accountId,
+      const entryKey = `test:${call.principal.accountId}:${call.resourceId ?? call.requestId}`;
+      const result = await withinDeadline(temporal, () =>
+        temporal.workflow.execute(simulatedTransferWorkflow, {
+          workflowId: `bank-transfer-${createHash('sha256').update(entryKey).digest('hex').slice(0, 32)}`,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          // A retried request joins the run under way, or runs again once it closed (the booking is idempotent by entry key).
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          args: [
+            {
+              entryKey,
+              accountId: call.principal.accountId,
+              amountMinor: body.amountMinor,
+              currency: body.currency,
+              reference: body.reference,
+              bookedOn: new Date().toISOString().slice(0, 10),
+            },
+          ],
+        }),
       );
+      const credits = await Promise.all(result.creditIds.map((id) => findCredit(db, id)));
+      return { credits: credits.filter((c): c is BankCreditRow => c !== undefined), again: result.again };
     },
 
     /**
@@ -155,6 +151,8 @@ export function bankCreditsService(deps: PaymentsDeps) {
         await moveCredit(db, credit.id, 'applied', 'unapplied');
         throw new InvalidTransition(payment.status, `payment ${payment.id} could not take bank credit ${credit.id}: its status changed`);
       }
+      // Recorded once the payment took it (a refusal moves it back, and no event was sent).
+      await announce(await recordBankCreditEvent(db, claimed, 'bank_credit.applied'));
       return claimed;
     },
 

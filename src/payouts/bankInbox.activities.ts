@@ -28,7 +28,11 @@ import type { Logger } from '../platform/lib/logger';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 import { startStatementReconciliation } from '../reconciliation/reconciliationStart.activities';
 import type { BankFile } from './bankFileRead.format';
-import { type Fund, bookCredit } from './bankCreditBooking.repository';
+import { type Announce, type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
+import type { NewBankCredit } from './bankCredits.repository';
+import { firstSeriesStart } from '../webhooks/deliverySeries.rules';
+import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
+import { startFirstSeries } from '../webhooks/deliveryRoad';
 import { type BankReturnRow, failReturn, payReturn, returnsForBankFile } from './bankReturns.repository';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
@@ -107,6 +111,17 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
   };
 
   /**
+   * A credit's event's deliveries (a credit of an account), started on the one road (docs/webhooks.md,
+   * "One road"), as a payout's activities start theirs: one whose workflow ran is left as it is.
+   */
+  const announce: Announce = async ({ scope, deliveries }) => {
+    for (const d of deliveries) {
+      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
+      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
+    }
+  };
+
+  /**
    * The file's booked credits to the custody account, each booked once by its entry key (the bank's
    * AcctSvcrRef, else the message id and its position) and matched by its reference (docs/bank.md,
    * "Funding by bank transfer"). A credit to another account is not the service's: left alone.
@@ -120,7 +135,7 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
         continue;
       }
       await bookCredit(
-        { db, fund },
+        { db, fund, announce },
         {
           entryKey: c.entryRef ?? `${file.messageId}#${c.position}`,
           livemode: true,
@@ -204,6 +219,11 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
         account: r.account_id,
       });
     }
+  }
+
+  /** One credit booked through the same matching as a file's (test mode's simulated transfer). */
+  function book(c: NewBankCredit, accountId?: string): Promise<Booked> {
+    return bookCredit({ db, fund, announce }, c, accountId);
   }
 
   /** Take one file's bytes (`source`: where they came from, for the record). Nothing changes unless it is `taken`. */
@@ -325,6 +345,7 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
   return {
     take,
     takePath,
+    book,
 
     /** Every new file in the inbox, in name order, each taken once; `alive` is called between files (an activity's heartbeat). */
     async takeInbox(alive: () => void = () => undefined): Promise<{ taken: number; rejected: number; waiting: number }> {
@@ -374,10 +395,45 @@ const operatorView = (row: BankFileRow): OperatorBankFile => ({
 
 export type BankInbox = ReturnType<typeof bankInbox>;
 
+/** A simulated transfer to book (test mode): the caller's account alone may be funded by it. */
+export interface SimulatedTransferInput {
+  entryKey: string;
+  accountId: string;
+  amountMinor: bigint;
+  currency: string;
+  reference: string;
+  bookedOn: string;
+}
+
+/** The credits it became (their ids: the API reads them), and whether the entry was taken before. */
+export interface SimulatedTransferResult {
+  creditIds: string[];
+  again: boolean;
+}
+
 /** The inbox's activity: every new file taken, a heartbeat between files. */
 export function bankInboxActivities({ db, config, temporal, logger }: ActivityResourcesWithClient) {
   const inbox = bankInbox({ db, config, temporal, logger });
   return {
+    /** Test mode's simulated transfer, matched as the bank's credits are (src/payouts/simulatedTransfer.workflow.ts). */
+    async bookSimulatedTransfer(input: SimulatedTransferInput): Promise<SimulatedTransferResult> {
+      const booked = await inbox.book(
+        {
+          entryKey: input.entryKey,
+          livemode: false,
+          amountMinor: input.amountMinor,
+          currency: input.currency,
+          exponent: minorUnits(input.currency),
+          reference: input.reference,
+          bookedOn: input.bookedOn,
+          bankEntryRef: null,
+          bankFileId: null,
+          debtor: null,
+        },
+        input.accountId,
+      );
+      return { creditIds: booked.credits.map((c) => c.id), again: booked.again };
+    },
     async takeBankInbox(): Promise<{ taken: number; rejected: number; waiting: number }> {
       return inbox.takeInbox(() => {
         Context.current().heartbeat();

@@ -18,10 +18,9 @@ import {
 } from './payouts.repository';
 import type { Scope } from '../tenants/tenancy.rules';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
-import { ORIGINAL_SERIES } from '../webhooks/deliveryAttempt.rules';
-import { deliveryLabel, seriesStartOptions } from '../webhooks/deliverySeries.rules';
+import { firstSeriesStart } from '../webhooks/deliverySeries.rules';
 import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
-import { deliverThrough } from '../webhooks/deliveryRoad';
+import { startFirstSeries } from '../webhooks/deliveryRoad';
 
 export interface PayoutStepInput {
   payoutId: string;
@@ -56,10 +55,8 @@ export function payoutActivities({ db, config, temporal }: ActivityResourcesWith
     const deliveries = await unattemptedPayoutDeliveries(db, payoutId);
     // The one way in (docs/webhooks.md, "One road"): a delivery whose workflow ran already is left as it is.
     for (const d of deliveries) {
-      const label = deliveryLabel({ event: d.event, webhookId: d.webhook_id });
-      const input = { deliveryId: d.id, series: ORIGINAL_SERIES, retry: deliveryRetry(config), base: 0, label };
-      const options = seriesStartOptions(d.id, scope, webhookTaskQueue(config), label, true);
-      await deliverThrough(temporal, { ...options, args: [input] }, { series: ORIGINAL_SERIES, logged: 0 });
+      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
+      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
     }
     return deliveries.length;
   }

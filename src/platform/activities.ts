@@ -17,7 +17,7 @@ import type { ActivityResourcesWithClient } from './activityResources';
 
 export type { DeliveryOutcome, SeriesInput } from '../webhooks/delivery.activities';
 export type { PayoutStepInput } from '../payouts/payout.activities';
-export type { DeliveryPlan, DeliveryTarget, PublicationInput, SeriesPlan } from '../payments/publication.activities';
+export type { DeliveryPlan, DeliveryTarget, PublicationInput } from '../payments/publication.activities';
 export type { ChainedDelivery } from '../webhooks/deliverySeries.rules';
 export { type DeliveryRetry, deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
 

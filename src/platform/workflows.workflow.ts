@@ -9,5 +9,6 @@ export * from '../payouts/payout.workflow';
 export * from '../payouts/payoutCreation.workflow';
 export * from '../payouts/bankInbox.workflow';
 export * from '../payouts/bankReturn.workflow';
+export * from '../payouts/simulatedTransfer.workflow';
 export * from '../reconciliation/reconciliation.workflow';
 export * from '../recipients/recipientFunds.workflow';

@@ -2,7 +2,7 @@
  * A recipient's activity (docs/money.md): its pending money made available, under its row's lock,
  * in one transaction. Idempotent: what is pending is read under the lock, so a retry moves nothing twice.
  */
-import { makePendingAvailable } from '../ledger/ledgerAccounts.repository';
+import { makePendingAvailable } from '../ledger/availability.repository';
 import type { ActivityResources } from '../platform/activityResources';
 import { lockRecipient } from './recipients.repository';
 
@@ -12,7 +12,7 @@ export function recipientActivities({ db }: ActivityResources) {
       await db.transaction(async (tx) => {
         const r = await lockRecipient(tx, input.recipientId);
         // Only while its payouts are still enabled: a later report that disabled them keeps the money pending.
-        // The amounts are read under the lock a release's own move takes too (src/ledger/paymentPostings.repository.ts): nothing moves twice.
+        // The amounts are read under the lock a release's own move takes too (src/ledger/availability.repository.ts): nothing moves twice.
         if (r?.payoutsEnabled) await makePendingAvailable(tx, r);
       });
     },

@@ -71,7 +71,9 @@ export const RecipientBalanceViewSchema = z.object({
   balances: z.array(
     z.object({
       currency: z.string(),
-      pending: z.number().describe('Released to it while its payouts were not enabled'),
+      pending: z
+        .number()
+        .describe("Released to it while its payouts were not enabled, or in live mode before its payment's funding was booked at the bank"),
       available: z.number().describe('Payable to it'),
       in_transit: z.number().describe('On its way to its bank'),
       paid_out: z.number().describe('Paid to its bank'),

@@ -81,7 +81,8 @@ export function recipientsService({ db, temporal, config }: RecipientsDeps) {
 
   /**
    * Payouts enabled and money still pending (just enabled, or an earlier answer lost before its move):
-   * a worker moves it to available, one entry per currency (docs/money.md), since only the workers
+   * a worker moves it to available, one entry per currency (in live mode, one per release of a payment
+   * whose funding is booked, the rest staying pending: docs/money.md), since only the workers
    * write the ledger (docs/architecture.md, "One writer per aggregate"). Awaited, so the balances read
    * after the answer show it.
    */

@@ -9,13 +9,13 @@ import { temporal as proto } from '@temporalio/proto';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { Config } from '../platform/config';
-import { seriesStartOptions } from './deliverySeries.rules';
+import { firstSeriesStart, seriesStartOptions } from './deliverySeries.rules';
 import type { Scope } from '../tenants/tenancy.rules';
 import type { WebhookConfiguration } from './webhookConfigurations.repository';
 import { type StaleSeries, claimSeries, releaseSeries } from './webhookDeliveries.repository';
 import { deliveryRetry, webhookTaskQueue } from './retrySchedule';
 import type { DeliverRequest, SeriesInput } from '../platform/workflows.workflow';
-import { deliverThrough } from './deliveryRoad';
+import { deliverThrough, startFirstSeries } from './deliveryRoad';
 import { TEMPORAL_CALL_TIMEOUT_MS, withinDeadline } from '../platform/lib/temporalDeadline';
 
 /**
@@ -55,6 +55,17 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
   async function startFirst(scope: Scope, deliveryId: string, series: string, summary: string): Promise<void> {
     const input = { deliveryId, series, retry: deliveryRetry(config), base: 0 };
     await deliver({ scope, input, summary, once: true }, { series, logged: 0 });
+  }
+
+  /**
+   * The deliveries an event recorded with its object's step and not attempted yet (a bank credit's:
+   * src/payouts/bankCreditEvents.repository.ts), each its first series; one whose workflow ran is left as it is.
+   */
+  async function startRecorded(scope: Scope, recorded: { id: string; webhook_id: string; event: string }[]): Promise<void> {
+    for (const d of recorded) {
+      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
+      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
+    }
   }
 
   /** The delivery's workflow as Temporal describes its latest run; null when none ever ran. */
@@ -143,5 +154,5 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
     }
   }
 
-  return { deliver, startFirst, resend, retryNow };
+  return { deliver, startFirst, startRecorded, resend, retryNow };
 }

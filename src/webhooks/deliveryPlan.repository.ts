@@ -2,8 +2,8 @@
  * The deliveries an event owes, one per subscribed, active configuration of its account and mode,
  * each id derived one way (`deliveryKey` + the configuration's id), so a retry never records one
  * twice: a payment's transition's in the projection's own statement (`projectAndPlan`,
- * src/payments/projection.repository.ts) or alone (`planDeliveries`, `npm run repair`); a payout's or
- * a recipient's in its step's transaction (`recordDeliveries`).
+ * src/payments/projection.repository.ts) or alone (`planDeliveries`, `npm run repair`); a payout's,
+ * a recipient's or a bank credit's in its step's transaction (`recordDeliveries`).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -34,7 +34,7 @@ export interface PlannedDelivery {
 const DELIVERY_ID_PREFIX = 'dlv_';
 const DELIVERY_ID_HEX_CHARS = 26;
 
-/** What a delivery id is derived from before the configuration's id: the object (payment, payout, recipient), its version, and an event's ordinal. */
+/** What a delivery id is derived from before the configuration's id: the object (payment, payout, recipient, bank credit), its version, and an event's ordinal. */
 export function deliveryKey(objectId: string, version: number, ordinal = OWN_EVENT_ORDINAL): string {
   return `${objectId}|${version}|${ordinal === OWN_EVENT_ORDINAL ? '' : `${ordinal}|`}`;
 }
@@ -44,10 +44,10 @@ export function deliveryIdOf(key: string, webhookId: string): string {
   return `${DELIVERY_ID_PREFIX}${createHash('sha256').update(`${key}${webhookId}`).digest('hex').slice(0, DELIVERY_ID_HEX_CHARS)}`;
 }
 
-/** Whose event it is, as `events` and `webhook_deliveries` name it: a payout's or a recipient's. */
-export type EventOwner = { payout_id: string } | { recipient_id: string };
+/** Whose event it is, as `events` and `webhook_deliveries` name it: a payout's, a recipient's or a bank credit's. */
+export type EventOwner = { payout_id: string } | { recipient_id: string } | { bank_credit_id: string };
 
-/** A payout's or a recipient's event as its webhook's body says it. */
+/** A payout's, a recipient's or a bank credit's event as its webhook's body says it. */
 interface ObjectEnvelope {
   event: string;
   timestamp: string;
@@ -56,18 +56,19 @@ interface ObjectEnvelope {
 }
 
 /**
- * A payout's or a recipient's event, recorded in the caller's transaction as a payment's is: its row
- * in `events` (id `eventId(object, sequence)`, listed by `GET /api/v1/events`), then its deliveries,
- * one per active configuration of `scope` that names the event, in the configurations' order, each
- * id `deliveryIdOf(deliveryKey(object, version), configuration)` and naming the event. A retried
- * step records neither twice.
+ * A payout's, a recipient's or a bank credit's event, recorded in the caller's transaction as a
+ * payment's is: its row in `events` (id `eventId(object, sequence, ordinal)`, listed by
+ * `GET /api/v1/events`), then its deliveries, one per active configuration of `scope` that names the
+ * event, in the configurations' order, each id `deliveryIdOf(deliveryKey(object, version, ordinal),
+ * configuration)` and naming the event. `ordinal` (default the step's own) orders two events of one
+ * version, as a payment's split's. A retried step records neither twice. Answers the event's id.
  */
 export async function recordEvent(
   tx: Knex.Transaction,
-  d: { scope: Scope; objectId: string; owner: EventOwner; envelope: ObjectEnvelope },
-): Promise<void> {
-  const { envelope } = d;
-  const id = eventId(d.objectId, envelope.sequence);
+  d: { scope: Scope; objectId: string; owner: EventOwner; envelope: ObjectEnvelope; ordinal?: number },
+): Promise<string> {
+  const { envelope, ordinal = OWN_EVENT_ORDINAL } = d;
+  const id = eventId(d.objectId, envelope.sequence, ordinal);
   await tx('events')
     .insert({
       id,
@@ -76,17 +77,26 @@ export async function recordEvent(
       ...d.owner,
       type: envelope.event,
       sequence: envelope.sequence,
+      ordinal,
       data: JSON.stringify(envelope.data),
       created_at: new Date(envelope.timestamp),
     })
     .onConflict('id')
     .ignore();
-  await recordDeliveries(tx, { ...d, version: envelope.sequence, event: envelope.event, body: JSON.stringify(envelope), eventId: id });
+  await recordDeliveries(tx, {
+    ...d,
+    version: envelope.sequence,
+    ordinal,
+    event: envelope.event,
+    body: JSON.stringify(envelope),
+    eventId: id,
+  });
+  return id;
 }
 
 async function recordDeliveries(
   tx: Knex.Transaction,
-  d: { scope: Scope; objectId: string; version: number; owner: EventOwner; event: string; body: string; eventId: string },
+  d: { scope: Scope; objectId: string; version: number; ordinal: number; owner: EventOwner; event: string; body: string; eventId: string },
 ): Promise<void> {
   const hooks = await tx<{ id: string }>('webhooks')
     .where('account_id', d.scope.accountId)
@@ -97,7 +107,7 @@ async function recordDeliveries(
     .orderBy(['created_at', 'id'])
     .select('id');
   if (hooks.length === 0) return;
-  const key = deliveryKey(d.objectId, d.version);
+  const key = deliveryKey(d.objectId, d.version, d.ordinal);
   await tx('webhook_deliveries')
     .insert(
       hooks.map((h) => ({ id: deliveryIdOf(key, h.id), webhook_id: h.id, ...d.owner, event: d.event, event_id: d.eventId, body: d.body })),

@@ -1,7 +1,8 @@
 /**
- * The one way in to a delivery from outside a run (docs/webhooks.md, "One road"): a payout's or a
- * recipient's event, a test, a resend, a recover, a retry-now and a repair are each one
- * update-with-start of the workflow named by the delivery's id. Temporal starts that workflow when
+ * The one way in to a delivery from outside a run (docs/webhooks.md, "One road"). An event's first
+ * series (a payment's transition, a payout's step) is one start of the workflow named by the
+ * delivery's id (`startFirstSeries`); a recipient's event, a test, a resend, a recover, a retry-now and a repair are each one
+ * update-with-start of that workflow. Temporal starts that workflow when
  * no run of it is open and hands the update to the open one otherwise (`USE_EXISTING`), so a
  * delivery has one host whatever asks. A plain helper (docs/architecture.md): its callers build the
  * start options (src/webhooks/deliverySeries.rules.ts `seriesStartOptions`).
@@ -54,5 +55,21 @@ export async function deliverThrough(temporal: Client, start: DeliveryStart, req
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return null;
     throw err;
+  }
+}
+
+/**
+ * Starts an event's first series in the delivery's workflow, once: a start again (a retried
+ * publication) joins the open run, and one refused because the run has closed (`once`) changes
+ * nothing. It waits for no worker, only for Temporal to record the start, so a payment's step never
+ * waits on the webhooks worker.
+ */
+export async function startFirstSeries(temporal: Client, start: DeliveryStart): Promise<void> {
+  try {
+    await withinDeadline(temporal, () =>
+      temporal.workflow.start(DELIVERY_WORKFLOW, { ...start, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING }),
+    );
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }

@@ -7,6 +7,7 @@
 import { type Priority, WorkflowIdReusePolicy } from '@temporalio/common';
 import { type RecordKind, RecordKindKey } from '../platform/searchAttributes.rules';
 import type { Scope } from '../tenants/tenancy.rules';
+import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
 
 /**
  * A delivery activity's start-to-close time-out beyond its HTTP time-out: the database writes around
@@ -81,4 +82,17 @@ export function chainsOf(planned: { delivery: { id: string; event: string }; web
     ]);
   }
   return [...byWebhook.values()].map(([head, ...rest]) => (rest.length > 0 ? { ...head, then: rest } : head));
+}
+
+/**
+ * An event's first series of a delivery (with the rest of its chain, a split's): its workflow's
+ * start options and input, for `startFirstSeries` (src/webhooks/deliveryRoad.ts).
+ */
+export function firstSeriesStart<Retry>(head: ChainedDelivery, scope: Scope, taskQueue: string, retry: Retry) {
+  const { then, ...delivery } = head;
+  const label = deliveryLabel(delivery);
+  return {
+    ...seriesStartOptions(delivery.deliveryId, scope, taskQueue, label, true),
+    args: [{ deliveryId: delivery.deliveryId, series: ORIGINAL_SERIES, retry, base: 0, label, ...(then?.length ? { then } : {}) }],
+  };
 }

@@ -7,6 +7,7 @@ import { listOf, listQuery, paymentIdFilter } from '../platform/http/common.sche
 import { Payment } from '../payments/payments.schemas';
 import { Payout } from '../payouts/payouts.schemas';
 import { Recipient } from '../recipients/recipients.schemas';
+import { BankCredit } from '../payouts/bankCredits.schemas';
 import { MilestoneViewSchema } from '../payments/payment.view';
 
 export const ListEventsQuery = listQuery('evt', 'An event', {
@@ -23,12 +24,13 @@ export const Event = component(
     payment_id: z.string().optional().describe("A payment's event: the payment"),
     payout_id: z.string().optional().describe("A payout's event: the payout"),
     recipient_id: z.string().optional().describe("A recipient's event (recipient.updated): the recipient"),
+    bank_credit_id: z.string().optional().describe("A bank credit's event (bank_credit.*): the credit"),
     sequence: z.number().describe("The object's version: order an object's events by it"),
     created_at: z.string(),
     milestone: MilestoneViewSchema.optional().describe('A milestone event’s milestone, as data.milestones shows it'),
     data: z
-      .union([Payment, Payout, Recipient])
-      .describe('The payment, payout or recipient as it was right after this event (its `object` says which)'),
+      .union([Payment, Payout, Recipient, BankCredit])
+      .describe('The payment, payout, recipient or bank credit as it was right after this event (its `object` says which)'),
   }),
   S.event,
 );

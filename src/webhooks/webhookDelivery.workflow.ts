@@ -1,12 +1,16 @@
 /**
  * Webhook delivery, workflow side (docs/webhooks.md, "One road"): one host per delivery, the
  * `webhookDeliveryWorkflow` whose id is the delivery's, on the webhooks task queue. A payment's
- * run starts its deliveries as children it abandons on close (`Publications`); everything else —
- * a payout's or a recipient's event, a test, a resend, a recover, a retry-now, a repair — comes in
- * through one update-with-start of that id (src/webhooks/deliveryRoad.ts), answered by `deliverUpdate`.
+ * publication (`Publications`) and a payout's step start their events' deliveries once their rows
+ * are committed (src/webhooks/deliveryRoad.ts `startFirstSeries`); everything else — a recipient's
+ * event, a test, a resend, a recover, a retry-now, a repair — comes in through one update-with-start
+ * of that id (`deliverThrough`), answered by `deliverUpdate`. Not children of the payment's run: a
+ * child's start and end would be three events and two workflow tasks more of the payment's history
+ * each (docs/benchmarks.md).
  */
 import {
   type ActivityOptions,
+  type LocalActivityOptions,
   ActivityFailure,
   ParentClosePolicy,
   WorkflowIdReusePolicy,
@@ -17,15 +21,14 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { type Priority, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, PublicationInput, SeriesInput } from '../platform/activities';
 import type { DeliveryRetry } from './retrySchedule';
 import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
-import { type ChainedDelivery, deliveryLabel, tenantPriority } from './deliverySeries.rules';
+import { type ChainedDelivery, deliveryLabel } from './deliverySeries.rules';
 import { type RecordKind, RecordKindKey } from '../platform/searchAttributes.rules';
 import { PROJECTION_REFUSED } from '../platform/failures.rules';
 import { stepSummary } from '../payments/paymentSummary.rules';
-import type { Scope } from '../tenants/tenancy.rules';
 import { DeliverySeries } from './deliverySeries.workflow';
 
 export type { SeriesInput };
@@ -103,19 +106,18 @@ export async function webhookDeliveryWorkflow(input: SeriesInput): Promise<Deliv
 }
 
 /**
- * Starts a delivery's workflow as a child of the run at hand, which abandons it on close (as a
- * shipment outlives its order): its first series, never a second time once it ran. The rest of
- * the chain follows it, each started by the one before.
+ * Starts a chain's next delivery's workflow as a child of the delivery before it, which abandons it
+ * on close: its first series, never a second time once it ran. The rest of the chain follows it,
+ * each started by the one before.
  */
-async function startDelivery(chain: ChainedDelivery[], retry: DeliveryRetry, on?: { taskQueue: string; priority: Priority }) {
+async function startDelivery(chain: ChainedDelivery[], retry: DeliveryRetry) {
   const [head, ...rest] = chain;
   if (chain.length === 0) return;
   try {
     await startChild(webhookDeliveryWorkflow, {
       workflowId: head.deliveryId,
-      // A payment's run names the webhooks task queue; a chain's next delivery stays on its own queue.
-      ...(on ? { taskQueue: on.taskQueue } : {}),
-      priority: on?.priority ?? workflowInfo().priority,
+      // On the delivery's own task queue, fairness key and priority.
+      priority: workflowInfo().priority,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // Kept out of the operators' payments list (docs/operations.md).
@@ -141,7 +143,7 @@ async function startDelivery(chain: ChainedDelivery[], retry: DeliveryRetry, on?
 // The publication: the projection and the deliveries' rows in one statement. An ordinary activity,
 // scheduled by the workflow task that made the transition durable, so the read model never runs
 // ahead of the workflow. Outages are retried for hours; data PostgreSQL refuses is not.
-const PUBLICATION_OPTIONS: ActivityOptions = {
+const PUBLICATION_OPTIONS: ActivityOptions & LocalActivityOptions = {
   startToCloseTimeout: '45 seconds',
   retry: {
     initialInterval: '200 ms',
@@ -155,46 +157,38 @@ const PUBLICATION_OPTIONS: ActivityOptions = {
 // A rare path: a projection that failed for good (metric and error log).
 const { reportProjectionFailure } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
 
-/** A payment run's publications: its projections, then its deliveries' workflows started as children. */
+/** A payment run's publications: each step's projection, whose activity starts the deliveries it owes. */
 export class Publications {
   /** Projections (read model and ledger) and their deliveries' starts still running: a finished run waits for these. */
   private readonly projections: Promise<unknown>[] = [];
-
-  constructor(
-    paymentId: string,
-    private readonly scope: Scope,
-  ) {}
 
   /**
    * The transition's projection (read model, ledger, trail and its deliveries' rows), settled once
    * committed (or reported failed for good); the deliveries' series go on in the background. The
    * step's handler awaits it before it answers (docs/architecture.md, "One writer per aggregate").
    */
-  publish(input: PublicationInput): Promise<void> {
-    const projection = this.run(input);
+  publish(input: PublicationInput, from: 'state' | 'input' = 'state'): Promise<void> {
+    const projection = this.run(input, from);
     this.projections.push(projection);
     return projection;
   }
 
-  private async run(input: PublicationInput): Promise<void> {
+  private async run(input: PublicationInput, from: 'state' | 'input'): Promise<void> {
     const { entry, payment } = input;
     // Named for the Temporal UI: which step, to which status, at which version, moving what money.
-    const { publishTransition } = proxyActivities<Activities>({
-      ...PUBLICATION_OPTIONS,
-      summary: stepSummary('publish', payment, entry),
-    });
-    let plan;
+    const options = { ...PUBLICATION_OPTIONS, summary: stepSummary('publish', payment, entry) };
+    // The creation's publication is made of the run's input alone, durable before its first task: as
+    // a local activity it answers the create from that task, and a task that fails writes the same
+    // rows again. A later step's is made of the state that task reached, so it runs once that state
+    // is durable, as an ordinary activity (docs/architecture.md, "One writer per aggregate").
+    const { publishTransition } = from === 'input' ? proxyLocalActivities<Activities>(options) : proxyActivities<Activities>(options);
     try {
-      plan = await publishTransition(input);
+      await publishTransition(input);
     } catch (err) {
       // Bounded: the payment's timers and later transitions go on; operators are alerted.
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
       await reportProjectionFailure({ paymentId: input.payment.id, version: input.payment.version, error });
-      return;
     }
-    // One child per configuration: a split's two deliveries to it are one chain, the second started once the first's first attempt ended.
-    const on = { taskQueue: plan.children.taskQueue, priority: tenantPriority(this.scope) };
-    await Promise.all(plan.children.chains.map((chain) => startDelivery([chain, ...(chain.then ?? [])], plan.children.retry, on)));
   }
 
   /** The payment is finished: its run closes once its read model and ledger are written and its deliveries' workflows started. */

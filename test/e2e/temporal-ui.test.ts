@@ -246,7 +246,7 @@ describe("a payment's page and the NextDeadline list (docs/operations.md)", () =
         (t) => t.includes('publish resolve → released (v4)'),
       );
       // Activities named by step, status, version and the money moved (each delivery is a workflow of its
-      // own, a child of this run: its page is checked below).
+      // own, started by a publication: its page is checked below).
       expect(history).toContain('publish deposit → in_custody (v2) — deposit: 199.99 held');
       expect(history).toContain('publish dispute → disputed (v3)');
       expect(history).toContain('publish resolve → released (v4) — split: 88.88 refunded, 111.11 released, fee 3.08');

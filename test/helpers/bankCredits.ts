@@ -13,3 +13,18 @@ export const creditsFile = (refs: { exact: string; short: string; over: string }
     .replaceAll('{{REF_OVER}}', refs.over)
     .replaceAll('{{ACCOUNT_IBAN}}', iban)
     .replaceAll('{{MSG_ID}}', messageId);
+
+const settles = fs.readFileSync(path.join(__dirname, '../fixtures/bank-files/live/camt.054.001.08-settles.xml'), 'utf8');
+let settled = 0;
+
+/**
+ * One booked credit to the custody account (DE89370400440532013000) carrying `reference`: a payer's
+ * transfer or a platform's settlement (test/fixtures/bank-files/live/camt.054.001.08-settles.xml),
+ * its message id and AcctSvcrRef new each call. `amount` in major units as the bank writes it ("20.00").
+ */
+export const settlementFile = (reference: string, amount: string, currency: string) => {
+  const run = `${Date.now()}-${process.pid}-${++settled}`;
+  return Buffer.from(
+    settles.replaceAll('__RUN__', run).replaceAll('__REF__', reference).replaceAll('__AMOUNT__', amount).replaceAll('__CCY__', currency),
+  );
+};

@@ -1728,6 +1728,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "bank_credit.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * bank_credit.received
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookBankCreditReceivedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "bank_credit.applied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * bank_credit.applied
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookBankCreditAppliedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "bank_credit.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * bank_credit.returned
+         * @description Sent to each configuration subscribed to this event, signed (docs/webhooks.md: webhook-id, webhook-timestamp, webhook-signature and X-Service-Signature). Answer 2xx within the timeout; anything else is retried; 410 disables the configuration.
+         */
+        post: operations["webhookBankCreditReturnedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1848,11 +1908,44 @@ export interface components {
             livemode: boolean;
             created_at: string;
         };
+        BankCreditAppliedEvent: {
+            /** @constant */
+            event: "bank_credit.applied";
+            bank_credit_id: string;
+            /** @description When the credit took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The credit's version (received and applied at once share it, received first): ignore an event older than one you applied */
+            sequence: number;
+            /** @description The credit as it was right after this step; its payer as debtor_last4 only */
+            data: components["schemas"]["BankCredit"];
+        };
         BankCreditList: {
             /** @constant */
             object: "list";
             data: components["schemas"]["BankCredit"][];
             has_more: boolean;
+        };
+        BankCreditReceivedEvent: {
+            /** @constant */
+            event: "bank_credit.received";
+            bank_credit_id: string;
+            /** @description When the credit took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The credit's version (received and applied at once share it, received first): ignore an event older than one you applied */
+            sequence: number;
+            /** @description The credit as it was right after this step; its payer as debtor_last4 only */
+            data: components["schemas"]["BankCredit"];
+        };
+        BankCreditReturnedEvent: {
+            /** @constant */
+            event: "bank_credit.returned";
+            bank_credit_id: string;
+            /** @description When the credit took this step, ISO 8601 UTC */
+            timestamp: string;
+            /** @description The credit's version (received and applied at once share it, received first): ignore an event older than one you applied */
+            sequence: number;
+            /** @description The credit as it was right after this step; its payer as debtor_last4 only */
+            data: components["schemas"]["BankCredit"];
         };
         BankFile: {
             /** @description bf_… */
@@ -1888,7 +1981,7 @@ export interface components {
         ConfigureWebhookRequest: {
             url: string;
             /** @description Default: every payment event (a recipient's events are sent only to configurations that name them) */
-            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events?: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned" | "bank_credit.received" | "bank_credit.applied" | "bank_credit.returned")[];
         };
         ConsistencyProof: {
             from: number;
@@ -2065,13 +2158,15 @@ export interface components {
             /** @constant */
             object: "event";
             /** @enum {string} */
-            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+            type: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned" | "bank_credit.received" | "bank_credit.applied" | "bank_credit.returned";
             /** @description A payment's event: the payment */
             payment_id?: string;
             /** @description A payout's event: the payout */
             payout_id?: string;
             /** @description A recipient's event (recipient.updated): the recipient */
             recipient_id?: string;
+            /** @description A bank credit's event (bank_credit.*): the credit */
+            bank_credit_id?: string;
             /** @description The object's version: order an object's events by it */
             sequence: number;
             created_at: string;
@@ -2148,8 +2243,8 @@ export interface components {
                     } | null;
                 } | null;
             };
-            /** @description The payment, payout or recipient as it was right after this event (its `object` says which) */
-            data: components["schemas"]["Payment"] | components["schemas"]["Payout"] | components["schemas"]["Recipient"];
+            /** @description The payment, payout, recipient or bank credit as it was right after this event (its `object` says which) */
+            data: components["schemas"]["Payment"] | components["schemas"]["Payout"] | components["schemas"]["Recipient"] | components["schemas"]["BankCredit"];
         };
         EventList: {
             /** @constant */
@@ -2175,7 +2270,7 @@ export interface components {
             /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
+            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid" | "bank_credit_assigned";
             currency: string;
             livemode: boolean;
             created_at: string;
@@ -3125,7 +3220,7 @@ export interface components {
             recipient: string;
             balances: {
                 currency: string;
-                /** @description Released to it while its payouts were not enabled */
+                /** @description Released to it while its payouts were not enabled, or in live mode before its payment's funding was booked at the bank */
                 pending: number;
                 /** @description Payable to it */
                 available: number;
@@ -3243,7 +3338,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned" | "bank_credit.received" | "bank_credit.applied" | "bank_credit.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -3269,7 +3364,7 @@ export interface components {
         WebhookListItem: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned" | "bank_credit.received" | "bank_credit.applied" | "bank_credit.returned")[];
             active: boolean;
             /** @description Why it is off: the receiver answered 410, every delivery failed for the whole window, or "disabled through the API"; null when on */
             disabled_reason: string | null;
@@ -3305,7 +3400,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned")[];
+            events: ("payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned" | "bank_credit.received" | "bank_credit.applied" | "bank_credit.returned")[];
             active: boolean;
             secret: string;
         };
@@ -10188,7 +10283,7 @@ export interface operations {
                 /** @description Only this payment's events */
                 payment_id?: string;
                 /** @description Only events of this type, e.g. payment.released or payout.paid */
-                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned";
+                type?: "payment.created" | "payment.deposited" | "payment.approved" | "payment.released" | "payment.cancelled" | "payment.refunded" | "payment.partially_refunded" | "payment.partially_funded" | "payment.disputed" | "payment.milestone_approved" | "payment.milestone_released" | "payment.milestone_disputed" | "payment.dispute_updated" | "payment.test" | "recipient.updated" | "payout.created" | "payout.paid" | "payout.failed" | "payout.canceled" | "payout.returned" | "bank_credit.received" | "bank_credit.applied" | "bank_credit.returned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -10849,7 +10944,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid" | "bank_credit_assigned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -19799,6 +19894,159 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PayoutReturnedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBankCreditReceivedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "bank_credit.received",
+                 *       "bank_credit_id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-24T10:00:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "bank_credit",
+                 *         "amount": 125.5,
+                 *         "currency": "EUR",
+                 *         "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "status": "applied",
+                 *         "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "bank_file": null,
+                 *         "booked_at": "2026-11-24",
+                 *         "debtor_last4": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-24T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankCreditReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBankCreditAppliedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "bank_credit.applied",
+                 *       "bank_credit_id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-24T10:00:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "bank_credit",
+                 *         "amount": 125.5,
+                 *         "currency": "EUR",
+                 *         "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "status": "applied",
+                 *         "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "bank_file": null,
+                 *         "booked_at": "2026-11-24",
+                 *         "debtor_last4": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-24T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankCreditAppliedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the service disables this configuration */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBankCreditReturnedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "bank_credit.returned",
+                 *       "bank_credit_id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *       "timestamp": "2026-11-24T10:00:00.000Z",
+                 *       "sequence": 1,
+                 *       "data": {
+                 *         "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                 *         "object": "bank_credit",
+                 *         "amount": 125.5,
+                 *         "currency": "EUR",
+                 *         "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "status": "applied",
+                 *         "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                 *         "bank_file": null,
+                 *         "booked_at": "2026-11-24",
+                 *         "debtor_last4": null,
+                 *         "livemode": false,
+                 *         "created_at": "2026-11-24T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankCreditReturnedEvent"];
             };
         };
         responses: {

@@ -8,11 +8,12 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { PAYMENT_EVENTS } from '../../payments/paymentTypes.rules';
 import { PAYOUT_EVENTS } from '../../payouts/payout.rules';
+import { BANK_CREDIT_EVENTS } from '../../payouts/bankCredit.rules';
 import { ERRORS, type ErrorCode, errorExample } from './errorCatalogue';
 import { components, exampleOf } from './components';
 import { INFO, TAGS } from './openapiInfo';
 import type { Operation, ResponseSpec } from './registry';
-import { PAYOUT_ENVELOPES, RecipientUpdatedEvent, WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
+import { BANK_CREDIT_ENVELOPES, PAYOUT_ENVELOPES, RecipientUpdatedEvent, WEBHOOK_ENVELOPES, webhookSchemaName } from './schemas';
 
 type Json = Record<string, unknown>;
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -217,6 +218,11 @@ function webhookRoutes(): Route[] {
     ...PAYMENT_EVENTS.map((event): [string, string, unknown] => [event, webhookSchemaName(event), exampleOf(WEBHOOK_ENVELOPES[event])]),
     ['recipient.updated', 'RecipientUpdatedEvent', exampleOf(RecipientUpdatedEvent)],
     ...PAYOUT_EVENTS.map((event): [string, string, unknown] => [event, webhookSchemaName(event), exampleOf(PAYOUT_ENVELOPES[event])]),
+    ...BANK_CREDIT_EVENTS.map((event): [string, string, unknown] => [
+      event,
+      webhookSchemaName(event),
+      exampleOf(BANK_CREDIT_ENVELOPES[event]),
+    ]),
   ];
   return webhookSchemas.map(([event, schemaName, example]) => ({
     method: 'post',
