@@ -1,10 +1,11 @@
 /**
- * `npm run bank-files -- take FILE | list [--json] | credits [--json]`: the bank inbox by hand (docs/bank.md).
+ * `npm run bank-files -- take FILE | list [--json] | credits [--json] | return ID | apply ID PAYMENT`: the bank inbox by hand (docs/bank.md).
  * `take` does for one file what the inbox's schedule does for each: reads it within the limits,
  * takes it once for the whole service, and moves it into BANK_INBOX_DIR's `taken/` or `rejected/`
  * (a reason file beside it). `list` prints every file taken, with its hash, whence it came and what
  * each entry did to whose payout; `credits` the operator's credits, those naming no payment
- * (docs/bank.md, "Unapplied credits"). Exit 0 taken (or taken before, byte for byte), 1 rejected or
+ * (docs/bank.md, "Unapplied credits"); `return` sends one of those back to its debtor in the next
+ * pain.001 (docs/bank.md, "Returns"), `apply` onto a payment funded by transfer; exit 1 when it cannot be. Exit 0 taken (or taken before, byte for byte), 1 rejected or
  * being taken by another right now, 2 a usage or start-up error.
  */
 import { parseArgs } from 'node:util';
@@ -13,8 +14,9 @@ import { createLogger } from '../src/platform/lib/logger';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { buildStack } from '../src/platform/stack';
 import { bankCreditView } from '../src/payouts/bankCredit.view';
+import { BankCreditNotReturnable, BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound } from '../src/platform/useCaseErrors';
 
-const USAGE = 'usage: npm run bank-files -- take FILE | list [--json] | credits [--json]';
+const USAGE = 'usage: npm run bank-files -- take FILE | list [--json] | credits [--json] | return ID | apply ID PAYMENT';
 
 async function main(): Promise<number> {
   let parsed;
@@ -26,7 +28,8 @@ async function main(): Promise<number> {
   }
   const [command, file, ...rest] = parsed.positionals;
   const ok =
-    (command === 'take' && file !== undefined && rest.length === 0) ||
+    ((command === 'take' || command === 'return') && file !== undefined && rest.length === 0) ||
+    (command === 'apply' && file !== undefined && rest.length === 1) ||
     ((command === 'list' || command === 'credits') && file === undefined);
   if (!ok) {
     process.stderr.write(`${USAGE}\n`);
@@ -46,6 +49,31 @@ async function main(): Promise<number> {
             `${c.id} ${c.status} ${c.amount} ${c.currency} booked ${c.booked_at} reference ${c.reference ?? '-'} from …${c.debtor_last4 ?? '-'}\n`,
           );
       return 0;
+    }
+    if (command === 'apply' || command === 'return') {
+      try {
+        if (command === 'apply') {
+          const credit = bankCreditView(await stack.services.bankCredits.applyOperatorCredit(file, rest[0]));
+          process.stdout.write(`${credit.id} ${credit.status}: ${credit.amount} ${credit.currency} to ${credit.payment}\n`);
+          return 0;
+        }
+        const credit = await stack.services.bankCredits.returnOperatorCredit(file);
+        process.stdout.write(
+          `${credit.id} ${credit.status}: ${credit.amount} ${credit.currency} back to …${credit.debtor_last4 ?? '-'} in the next pain.001\n`,
+        );
+        return 0;
+      } catch (err) {
+        if (!(
+          err instanceof NotFound ||
+          err instanceof BankCreditNotUnapplied ||
+          err instanceof BankCreditNotReturnable ||
+          err instanceof InvalidInput ||
+          err instanceof InvalidTransition
+        ))
+          throw err;
+        process.stderr.write(`not ${command === 'apply' ? 'applied' : 'returned'}: ${err.message}\n`);
+        return 1;
+      }
     }
     if (command === 'list') {
       const files = await inbox.list();

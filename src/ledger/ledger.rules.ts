@@ -60,6 +60,8 @@ export const ENTRY_TYPES = [
   'bank_credit_applied',
   'bank_settlement',
   'bank_return_paid',
+  // An operator's credit handed to the account whose payment it is applied to (docs/bank.md, "Unapplied credits").
+  'bank_credit_assigned',
 ] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 

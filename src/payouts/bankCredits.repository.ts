@@ -84,7 +84,7 @@ export async function findCreditByEntryKey(db: Knex | Knex.Transaction, entryKey
   return row ? fromRow(row) : undefined;
 }
 
-export async function findCredit(db: Knex, id: string): Promise<BankCreditRow | undefined> {
+export async function findCredit(db: Knex | Knex.Transaction, id: string): Promise<BankCreditRow | undefined> {
   const row = await db('bank_credits').where({ id }).first(COLUMNS);
   return row ? fromRow(row) : undefined;
 }

@@ -61,6 +61,23 @@ export function bankCreditRoutes(credits: BankCreditsService) {
   routes.add(
     {
       method: 'post',
+      path: '/bank_credits/:id/return',
+      tag: 'Bank credits',
+      summary: 'Return an unapplied credit to the account that sent it',
+      description:
+        "Sent back to the debtor account the bank's entry named, in the next pain.001 file with its own EndToEndId, and answered by the bank like a payout: a rejection leaves the credit unapplied again. In test mode the simulated bank pays it at once. Only this account's unapplied credits (else 404, or 409 when applied or returned already, or when the entry named no account to send it back to).",
+      responses: { 200: { description: 'The credit, status returned', schema: BankCredit } },
+      errors: ['bank_credit_not_unapplied', 'bank_credit_not_returnable'],
+    },
+    async (ctx) => {
+      const call = callOf(ctx.state);
+      ctx.body = await credits.returnCredit({ principal: call.principal, resourceId: call.resourceId }, ctx.params.id);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
       path: '/test_helpers/bank_transfers',
       tag: 'Test helpers',
       summary: 'Book a simulated bank transfer to the custody account (test mode)',

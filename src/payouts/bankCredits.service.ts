@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { simulatedTransferWorkflow } from '../platform/workflows.workflow';
+import { ulid } from 'ulid';
+import { bankCreditAssignmentWorkflow, bankReturnWorkflow, simulatedTransferWorkflow } from '../platform/workflows.workflow';
 import { withinDeadline } from '../platform/lib/temporalDeadline';
 import type { PaymentsDeps } from '../payments/paymentRun.service';
 import { receiveFundsUpdate } from '../payments/payment.messages';
@@ -18,13 +19,56 @@ import { findPayment } from '../payments/payments.repository';
 import { type Announce, type Booked, type Fund } from './bankCreditBooking.repository';
 import { recordBankCreditEvent } from './bankCreditEvents.repository';
 import { deliveries } from '../webhooks/deliveries.service';
-import { BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound, pageOrRefuse } from '../platform/useCaseErrors';
+import type { BankReturnResult } from './bankReturn.rules';
+import { type BankCreditView, bankCreditView } from './bankCredit.view';
+import {
+  BankCreditNotReturnable,
+  BankCreditNotUnapplied,
+  InvalidInput,
+  InvalidTransition,
+  NotFound,
+  pageOrRefuse,
+} from '../platform/useCaseErrors';
 
 export function bankCreditsService(deps: PaymentsDeps) {
   const { db, temporal, config } = deps;
   const { startRecorded } = deliveries(deps);
   /** A credit's event's deliveries, started on the one road (docs/webhooks.md). */
   const announce: Announce = (owed) => startRecorded(owed.scope, owed.deliveries);
+
+  /**
+   * Return a credit of `owner` (an account and mode, or the operator's: null) through a worker's short
+   * workflow (docs/bank.md, "Returns"), awaited; only ids travel, never the debtor. One run per credit
+   * version: a retried request joins the run under way, and `returnId` (the Idempotency-Key's resource id
+   * when given) makes its write once.
+   */
+  async function requestReturn(
+    owner: { accountId: string | null; livemode: boolean },
+    credit: BankCreditRow,
+    resourceId?: string,
+  ): Promise<BankCreditView> {
+    // Hashed when given: whatever shape a resource id has, the EndToEndId made of it stays within 35 characters of the SEPA set.
+    const returnId = resourceId
+      ? `rtn_${createHash('sha256').update(resourceId).digest('hex').slice(0, 26).toUpperCase()}`
+      : `rtn_${ulid()}`;
+    const done: BankReturnResult = await temporal.workflow.execute(bankReturnWorkflow, {
+      workflowId: `bank-return-${credit.id}-${credit.version}`,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [{ returnId, creditId: credit.id, ...owner }],
+    });
+    switch (done.outcome) {
+      case 'returned':
+        return bankCreditView((await findCredit(db, credit.id))!);
+      case 'not_found':
+        throw new NotFound('bank credit');
+      case 'not_unapplied':
+        throw new BankCreditNotUnapplied(credit.id, done.status);
+      case 'not_returnable':
+        throw new BankCreditNotReturnable(credit.id, done.why);
+    }
+  }
 
   /** The payment's `receiveFunds` update; refused by the payment (or its run closed): the credit is unapplied. */
   const fund: Fund = async (paymentId, msg) => {
@@ -110,6 +154,62 @@ export function bankCreditsService(deps: PaymentsDeps) {
       // Recorded once the payment took it (a refusal moves it back, and no event was sent).
       await announce(await recordBankCreditEvent(db, claimed, 'bank_credit.applied'));
       return claimed;
+    },
+
+    /**
+     * Return an unapplied credit of the account to the debtor account its entry named: written in the
+     * next pain.001 (live) or paid at once by the simulated bank (test mode); docs/bank.md, "Returns".
+     */
+    async returnCredit(call: { principal: Scope; resourceId?: string }, creditId: string): Promise<BankCreditView> {
+      const scope = { accountId: call.principal.accountId, livemode: call.principal.livemode };
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== scope.accountId || credit.livemode !== scope.livemode) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      return requestReturn(scope, credit, call.resourceId);
+    },
+
+    /** The operator's return of its own credit (one naming no payment): `npm run bank-files -- return ID`. */
+    async returnOperatorCredit(creditId: string): Promise<BankCreditView> {
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== null) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      return requestReturn({ accountId: null, livemode: credit.livemode }, credit);
+    },
+
+    /**
+     * The operator's credit (one naming no payment) applied to a payment funded by transfer
+     * (`npm run bank-files -- apply ID PAYMENT`): checked as a tenant's apply is, handed to the payment's
+     * account by a worker (its ledger entries), then applied as that account's own.
+     */
+    async applyOperatorCredit(creditId: string, paymentId: string): Promise<BankCreditRow> {
+      const credit = await findCredit(db, creditId);
+      if (!credit || credit.account_id !== null) throw new NotFound('bank credit');
+      if (credit.status !== 'unapplied') throw new BankCreditNotUnapplied(credit.id, credit.status);
+      const row = await db('payments').where({ id: paymentId, livemode: credit.livemode }).first('account_id');
+      if (!row) throw new InvalidInput([{ field: 'payment', message: `no payment ${paymentId} in this mode` }]);
+      const scope: Scope = { accountId: row.account_id as string, livemode: credit.livemode };
+      const payment = (await findPayment(db, scope, paymentId))!;
+      const lacking = payment.amountMinor - (payment.amountReceivedMinor ?? 0n);
+      if (
+        payment.currency !== credit.currency ||
+        payment.funding !== 'bank_transfer' ||
+        payment.status !== 'pending_deposit' ||
+        credit.amount_minor > lacking
+      ) {
+        throw new InvalidTransition(
+          payment.status,
+          `payment ${payment.id} cannot take bank credit ${credit.id}: only a bank_transfer payment pending_deposit in its currency that lacks at least the credit's amount can`,
+        );
+      }
+      const assigned = await temporal.workflow.execute(bankCreditAssignmentWorkflow, {
+        workflowId: `bank-credit-assign-${credit.id}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: [{ creditId: credit.id, accountId: scope.accountId, paymentId: payment.id }],
+      });
+      if (!assigned) throw new BankCreditNotUnapplied(credit.id, 'assigned');
+      return this.apply({ principal: scope, requestId: `cli-apply-${credit.id}` }, credit.id, payment.id);
     },
 
     /** A tenant's credits in its mode, newest first. */

@@ -26,6 +26,15 @@ export interface BankFileRecord {
     payout: string | null;
     account: string | null;
   }[];
+  /** What the file's entries did to returns (docs/bank.md, "Returns"): the operator's view; a tenant's shows only payouts. */
+  returns?: {
+    end_to_end_id: string;
+    amount: number | null;
+    currency: string | null;
+    outcome: string;
+    return: string;
+    account: string | null;
+  }[];
 }
 
 export interface BankFileRow {

@@ -33,6 +33,7 @@ import type { NewBankCredit } from './bankCredits.repository';
 import { firstSeriesStart } from '../webhooks/deliverySeries.rules';
 import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
 import { startFirstSeries } from '../webhooks/deliveryRoad';
+import { type BankReturnRow, failReturn, payReturn, returnsForBankFile } from './bankReturns.repository';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
 const isClosedRun = (err: unknown) =>
@@ -153,6 +154,73 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
     return counts;
   }
 
+  /**
+   * What the file says of returns, as of payouts (docs/bank.md, "What a file may change"): a pain.002
+   * answers only the returns of the pain.001 its OrgnlMsgId names (a rejection: failed, the credit
+   * unapplied again); a booked debit pays only a return that went out in a file, for its amount.
+   */
+  async function answerReturns(
+    file: BankFile,
+    returns: readonly BankReturnRow[],
+    record: BankFileRecord,
+    major: (minor: bigint | null, currency: string | null) => number | null,
+  ): Promise<void> {
+    const pain002 = file.messageType === 'pain.002.001.10';
+    const entries =
+      file.groupStatus === 'RJCT' && file.entries.length === 0
+        ? returns
+            .filter((r) => r.message_id === file.originalMessageId)
+            .map((r) => ({ endToEndId: r.end_to_end_id, amount: null, currency: null, outcome: 'failed' as const }))
+        : file.entries;
+    const byId = new Map(returns.map((r) => [r.end_to_end_id, r]));
+    record.returns = [];
+    for (const e of entries) {
+      const r = e.endToEndId === null ? undefined : byId.get(e.endToEndId);
+      if (!r) continue;
+      const refuse = (reason: string) =>
+        record.unmatched.push({
+          end_to_end_id: r.end_to_end_id,
+          amount: major(e.amount, e.currency),
+          currency: e.currency,
+          reason,
+          payout: null,
+          account: r.account_id,
+        });
+      const inFile = pain002 ? r.message_id === file.originalMessageId : r.message_id !== null;
+      if (!inFile) {
+        if (pain002 || e.outcome !== 'no_change') refuse('not_in_file');
+        continue;
+      }
+      if ((e.amount !== null && e.amount !== r.amount_minor) || (e.currency !== null && e.currency !== r.currency)) {
+        refuse('amount_mismatch');
+        continue;
+      }
+      let changed = true;
+      if (e.outcome === 'failed') changed = await failReturn(db, r, 'could_not_process');
+      else if (e.outcome === 'paid')
+        changed = await payReturn(db, r, { bookedOn: file.createdAt.slice(0, 10), reference: r.end_to_end_id, entryRef: null });
+      // The payer's bank sending a paid return back again is not taken yet: the operator's to look at.
+      else if (e.outcome === 'returned') changed = false;
+      if (
+        !changed &&
+        e.outcome !== 'no_change' &&
+        !(e.outcome === 'paid' && r.status === 'paid') &&
+        !(e.outcome === 'failed' && r.status === 'failed')
+      ) {
+        refuse('status_conflict');
+        continue;
+      }
+      record.returns.push({
+        end_to_end_id: r.end_to_end_id,
+        amount: major(e.amount, e.currency),
+        currency: e.currency,
+        outcome: e.outcome,
+        return: r.id,
+        account: r.account_id,
+      });
+    }
+  }
+
   /** One credit booked through the same matching as a file's (test mode's simulated transfer). */
   function book(c: NewBankCredit, accountId?: string): Promise<Booked> {
     return bookCredit({ db, fund, announce }, c, accountId);
@@ -186,12 +254,22 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
 
     const endToEndIds = [...new Set(file.entries.flatMap((e) => (e.endToEndId === null ? [] : [e.endToEndId])))];
     const rejectedFile = file.groupStatus === 'RJCT' ? file.originalMessageId : null;
-    const { byEndToEndId, ofFile } = await livePayoutsForBankFile(db, endToEndIds, rejectedFile);
-    const rows = new Map([...byEndToEndId, ...ofFile].map((p) => [p.end_to_end_id, p]));
-    const plan = planBankFile(file, new Map(byEndToEndId.map((p) => [p.end_to_end_id, snapshot(p)])), ofFile.map(snapshot));
     const major = (minor: bigint | null, currency: string | null) =>
       minor === null || currency === null ? null : majorOf(minor, minorUnits(currency));
     const record: BankFileRecord = { entries: [], unmatched: [] };
+    // Returns first: their entries are theirs, the rest are payouts' (docs/bank.md, "Returns").
+    const returns = await returnsForBankFile(db, endToEndIds, rejectedFile);
+    const returnIds = new Set(returns.map((r) => r.end_to_end_id));
+    await answerReturns(file, returns, record, major);
+    const payoutFile = { ...file, entries: file.entries.filter((e) => e.endToEndId === null || !returnIds.has(e.endToEndId)) };
+    const { byEndToEndId, ofFile } = await livePayoutsForBankFile(db, endToEndIds, rejectedFile);
+    const rows = new Map([...byEndToEndId, ...ofFile].map((p) => [p.end_to_end_id, p]));
+    // A whole file rejected without its transactions listed rejects its payouts too; one that listed only returns, none.
+    const rejectsWhole = file.groupStatus === 'RJCT' && file.entries.length === 0;
+    const plan =
+      payoutFile.entries.length === 0 && !rejectsWhole
+        ? { entries: [], unmatched: [] }
+        : planBankFile(payoutFile, new Map(byEndToEndId.map((p) => [p.end_to_end_id, snapshot(p)])), ofFile.map(snapshot));
     const unmatched = [...plan.unmatched];
     for (const entry of plan.entries) {
       let taken = true;

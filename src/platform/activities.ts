@@ -5,6 +5,7 @@
  */
 import { auditHeadActivities } from '../audit/treeHead.activities';
 import { bankInboxActivities } from '../payouts/bankInbox.activities';
+import { bankReturnActivities } from '../payouts/bankReturn.activities';
 import { deliveryActivities } from '../webhooks/delivery.activities';
 import { ledgerActivities } from '../ledger/ledgerCheck.activities';
 import { payoutActivities } from '../payouts/payout.activities';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityResourcesWithClient) {
     ...payoutActivities(deps),
     ...payoutBatchActivities(deps),
     ...bankInboxActivities(deps),
+    ...bankReturnActivities(deps),
     ...reconciliationActivities(deps),
     ...recipientActivities(deps),
   };

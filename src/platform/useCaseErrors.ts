@@ -172,6 +172,16 @@ export class FundedByBankTransfer extends DomainError {
 }
 
 /** A bank credit that is no longer unapplied (applied, or returned): it can be neither applied nor returned again (docs/bank.md). */
+/** A live credit whose entry named no account to send it back to (or a name the bank would refuse): it cannot be returned by file (docs/bank.md, "Returns"). */
+export class BankCreditNotReturnable extends DomainError {
+  constructor(
+    readonly creditId: string,
+    why: string,
+  ) {
+    super(`bank credit ${creditId} cannot be returned: ${why}`);
+  }
+}
+
 export class BankCreditNotUnapplied extends DomainError {
   constructor(
     readonly creditId: string,

@@ -8,6 +8,7 @@ export * from '../ledger/ledgerVerify.workflow';
 export * from '../payouts/payout.workflow';
 export * from '../payouts/payoutCreation.workflow';
 export * from '../payouts/bankInbox.workflow';
+export * from '../payouts/bankReturn.workflow';
 export * from '../payouts/simulatedTransfer.workflow';
 export * from '../reconciliation/reconciliation.workflow';
 export * from '../recipients/recipientFunds.workflow';

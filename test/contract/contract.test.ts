@@ -425,6 +425,15 @@ describe('every operation through Prism’s validating proxy', () => {
     const applied = await send(apply, `/api/v1/bank_credits/${credit}/apply`, { key, body: { payment: byTransfer.body.id } });
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     expect((await send(apply, `/api/v1/bank_credits/${credit}/apply`, { key, body: { payment: byTransfer.body.id } })).status).toBe(409);
+    // Returned (docs/bank.md, "Returns"): test mode's simulated bank pays it at once; a credit returned already is 409.
+    const giveBack = 'post /api/v1/bank_credits/{id}/return';
+    const other = await stack.http.post('/api/v1/test_helpers/bank_transfers', {
+      key,
+      body: { reference: 'no reference of ours', amount: 5, currency: 'EUR' },
+    });
+    const returned = await send(giveBack, `/api/v1/bank_credits/${other.body.bank_credits[0].id}/return`, { key });
+    expect(returned.status, JSON.stringify(returned.body)).toBe(200);
+    expect((await send(giveBack, `/api/v1/bank_credits/${credit}/return`, { key })).status).toBe(409);
     const fixtures = path.join(__dirname, '..', 'fixtures', 'bank-files');
     const camt = fs.readFileSync(path.join(fixtures, 'camt.054.001.08-debits-and-return.xml'), 'utf8');
     const live = acct.live_api_key;

@@ -59,6 +59,7 @@ describe('the ledger’s names', () => {
       'bank_credit_applied',
       'bank_settlement',
       'bank_return_paid',
+      'bank_credit_assigned',
     ]);
     expect(ZERO_AMOUNTS).toEqual({ held: 0n, released: 0n, refunded: 0n, feeCollected: 0n });
   });

@@ -1286,6 +1286,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bank_credits/{id}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return an unapplied credit to the account that sent it
+         * @description Sent back to the debtor account the bank's entry named, in the next pain.001 file with its own EndToEndId, and answered by the bank like a payout: a rejection leaves the credit unapplied again. In test mode the simulated bank pays it at once. Only this account's unapplied credits (else 404, or 409 when applied or returned already, or when the entry named no account to send it back to).
+         */
+        post: operations["postBank_creditsIdReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/test_helpers/bank_transfers": {
         parameters: {
             query?: never;
@@ -2120,7 +2140,7 @@ export interface components {
                  * @description Stable: branch on it (the message is for people)
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "funded_by_bank_transfer" | "bank_credit_not_unapplied" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_transition" | "funded_by_bank_transfer" | "bank_credit_not_unapplied" | "bank_credit_not_returnable" | "dispute_out_of_turn" | "delivery_in_progress" | "idempotency_conflict" | "webhook_limit_reached" | "api_key_limit_reached" | "open_payment_limit_reached" | "bank_account_in_use" | "recipient_not_payable" | "recipient_in_use" | "recipient_erased" | "payouts_not_enabled" | "no_payable_bank_account" | "insufficient_available_balance" | "payout_not_pending" | "test_send_limit_reached" | "route_retired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     field: string;
@@ -2250,7 +2270,7 @@ export interface components {
             /** @description The payment's version this movement made (its history seq), or the recipient's */
             version: number;
             /** @enum {string} */
-            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
+            type: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid" | "bank_credit_assigned";
             currency: string;
             livemode: boolean;
             created_at: string;
@@ -10924,7 +10944,7 @@ export interface operations {
                 /** @description Only this payment's entries */
                 payment_id?: string;
                 /** @description Only entries of this type: deposit, refund, release or split */
-                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid";
+                type?: "deposit" | "refund" | "release" | "split" | "make_available" | "payout" | "payout_paid" | "payout_failed" | "payout_canceled" | "payout_returned" | "bank_funding" | "bank_credit_received" | "bank_credit_applied" | "bank_settlement" | "bank_return_paid" | "bank_credit_assigned";
             };
             header?: {
                 /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
@@ -17850,6 +17870,212 @@ export interface operations {
                 };
             };
             /** @description invalid_transition: the action is not allowed from the payment's current status, or its milestone's on a milestone's route (`details.status` names it, `details.allowed_actions` lists the actions allowed now, none when it is final: of a payment with milestones, those some milestone may take; on a milestone's route, that milestone's actions, and `details.milestone_id` names it); or bank_credit_not_unapplied: the bank credit was applied or returned already (`details.status`): only an unapplied credit can be (docs/bank.md); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 100 KB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "request bodies are limited to 100 KB"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unsupported_media_type: a body that is not Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send bodies as Content-Type: application/json"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: too many requests or failed attempts; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "too many requests; retry in 1 s"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description service_unavailable: Temporal or PostgreSQL is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "a service this request needs is unavailable; retry later"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postBank_creditsIdReturn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key and request (the same JSON, whatever its spacing or key order) replays the first answer; another request is 409 idempotency_conflict. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description Mode of a bearer-token request (API keys carry their mode in their prefix) */
+                "X-Service-Mode"?: "test" | "live";
+            };
+            path: {
+                /** @description The bank credit id (bc_…), as GET /api/v1/bank_credits answered it */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit, status returned */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bc_01JDZ6R0A1B2C3D4E5F6G7H8J9",
+                     *       "object": "bank_credit",
+                     *       "amount": 125.5,
+                     *       "currency": "EUR",
+                     *       "reference": "RF67Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "status": "applied",
+                     *       "payment": "pay_01JQ8Z3N4X5Y6Z7A8B9C0D1E2F",
+                     *       "bank_file": null,
+                     *       "booked_at": "2026-11-24",
+                     *       "debtor_last4": null,
+                     *       "livemode": false,
+                     *       "created_at": "2026-11-24T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BankCredit"];
+                };
+            };
+            /** @description invalid_request: the request is malformed; `details` names every bad field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "amount: must be positive",
+                     *         "details": [
+                     *           {
+                     *             "field": "amount",
+                     *             "message": "must be positive"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description unauthorized: missing or wrong credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "invalid API key"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such resource (also for resources of another account or mode); for an id the caller's account holds in the other mode, the message says so (nothing of the object is shown) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "no such payment"
+                     *       },
+                     *       "request_id": "req_5f0c9a3e2b7d4c1a8e6f0b9d2c4a7e15"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description bank_credit_not_unapplied: the bank credit was applied or returned already (`details.status`): only an unapplied credit can be (docs/bank.md); or bank_credit_not_returnable: the bank's entry named no debtor account to send the credit back to, or a name outside the SEPA character set: it cannot be returned by file; apply it, or return it by hand at the bank (docs/bank.md, "Returns"); or idempotency_conflict: the Idempotency-Key was used with a different request, is still in progress, or created a secret */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

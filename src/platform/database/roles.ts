@@ -15,10 +15,11 @@ export const TRAIL_TABLES = ['audit_leaves', 'audit_nodes', 'audit_tree_heads', 
 /**
  * The money the API reads and only the workers write (docs/architecture.md, "One writer per
  * aggregate"): a payment's row is written by its workflow's publication, a payout's row and its
- * entries by its workflows' activities, a recipient's `make_available` by a worker's step; an action
- * answers once that is committed (docs/security.md, "Database roles").
+ * entries by its workflows' activities, a recipient's `make_available` by a worker's step, a return
+ * (`bank_returns`) by its request's workflow and the payout batch; an action answers once that is
+ * committed (docs/security.md, "Database roles").
  */
-export const WORKER_WRITTEN_TABLES = ['payments', 'ledger_entries', 'ledger_postings', 'ledger_account_balances'] as const;
+export const WORKER_WRITTEN_TABLES = ['payments', 'ledger_entries', 'ledger_postings', 'ledger_account_balances', 'bank_returns'] as const;
 
 /**
  * The personal columns of `payments` an erasure overwrites (`POST /payments/:id/redact`, an API

@@ -21,6 +21,7 @@ import {
   RateLimited,
   BankAccountInUse,
   FundedByBankTransfer,
+  BankCreditNotReturnable,
   BankCreditNotUnapplied,
   Unauthenticated,
   isUnavailable,
@@ -115,6 +116,17 @@ export const ERRORS = {
       matches: is(BankCreditNotUnapplied),
       details: (err: BankCreditNotUnapplied) => ({ bank_credit: err.creditId, status: err.status }),
     },
+  },
+  bank_credit_not_returnable: {
+    status: 409,
+    description:
+      'the bank\'s entry named no debtor account to send the credit back to, or a name outside the SEPA character set: it cannot be returned by file; apply it, or return it by hand at the bank (docs/bank.md, "Returns")',
+    example: {
+      message:
+        'bank credit bc_01JDZ6R0A1B2C3D4E5F6G7H8J9 cannot be returned: the entry named no debtor account (or a name the bank would refuse) to send it back to',
+      details: { bank_credit: 'bc_01JDZ6R0A1B2C3D4E5F6G7H8J9' },
+    },
+    from: { matches: is(BankCreditNotReturnable), details: (err: BankCreditNotReturnable) => ({ bank_credit: err.creditId }) },
   },
   dispute_out_of_turn: {
     status: 409,
