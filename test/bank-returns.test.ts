@@ -187,6 +187,17 @@ describe('returning an unapplied credit to the account that sent it', () => {
     expect(rows.map((r) => r.status)).toEqual(['paid']);
     expect(rows[0].end_to_end_id).toMatch(/^rt-[A-Z0-9]{26}$/);
     expect((await findLedgerViolations(stack.db, account.account_id)).violations).toEqual([]);
+    // Its account's events: received, then returned, once each (docs/bank.md, "Events").
+    const events = (await stack.http.get('/api/v1/events?limit=100', { key: account.test_api_key })).body.data as {
+      type: string;
+      bank_credit_id?: string;
+    }[];
+    expect(
+      events
+        .filter((e) => e.bank_credit_id === id)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['bank_credit.received', 'bank_credit.returned']);
   });
 });
 

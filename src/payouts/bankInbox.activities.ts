@@ -30,9 +30,7 @@ import { startStatementReconciliation } from '../reconciliation/reconciliationSt
 import type { BankFile } from './bankFileRead.format';
 import { type Announce, type Booked, type Fund, bookCredit } from './bankCreditBooking.repository';
 import type { NewBankCredit } from './bankCredits.repository';
-import { firstSeriesStart } from '../webhooks/deliverySeries.rules';
-import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
-import { startFirstSeries } from '../webhooks/deliveryRoad';
+import { startRecordedDeliveries } from '../webhooks/firstSeries.activities';
 import { type BankReturnRow, failReturn, payReturn, returnsForBankFile } from './bankReturns.repository';
 
 /** A payout's run closed (a return after PAYOUT_RETURN_WINDOW): nothing to tell it any more. */
@@ -114,12 +112,7 @@ export function bankInbox({ db, temporal, config, logger }: { db: Knex; temporal
    * A credit's event's deliveries (a credit of an account), started on the one road (docs/webhooks.md,
    * "One road"), as a payout's activities start theirs: one whose workflow ran is left as it is.
    */
-  const announce: Announce = async ({ scope, deliveries }) => {
-    for (const d of deliveries) {
-      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
-      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
-    }
-  };
+  const announce: Announce = ({ scope, deliveries }) => startRecordedDeliveries(temporal, config, scope, deliveries);
 
   /**
    * The file's booked credits to the custody account, each booked once by its entry key (the bank's

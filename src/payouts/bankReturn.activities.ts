@@ -6,13 +6,15 @@
  */
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
 import { assignOperatorCredit, requestCreditReturn } from './bankReturns.repository';
+import { startRecordedDeliveries } from '../webhooks/firstSeries.activities';
 import type { BankReturnInput, BankReturnResult } from './bankReturn.rules';
 
-export function bankReturnActivities({ db }: ActivityResourcesWithClient) {
+export function bankReturnActivities({ db, temporal, config }: ActivityResourcesWithClient) {
   return {
     async requestBankReturn(input: BankReturnInput): Promise<BankReturnResult> {
       const done = await requestCreditReturn(db, input);
       if (done.outcome !== 'returned') return done;
+      await startRecordedDeliveries(temporal, config, done.owed.scope, done.owed.deliveries);
       return { outcome: 'returned', returnId: done.ret.id, status: done.ret.status };
     },
 

@@ -7,6 +7,7 @@
  * is still at the bank, in the credit's own account (`bank_credit:bc_… → bank:custody`,
  * `bank_return_paid`; docs/money.md). Written by the workers only (src/platform/database/roles.ts).
  */
+import { type OwedDeliveries, recordBankCreditEvent } from './bankCreditEvents.repository';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { isValidIBAN } from 'ibantools';
@@ -78,7 +79,7 @@ export const payableDebtor = (d: { debtor_name: string | null; debtor_iban: stri
   isSepaText(d.debtor_name);
 
 export type CreditReturnOutcome =
-  | { outcome: 'returned'; credit: BankCreditRow; ret: BankReturnRow }
+  | { outcome: 'returned'; credit: BankCreditRow; ret: BankReturnRow; owed: OwedDeliveries }
   | { outcome: 'not_found' }
   | { outcome: 'not_unapplied'; status: string }
   | { outcome: 'not_returnable'; why: string };
@@ -123,7 +124,11 @@ export async function requestCreditReturn(
 ): Promise<CreditReturnOutcome> {
   return db.transaction(async (tx) => {
     const done = await tx('bank_returns').where({ id: input.returnId }).first(COLUMNS);
-    if (done) return { outcome: 'returned', credit: (await findCredit(tx, input.creditId))!, ret: fromRow(done) };
+    if (done) {
+      // A retried activity: the event was recorded with the return; its deliveries not attempted yet are owed again.
+      const credit = (await findCredit(tx, input.creditId))!;
+      return { outcome: 'returned', credit, ret: fromRow(done), owed: await recordBankCreditEvent(tx, credit, 'bank_credit.returned') };
+    }
     const row = await tx('bank_credits')
       .where({ id: input.creditId })
       .forUpdate()
@@ -133,8 +138,9 @@ export async function requestCreditReturn(
     if (input.livemode && !payableDebtor(row)) {
       return { outcome: 'not_returnable', why: 'the entry named no debtor account (or a name the bank would refuse) to send it back to' };
     }
-    // bank_credit.returned: emitted at merge
     const credit = (await moveCredit(tx, input.creditId, 'unapplied', 'returned'))!;
+    // Its account's `bank_credit.returned`, with the return, in one transaction (docs/bank.md, "Events").
+    const owed = await recordBankCreditEvent(tx, credit, 'bank_credit.returned');
     const [inserted] = await tx('bank_returns')
       .insert({
         id: input.returnId,
@@ -156,7 +162,7 @@ export async function requestCreditReturn(
       const today = new Date().toISOString().slice(0, 10);
       await postReturnPaid(tx, ret, { bookedOn: today, reference: ret.end_to_end_id, entryRef: null }, new Date());
     }
-    return { outcome: 'returned', credit, ret };
+    return { outcome: 'returned', credit, ret, owed };
   });
 }
 

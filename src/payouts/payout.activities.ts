@@ -18,9 +18,7 @@ import {
 } from './payouts.repository';
 import type { Scope } from '../tenants/tenancy.rules';
 import type { ActivityResourcesWithClient } from '../platform/activityResources';
-import { firstSeriesStart } from '../webhooks/deliverySeries.rules';
-import { deliveryRetry, webhookTaskQueue } from '../webhooks/retrySchedule';
-import { startFirstSeries } from '../webhooks/deliveryRoad';
+import { startRecordedDeliveries } from '../webhooks/firstSeries.activities';
 
 export interface PayoutStepInput {
   payoutId: string;
@@ -53,11 +51,8 @@ export function payoutActivities({ db, config, temporal }: ActivityResourcesWith
     if (!payout) return 0;
     const scope = { accountId: payout.account_id, livemode: payout.livemode };
     const deliveries = await unattemptedPayoutDeliveries(db, payoutId);
-    // The one way in (docs/webhooks.md, "One road"): a delivery whose workflow ran already is left as it is.
-    for (const d of deliveries) {
-      const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
-      await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
-    }
+    // An event's first series (docs/webhooks.md, "One road"): a delivery whose workflow ran is left as it is.
+    await startRecordedDeliveries(temporal, config, scope, deliveries);
     return deliveries.length;
   }
 
