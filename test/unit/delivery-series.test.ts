@@ -6,6 +6,7 @@ import {
   TEST_PRIORITY,
   chainsOf,
   fairnessKey,
+  firstSeriesStart,
   seriesStartOptions,
   tenantPriority,
 } from '../../src/webhooks/deliverySeries.rules';
@@ -62,5 +63,31 @@ describe('chainsOf', () => {
       },
       { deliveryId: 'dlv_b', webhookId: 'wh_2', event: 'payment.partially_refunded' },
     ]);
+  });
+});
+
+describe('firstSeriesStart', () => {
+  const retry = { maximumAttempts: 5 };
+  it("starts an event's first series once, at attempt 1, under the tenant's fairness key, labelled by event and configuration", () => {
+    const start = firstSeriesStart({ deliveryId: 'dlv_1', webhookId: 'wh_1', event: 'payment.created' }, live, 'q-webhooks', retry);
+    expect(start).toEqual({
+      ...seriesStartOptions('dlv_1', live, 'q-webhooks', 'deliver payment.created → wh_1', true),
+      args: [{ deliveryId: 'dlv_1', series: 'original', retry, base: 0, label: 'deliver payment.created → wh_1' }],
+    });
+    expect(start.workflowIdReusePolicy).toBe(WorkflowIdReusePolicy.REJECT_DUPLICATE);
+  });
+
+  it("hands a split's next delivery to the same configuration to the first one's workflow", () => {
+    const then = [{ deliveryId: 'dlv_2', webhookId: 'wh_1', event: 'payment.released' }];
+    const start = firstSeriesStart(
+      { deliveryId: 'dlv_1', webhookId: 'wh_1', event: 'payment.partially_refunded', then },
+      test,
+      'q-webhooks',
+      retry,
+    );
+    expect(start.args).toEqual([
+      { deliveryId: 'dlv_1', series: 'original', retry, base: 0, label: 'deliver payment.partially_refunded → wh_1', then },
+    ]);
+    expect(start.staticSummary).toBe('deliver payment.partially_refunded → wh_1');
   });
 });

@@ -48,4 +48,19 @@ describe('eventView', () => {
     expect(view.milestone).toEqual({ id: 'ms_2', amount: 7 });
     expect(Object.keys(view)).toEqual(['id', 'object', 'type', 'payment_id', 'sequence', 'created_at', 'milestone', 'data']);
   });
+
+  it("shows a bank credit's event with the credit's id and no payment", () => {
+    const view = eventView({
+      id: 'evt_3',
+      payment_id: null,
+      bank_credit_id: 'bc_1',
+      type: 'bank_credit.received',
+      sequence: 1,
+      data,
+      created_at: at,
+      milestone_id: null,
+    });
+    expect(Object.keys(view)).toEqual(['id', 'object', 'type', 'bank_credit_id', 'sequence', 'created_at', 'data']);
+    expect(view).toMatchObject({ bank_credit_id: 'bc_1', type: 'bank_credit.received' });
+  });
 });
