@@ -8,17 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { createLogger } from '../src/platform/lib/logger';
-import { creditsFile } from './helpers/bankCredits';
+import { CUSTODY_ENV, creditsFile } from './helpers/bankCredits';
 import { startReceiver } from './helpers/receiver';
 import { configureWebhook } from './helpers/webhooks';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const stack = useStack({
-  env: {
-    CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
-    CUSTODY_ACCOUNT_IBAN: 'DE89 3704 0044 0532 0130 00',
-    CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
-  },
+  env: CUSTODY_ENV,
 });
 const account = useAccount(stack);
 const stranger = useAccount(stack);

@@ -22,16 +22,14 @@ import { payoutBatchWorkflow } from '../src/platform/workflows.workflow';
 import { fileMessageId } from '../src/payouts/payoutBatch.activities';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { createLogger } from '../src/platform/lib/logger';
-import { settlementFile } from './helpers/bankCredits';
+import { CUSTODY_ENV, settlementFile } from './helpers/bankCredits';
 import { eventually, useAccount, useStack, validPayment } from './helpers/stack';
 
 const outbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payout-outbox-')), 'outbox');
 const inbox = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bank-inbox-')), 'inbox');
 const stack = useStack({
   env: {
-    CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
-    CUSTODY_ACCOUNT_IBAN: 'DE89 3704 0044 0532 0130 00',
-    CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
+    ...CUSTODY_ENV,
     PAYOUT_OUTBOX_DIR: outbox,
     // The test runs its batches itself: the schedule's would split them.
     PAYOUT_BATCH_INTERVAL: '365 days',

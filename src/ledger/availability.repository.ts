@@ -122,6 +122,18 @@ export async function unmovedReleases(
   return releases.filter((r) => !written.has(entryId(availableKey(r))));
 }
 
+/**
+ * A recipient's row, locked (FOR UPDATE, as its verification takes it), when its payouts are
+ * enabled: the availability steps read the decision under that lock. Undefined otherwise.
+ */
+export async function enabledRecipientLocked(tx: Knex.Transaction, recipientId: string): Promise<{ version: number } | undefined> {
+  const r = await tx<{ id: string; payouts_enabled: boolean; version: number }>('recipients')
+    .where({ id: recipientId })
+    .forUpdate()
+    .first('payouts_enabled', 'version');
+  return r?.payouts_enabled ? { version: r.version } : undefined;
+}
+
 const later = (a: Date, b: Date) => (a > b ? a : b);
 
 /**
@@ -135,11 +147,8 @@ export async function makeBookedReleasesAvailable(db: Knex, paymentId: string): 
   const recipients = [...new Set(releases.map((r) => r.recipientId))].sort();
   for (const recipientId of recipients) {
     await db.transaction(async (tx) => {
-      const r = await tx<{ id: string; payouts_enabled: boolean; version: number }>('recipients')
-        .where({ id: recipientId })
-        .forUpdate()
-        .first('payouts_enabled', 'version');
-      if (!r?.payouts_enabled) return;
+      const r = await enabledRecipientLocked(tx, recipientId);
+      if (!r) return;
       if (!(await fundingBookedOf(tx, [paymentId])).has(paymentId)) return;
       const now = new Date();
       for (const release of releases.filter((x) => x.recipientId === recipientId))

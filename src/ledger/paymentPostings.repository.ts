@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { HistoryEntry, PaymentState } from '../payments/paymentTypes.rules';
 import { ledgerMovements } from '../payments/milestones.rules';
-import { makeReleaseAvailable } from './availability.repository';
+import { enabledRecipientLocked, makeReleaseAvailable } from './availability.repository';
 import { fundingBookedOf } from '../payouts/bankCredits.repository';
 
 /** The recipient a milestone's release credits, when the milestone names one and the movement releases money. */
@@ -38,11 +38,8 @@ export async function makeReleasesAvailable(db: Knex, state: PaymentState, entry
   for (const [recipientId, net] of [...nets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (net <= 0n) continue;
     await db.transaction(async (tx) => {
-      const r = await tx<{ id: string; payouts_enabled: boolean; version: number }>('recipients')
-        .where({ id: recipientId })
-        .forUpdate()
-        .first('payouts_enabled', 'version');
-      if (!r?.payouts_enabled) return;
+      const r = await enabledRecipientLocked(tx, recipientId);
+      if (!r) return;
       // Read after the lock, so a booking committed meanwhile is seen here or its step sees this release.
       if (state.livemode && !(await fundingBookedOf(tx, [state.id])).has(state.id)) return;
       const release = {

@@ -28,3 +28,10 @@ export const settlementFile = (reference: string, amount: string, currency: stri
     settles.replaceAll('__RUN__', run).replaceAll('__REF__', reference).replaceAll('__AMOUNT__', amount).replaceAll('__CCY__', currency),
   );
 };
+
+/** The custody account the bank's test files name (docs/bank.md): a stack's settings for it. */
+export const CUSTODY_ENV = {
+  CUSTODY_ACCOUNT_NAME: 'Custody Ltd',
+  CUSTODY_ACCOUNT_IBAN: 'DE89 3704 0044 0532 0130 00',
+  CUSTODY_ACCOUNT_BIC: 'COBADEFFXXX',
+};
