@@ -15,6 +15,7 @@ import { startDownReceiver, startReceiver } from './helpers/receiver';
 import { accountWithWebhook, untilDisabled } from './helpers/webhooks';
 import { type Stack, eventually, httpClient, useStack, validPayment } from './helpers/stack';
 import { dataConverter } from '../src/platform/worker/dataConverter';
+import { claimSeries } from '../src/webhooks/webhookDeliveries.repository';
 
 const FAST = {
   WEBHOOK_RETRY_INITIAL_INTERVAL: '100ms',
@@ -182,6 +183,34 @@ describe('one running series per delivery', () => {
         expect(r.body.error.code).toBe('delivery_in_progress');
         expect(r.body.error.message).toContain('resend_');
       }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a resend claimed a moment ago, its workflow not started yet, is the running series for the next resend, though the delivery's last run has closed", async () => {
+    // The interleaving "three resends at once" can hit under load, made deterministic: the first
+    // resend has claimed its series in the log and not yet started its run; the second finds the
+    // delivery's previous run closed.
+    const receiver = await startReceiver(() => 500);
+    try {
+      const { key, hook } = await accountWithWebhook(stack, receiver.url);
+      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+      const [failed] = await eventually(
+        async () => {
+          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
+          return list.length === 1 ? list : undefined;
+        },
+        20_000,
+        'the delivery to fail',
+      );
+      const claimed = `resend_${failed.id}_${ulid()}`;
+      expect(await claimSeries(stack.db, failed.id, claimed)).toEqual({ previous: 'failed' });
+      const answer = await stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${failed.id}/resend`, { key });
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.code).toBe('delivery_in_progress');
+      expect(answer.body.error.message).toContain(claimed);
+      expect((await stack.db('webhook_deliveries').where({ id: failed.id }).first('series')).series).toBe(claimed);
     } finally {
       await receiver.close();
     }

@@ -83,12 +83,13 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
    * not a resend claimed so recently that its start may still be under way. Null while it may still run.
    */
   function staleSeries(run: WorkflowExecutionDescription | null, running: string, claimedAt: Date): StaleSeries | null {
-    if (run) {
-      if (run.status.name === 'RUNNING') return null;
-      // The delivery's workflow has closed: no series of it runs.
-      return { series: running };
-    }
+    if (run?.status.name === 'RUNNING') return null;
+    // A first series whose run closed (or never started) without ending it in the log.
     if (!running.startsWith(RESEND_PREFIX)) return { series: running };
+    // A resend's claim whose own run has closed without ending it in the log (a resend that ends
+    // clears its claim): that run started after the claim.
+    if (run && run.startTime > claimedAt) return { series: running };
+    // Else the closed run is one before the claim, whose start may still be under way.
     const claimedBefore = new Date(Date.now() - ORPHANED_CLAIM_MS);
     return claimedAt < claimedBefore ? { series: running, claimedBefore } : null;
   }
