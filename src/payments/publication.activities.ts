@@ -84,7 +84,7 @@ export function publicationActivities(deps: ActivityResourcesWithClient) {
       const scope = { accountId: payment.accountId, livemode: payment.livemode };
       await Promise.all(
         chains.map((head) =>
-          startFirstSeries(deps.temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config))),
+          startFirstSeries(deps.temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)), { eager: true }),
         ),
       );
       return { deliveries };

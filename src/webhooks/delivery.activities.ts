@@ -8,7 +8,7 @@ import { webhookSecretKey } from '../platform/config';
 import { DELIVERY_NOT_FOUND, WEBHOOK_ENDPOINT_BUSY, WEBHOOK_URL_REFUSED } from '../platform/failures.rules';
 import { endSeries, loadDelivery } from './webhookDeliveries.repository';
 import { releaseLease, takeLease } from './endpointLeases.repository';
-import { type ChainedDelivery, DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_BUSY_RETRY_MS } from './deliverySeries.rules';
+import { type ChainedDelivery, DELIVERY_ACTIVITY_MARGIN_MS, endpointBusyDelayMs } from './deliverySeries.rules';
 import { busyError } from './deliveryAttempt.rules';
 import { recordAttempt } from './attemptLog.repository';
 import type { DeliveryRetry } from './retrySchedule';
@@ -82,8 +82,8 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
           throw ApplicationFailure.create({
             message: error,
             type: WEBHOOK_ENDPOINT_BUSY,
-            // Spread, so that the attempts a full endpoint turned away do not all come back at once.
-            nextRetryDelay: Math.round(ENDPOINT_BUSY_RETRY_MS * (1 + Math.random())),
+            // Longer after each turn-away, and spread, so that the attempts a full endpoint turned away do not all come back at once.
+            nextRetryDelay: Math.round(endpointBusyDelayMs(logAttempt) * (1 + Math.random())),
           });
         }
       }

@@ -63,11 +63,20 @@ export async function deliverThrough(temporal: Client, start: DeliveryStart, req
  * publication) joins the open run, and one refused because the run has closed (`once`) changes
  * nothing. It waits for no worker, only for Temporal to record the start, so a payment's step never
  * waits on the webhooks worker.
+ *
+ * `eager` (a worker's step, whose client shares the worker's connection): Temporal hands the run's
+ * first workflow task back in the start's answer to this process's webhooks worker when it has a
+ * free slot, instead of through the task queue's backlog, where a tenant's flood of first tasks was
+ * seen to hold another's for seconds (docs/benchmarks.md, "Eager starts of deliveries").
  */
-export async function startFirstSeries(temporal: Client, start: DeliveryStart): Promise<void> {
+export async function startFirstSeries(temporal: Client, start: DeliveryStart, { eager = false } = {}): Promise<void> {
   try {
     await withinDeadline(temporal, () =>
-      temporal.workflow.start(DELIVERY_WORKFLOW, { ...start, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING }),
+      temporal.workflow.start(DELIVERY_WORKFLOW, {
+        ...start,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        requestEagerStart: eager,
+      }),
     );
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

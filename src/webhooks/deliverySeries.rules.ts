@@ -16,11 +16,26 @@ import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
 export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
 /**
- * How soon an attempt that found its endpoint full is made again (Temporal's `nextRetryDelay`,
- * spread up to twice this): about as long as a receiver that answers at once takes to free a lease
- * for a burst, far less than the retry policy's first interval.
+ * How soon an attempt that found its endpoint full is made again at first (Temporal's
+ * `nextRetryDelay`, spread up to twice this): about as long as a receiver that answers at once takes
+ * to free a lease for a burst, far less than the retry policy's first interval.
  */
 export const ENDPOINT_BUSY_RETRY_MS = 1_000;
+
+/** The longest wait between a full endpoint's turn-aways of one delivery (before the spread). */
+export const ENDPOINT_BUSY_RETRY_MAX_MS = 32_000;
+
+/**
+ * The wait after a delivery's `logged`-th attempt found its endpoint full: ENDPOINT_BUSY_RETRY_MS,
+ * doubled for each attempt the log holds before it, at most ENDPOINT_BUSY_RETRY_MAX_MS. A burst
+ * that a fast receiver drains is retried within seconds; a flood towards a slow one waits longer
+ * each time, so that its turn-aways do not take the machine from the other tenants
+ * (docs/benchmarks.md, "A full endpoint's turn-aways, spaced out").
+ */
+export function endpointBusyDelayMs(logged: number): number {
+  const doublings = Math.min(Math.max(0, logged - 1), Math.log2(ENDPOINT_BUSY_RETRY_MAX_MS / ENDPOINT_BUSY_RETRY_MS));
+  return ENDPOINT_BUSY_RETRY_MS * 2 ** doublings;
+}
 
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
 export const LIVE_PRIORITY = 1;

@@ -18,7 +18,7 @@ import { RetryState } from '@temporalio/common';
 import type { Activities, DeliveryOutcome, DeliveryRetry, SeriesInput } from '../platform/activities';
 import { continuedRetry } from './retrySchedule';
 import { FINAL_DELIVERY_FAILURES, WEBHOOK_DELIVERY_EXHAUSTED, WEBHOOK_ENDPOINT_BUSY } from '../platform/failures.rules';
-import { DELIVERY_ACTIVITY_MARGIN_MS, ENDPOINT_BUSY_RETRY_MS } from './deliverySeries.rules';
+import { DELIVERY_ACTIVITY_MARGIN_MS, endpointBusyDelayMs } from './deliverySeries.rules';
 
 // A series that gave up without a final attempt frees its delivery.
 const { endSeries } = proxyActivities<Activities>({
@@ -191,7 +191,7 @@ export class DeliverySeries {
         // turned-away attempt is logged with its number; the series goes on after them, with at least one attempt left.
         if (endpointBusy(err)) {
           this.afterBusy(retry.maximumAttempts);
-          await this.cancellable('interval', () => sleep(ENDPOINT_BUSY_RETRY_MS)).catch((e: unknown) => {
+          await this.cancellable('interval', () => sleep(endpointBusyDelayMs(this.base))).catch((e: unknown) => {
             if (!isCancellation(e)) throw e;
           });
           this.woken = undefined;

@@ -21,6 +21,6 @@ export async function startRecordedDeliveries(
 ): Promise<void> {
   for (const d of recorded) {
     const head = { deliveryId: d.id, webhookId: d.webhook_id, event: d.event };
-    await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)));
+    await startFirstSeries(temporal, firstSeriesStart(head, scope, webhookTaskQueue(config), deliveryRetry(config)), { eager: true });
   }
 }

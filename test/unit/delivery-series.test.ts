@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   LIVE_PRIORITY,
   TEST_PRIORITY,
+  ENDPOINT_BUSY_RETRY_MAX_MS,
+  ENDPOINT_BUSY_RETRY_MS,
   chainsOf,
+  endpointBusyDelayMs,
   fairnessKey,
   firstSeriesStart,
   seriesStartOptions,
@@ -22,6 +25,15 @@ describe('tenant priority', () => {
     expect(LIVE_PRIORITY).toBeLessThan(TEST_PRIORITY);
     expect(tenantPriority(live)).toEqual({ priorityKey: LIVE_PRIORITY, fairnessKey: 'acct_1:live' });
     expect(tenantPriority(test)).toEqual({ priorityKey: TEST_PRIORITY, fairnessKey: 'acct_1:test' });
+  });
+});
+
+describe('endpointBusyDelayMs', () => {
+  it("waits a second after a delivery's first turn-away, twice as long after each later one, and at most 32 s", () => {
+    expect([ENDPOINT_BUSY_RETRY_MS, ENDPOINT_BUSY_RETRY_MAX_MS]).toEqual([1_000, 32_000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 40].map(endpointBusyDelayMs)).toEqual([
+      1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 32_000, 32_000,
+    ]);
   });
 });
 
