@@ -25,6 +25,21 @@ const FAST = {
   WEBHOOK_TIMEOUT: '1s',
 };
 
+/** A payment created for an account whose one configuration points at `url`, once its one delivery has failed. */
+async function oneFailedDelivery(stack: Stack, url: string) {
+  const { key, hook } = await accountWithWebhook(stack, url);
+  await stack.http.post('/api/v1/payments', { key, body: validPayment() });
+  const [failed] = await eventually(
+    async () => {
+      const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
+      return list.length === 1 ? list : undefined;
+    },
+    20_000,
+    'the delivery to fail',
+  );
+  return { key, hook, failed };
+}
+
 /** A payment created and deposited for an account whose one configuration points at `url`, once both its deliveries have failed. */
 async function twoFailedDeliveries(stack: Stack, url: string) {
   const { key, hook } = await accountWithWebhook(stack, url);
@@ -143,16 +158,7 @@ describe('one running series per delivery', () => {
   it('three resends at once: one series runs, the others are refused naming it; every POST is in the log and the trail', async () => {
     const receiver = await startReceiver(() => 500);
     try {
-      const { key, hook } = await accountWithWebhook(stack, receiver.url);
-      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      const [failed] = await eventually(
-        async () => {
-          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
-          return list.length === 1 ? list : undefined;
-        },
-        20_000,
-        'the delivery to fail',
-      );
+      const { key, hook, failed } = await oneFailedDelivery(stack, receiver.url);
       const resend = () => stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${failed.id}/resend`, { key });
       const answers = await Promise.all([resend(), resend(), resend()]);
       // The one series ends: 3 attempts before it, 3 in it.
@@ -194,16 +200,7 @@ describe('one running series per delivery', () => {
     // delivery's previous run closed.
     const receiver = await startReceiver(() => 500);
     try {
-      const { key, hook } = await accountWithWebhook(stack, receiver.url);
-      await stack.http.post('/api/v1/payments', { key, body: validPayment() });
-      const [failed] = await eventually(
-        async () => {
-          const list = (await stack.http.get(`/api/v1/webhooks/${hook.id}/deliveries?status=failed`, { key })).body.data;
-          return list.length === 1 ? list : undefined;
-        },
-        20_000,
-        'the delivery to fail',
-      );
+      const { key, hook, failed } = await oneFailedDelivery(stack, receiver.url);
       const claimed = `resend_${failed.id}_${ulid()}`;
       expect(await claimSeries(stack.db, failed.id, claimed)).toEqual({ previous: 'failed' });
       const answer = await stack.http.post(`/api/v1/webhooks/${hook.id}/deliveries/${failed.id}/resend`, { key });
