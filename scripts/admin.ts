@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { loadConfig } from '../src/platform/config';
 import { EmailTakenError, createAccount } from '../src/tenants/tenants.repository';
 import { createDb, migrate } from '../src/platform/database/knex';
+import { runCommand } from './lib/cli';
 
 const USAGE = 'usage: npm run admin -- create-account --email <email> --password <password>';
 
@@ -43,10 +44,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`admin failed: ${(err as Error).message}\n`);
-    process.exit(1);
-  },
-);
+runCommand(main, 'admin failed', 1);

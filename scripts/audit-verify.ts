@@ -20,6 +20,7 @@ const SHOWN = 50;
 import { createDb } from '../src/platform/database/knex';
 import { privateKeyFromSeed, rawPublicKey, verifyEd25519 } from '../src/audit/ed25519';
 import { LOCAL_SECRETS_FILE } from '../src/localSecrets';
+import { runCommand } from './lib/cli';
 
 function trustedKeys(flags: string[]): Buffer[] {
   if (flags.length > 0) {
@@ -79,10 +80,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`audit:verify: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(2);
-  },
-);
+runCommand(main, 'audit:verify');

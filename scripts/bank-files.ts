@@ -8,33 +8,27 @@
  * pain.001 (docs/bank.md, "Returns"), `apply` onto a payment funded by transfer; exit 1 when it cannot be. Exit 0 taken (or taken before, byte for byte), 1 rejected or
  * being taken by another right now, 2 a usage or start-up error.
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/lib/logger';
 import { bankInbox } from '../src/payouts/bankInbox.activities';
 import { buildStack } from '../src/platform/stack';
 import { bankCreditView } from '../src/payouts/bankCredit.view';
+import { parseCommand, runCommand } from './lib/cli';
 import { BankCreditNotReturnable, BankCreditNotUnapplied, InvalidInput, InvalidTransition, NotFound } from '../src/platform/useCaseErrors';
 
 const USAGE = 'usage: npm run bank-files -- take FILE | list [--json] | credits [--json] | return ID | apply ID PAYMENT';
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' } } });
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const [command, file, ...rest] = parsed.positionals;
-  const ok =
-    ((command === 'take' || command === 'return') && file !== undefined && rest.length === 0) ||
-    (command === 'apply' && file !== undefined && rest.length === 1) ||
-    ((command === 'list' || command === 'credits') && file === undefined);
-  if (!ok) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseCommand(
+    USAGE,
+    (command, args) =>
+      ((command === 'take' || command === 'return') && args.length === 1) ||
+      (command === 'apply' && args.length === 2) ||
+      ((command === 'list' || command === 'credits') && args.length === 0),
+  );
+  if (!parsed) return 2;
+  const { command, json } = parsed;
+  const [file, ...rest] = parsed.args;
   const config = loadConfig();
   const logger = createLogger('silent');
   const stack = await buildStack({ config, logger });
@@ -42,7 +36,7 @@ async function main(): Promise<number> {
     const inbox = bankInbox({ db: stack.db, temporal: stack.client, config, logger });
     if (command === 'credits') {
       const credits = (await stack.services.bankCredits.listOperator()).map(bankCreditView);
-      if (parsed.values.json) process.stdout.write(`${JSON.stringify(credits, null, 2)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(credits, null, 2)}\n`);
       else
         for (const c of credits)
           process.stdout.write(
@@ -77,7 +71,7 @@ async function main(): Promise<number> {
     }
     if (command === 'list') {
       const files = await inbox.list();
-      if (parsed.values.json) process.stdout.write(`${JSON.stringify(files, null, 2)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(files, null, 2)}\n`);
       else
         for (const f of files)
           process.stdout.write(
@@ -108,10 +102,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`bank-files could not run: ${(err as Error).message}\n`);
-    process.exit(2);
-  },
-);
+runCommand(main, 'bank-files could not run');

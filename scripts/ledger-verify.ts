@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../src/platform/config';
 import { createDb } from '../src/platform/database/knex';
 import { checkInWorker, checkText, ledgerService } from '../src/ledger/ledgerCheck.service';
 import { connectClient, temporalTarget } from '../src/platform/stack';
+import { runCommand } from './lib/cli';
 
 const SCRIPT_CONNECT_TIMEOUT_MS = 3000;
 
@@ -51,10 +52,4 @@ async function inWorker(config: Config, opts: { account?: string; all?: boolean 
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`ledger:verify could not run: ${(err as Error).message}\n`);
-    process.exit(2);
-  },
-);
+runCommand(main, 'ledger:verify could not run');

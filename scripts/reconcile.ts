@@ -7,37 +7,30 @@
  * or a rejected statement or no such reconciliation, 2 a usage or start-up error.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/platform/config';
 import { createDb } from '../src/platform/database/knex';
 import { createLogger } from '../src/platform/lib/logger';
 import { statementReconciler } from '../src/reconciliation/reconciliation.activities';
 import { reconciliationView } from '../src/reconciliation/reconciliation.view';
 import { findReconciliation, listReconciliations } from '../src/reconciliation/reconciliations.repository';
+import { parseCommand, runCommand } from './lib/cli';
 
 const USAGE = 'usage: npm run reconcile -- take FILE | list [--json] | show ID';
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' } } });
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const [command, arg, ...rest] = parsed.positionals;
-  const ok =
-    rest.length === 0 && ((command === 'list' && arg === undefined) || ((command === 'take' || command === 'show') && arg !== undefined));
-  if (!ok) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseCommand(
+    USAGE,
+    (command, args) => (command === 'list' && args.length === 0) || ((command === 'take' || command === 'show') && args.length === 1),
+  );
+  if (!parsed) return 2;
+  const { command, json } = parsed;
+  const [arg] = parsed.args;
   const config = loadConfig();
   const db = createDb(config.DATABASE_URL);
   try {
     if (command === 'list') {
       const all = (await listReconciliations(db)).map(reconciliationView);
-      if (parsed.values.json) process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
       else
         for (const r of all)
           process.stdout.write(
@@ -66,10 +59,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`reconcile could not run: ${(err as Error).message}\n`);
-    process.exit(2);
-  },
-);
+runCommand(main, 'reconcile could not run');

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/lib/logger';
 import { buildStack } from '../src/platform/stack';
 import type { RepairResult } from '../src/payments/repair.service';
+import { runCommand } from './lib/cli';
 
 const USAGE = 'usage: npm run repair -- --payment <payment id> | --all [--account <account id>]';
 
@@ -42,10 +43,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`repair could not run: ${(err as Error).message}\n`);
-    process.exit(2);
-  },
-);
+runCommand(main, 'repair could not run');
