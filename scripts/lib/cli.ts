@@ -27,7 +27,7 @@ export interface ParsedCommand {
  * The command line of a `COMMAND ARG… [--json]` tool: null, with `usage` printed, when an option is
  * unknown or `accepts` refuses the command word and its arguments (the caller exits 2).
  */
-export function parseCommand(usage: string, accepts: (command: string | undefined, args: string[]) => boolean): ParsedCommand | null {
+export function parseCommand(usage: string, accepts: (command: string, args: string[]) => boolean): ParsedCommand | null {
   let parsed;
   try {
     parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' } } });

@@ -89,7 +89,7 @@ export function deliveries({ db, temporal, config }: { db: Knex; temporal: Clien
     // A resend's claim whose own run has closed without ending it in the log (a resend that ends
     // clears its claim): that run started after the claim.
     if (run && run.startTime > claimedAt) return { series: running };
-    // Else the closed run is one before the claim, whose start may still be under way.
+    // Else no run yet, or only one from before the claim: the claim's start may still be under way.
     const claimedBefore = new Date(Date.now() - ORPHANED_CLAIM_MS);
     return claimedAt < claimedBefore ? { series: running, claimedBefore } : null;
   }

@@ -67,7 +67,7 @@ export async function deliverThrough(temporal: Client, start: DeliveryStart, req
  * `eager` (a worker's step, whose client shares the worker's connection): Temporal hands the run's
  * first workflow task back in the start's answer to this process's webhooks worker when it has a
  * free slot, instead of through the task queue's backlog, where a tenant's flood of first tasks was
- * seen to hold another's for seconds (docs/benchmarks.md, "Eager starts of deliveries").
+ * seen to hold another's for seconds (docs/benchmarks.md, "The neighbours test: eager starts and spaced turn-aways").
  */
 export async function startFirstSeries(temporal: Client, start: DeliveryStart, { eager = false } = {}): Promise<void> {
   try {

@@ -30,7 +30,7 @@ export const ENDPOINT_BUSY_RETRY_MAX_MS = 32_000;
  * doubled for each attempt the log holds before it, at most ENDPOINT_BUSY_RETRY_MAX_MS. A burst
  * that a fast receiver drains is retried within seconds; a flood towards a slow one waits longer
  * each time, so that its turn-aways do not take the machine from the other tenants
- * (docs/benchmarks.md, "A full endpoint's turn-aways, spaced out").
+ * (docs/benchmarks.md, "The neighbours test: eager starts and spaced turn-aways").
  */
 export function endpointBusyDelayMs(logged: number): number {
   const doublings = Math.min(Math.max(0, logged - 1), Math.log2(ENDPOINT_BUSY_RETRY_MAX_MS / ENDPOINT_BUSY_RETRY_MS));
