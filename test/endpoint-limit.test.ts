@@ -120,8 +120,10 @@ async function leaseHolders(webhookId: string): Promise<string[]> {
 }
 
 describe('takeLease and releaseLease (src/webhooks/endpointLeases.repository.ts)', () => {
-  const take = (webhookId: string, deliveryId: string, limit: number, leaseMs = 60_000) =>
+  const lease = (webhookId: string, deliveryId: string, limit: number, leaseMs = 60_000) =>
     takeLease(stack.db, { deliveryId, webhookId, limit, leaseMs });
+  const take = async (webhookId: string, deliveryId: string, limit: number, leaseMs = 60_000) =>
+    (await lease(webhookId, deliveryId, limit, leaseMs)).taken;
 
   it('a freed lease is free at once; an expired one (its worker died) counts no more; a retried attempt keeps its own', async () => {
     const { webhookId, ids } = await deliveriesTo(4);
@@ -137,6 +139,20 @@ describe('takeLease and releaseLease (src/webhooks/endpointLeases.repository.ts)
     await new Promise((r) => setTimeout(r, 20));
     expect(await take(webhookId, third, 1)).toBe(true);
     expect(await leaseHolders(webhookId)).toEqual([third]);
+  });
+
+  it('a full endpoint answers how long its oldest attempt in flight has run', async () => {
+    const { webhookId, ids } = await deliveriesTo(3);
+    const [oldest, younger, turnedAway] = ids;
+    expect(await take(webhookId, oldest, 2)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await take(webhookId, younger, 2)).toBe(true);
+    const answer = await lease(webhookId, turnedAway, 2);
+    expect(answer.taken).toBe(false);
+    const ran = answer.taken ? 0 : answer.oldestInFlightMs;
+    // The oldest lease's age, not the younger one's, and not its whole lease (60 s).
+    expect(ran).toBeGreaterThanOrEqual(300);
+    expect(ran).toBeLessThan(10_000);
   });
 
   it('of 20 attempts at once to one configuration with a limit of 3, exactly 3 take a lease', async () => {

@@ -76,14 +76,16 @@ export function deliveryActivities(deps: ActivityResourcesWithClient) {
       if (leased) {
         const limit = config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT;
         const leaseMs = retry.timeoutMs + DELIVERY_ACTIVITY_MARGIN_MS;
-        if (!(await takeLease(db, { deliveryId, webhookId: found.webhook.id, limit, leaseMs }))) {
+        const lease = await takeLease(db, { deliveryId, webhookId: found.webhook.id, limit, leaseMs });
+        if (!lease.taken) {
           const error = busyError(limit);
           await recordAttempt(db, found, { at: new Date(), statusCode: null, durationMs: 0, error }, 'pending', logAttempt);
           throw ApplicationFailure.create({
             message: error,
             type: WEBHOOK_ENDPOINT_BUSY,
-            // Longer after each turn-away, and spread, so that the attempts a full endpoint turned away do not all come back at once.
-            nextRetryDelay: Math.round(endpointBusyDelayMs(logAttempt) * (1 + Math.random())),
+            // About as long as the endpoint's oldest attempt in flight has run, longer after each
+            // turn-away, and spread, so that the attempts it turned away do not all come back at once.
+            nextRetryDelay: Math.round(endpointBusyDelayMs(logAttempt, lease.oldestInFlightMs) * (1 + Math.random())),
           });
         }
       }

@@ -16,25 +16,29 @@ import { ORIGINAL_SERIES } from './deliveryAttempt.rules';
 export const DELIVERY_ACTIVITY_MARGIN_MS = 10_000;
 
 /**
- * How soon an attempt that found its endpoint full is made again at first (Temporal's
- * `nextRetryDelay`, spread up to twice this): about as long as a receiver that answers at once takes
- * to free a lease for a burst, far less than the retry policy's first interval.
+ * How soon an attempt that found its endpoint full is made again when nothing better is known (a
+ * series whose activity's own attempts all were turned away waits this in its workflow).
  */
 export const ENDPOINT_BUSY_RETRY_MS = 1_000;
+
+/** The shortest wait after a full endpoint's turn-away (before the spread). */
+export const ENDPOINT_BUSY_RETRY_MIN_MS = 100;
 
 /** The longest wait between a full endpoint's turn-aways of one delivery (before the spread). */
 export const ENDPOINT_BUSY_RETRY_MAX_MS = 32_000;
 
 /**
- * The wait after a delivery's `logged`-th attempt found its endpoint full: ENDPOINT_BUSY_RETRY_MS,
- * doubled for each attempt the log holds before it, at most ENDPOINT_BUSY_RETRY_MAX_MS. A burst
- * that a fast receiver drains is retried within seconds; a flood towards a slow one waits longer
- * each time, so that its turn-aways do not take the machine from the other tenants
- * (docs/benchmarks.md, "The neighbours test: eager starts and spaced turn-aways").
+ * The wait after a delivery's `logged`-th attempt found its endpoint full: about as long as the
+ * oldest attempt in flight there has run (`oldestInFlightMs`), at least ENDPOINT_BUSY_RETRY_MIN_MS,
+ * doubled for each attempt the log holds before it, at most ENDPOINT_BUSY_RETRY_MAX_MS. A receiver
+ * that answers at once frees a lease within about that long, so a burst towards it is retried within
+ * a fraction of a second; a flood towards a slow one waits seconds, longer each time, so that its
+ * turn-aways do not take the machine from the other tenants (docs/webhooks.md, "No tenant slows another").
  */
-export function endpointBusyDelayMs(logged: number): number {
-  const doublings = Math.min(Math.max(0, logged - 1), Math.log2(ENDPOINT_BUSY_RETRY_MAX_MS / ENDPOINT_BUSY_RETRY_MS));
-  return ENDPOINT_BUSY_RETRY_MS * 2 ** doublings;
+export function endpointBusyDelayMs(logged: number, oldestInFlightMs = ENDPOINT_BUSY_RETRY_MS): number {
+  const first = Math.min(ENDPOINT_BUSY_RETRY_MAX_MS, Math.max(ENDPOINT_BUSY_RETRY_MIN_MS, Math.round(oldestInFlightMs)));
+  const doublings = Math.min(Math.max(0, logged - 1), Math.ceil(Math.log2(ENDPOINT_BUSY_RETRY_MAX_MS / ENDPOINT_BUSY_RETRY_MIN_MS)));
+  return Math.min(ENDPOINT_BUSY_RETRY_MAX_MS, first * 2 ** doublings);
 }
 
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */

@@ -5,6 +5,7 @@ import {
   LIVE_PRIORITY,
   TEST_PRIORITY,
   ENDPOINT_BUSY_RETRY_MAX_MS,
+  ENDPOINT_BUSY_RETRY_MIN_MS,
   ENDPOINT_BUSY_RETRY_MS,
   chainsOf,
   endpointBusyDelayMs,
@@ -31,9 +32,19 @@ describe('tenant priority', () => {
 describe('endpointBusyDelayMs', () => {
   it("waits a second after a delivery's first turn-away, twice as long after each later one, and at most 32 s", () => {
     expect([ENDPOINT_BUSY_RETRY_MS, ENDPOINT_BUSY_RETRY_MAX_MS]).toEqual([1_000, 32_000]);
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 40].map(endpointBusyDelayMs)).toEqual([
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 40].map((logged) => endpointBusyDelayMs(logged))).toEqual([
       1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 32_000, 32_000,
     ]);
+  });
+
+  it('waits about as long as the oldest attempt in flight has run: at least 100 ms, doubled after each turn-away, at most 32 s', () => {
+    expect(ENDPOINT_BUSY_RETRY_MIN_MS).toBe(100);
+    // A receiver that answers at once: a fraction of a second.
+    expect([1, 2, 3].map((logged) => endpointBusyDelayMs(logged, 150))).toEqual([150, 300, 600]);
+    expect([endpointBusyDelayMs(1, 0), endpointBusyDelayMs(1, 40.4), endpointBusyDelayMs(2, 40)]).toEqual([100, 100, 200]);
+    // A slow one: seconds, soon the most.
+    expect([1, 2, 3].map((logged) => endpointBusyDelayMs(logged, 9_000))).toEqual([9_000, 18_000, 32_000]);
+    expect([endpointBusyDelayMs(1, 60_000), endpointBusyDelayMs(40, 150)]).toEqual([32_000, 32_000]);
   });
 });
 
