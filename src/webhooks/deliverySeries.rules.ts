@@ -37,8 +37,8 @@ export const ENDPOINT_BUSY_RETRY_MAX_MS = 32_000;
  */
 export function endpointBusyDelayMs(logged: number, oldestInFlightMs = ENDPOINT_BUSY_RETRY_MS): number {
   const first = Math.min(ENDPOINT_BUSY_RETRY_MAX_MS, Math.max(ENDPOINT_BUSY_RETRY_MIN_MS, Math.round(oldestInFlightMs)));
-  const doublings = Math.min(Math.max(0, logged - 1), Math.ceil(Math.log2(ENDPOINT_BUSY_RETRY_MAX_MS / ENDPOINT_BUSY_RETRY_MIN_MS)));
-  return Math.min(ENDPOINT_BUSY_RETRY_MAX_MS, first * 2 ** doublings);
+  // However many doublings (2 ** n is Infinity past 1023), the wait stays at most the longest.
+  return Math.min(ENDPOINT_BUSY_RETRY_MAX_MS, first * 2 ** Math.max(0, logged - 1));
 }
 
 /** Temporal's priority keys run 1 (first) to 5; live deliveries go before test ones. */
