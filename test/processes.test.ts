@@ -73,6 +73,13 @@ describe('two APIs and two workers as separate processes', () => {
     apis = [start('src/bin/api.ts', await freePort()), start('src/bin/api.ts', await freePort())];
     await Promise.all([...workers, ...apis].map((p) => up(p.port)));
     await Promise.all(apis.map((p) => up(p.port, '/readyz')));
+    // A worker's /healthz answers once its metrics port is bound, before it bundles its workflows
+    // and polls: a create before then waits for a worker and may answer 503 at its deadline.
+    await Promise.all(
+      workers.map((w) =>
+        eventually(async () => (w.output().includes('"msg":"worker running"') ? true : undefined), 100_000, 'a worker polling'),
+      ),
+    );
   }, 120_000);
 
   it('every payment reaches its final status and every webhook arrives, though a worker is SIGKILLed mid-way', async () => {
